@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The core's own BPF program: it keeps, per CPU, which interrupt bracket is
+ * running (so every record says whether "current" really did what it records)
+ * and keeps the target filter in step with forks and exits. Plugins only read
+ * what it maintains, through the shared maps of whyslow.bpf.h.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <whyslow/whyslow.bpf.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+static __always_inline void bracket_enter(__u8 kind)
+{
+	struct ws_cpu_state *cs = ws_cpu_state();
+	__u32 d;
+
+	if (!cs)
+		return;
+	d = cs->depth;
+	if (d < WS_CTX_STACK) {
+		cs->id[d & (WS_CTX_STACK - 1)] = ++cs->next_id;
+		cs->kind[d & (WS_CTX_STACK - 1)] = kind;
+	}
+	cs->depth = d + 1;
+}
+
+static __always_inline void bracket_exit(void)
+{
+	struct ws_cpu_state *cs = ws_cpu_state();
+
+	if (cs && cs->depth > 0)
+		cs->depth--;
+}
+
+static __always_inline void timer_enter(int delta)
+{
+	struct ws_cpu_state *cs = ws_cpu_state();
+
+	if (!cs)
+		return;
+	if (delta > 0)
+		cs->timer++;
+	else if (cs->timer > 0)
+		cs->timer--;
+}
+
+/* Hardware interrupts and the x86 system vectors that can wake tasks. */
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(ws_irq_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(ws_irq_exit) { bracket_exit(); return 0; }
+SEC("tp_btf/local_timer_entry")
+int BPF_PROG(ws_ltimer_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+SEC("tp_btf/local_timer_exit")
+int BPF_PROG(ws_ltimer_exit) { bracket_exit(); return 0; }
+SEC("tp_btf/call_function_entry")
+int BPF_PROG(ws_cf_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+SEC("tp_btf/call_function_exit")
+int BPF_PROG(ws_cf_exit) { bracket_exit(); return 0; }
+SEC("tp_btf/call_function_single_entry")
+int BPF_PROG(ws_cfs_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+SEC("tp_btf/call_function_single_exit")
+int BPF_PROG(ws_cfs_exit) { bracket_exit(); return 0; }
+SEC("tp_btf/irq_work_entry")
+int BPF_PROG(ws_iw_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+SEC("tp_btf/irq_work_exit")
+int BPF_PROG(ws_iw_exit) { bracket_exit(); return 0; }
+SEC("tp_btf/reschedule_entry")
+int BPF_PROG(ws_resched_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+SEC("tp_btf/reschedule_exit")
+int BPF_PROG(ws_resched_exit) { bracket_exit(); return 0; }
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(ws_softirq_entry) { bracket_enter(WS_CTX_SOFTIRQ); return 0; }
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(ws_softirq_exit) { bracket_exit(); return 0; }
+
+/* Timer callbacks: a wakeup inside one is a timeout or a sleep ending. */
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(ws_hrtimer_entry) { timer_enter(1); return 0; }
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(ws_hrtimer_exit) { timer_enter(-1); return 0; }
+SEC("tp_btf/timer_expire_entry")
+int BPF_PROG(ws_timer_entry) { timer_enter(1); return 0; }
+SEC("tp_btf/timer_expire_exit")
+int BPF_PROG(ws_timer_exit) { timer_enter(-1); return 0; }
+
+/*
+ * The scheduler never switches tasks inside an interrupt, so a switch closes
+ * every bracket: an exit we missed cannot leave a CPU marked "in interrupt".
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ws_ctx_switch)
+{
+	struct ws_cpu_state *cs = ws_cpu_state();
+
+	if (!cs)
+		return 0;
+	cs->depth = 0;
+	cs->timer = 0;
+	cs->task_id = ++cs->next_id;
+	return 0;
+}
+
+/* Follow new processes of traced ones; threads share their tgid already. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(ws_follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+
+	if (ptgid != ctgid && ws_traced_tgid(ptgid))
+		bpf_map_update_elem(&ws_tgids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* Forget a process when its last thread exits, so a reused pid is not traced. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ws_follow_exit, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	int live = BPF_CORE_READ(p, signal, live.counter);
+
+	if (live == 0)
+		bpf_map_delete_elem(&ws_tgids, &tgid);
+	return 0;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chain.h"
+#include "util.h"
+
+/* The thread a claim hands the explanation to, or NULL where the chain ends. */
+static struct ws_thread *next_thread(struct ws_graph *g, const struct ws_claim *cl, uint64_t ts)
+{
+	if (!cl || cl->root || !cl->woken_by)
+		return NULL;
+	return ws_graph_thread_at(g, cl->woken_by, ts);
+}
+
+static const char *state_kind(const struct ws_ival *iv, const struct ws_claim *cl)
+{
+	switch (iv->state) {
+	case WS_STATE_RUNNING:
+		return WS_KIND_RUNNING;
+	case WS_STATE_RUNNABLE:
+		return WS_KIND_RUNQUEUE;
+	case WS_STATE_BLOCKED:
+		return cl ? cl->kind : WS_KIND_UNKNOWN;
+	default:
+		return WS_KIND_UNKNOWN;
+	}
+}
+
+/*
+ * The interval of @t covering most of [a, b], clipped to it in *s, *e.
+ * NULL when @t's timeline does not reach into the window at all.
+ */
+static const struct ws_ival *dominant(const struct ws_thread *t, uint64_t a, uint64_t b,
+				      uint64_t *s, uint64_t *e)
+{
+	const struct ws_ival *best = NULL;
+	uint64_t best_len = 0;
+
+	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b; i++) {
+		const struct ws_ival *iv = &t->iv[i];
+		uint64_t cs = iv->start > a ? iv->start : a;
+		uint64_t ce = iv->end < b ? iv->end : b;
+
+		if (ce > cs && (!best || ce - cs > best_len)) {
+			best = iv;
+			best_len = ce - cs;
+			*s = cs;
+			*e = ce;
+		}
+	}
+	return best;
+}
+
+static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thread *t,
+		      const struct ws_ival *iv, uint64_t s, uint64_t e)
+{
+	const struct ws_claim *cl =
+		iv && iv->state == WS_STATE_BLOCKED ? ws_graph_claim(g, iv->claim) : NULL;
+
+	memset(l, 0, sizeof(*l));
+	l->thread = t;
+	l->tid = t->tid;
+	l->pid = t->pid;
+	l->comm = t->comm[0] ? t->comm : ws_graph_comm(g, t->tid);
+	l->start = s;
+	l->dur = e - s;
+	l->kind = iv ? state_kind(iv, cl) : WS_KIND_UNKNOWN;
+	l->claim = cl;
+	l->cpu = iv ? iv->cpu : 0;
+	if (cl) {
+		l->evidence = cl->evidence;
+		l->woken_by = cl->woken_by;
+		l->has_woken_by = cl->woken_by != 0;
+	} else if (!iv || iv->state == WS_STATE_UNKNOWN) {
+		l->evidence = "this thread's timeline was not observed here";
+	} else if (iv->state == WS_STATE_RUNNING) {
+		l->evidence = "it was on CPU: its own work delayed the wakeup";
+	} else if (iv->state == WS_STATE_RUNNABLE) {
+		l->evidence = "runnable, waiting for a CPU others held";
+		l->nran = ws_graph_cpu_users(g, iv->cpu, s, e, l->ran, WS_CHAIN_MAX_RAN);
+	} else {
+		l->evidence = "blocked; no claim recorded";
+	}
+}
+
+/*
+ * Follow the dominant interval of each waker from thread @t over [a, b],
+ * appending links to @c until a root, a cycle or the depth limit.
+ */
+static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, uint64_t a,
+		 uint64_t b)
+{
+	while (t && c->nlinks < WS_CHAIN_MAX_LINKS) {
+		struct ws_link *l = &c->links[c->nlinks];
+		const struct ws_ival *iv;
+		uint64_t s = a, e = b;
+
+		for (int i = 0; i < c->nlinks; i++) {
+			if (c->links[i].thread == t) {
+				c->incomplete = true;
+				c->why_incomplete = "the chain loops back on itself";
+				return;
+			}
+		}
+		iv = dominant(t, a, b, &s, &e);
+		fill_link(g, l, t, iv, s, e);
+		c->nlinks++;
+		if (!iv || iv->state == WS_STATE_UNKNOWN) {
+			c->incomplete = true;
+			c->why_incomplete = "a waker's timeline was not observed";
+			return;
+		}
+		if (iv->state != WS_STATE_BLOCKED)
+			return;
+		t = next_thread(g, l->claim, iv->end);
+		if (l->has_woken_by && !t && l->claim && !l->claim->root) {
+			c->incomplete = true;
+			c->why_incomplete = "the waker was not traced";
+		}
+		a = s;
+		b = e;
+	}
+	if (t && c->nlinks == WS_CHAIN_MAX_LINKS) {
+		c->incomplete = true;
+		c->why_incomplete = "the chain is deeper than the depth limit";
+	}
+}
+
+static int push_seg(struct ws_chain *c, const char *kind, uint32_t tid, uint64_t s, uint64_t e,
+		    const struct ws_claim *cl)
+{
+	if (e <= s)
+		return 0;
+	if (ws_grow((void **)&c->segs, &c->segs_cap, c->nsegs + 1, sizeof(*c->segs)))
+		return -ENOMEM;
+	c->segs[c->nsegs++] = (struct ws_segment){ kind, tid, s, e - s, cl };
+	return 0;
+}
+
+/* Break [a, b] into the pieces of @t's timeline, gaps included, so they add up to b - a. */
+static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_thread *t,
+		       uint64_t a, uint64_t b)
+{
+	uint64_t at = a;
+	int err;
+
+	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b && at < b; i++) {
+		const struct ws_ival *iv = &t->iv[i];
+		const struct ws_claim *cl =
+			iv->state == WS_STATE_BLOCKED ? ws_graph_claim(g, iv->claim) : NULL;
+		uint64_t s = iv->start > at ? iv->start : at;
+		uint64_t e = iv->end < b ? iv->end : b;
+
+		if ((err = push_seg(c, WS_KIND_UNKNOWN, t->tid, at, s, NULL)))
+			return err;
+		if ((err = push_seg(c, state_kind(iv, cl), t->tid, s, e, cl)))
+			return err;
+		if (e > at)
+			at = e;
+	}
+	if (at < b)
+		return push_seg(c, WS_KIND_UNKNOWN, t->tid, at, b, NULL);
+	return 0;
+}
+
+static void root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf, size_t len)
+{
+	const struct ws_claim *cl = l->claim;
+
+	if (cl && strcmp(cl->kind, "block_io") == 0) {
+		for (unsigned int i = 0; i < cl->nfields; i++) {
+			if (strcmp(cl->fields[i].key, "dev") == 0) {
+				snprintf(buf, len, "block I/O on %s", cl->fields[i].s);
+				return;
+			}
+		}
+		snprintf(buf, len, "block I/O");
+	} else if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
+		snprintf(buf, len, "runqueue on CPU %u", l->cpu);
+	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
+		snprintf(buf, len, "CPU work in %s", l->comm);
+	} else if (cl && strcmp(cl->kind, "untraced") == 0) {
+		snprintf(buf, len, "untraced thread %s", ws_graph_comm(g, cl->woken_by));
+	} else {
+		snprintf(buf, len, "%s in %s", l->kind, l->comm);
+	}
+}
+
+int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c)
+{
+	struct ws_thread *t = d->t;
+	const struct ws_ival *blocked = NULL;
+	const struct ws_claim *cl = NULL;
+	struct ws_thread *w;
+	uint64_t bdur = d->wake - d->start, rdur = d->end - d->wake;
+	int err;
+
+	c->victim = t;
+	c->start = d->start;
+	c->wake = d->wake;
+	c->end = d->end;
+	c->incomplete = false;
+	c->why_incomplete = NULL;
+	c->nlinks = 0;
+	c->nsegs = 0;
+	c->root[0] = 0;
+
+	for (size_t i = ws_thread_find(t, d->start); i < t->n && t->iv[i].start <= d->wake; i++) {
+		if (t->iv[i].state == WS_STATE_BLOCKED && t->iv[i].start == d->start) {
+			blocked = &t->iv[i];
+			cl = ws_graph_claim(g, blocked->claim);
+			break;
+		}
+	}
+	w = blocked ? next_thread(g, cl, d->wake) : NULL;
+
+	/* segments: the waker's timeline explains the blocked part; then our own queueing */
+	if (blocked && w)
+		err = segments_of(g, c, w, d->start, d->wake);
+	else
+		err = push_seg(c, blocked ? (cl ? cl->kind : WS_KIND_UNKNOWN) : WS_KIND_UNKNOWN,
+			       t->tid, d->start, d->wake, cl);
+	if (!err)
+		err = push_seg(c, WS_KIND_RUNQUEUE, t->tid, d->wake, d->end, NULL);
+	if (err)
+		return err;
+
+	/* the main chain follows whichever part explains more of the wait */
+	if (blocked && bdur >= rdur) {
+		fill_link(g, &c->links[0], t, blocked, d->start, d->wake);
+		c->nlinks = 1;
+		if (w)
+			walk(g, c, w, d->start, d->wake);
+		else if (cl && !cl->root && cl->woken_by) {
+			c->incomplete = true;
+			c->why_incomplete = "the waker was not traced";
+		}
+	} else {
+		struct ws_ival rq = { .start = d->wake, .end = d->end, .state = WS_STATE_RUNNABLE,
+				      .cpu = d->cpu };
+
+		fill_link(g, &c->links[0], t, &rq, d->wake, d->end);
+		c->nlinks = 1;
+	}
+	if (ws_graph_window_incomplete(g, d->start, d->end)) {
+		c->incomplete = true;
+		c->why_incomplete = "records were lost during this wait";
+	}
+	root_of_link(g, &c->links[c->nlinks - 1], c->root, sizeof(c->root));
+	return 0;
+}
+
+void ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len)
+{
+	struct ws_chain tmp;
+	struct ws_thread *t = ws_graph_thread_at(g, s->tid, s->start);
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (!t) {
+		snprintf(buf, len, "%s", s->kind);
+		return;
+	}
+	walk(g, &tmp, t, s->start, s->start + s->dur);
+	if (tmp.nlinks)
+		root_of_link(g, &tmp.links[tmp.nlinks - 1], buf, len);
+	else
+		snprintf(buf, len, "%s", s->kind);
+}
+
+void ws_chain_release(struct ws_chain *c)
+{
+	free(c->segs);
+	c->segs = NULL;
+	c->segs_cap = c->nsegs = 0;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The chain walk: from a wait that just ended back to its root cause, along
+ * wake edges only. A thread enters a chain because it was proven to wake the
+ * thread before it; overlap in time is used only inside that thread's own
+ * timeline, never to pick a thread.
+ */
+#ifndef WS_CHAIN_H
+#define WS_CHAIN_H
+
+#include "graph.h"
+
+#define WS_CHAIN_MAX_LINKS 16
+#define WS_CHAIN_MAX_RAN   4
+
+/* Link kinds the core itself produces (sources name theirs in claims). */
+#define WS_KIND_RUNNING	 "running"
+#define WS_KIND_RUNQUEUE "runqueue"
+#define WS_KIND_UNKNOWN	 "unknown"
+
+struct ws_link {
+	const struct ws_thread *thread;
+	const char *kind;
+	uint32_t tid, pid;
+	const char *comm;
+	uint64_t start, dur;
+	uint32_t woken_by; /* 0: none */
+	bool has_woken_by;
+	const struct ws_claim *claim; /* NULL for core kinds */
+	const char *evidence;
+	uint16_t cpu; /* running/runqueue */
+	int nran;     /* runqueue: who held the CPU */
+	struct ws_cpu_user ran[WS_CHAIN_MAX_RAN];
+};
+
+struct ws_segment {
+	const char *kind;
+	uint32_t tid;
+	uint64_t start, dur;
+	const struct ws_claim *claim;
+};
+
+struct ws_chain {
+	struct ws_thread *victim;
+	uint64_t start, wake, end;
+	bool incomplete;
+	const char *why_incomplete;
+	int nlinks;
+	struct ws_link links[WS_CHAIN_MAX_LINKS];
+	size_t nsegs, segs_cap;
+	struct ws_segment *segs;
+	char root[96]; /* the root cause, as the summary groups it */
+};
+
+/* Build the chain of @d into @c (whose segs buffer is reused). 0 or -ENOMEM. */
+int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c);
+void ws_chain_release(struct ws_chain *c);
+
+/* Root-cause key of the explanation of @tid's timeline over [from, to]. */
+void ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Thread timelines and wake edges. Everything here is driven by records in
+ * timestamp order; nothing links two threads except a wakeup one of them did.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "util.h"
+
+#define CLAIM_NONE 0
+
+struct claim_slot {
+	struct ws_claim c;
+	uint64_t hash;
+	uint32_t refs; /* 0: free */
+};
+
+struct name_slot {
+	uint32_t tid, pid; /* tid 0: empty */
+	char comm[WS_COMM];
+};
+
+struct cpu_run {
+	uint64_t ts;
+	uint32_t tid, pid;
+};
+
+struct cpu_hist {
+	struct cpu_run *r;
+	size_t head, n, cap;
+};
+
+struct loss {
+	uint64_t from, to;
+};
+
+struct ws_graph {
+	struct ws_graph_ops ops;
+	uint64_t min_block, max_window;
+
+	struct ws_thread **threads; /* open addressing by tid; current incarnations */
+	size_t nthreads, threads_cap;
+	struct ws_thread *dead;
+
+	struct name_slot *names;
+	size_t nnames, names_cap;
+
+	struct claim_slot *claims; /* id = index; 0 unused */
+	size_t nclaims, claims_cap;
+	uint32_t *claim_index; /* open addressing: hash -> id */
+	size_t claim_index_cap, claims_live;
+	uint32_t *claim_free;
+	size_t nfree, free_cap;
+
+	struct cpu_hist *cpus;
+	size_t ncpus;
+
+	struct loss *losses;
+	size_t nlosses, losses_cap;
+
+	uint64_t evicted_max; /* latest end of any interval dropped */
+	struct ws_graph_stats st;
+};
+
+/* ---- thread table ------------------------------------------------------------------- */
+
+static struct ws_thread **thread_slot(struct ws_graph *g, uint32_t tid)
+{
+	size_t mask = g->threads_cap - 1, i = ws_hash64(tid) & mask;
+
+	while (g->threads[i] && g->threads[i]->tid != tid)
+		i = (i + 1) & mask;
+	return &g->threads[i];
+}
+
+static int threads_grow(struct ws_graph *g)
+{
+	struct ws_thread **old = g->threads;
+	size_t oldcap = g->threads_cap;
+
+	g->threads_cap = oldcap ? oldcap * 2 : 1024;
+	g->threads = calloc(g->threads_cap, sizeof(*g->threads));
+	if (!g->threads) {
+		g->threads = old;
+		g->threads_cap = oldcap;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			*thread_slot(g, old[i]->tid) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Remove @tid from the open-addressing table, keeping probe chains intact. */
+static void thread_unlink(struct ws_graph *g, uint32_t tid)
+{
+	size_t mask = g->threads_cap - 1;
+	struct ws_thread **s = thread_slot(g, tid);
+	size_t i = s - g->threads;
+
+	if (!*s)
+		return;
+	*s = NULL;
+	g->nthreads--;
+	for (size_t j = (i + 1) & mask; g->threads[j]; j = (j + 1) & mask) {
+		struct ws_thread *t = g->threads[j];
+
+		g->threads[j] = NULL;
+		*thread_slot(g, t->tid) = t;
+	}
+}
+
+struct ws_thread *ws_graph_thread(struct ws_graph *g, uint32_t tid)
+{
+	return g->threads_cap ? *thread_slot(g, tid) : NULL;
+}
+
+struct ws_thread *ws_graph_thread_at(struct ws_graph *g, uint32_t tid, uint64_t ts)
+{
+	struct ws_thread *t = ws_graph_thread(g, tid);
+
+	if (t && t->born <= ts)
+		return t;
+	/* the tid may have been reused since: look among the threads that exited */
+	for (struct ws_thread *d = g->dead; d; d = d->next_dead)
+		if (d->tid == tid && d->born <= ts && ts <= d->died)
+			return d;
+	return t;
+}
+
+/* ---- names of all threads seen, traced or not ----------------------------------------- */
+
+static struct name_slot *name_slot(struct ws_graph *g, uint32_t tid, bool create)
+{
+	size_t mask, i;
+
+	if (create && (g->nnames + 1) * 2 > g->names_cap) {
+		struct name_slot *old = g->names;
+		size_t oldcap = g->names_cap;
+
+		g->names_cap = oldcap ? oldcap * 2 : 1024;
+		g->names = calloc(g->names_cap, sizeof(*g->names));
+		if (!g->names) {
+			g->names = old;
+			g->names_cap = oldcap;
+			return NULL;
+		}
+		g->nnames = 0;
+		for (size_t k = 0; k < oldcap; k++) {
+			if (old[k].tid) {
+				struct name_slot *n = name_slot(g, old[k].tid, true);
+
+				*n = old[k];
+			}
+		}
+		free(old);
+	}
+	if (!g->names_cap)
+		return NULL;
+	mask = g->names_cap - 1;
+	for (i = ws_hash64(tid) & mask; g->names[i].tid; i = (i + 1) & mask)
+		if (g->names[i].tid == tid)
+			return &g->names[i];
+	if (!create)
+		return NULL;
+	g->names[i].tid = tid;
+	g->nnames++;
+	return &g->names[i];
+}
+
+static void name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm)
+{
+	struct name_slot *n;
+
+	if (!tid)
+		return;
+	n = name_slot(g, tid, true);
+	if (!n)
+		return;
+	n->pid = pid;
+	if (comm)
+		strncpy(n->comm, comm, WS_COMM - 1);
+}
+
+const char *ws_graph_comm(struct ws_graph *g, uint32_t tid)
+{
+	struct name_slot *n = name_slot(g, tid, false);
+
+	if (tid == 0)
+		return "swapper";
+	return n && n->comm[0] ? n->comm : "?";
+}
+
+uint32_t ws_graph_pid_of(struct ws_graph *g, uint32_t tid)
+{
+	struct name_slot *n = name_slot(g, tid, false);
+
+	return n ? n->pid : 0;
+}
+
+/* ---- claims: interned, so equal explanations share one copy ------------------------------ */
+
+static uint32_t *claim_index_slot(struct ws_graph *g, const struct ws_claim *c, uint64_t h)
+{
+	size_t mask = g->claim_index_cap - 1, i = h & mask;
+
+	while (g->claim_index[i]) {
+		struct claim_slot *s = &g->claims[g->claim_index[i]];
+
+		if (s->hash == h && memcmp(&s->c, c, sizeof(*c)) == 0)
+			break;
+		i = (i + 1) & mask;
+	}
+	return &g->claim_index[i];
+}
+
+static int claim_index_rebuild(struct ws_graph *g, size_t cap)
+{
+	free(g->claim_index);
+	g->claim_index = calloc(cap, sizeof(*g->claim_index));
+	if (!g->claim_index)
+		return -ENOMEM;
+	g->claim_index_cap = cap;
+	for (size_t id = 1; id < g->nclaims; id++)
+		if (g->claims[id].refs)
+			*claim_index_slot(g, &g->claims[id].c, g->claims[id].hash) = id;
+	return 0;
+}
+
+/* Intern @c (whose padding and unused bytes must be zero); returns an id, 0 on ENOMEM. */
+static uint32_t claim_intern(struct ws_graph *g, const struct ws_claim *c)
+{
+	uint64_t h = ws_hash_bytes(c, sizeof(*c));
+	uint32_t *slot, id;
+
+	if ((g->claims_live + 1) * 2 > g->claim_index_cap &&
+	    claim_index_rebuild(g, g->claim_index_cap ? g->claim_index_cap * 2 : 256))
+		return CLAIM_NONE;
+	slot = claim_index_slot(g, c, h);
+	if (*slot) {
+		g->claims[*slot].refs++;
+		return *slot;
+	}
+	if (g->nfree) {
+		id = g->claim_free[--g->nfree];
+	} else {
+		if (ws_grow((void **)&g->claims, &g->claims_cap, g->nclaims + 1, sizeof(*g->claims)))
+			return CLAIM_NONE;
+		if (!g->nclaims)
+			g->nclaims = 1; /* id 0 means "no claim" */
+		id = g->nclaims++;
+	}
+	g->claims[id].c = *c;
+	g->claims[id].hash = h;
+	g->claims[id].refs = 1;
+	g->claims_live++;
+	*slot = id;
+	return id;
+}
+
+static void claim_put(struct ws_graph *g, uint32_t id)
+{
+	struct claim_slot *s;
+
+	if (id == CLAIM_NONE)
+		return;
+	s = &g->claims[id];
+	if (--s->refs)
+		return;
+	g->claims_live--;
+	if (!ws_grow((void **)&g->claim_free, &g->free_cap, g->nfree + 1, sizeof(uint32_t)))
+		g->claim_free[g->nfree++] = id;
+	/* linear probing without tombstones: re-place the rest of the probe run */
+	size_t mask = g->claim_index_cap - 1;
+	uint32_t *slot = claim_index_slot(g, &s->c, s->hash);
+	size_t i = slot - g->claim_index;
+
+	*slot = CLAIM_NONE;
+	for (size_t j = (i + 1) & mask; g->claim_index[j]; j = (j + 1) & mask) {
+		uint32_t moved = g->claim_index[j];
+
+		g->claim_index[j] = CLAIM_NONE;
+		*claim_index_slot(g, &g->claims[moved].c, g->claims[moved].hash) = moved;
+	}
+}
+
+const struct ws_claim *ws_graph_claim(struct ws_graph *g, uint32_t id)
+{
+	return id && id < g->nclaims && g->claims[id].refs ? &g->claims[id].c : NULL;
+}
+
+/* A claim made by the core itself when no source has one. */
+static uint32_t core_claim(struct ws_graph *g, const char *kind, const char *evidence)
+{
+	struct ws_claim c;
+
+	memset(&c, 0, sizeof(c));
+	c.sz = sizeof(c);
+	c.strength = WS_CLAIM_FALLBACK;
+	c.root = true;
+	c.owner = UINT16_MAX;
+	strncpy(c.kind, kind, sizeof(c.kind) - 1);
+	strncpy(c.evidence, evidence, sizeof(c.evidence) - 1);
+	return claim_intern(g, &c);
+}
+
+/* ---- timelines ------------------------------------------------------------------------- */
+
+static struct ws_thread *thread_get(struct ws_graph *g, uint32_t tid, uint32_t pid, uint64_t ts)
+{
+	struct ws_thread **s, *t;
+
+	if ((g->nthreads + 1) * 2 > g->threads_cap && threads_grow(g))
+		return NULL;
+	s = thread_slot(g, tid);
+	if (*s)
+		return *s;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->pid = pid;
+	t->born = ts;
+	t->died = WS_NO_END;
+	struct name_slot *n = name_slot(g, tid, false);
+
+	if (n && n->comm[0])
+		memcpy(t->comm, n->comm, WS_COMM);
+	*s = t;
+	g->nthreads++;
+	g->st.threads++;
+	return t;
+}
+
+static struct ws_ival *cur(struct ws_thread *t)
+{
+	return t->n > t->head ? &t->iv[t->n - 1] : NULL;
+}
+
+static enum ws_thread_state cur_state(struct ws_thread *t)
+{
+	struct ws_ival *c = cur(t);
+
+	return c && c->end == WS_NO_END ? c->state : WS_STATE_UNKNOWN;
+}
+
+/* Close the open interval at @ts and open one in @state. */
+static void transition(struct ws_graph *g, struct ws_thread *t, uint64_t ts, uint8_t state,
+		       uint16_t cpu)
+{
+	struct ws_ival *c = cur(t);
+
+	if (c && c->end == WS_NO_END) {
+		c->end = ts < c->start ? c->start : ts;
+		ts = c->end;
+	}
+	if (ws_grow((void **)&t->iv, &t->cap, t->n + 1, sizeof(*t->iv)))
+		return;
+	t->iv[t->n++] = (struct ws_ival){ .start = ts, .end = WS_NO_END, .cpu = cpu, .state = state };
+	g->st.live_intervals++;
+}
+
+size_t ws_thread_find(const struct ws_thread *t, uint64_t ts)
+{
+	size_t lo = t->head, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->iv[mid].end <= ts && t->iv[mid].end != WS_NO_END)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, uint32_t off_state,
+		      const struct ws_wake *wk)
+{
+	struct ws_wait w = {
+		.sz = sizeof(w),
+		.tid = t->tid,
+		.pid = t->pid,
+		.start_ns = start,
+		.off_state = off_state,
+		.wake = wk,
+		.waker_traced = g->ops.pid_traced(g->ops.ctx, wk->waker_pid),
+	};
+	struct ws_claim c;
+
+	memset(&c, 0, sizeof(c));
+	c.sz = sizeof(c);
+	if (g->ops.infer && g->ops.infer(g->ops.ctx, &w, &c) > 0)
+		return claim_intern(g, &c);
+	return core_claim(g, "unknown", "no source could explain this wakeup");
+}
+
+static void release_pending(struct ws_graph *g, struct ws_thread *t)
+{
+	if (t->pending)
+		claim_put(g, t->pending_claim);
+	t->pending = false;
+}
+
+static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
+{
+	struct ws_ival *c = cur(t);
+	uint64_t ts = sw->ts;
+
+	if (sw->prev_state == 0) {
+		release_pending(g, t);
+		transition(g, t, ts, WS_STATE_RUNNABLE, sw->cpu);
+		t->off_start = ts;
+		t->wake_ts = ts;
+		return;
+	}
+	transition(g, t, ts, WS_STATE_BLOCKED, sw->cpu);
+	t->off_start = ts;
+	t->wake_ts = 0;
+	/*
+	 * The wakeup that ends this sleep may have been stamped just before the
+	 * switch-out: the waker saw the task dequeued while the switch itself
+	 * was still being traced. Only a wakeup seen during the stint that is
+	 * ending now can be that one.
+	 */
+	if (t->pending && c && t->pending_ts >= c->start) {
+		struct ws_ival *b = cur(t);
+
+		b->claim = t->pending_claim;
+		t->pending = false;
+		transition(g, t, ts, WS_STATE_RUNNABLE, sw->cpu);
+		t->wake_ts = ts;
+		g->st.races++;
+	} else {
+		release_pending(g, t);
+	}
+}
+
+static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
+{
+	enum ws_thread_state s = cur_state(t);
+	uint64_t ts = sw->ts;
+
+	if (s == WS_STATE_BLOCKED) {
+		cur(t)->claim = core_claim(g, "unknown", "no wakeup recorded for this wait");
+		t->wake_ts = ts;
+		g->st.waits_unexplained++;
+	}
+	transition(g, t, ts, WS_STATE_RUNNING, sw->cpu);
+	if (t->off_start && ts - t->off_start >= g->min_block && g->ops.on_wait) {
+		struct ws_wait_done d = {
+			.t = t, .start = t->off_start, .wake = t->wake_ts ? t->wake_ts : ts,
+			.end = ts, .cpu = sw->cpu,
+		};
+
+		/* the runnable stretch ran on the CPU it got back on */
+		if (t->n >= 2 && t->iv[t->n - 2].state == WS_STATE_RUNNABLE)
+			t->iv[t->n - 2].cpu = sw->cpu;
+		g->ops.on_wait(g->ops.ctx, &d);
+	} else if (t->n >= 2 && t->iv[t->n - 2].state == WS_STATE_RUNNABLE) {
+		t->iv[t->n - 2].cpu = sw->cpu;
+	}
+	t->off_start = 0;
+	t->wake_ts = 0;
+}
+
+static void cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid, uint32_t pid)
+{
+	struct cpu_hist *h;
+
+	if (cpu >= g->ncpus) {
+		size_t n = cpu + 1;
+		struct cpu_hist *p = realloc(g->cpus, n * sizeof(*p));
+
+		if (!p)
+			return;
+		memset(p + g->ncpus, 0, (n - g->ncpus) * sizeof(*p));
+		g->cpus = p;
+		g->ncpus = n;
+	}
+	h = &g->cpus[cpu];
+	if (ws_grow((void **)&h->r, &h->cap, h->n + 1, sizeof(*h->r)))
+		return;
+	h->r[h->n++] = (struct cpu_run){ .ts = ts, .tid = tid, .pid = pid };
+}
+
+void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
+{
+	uint32_t prev_pid = ws_graph_pid_of(g, sw->prev_tid);
+	struct ws_thread *t;
+
+	g->st.switches++;
+	name_set(g, sw->next_tid, sw->next_pid, sw->next_comm);
+	if (sw->prev_pid)
+		prev_pid = sw->prev_pid;
+	cpu_push(g, sw->cpu, sw->ts, sw->next_tid, sw->next_pid);
+	if (sw->prev_tid && g->ops.pid_traced(g->ops.ctx, prev_pid)) {
+		t = thread_get(g, sw->prev_tid, prev_pid, sw->ts);
+		if (t)
+			switch_out(g, t, sw);
+	}
+	if (sw->next_tid && g->ops.pid_traced(g->ops.ctx, sw->next_pid)) {
+		t = thread_get(g, sw->next_tid, sw->next_pid, sw->ts);
+		if (t) {
+			if (sw->next_comm)
+				strncpy(t->comm, sw->next_comm, WS_COMM - 1);
+			switch_in(g, t, sw);
+		}
+	}
+}
+
+void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
+{
+	struct ws_thread *t;
+	struct ws_ival *c;
+
+	g->st.wakes++;
+	if (!(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)))
+		name_set(g, wk->waker_tid, wk->waker_pid, wk->waker_comm);
+	if (!g->ops.pid_traced(g->ops.ctx, wk->wakee_pid))
+		return;
+	t = thread_get(g, wk->wakee_tid, wk->wakee_pid, wk->ts);
+	if (!t)
+		return;
+	switch (cur_state(t)) {
+	case WS_STATE_BLOCKED:
+		c = cur(t);
+		c->claim = infer(g, t, c->start, 0, wk);
+		transition(g, t, wk->ts, WS_STATE_RUNNABLE, wk->cpu);
+		t->wake_ts = wk->ts;
+		break;
+	case WS_STATE_RUNNING:
+		/* see switch_out(): this wakeup belongs to the sleep about to begin */
+		release_pending(g, t);
+		t->pending = true;
+		t->pending_ts = wk->ts;
+		t->pending_claim = infer(g, t, wk->ts, 0, wk);
+		break;
+	case WS_STATE_UNKNOWN:
+		/* first sight (attach): we never saw it go to sleep, so no wait to explain */
+		transition(g, t, wk->ts, WS_STATE_RUNNABLE, wk->cpu);
+		break;
+	default:
+		break;
+	}
+}
+
+void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
+{
+	struct ws_thread *t;
+
+	switch (ev->type) {
+	case WS_THREAD_NEW:
+	case WS_THREAD_COMM:
+		name_set(g, ev->tid, ev->pid, ev->comm);
+		t = ws_graph_thread(g, ev->tid);
+		if (t && ev->type == WS_THREAD_NEW && t->exited == false && t->pid != ev->pid) {
+			/* a reused tid whose exit we missed */
+			struct ws_thread_event x = { .type = WS_THREAD_EXIT, .tid = ev->tid,
+						     .ts = ev->ts };
+
+			ws_graph_thread_event(g, &x);
+			t = NULL;
+		}
+		if (t && ev->comm)
+			strncpy(t->comm, ev->comm, WS_COMM - 1);
+		break;
+	case WS_THREAD_EXIT:
+		t = ws_graph_thread(g, ev->tid);
+		if (!t)
+			break;
+		if (cur(t) && cur(t)->end == WS_NO_END)
+			cur(t)->end = ev->ts < cur(t)->start ? cur(t)->start : ev->ts;
+		release_pending(g, t);
+		t->exited = true;
+		t->died = ev->ts;
+		thread_unlink(g, ev->tid);
+		t->next_dead = g->dead;
+		g->dead = t;
+		break;
+	}
+}
+
+void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to)
+{
+	if (ws_grow((void **)&g->losses, &g->losses_cap, g->nlosses + 1, sizeof(*g->losses)))
+		return;
+	g->losses[g->nlosses++] = (struct loss){ from, to };
+}
+
+bool ws_graph_window_incomplete(struct ws_graph *g, uint64_t from, uint64_t to)
+{
+	if (from < g->evicted_max)
+		return true;
+	for (size_t i = 0; i < g->nlosses; i++)
+		if (g->losses[i].from <= to && g->losses[i].to >= from)
+			return true;
+	return false;
+}
+
+int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to,
+		       struct ws_cpu_user *out, int max)
+{
+	struct cpu_hist *h;
+	int n = 0;
+
+	if (cpu >= g->ncpus || max <= 0)
+		return 0;
+	h = &g->cpus[cpu];
+	for (size_t i = h->head; i < h->n; i++) {
+		uint64_t s = h->r[i].ts, e = i + 1 < h->n ? h->r[i + 1].ts : to;
+		int k;
+
+		if (e <= from || s >= to)
+			continue;
+		s = s < from ? from : s;
+		e = e > to ? to : e;
+		for (k = 0; k < n && out[k].tid != h->r[i].tid; k++)
+			;
+		if (k == n) {
+			if (n == max)
+				continue;
+			out[n++] = (struct ws_cpu_user){ .tid = h->r[i].tid, .pid = h->r[i].pid };
+		}
+		out[k].ns += e - s;
+	}
+	for (int i = 1; i < n; i++) /* longest first; n is small */
+		for (int j = i; j > 0 && out[j].ns > out[j - 1].ns; j--) {
+			struct ws_cpu_user tmp = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = tmp;
+		}
+	return n;
+}
+
+/* ---- eviction -------------------------------------------------------------------------- */
+
+static void thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t before)
+{
+	while (t->head < t->n && t->iv[t->head].end != WS_NO_END && t->iv[t->head].end < before) {
+		if (t->iv[t->head].end > g->evicted_max)
+			g->evicted_max = t->iv[t->head].end;
+		claim_put(g, t->iv[t->head].claim);
+		t->head++;
+		g->st.live_intervals--;
+	}
+	if (t->head > 64 && t->head * 2 > t->n) {
+		memmove(t->iv, t->iv + t->head, (t->n - t->head) * sizeof(*t->iv));
+		t->n -= t->head;
+		t->head = 0;
+	}
+}
+
+static void thread_free(struct ws_graph *g, struct ws_thread *t)
+{
+	for (size_t i = t->head; i < t->n; i++) {
+		claim_put(g, t->iv[i].claim);
+		g->st.live_intervals--;
+	}
+	free(t->iv);
+	free(t);
+}
+
+void ws_graph_evict(struct ws_graph *g, uint64_t now)
+{
+	uint64_t before = now > g->max_window ? now - g->max_window : 0;
+	uint64_t oldest_open = now;
+	struct ws_thread **pp;
+
+	/* keep what any wait still in progress may need to be explained */
+	for (size_t i = 0; i < g->threads_cap; i++) {
+		struct ws_thread *t = g->threads[i];
+
+		if (t && t->off_start && t->off_start < oldest_open)
+			oldest_open = t->off_start;
+	}
+	if (oldest_open > before)
+		before = oldest_open;
+	for (size_t i = 0; i < g->threads_cap; i++)
+		if (g->threads[i])
+			thread_evict(g, g->threads[i], before);
+	for (pp = &g->dead; *pp;) {
+		struct ws_thread *t = *pp;
+
+		if (t->died < before) {
+			*pp = t->next_dead;
+			thread_free(g, t);
+		} else {
+			pp = &t->next_dead;
+		}
+	}
+	for (size_t c = 0; c < g->ncpus; c++) {
+		struct cpu_hist *h = &g->cpus[c];
+
+		while (h->head + 1 < h->n && h->r[h->head + 1].ts < before)
+			h->head++;
+		if (h->head > 64 && h->head * 2 > h->n) {
+			memmove(h->r, h->r + h->head, (h->n - h->head) * sizeof(*h->r));
+			h->n -= h->head;
+			h->head = 0;
+		}
+	}
+	size_t k = 0;
+
+	for (size_t i = 0; i < g->nlosses; i++)
+		if (g->losses[i].to >= before)
+			g->losses[k++] = g->losses[i];
+	g->nlosses = k;
+}
+
+/* ---- life cycle ------------------------------------------------------------------------ */
+
+struct ws_graph *ws_graph_new(const struct ws_graph_ops *ops, uint64_t min_block_ns,
+			      uint64_t max_window_ns)
+{
+	struct ws_graph *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->ops = *ops;
+	g->min_block = min_block_ns;
+	g->max_window = max_window_ns;
+	if (threads_grow(g)) {
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+void ws_graph_free(struct ws_graph *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->threads_cap; i++)
+		if (g->threads[i])
+			thread_free(g, g->threads[i]);
+	while (g->dead) {
+		struct ws_thread *t = g->dead;
+
+		g->dead = t->next_dead;
+		thread_free(g, t);
+	}
+	for (size_t c = 0; c < g->ncpus; c++)
+		free(g->cpus[c].r);
+	free(g->cpus);
+	free(g->threads);
+	free(g->names);
+	free(g->claims);
+	free(g->claim_index);
+	free(g->claim_free);
+	free(g->losses);
+	free(g);
+}
+
+void ws_graph_stats(struct ws_graph *g, struct ws_graph_stats *st)
+{
+	*st = g->st;
+	st->claims = g->claims_live;
+}

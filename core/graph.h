@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The happens-before graph: one timeline per traced thread (running,
+ * runnable, blocked intervals), wake edges with the claim that explains each
+ * blocked interval, and per-CPU run history. Fed in timestamp order by the
+ * scheduler source through the host table; queried by the chain walk.
+ */
+#ifndef WS_GRAPH_H
+#define WS_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <whyslow/plugin.h>
+
+#define WS_COMM 16
+#define WS_NO_END UINT64_MAX
+
+/* One stretch of a thread's timeline. Blocked intervals carry a claim. */
+struct ws_ival {
+	uint64_t start, end; /* end is WS_NO_END while open */
+	uint32_t claim;	     /* interned claim id (blocked), 0 = none */
+	uint16_t cpu;	     /* CPU it ran on (running) or ran on next (runnable) */
+	uint8_t state;	     /* enum ws_thread_state */
+	uint8_t pad;
+};
+
+struct ws_thread {
+	uint32_t tid, pid;
+	char comm[WS_COMM];
+	bool exited;
+	uint64_t born, died; /* first event seen; exit (WS_NO_END while alive) */
+
+	struct ws_ival *iv; /* timeline, in time order, [head, n) live */
+	size_t head, n, cap;
+
+	/* current off-CPU period */
+	uint64_t off_start; /* 0: none known */
+	uint64_t wake_ts;
+	/* a wakeup that raced ahead of this thread's own switch-out */
+	bool pending;
+	uint64_t pending_ts;
+	uint32_t pending_claim;
+
+	struct ws_thread *next_dead;
+};
+
+/* A wait long enough to report, handed to the on_wait callback at switch-in. */
+struct ws_wait_done {
+	struct ws_thread *t;
+	uint64_t start, wake, end; /* off CPU at start, woken at wake, on CPU at end */
+	uint16_t cpu;		   /* CPU it got back on */
+};
+
+struct ws_graph_ops {
+	/* Ask the sources to explain a wait; returns 1 and fills @out, or 0. */
+	int (*infer)(void *ctx, const struct ws_wait *w, struct ws_claim *out);
+	/* A thread came back on CPU after an off-CPU period >= min_block. */
+	void (*on_wait)(void *ctx, const struct ws_wait_done *d);
+	/* Is thread group @pid traced? */
+	bool (*pid_traced)(void *ctx, uint32_t pid);
+	void *ctx;
+};
+
+struct ws_graph;
+
+struct ws_graph *ws_graph_new(const struct ws_graph_ops *ops, uint64_t min_block_ns,
+			      uint64_t max_window_ns);
+void ws_graph_free(struct ws_graph *g);
+
+void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw);
+void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk);
+void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev);
+/* Records were lost on some CPU between @from and @to. */
+void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to);
+/* Drop history no future chain can need; call now and then with the stream's time. */
+void ws_graph_evict(struct ws_graph *g, uint64_t now);
+
+/* Lookups for the chain walk. */
+struct ws_thread *ws_graph_thread_at(struct ws_graph *g, uint32_t tid, uint64_t ts);
+struct ws_thread *ws_graph_thread(struct ws_graph *g, uint32_t tid);
+const struct ws_claim *ws_graph_claim(struct ws_graph *g, uint32_t id);
+/* Index of the first interval of @t that ends after @ts (may be t->n). */
+size_t ws_thread_find(const struct ws_thread *t, uint64_t ts);
+/* Did any loss window, or evicted history, touch [from, to]? */
+bool ws_graph_window_incomplete(struct ws_graph *g, uint64_t from, uint64_t to);
+/* Name of the thread (any, traced or not) last seen with @tid; "?" if none. */
+const char *ws_graph_comm(struct ws_graph *g, uint32_t tid);
+uint32_t ws_graph_pid_of(struct ws_graph *g, uint32_t tid);
+
+/* Threads that ran on @cpu during [from, to], longest first. Returns count written. */
+struct ws_cpu_user {
+	uint32_t tid, pid;
+	uint64_t ns;
+};
+int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to,
+		       struct ws_cpu_user *out, int max);
+
+struct ws_graph_stats {
+	uint64_t threads, switches, wakes, waits_unexplained, races, live_intervals, claims;
+};
+void ws_graph_stats(struct ws_graph *g, struct ws_graph_stats *st);
+
+#endif

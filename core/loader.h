@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Finding, trusting and validating source plugins. */
+#ifndef WS_LOADER_H
+#define WS_LOADER_H
+
+#include <stddef.h>
+
+#include <whyslow/plugin.h>
+
+struct ws_loaded {
+	const struct ws_plugin *p;
+	void *dl;
+	char path[512];
+};
+
+/*
+ * Load @path and validate its descriptor. On failure returns a negative errno
+ * and writes one line naming the file and the reason into @err.
+ */
+int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t errlen);
+void ws_plugin_unload(struct ws_loaded *l);
+
+/*
+ * Refuse files an unprivileged user could have written: when running as
+ * root, @path and every directory above it must be owned by root (or, for a
+ * non-root run, by us) and not writable by group or others (sticky
+ * directories such as /tmp excepted). 0, or -EPERM with a reason in @err.
+ */
+int ws_path_trusted(const char *path, char *err, size_t errlen);
+
+/* Names of the plugins (*.so) in @dir, sorted; caller frees. Count or -errno. */
+int ws_plugin_scan(const char *dir, char ***names);
+
+#endif

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int need;
+
+	va_start(ap, fmt);
+	need = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (need < 0 || ws_grow((void **)&b->p, &b->cap, b->n + need + 1, 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->n, need + 1, fmt, ap);
+	va_end(ap);
+	b->n += need;
+}
+
+static void bjson_str(struct buf *b, const char *s)
+{
+	bprintf(b, "\"");
+	for (; s && *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			bprintf(b, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			bprintf(b, "\\u%04x", ch);
+		else
+			bprintf(b, "%c", ch);
+	}
+	bprintf(b, "\"");
+}
+
+struct kept {
+	uint64_t blocked;
+	char *text;
+};
+
+struct root_total {
+	char comm[WS_COMM];
+	char root[96];
+	uint64_t ns;
+};
+
+struct ws_report {
+	struct ws_report_opts o;
+	struct ws_graph *g;
+	struct kept *top;
+	int ntop;
+	struct root_total *roots;
+	size_t nroots, roots_cap;
+	uint64_t chains, blocked_total;
+};
+
+struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g)
+{
+	struct ws_report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->o = *o;
+	r->g = g;
+	if (r->o.top > 0) {
+		r->top = calloc(r->o.top, sizeof(*r->top));
+		if (!r->top) {
+			free(r);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+static void describe(struct ws_report *r, const struct ws_link *l, char *buf, size_t len)
+{
+	if (l->claim && r->o.describe)
+		r->o.describe(r->o.describe_ctx, l->claim, buf, len);
+	else
+		snprintf(buf, len, "%s", l->kind);
+}
+
+static void json_fields(struct buf *b, const struct ws_claim *c)
+{
+	for (unsigned int i = 0; c && i < c->nfields && i < WS_CLAIM_FIELDS; i++) {
+		const struct ws_field *f = &c->fields[i];
+
+		bprintf(b, ",");
+		bjson_str(b, f->key);
+		switch (f->type) {
+		case WS_FIELD_U64:
+			bprintf(b, ":%" PRIu64, f->u);
+			break;
+		case WS_FIELD_HEX:
+			bprintf(b, ":\"0x%" PRIx64 "\"", f->u);
+			break;
+		default:
+			bprintf(b, ":");
+			bjson_str(b, f->s);
+			break;
+		}
+	}
+}
+
+static void json_chain(struct ws_report *r, const struct ws_chain *c, struct buf *b)
+{
+	char ts[40];
+	struct ws_thread *v = c->victim;
+
+	ws_clock_iso(ws_clock_wall(r->o.clock, c->start), ts, sizeof(ts));
+	bprintf(b, "{\"type\":\"chain\",\"ts\":\"%s\",\"tid\":%u,\"pid\":%u,\"comm\":", ts, v->tid,
+		v->pid);
+	bjson_str(b, v->comm[0] ? v->comm : ws_graph_comm(r->g, v->tid));
+	bprintf(b, ",\"start_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64 ",\"woken_after_ns\":%" PRIu64
+		   ",\"incomplete\":%s",
+		c->start, c->end - c->start, c->wake - c->start, c->incomplete ? "true" : "false");
+	if (c->why_incomplete) {
+		bprintf(b, ",\"why_incomplete\":");
+		bjson_str(b, c->why_incomplete);
+	}
+	bprintf(b, ",\"root\":");
+	bjson_str(b, c->root);
+	bprintf(b, ",\"links\":[");
+	for (int i = 0; i < c->nlinks; i++) {
+		const struct ws_link *l = &c->links[i];
+
+		bprintf(b, "%s{\"kind\":", i ? "," : "");
+		bjson_str(b, l->kind);
+		bprintf(b, ",\"tid\":%u,\"pid\":%u,\"comm\":", l->tid, l->pid);
+		bjson_str(b, l->comm);
+		bprintf(b, ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64 ",\"woken_by\":",
+			l->start, l->dur);
+		if (l->has_woken_by)
+			bprintf(b, "%u", l->woken_by);
+		else
+			bprintf(b, "null");
+		bprintf(b, ",\"evidence\":");
+		bjson_str(b, l->evidence ? l->evidence : "");
+		json_fields(b, l->claim);
+		if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0 || strcmp(l->kind, WS_KIND_RUNNING) == 0)
+			bprintf(b, ",\"cpu\":%u", l->cpu);
+		if (l->nran) {
+			bprintf(b, ",\"ran\":[");
+			for (int k = 0; k < l->nran; k++) {
+				bprintf(b, "%s{\"tid\":%u,\"comm\":", k ? "," : "", l->ran[k].tid);
+				bjson_str(b, ws_graph_comm(r->g, l->ran[k].tid));
+				bprintf(b, ",\"ns\":%" PRIu64 "}", l->ran[k].ns);
+			}
+			bprintf(b, "]");
+		}
+		bprintf(b, "}");
+	}
+	bprintf(b, "],\"segments\":[");
+	for (size_t i = 0; i < c->nsegs; i++) {
+		const struct ws_segment *s = &c->segs[i];
+
+		bprintf(b, "%s{\"kind\":", i ? "," : "");
+		bjson_str(b, s->kind);
+		bprintf(b, ",\"tid\":%u,\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, s->tid,
+			s->start, s->dur);
+		json_fields(b, s->claim);
+		bprintf(b, "}");
+	}
+	bprintf(b, "]}\n");
+}
+
+/* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
+static void text_phrase(struct ws_report *r, const struct ws_link *l, struct buf *b)
+{
+	char dur[32], what[160];
+
+	ws_format_duration(l->dur, dur, sizeof(dur));
+	if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
+		bprintf(b, "waited %s for CPU %u", dur, l->cpu);
+		for (int k = 0; k < l->nran; k++) {
+			char d2[32];
+
+			ws_format_duration(l->ran[k].ns, d2, sizeof(d2));
+			bprintf(b, "%s tid %u (%s) %s", k ? "," : ", held by", l->ran[k].tid,
+				ws_graph_comm(r->g, l->ran[k].tid), d2);
+		}
+	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
+		bprintf(b, "was running on CPU %u for %s of it", l->cpu, dur);
+	} else if (!l->claim) {
+		bprintf(b, "not observed for %s", dur);
+	} else {
+		describe(r, l, what, sizeof(what));
+		bprintf(b, "blocked %s on %s", dur, what);
+	}
+}
+
+static void text_chain(struct ws_report *r, const struct ws_chain *c, struct buf *b)
+{
+	char hms[32], rest[32];
+
+	ws_clock_hms(ws_clock_wall(r->o.clock, c->start), hms, sizeof(hms));
+	for (int i = 0; i < c->nlinks; i++) {
+		const struct ws_link *l = &c->links[i];
+
+		if (i == 0)
+			bprintf(b, "%s — tid %u (%s) ", hms, l->tid, l->comm);
+		else
+			bprintf(b, " ← tid %u (%s) ", l->tid, l->comm);
+		text_phrase(r, l, b);
+		bprintf(b, "\n");
+		if (l->has_woken_by) {
+			bprintf(b, " ← woken by tid %u (%s)%s\n", l->woken_by,
+				ws_graph_comm(r->g, l->woken_by),
+				i + 1 == c->nlinks && l->claim && l->claim->root ?
+					", not traced: not explained further" :
+					"");
+		}
+	}
+	if (c->end - c->start > c->links[0].dur && c->nlinks) {
+		ws_format_duration(c->end - c->start, rest, sizeof(rest));
+		bprintf(b, "   (off CPU %s in all; breakdown in --format json \"segments\")\n", rest);
+	}
+	if (c->incomplete)
+		bprintf(b, "   (incomplete: %s)\n", c->why_incomplete);
+}
+
+static void add_root(struct ws_report *r, const char *comm, const char *root, uint64_t ns)
+{
+	for (size_t i = 0; i < r->nroots; i++) {
+		if (strcmp(r->roots[i].comm, comm) == 0 && strcmp(r->roots[i].root, root) == 0) {
+			r->roots[i].ns += ns;
+			return;
+		}
+	}
+	if (ws_grow((void **)&r->roots, &r->roots_cap, r->nroots + 1, sizeof(*r->roots)))
+		return;
+	memset(&r->roots[r->nroots], 0, sizeof(r->roots[0]));
+	snprintf(r->roots[r->nroots].comm, WS_COMM, "%s", comm);
+	snprintf(r->roots[r->nroots].root, sizeof(r->roots[0].root), "%s", root);
+	r->roots[r->nroots++].ns = ns;
+}
+
+int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
+{
+	struct buf b = { 0 };
+	const char *comm = c->victim->comm[0] ? c->victim->comm : "?";
+
+	r->chains++;
+	r->blocked_total += c->end - c->start;
+	for (size_t i = 0; i < c->nsegs; i++) {
+		char root[96];
+
+		ws_chain_root_of(r->g, &c->segs[i], root, sizeof(root));
+		add_root(r, comm, root, c->segs[i].dur);
+	}
+	if (r->o.format == WS_FORMAT_JSON) {
+		json_chain(r, c, &b);
+		if (b.p && fputs(b.p, r->o.out) == EOF) {
+			free(b.p);
+			return -errno;
+		}
+		free(b.p);
+		return 0;
+	}
+	/* text: keep the N longest, rendered now while the graph still holds them */
+	uint64_t blocked = c->end - c->start;
+	int slot = -1;
+
+	if (r->ntop < r->o.top) {
+		slot = r->ntop++;
+	} else {
+		for (int i = 0; i < r->ntop; i++)
+			if (r->top[i].blocked < blocked && (slot < 0 || r->top[i].blocked < r->top[slot].blocked))
+				slot = i;
+		if (slot < 0)
+			return 0;
+		free(r->top[slot].text);
+	}
+	text_chain(r, c, &b);
+	r->top[slot].blocked = blocked;
+	r->top[slot].text = b.p;
+	return 0;
+}
+
+static int by_blocked(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	return x->blocked < y->blocked ? 1 : x->blocked > y->blocked ? -1 : 0;
+}
+
+static int by_comm_then_ns(const void *a, const void *b)
+{
+	const struct root_total *x = a, *y = b;
+	int c = strcmp(x->comm, y->comm);
+
+	if (c)
+		return c;
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+static uint64_t comm_total(struct ws_report *r, const char *comm)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < r->nroots; i++)
+		if (strcmp(r->roots[i].comm, comm) == 0)
+			t += r->roots[i].ns;
+	return t;
+}
+
+int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
+{
+	struct buf b = { 0 };
+	char dur[32];
+	int err = 0;
+
+	qsort(r->roots, r->nroots, sizeof(*r->roots), by_comm_then_ns);
+	if (r->o.format == WS_FORMAT_JSON) {
+		bprintf(&b, "{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
+			    ",\"events_lost\":%" PRIu64 ",\"events_lost_recursion\":%" PRIu64
+			    ",\"events_late\":%" PRIu64 ",\"threads\":%d,\"chains\":%" PRIu64
+			    ",\"waits_without_wakeup\":%" PRIu64 ",\"sources\":",
+			s->duration_ns, s->records, s->lost, s->lost_recursion, s->records_late,
+			s->threads, r->chains, s->waits_unexplained);
+		bjson_str(&b, s->sources);
+		bprintf(&b, ",\"lost_by_cpu_kind\":%s,\"root_causes\":[",
+			s->lost_detail ? s->lost_detail : "{}");
+		for (size_t i = 0; i < r->nroots; i++) {
+			uint64_t tot = comm_total(r, r->roots[i].comm);
+
+			bprintf(&b, "%s{\"comm\":", i ? "," : "");
+			bjson_str(&b, r->roots[i].comm);
+			bprintf(&b, ",\"root\":");
+			bjson_str(&b, r->roots[i].root);
+			bprintf(&b, ",\"ns\":%" PRIu64 ",\"share\":%.4f}", r->roots[i].ns,
+				tot ? (double)r->roots[i].ns / tot : 0.0);
+		}
+		bprintf(&b, "]}\n");
+	} else {
+		qsort(r->top, r->ntop, sizeof(*r->top), by_blocked);
+		if (!r->ntop)
+			bprintf(&b, "No wait reached the --min-block threshold.\n");
+		for (int i = 0; i < r->ntop; i++)
+			bprintf(&b, "%s%s", i ? "\n" : "", r->top[i].text);
+		ws_format_duration(s->duration_ns, dur, sizeof(dur));
+		bprintf(&b, "\nSummary: %s traced, %d threads, %" PRIu64 " records, %" PRIu64
+			    " waits reported; sources %s\n",
+			dur, s->threads, s->records, r->chains, s->sources);
+		for (size_t i = 0; i < r->nroots;) {
+			const char *comm = r->roots[i].comm;
+			uint64_t tot = comm_total(r, comm);
+			int shown = 0;
+
+			ws_format_duration(tot, dur, sizeof(dur));
+			bprintf(&b, "  %s: %s blocked;", comm, dur);
+			for (; i < r->nroots && strcmp(r->roots[i].comm, comm) == 0; i++) {
+				if (shown++ < 3 && tot)
+					bprintf(&b, "%s %.0f%% traces back to %s", shown > 1 ? "," : "",
+						100.0 * r->roots[i].ns / tot, r->roots[i].root);
+			}
+			bprintf(&b, "\n");
+		}
+		if (s->lost || s->lost_recursion)
+			bprintf(&b, "  LOST: %" PRIu64 " records (ring full) and %" PRIu64
+				    " events skipped by the kernel; chains touching them are marked incomplete\n",
+				s->lost, s->lost_recursion);
+		else
+			bprintf(&b, "  No records lost.\n");
+	}
+	if (b.p && fputs(b.p, r->o.out) == EOF)
+		err = -errno;
+	if (fflush(r->o.out) == EOF && !err)
+		err = -errno;
+	free(b.p);
+	return err;
+}
+
+void ws_report_free(struct ws_report *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->ntop; i++)
+		free(r->top[i].text);
+	free(r->top);
+	free(r->roots);
+	free(r);
+}

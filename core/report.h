@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Text and JSON Lines output: chains as they are found, then the summary. */
+#ifndef WS_REPORT_H
+#define WS_REPORT_H
+
+#include <stdio.h>
+
+#include "chain.h"
+#include "clock.h"
+
+enum ws_format { WS_FORMAT_TEXT, WS_FORMAT_JSON };
+
+/* Renders a claim as "futex 0x7f..." (the owning source's describe callback). */
+typedef void (*ws_describe_fn)(void *ctx, const struct ws_claim *c, char *buf, size_t len);
+
+struct ws_report_opts {
+	enum ws_format format;
+	FILE *out;
+	int top;
+	const struct ws_clock *clock;
+	ws_describe_fn describe;
+	void *describe_ctx;
+};
+
+/* What the run saw, for the summary. */
+struct ws_summary {
+	uint64_t records, records_late, lost, lost_recursion, duration_ns;
+	const char *sources; /* "sched,futex,blkio" */
+	const char *lost_detail; /* JSON object text, e.g. {"cpu0":{"0x101":3}} */
+	uint64_t waits_unexplained, wake_races;
+	int threads;
+};
+
+struct ws_report;
+
+struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g);
+/* Report one chain (JSON: written at once; text: kept if among the top N). */
+int ws_report_chain(struct ws_report *r, const struct ws_chain *c);
+/* Text: the top N chains and the ranked root causes; JSON: the summary line. */
+int ws_report_finish(struct ws_report *r, const struct ws_summary *s);
+void ws_report_free(struct ws_report *r);
+
+#endif

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "runner.h"
+
+#define POLL_MS 100
+
+static volatile sig_atomic_t stop_requests;
+static volatile sig_atomic_t forward_sig;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	/* a second Ctrl-C means "now": the kernel detaches everything when we exit */
+	if (stop_requests++)
+		_exit(130);
+}
+
+static void on_forward(int sig)
+{
+	forward_sig = sig;
+}
+
+/* ---- output file: written under a temporary name, renamed when complete ----------------- */
+
+struct out_file {
+	FILE *f;
+	char tmp[PATH_MAX];
+	const char *path;
+};
+
+static int out_open(struct out_file *o, const char *path)
+{
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (!path) {
+		o->f = stdout;
+		return 0;
+	}
+	o->path = path;
+	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path);
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		int err = -errno;
+
+		fprintf(stderr, "whyslow: cannot write %s: %s; choose another -o path\n", path,
+			strerror(errno));
+		return err;
+	}
+	fchmod(fd, 0644);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		unlink(o->tmp);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int out_close(struct out_file *o, bool keep)
+{
+	int err = 0;
+
+	if (!o->path)
+		return fflush(stdout) == EOF ? -errno : 0;
+	if (fflush(o->f) == EOF || fsync(fileno(o->f)))
+		err = -errno;
+	fclose(o->f);
+	if (keep && !err && rename(o->tmp, o->path))
+		err = -errno;
+	if (!keep || err)
+		unlink(o->tmp);
+	if (err)
+		fprintf(stderr, "whyslow: cannot write %s: %s\n", o->path, strerror(-err));
+	return err;
+}
+
+/* ---- privilege ----------------------------------------------------------------------------- */
+
+static uint64_t cap_eff(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long v = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+int ws_check_privilege(void)
+{
+	uint64_t caps = cap_eff();
+	const uint64_t bpf = 1ULL << 39, perfmon = 1ULL << 38, admin = 1ULL << 21;
+
+	if (geteuid() == 0 || (caps & admin) || ((caps & bpf) && (caps & perfmon)))
+		return 0;
+	fprintf(stderr, "whyslow: loading BPF programs needs root or CAP_BPF and CAP_PERFMON (this process has %s%s); run it with sudo\n",
+		caps & bpf ? "CAP_BPF but not CAP_PERFMON" : "neither",
+		caps & bpf ? "" : (caps & perfmon ? "; it has CAP_PERFMON only" : ""));
+	return -EPERM;
+}
+
+/* ---- the loop ------------------------------------------------------------------------------ */
+
+/* Poll until @done says so or a stop is requested; then drain and report. */
+static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t deadline)
+{
+	bool child_done = child <= 0;
+	int err = 0;
+
+	for (;;) {
+		err = ws_session_poll(s, POLL_MS);
+		if (err)
+			break;
+		if (forward_sig && child > 0 && !child_done) {
+			kill(child, forward_sig);
+			forward_sig = 0;
+		}
+		if (!child_done) {
+			pid_t r = waitpid(child, child_status, WNOHANG);
+
+			if (r == child)
+				child_done = true;
+		}
+		if (stop_requests && child <= 0)
+			break;
+		if (deadline && ws_clock_mono_now() >= deadline)
+			break;
+		/* the command is gone: go on while processes it left behind are still traced */
+		if (child_done && (!ws_session_any_traced(s) || stop_requests))
+			break;
+		if (child <= 0 && !ws_session_any_traced(s))
+			break;
+	}
+	return err;
+}
+
+static int finish(struct ws_session *s, struct out_file *out, int loop_err)
+{
+	int err = ws_session_finish(s);
+
+	if (loop_err)
+		fprintf(stderr, "whyslow: analysis failed: %s\n", strerror(-loop_err));
+	if (!err && loop_err)
+		err = loop_err;
+	return out_close(out, true) ? -EIO : err;
+}
+
+/* ---- run ---------------------------------------------------------------------------------- */
+
+/* In the child: become the user who ran sudo (or -u USER), unless --as-root. */
+static int drop_privileges(const struct ws_run_opts *o)
+{
+	const char *name = o->user;
+	struct passwd *pw = NULL;
+
+	if (o->as_root || geteuid() != 0)
+		return 0;
+	if (!name)
+		name = getenv("SUDO_USER");
+	if (!name)
+		return 0;
+	pw = getpwnam(name);
+	if (!pw)
+		return -ENOENT;
+	if (initgroups(pw->pw_name, pw->pw_gid) || setgid(pw->pw_gid) || setuid(pw->pw_uid))
+		return -errno;
+	setenv("HOME", pw->pw_dir, 1);
+	setenv("USER", pw->pw_name, 1);
+	setenv("LOGNAME", pw->pw_name, 1);
+	return 0;
+}
+
+static void child_main(int go, int report, const struct ws_run_opts *o)
+{
+	char c;
+	int err;
+
+	/* wait until tracing is attached, so nothing the command does is missed */
+	if (read(go, &c, 1) != 1)
+		_exit(127);
+	close(go);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	err = drop_privileges(o);
+	if (!err) {
+		execvp(o->argv[0], o->argv);
+		err = -errno;
+	} else {
+		err = -EPERM - 1000; /* a failure to become the user, not to exec */
+	}
+	if (write(report, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
+{
+	int go[2], report[2], status = 0, err, exec_err = 0;
+	struct out_file out;
+	pid_t pid;
+	ssize_t n;
+
+	if (o->user && !o->as_root && !getpwnam(o->user)) {
+		fprintf(stderr, "whyslow: no such user '%s' (-u)\n", o->user);
+		return 1;
+	}
+	if (out_open(&out, o->output))
+		return 1;
+	if (pipe2(go, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
+		fprintf(stderr, "whyslow: pipe: %s\n", strerror(errno));
+		out_close(&out, false);
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "whyslow: fork: %s\n", strerror(errno));
+		out_close(&out, false);
+		return 1;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(report[0]);
+		child_main(go[0], report[1], o);
+	}
+	close(go[0]);
+	close(report[1]);
+	/* the terminal's Ctrl-C reaches the command directly; we end when it does */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, on_forward);
+	signal(SIGHUP, on_forward);
+
+	err = ws_session_trace_pid(s, pid);
+	if (!err)
+		err = ws_session_attach(s);
+	if (!err)
+		err = ws_session_start(s, out.f);
+	if (err) {
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		out_close(&out, false);
+		return 1;
+	}
+	if (write(go[1], "g", 1) != 1) {
+		fprintf(stderr, "whyslow: cannot start the command: %s\n", strerror(errno));
+		kill(pid, SIGKILL);
+	}
+	close(go[1]);
+	n = read(report[0], &exec_err, sizeof(exec_err));
+	close(report[0]);
+	if (n == sizeof(exec_err)) {
+		waitpid(pid, NULL, 0);
+		if (exec_err == -EPERM - 1000)
+			fprintf(stderr, "whyslow: cannot run the command as %s; use --as-root or -u USER\n",
+				o->user ? o->user : getenv("SUDO_USER"));
+		else
+			fprintf(stderr, "whyslow: %s: %s\n", o->argv[0],
+				exec_err == -ENOENT ? "command not found" : strerror(-exec_err));
+		out_close(&out, false);
+		return exec_err == -ENOENT ? 127 : 126;
+	}
+	err = loop(s, pid, &status, 0);
+	if (finish(s, &out, err))
+		return 1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* ---- attach ------------------------------------------------------------------------------- */
+
+static int tgid_of(uint32_t tid, uint32_t *tgid)
+{
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Tgid: %u", tgid) == 1) {
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	return -ESRCH;
+}
+
+int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
+{
+	struct out_file out;
+	uint64_t deadline = 0;
+	int err = 0;
+
+	for (int i = 0; i < o->npids; i++) {
+		uint32_t tgid;
+
+		if (tgid_of(o->pids[i], &tgid)) {
+			fprintf(stderr, "whyslow: no process or thread with PID %u\n", o->pids[i]);
+			return 1;
+		}
+		o->pids[i] = tgid; /* any thread id names its process */
+	}
+	if (out_open(&out, o->output))
+		return 1;
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	signal(SIGHUP, on_stop);
+	for (int i = 0; !err && i < o->npids; i++)
+		err = ws_session_trace_pid(s, o->pids[i]);
+	if (!err)
+		err = ws_session_attach(s);
+	if (!err)
+		err = ws_session_start(s, out.f);
+	if (err) {
+		out_close(&out, false);
+		return 1;
+	}
+	if (o->duration_ns)
+		deadline = ws_clock_mono_now() + o->duration_ns;
+	err = loop(s, 0, NULL, deadline);
+	return finish(s, &out, err) ? 1 : 0;
+}

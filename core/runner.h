@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Starting a traced command or attaching to processes, and the event loop. */
+#ifndef WS_RUNNER_H
+#define WS_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "session.h"
+
+struct ws_run_opts {
+	char **argv;	       /* run: the command */
+	const char *user;      /* run: -u USER */
+	bool as_root;	       /* run: keep root even under sudo */
+	uint32_t *pids;	       /* attach: targets */
+	int npids;
+	uint64_t duration_ns;  /* attach: 0 = until Ctrl-C or exit */
+	const char *output;    /* -o FILE, NULL = stdout */
+};
+
+/* Exit status for main(): the command's (run), 0 (attach), or 1/126/127 on error. */
+int ws_run_command(struct ws_session *s, const struct ws_run_opts *o);
+int ws_attach(struct ws_session *s, const struct ws_run_opts *o);
+
+/* Can this process load and attach BPF? 0, or -EPERM having said what is missing. */
+int ws_check_privilege(void);
+
+#endif

@@ -1,0 +1,966 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "chain.h"
+#include "core_bpf.skel.h"
+#include "graph.h"
+#include "reorder.h"
+#include "session.h"
+#include "util.h"
+
+#define MAX_TGIDS 16384
+#define MAX_LOST_KINDS 1024
+#define EVICT_EVERY_NS 1000000000ULL
+
+const struct ws_config_key ws_core_keys[] = {
+	{ "format", WS_CFG_STRING, "text", 0, 0, "output format: text or json" },
+	{ "output", WS_CFG_STRING, NULL, 0, 0, "write the report to this file instead of stdout" },
+	{ "min_block", WS_CFG_DURATION, "10ms", 0, 3600000000000ULL,
+	  "report waits (time off CPU) at least this long" },
+	{ "top", WS_CFG_U64, "5", 1, 100000, "text output: how many of the longest chains" },
+	{ "sources", WS_CFG_STRING, NULL, 0, 0, "comma-separated sources (default: all installed)" },
+	{ "plugin_dir", WS_CFG_STRING, NULL, 0, 0, "directory the source plugins are loaded from" },
+	{ "ring_size", WS_CFG_U64, "16M", 65536, 1ULL << 30, "BPF ring buffer bytes (power of 2)" },
+	{ "reorder_window", WS_CFG_DURATION, "20ms", 1000000, 10000000000ULL,
+	  "how long records are held to restore timestamp order" },
+	{ "max_window", WS_CFG_DURATION, "60s", 1000000000ULL, 3600000000000ULL,
+	  "longest wait whose chain is kept whole; longer ones are marked incomplete" },
+	{ "duration", WS_CFG_DURATION, "0", 0, 0, "attach: stop after this long (0: until Ctrl-C)" },
+	{ NULL },
+};
+
+struct ws_session {
+	struct ws_config *cfg;
+	int verbose;
+	struct ws_loaded plugins[WS_MAX_PLUGINS];
+	int nplugins;
+	int8_t owner[256]; /* kind >> 8 -> plugin index, -1 none */
+	char sources[256];
+
+	/* BPF */
+	int ring_fd, tgids_fd, cpu_fd, lost_fd;
+	struct core_bpf *core_skel;
+	struct bpf_object *objs[WS_MAX_PLUGINS];
+	struct bpf_link **links;
+	size_t nlinks, links_cap;
+	int *prog_fds;
+	size_t nprogs, progs_cap;
+	struct ring_buffer *rb;
+	uint64_t recursion_misses, last_poll_ns;
+
+	/* analysis */
+	struct ws_clock clock;
+	struct ws_graph *g;
+	struct ws_reorder *ro;
+	struct ws_report *rep;
+	struct ws_chain chain;
+	uint32_t *pids; /* traced thread groups, open addressing, 0 empty */
+	size_t npids, pids_cap;
+	uint64_t records, bad_records, lost, last_evict, first_ts, last_ts, start_mono;
+	int err;
+};
+
+/* The host table reaches its session through this: one session per process. */
+static struct ws_session *cur;
+
+/* ---- traced pid set ------------------------------------------------------------------ */
+
+static bool pid_traced(struct ws_session *s, uint32_t pid)
+{
+	size_t mask = s->pids_cap - 1;
+
+	if (!pid || !s->pids_cap)
+		return false;
+	for (size_t i = ws_hash64(pid) & mask; s->pids[i]; i = (i + 1) & mask)
+		if (s->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static int pid_add(struct ws_session *s, uint32_t pid)
+{
+	if (pid_traced(s, pid))
+		return 0;
+	if ((s->npids + 1) * 2 > s->pids_cap) {
+		uint32_t *old = s->pids;
+		size_t oldcap = s->pids_cap;
+
+		s->pids_cap = oldcap ? oldcap * 2 : 256;
+		s->pids = calloc(s->pids_cap, sizeof(*s->pids));
+		if (!s->pids) {
+			s->pids = old;
+			s->pids_cap = oldcap;
+			return -ENOMEM;
+		}
+		s->npids = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i])
+				pid_add(s, old[i]);
+		free(old);
+	}
+	size_t mask = s->pids_cap - 1, i = ws_hash64(pid) & mask;
+
+	while (s->pids[i])
+		i = (i + 1) & mask;
+	s->pids[i] = pid;
+	s->npids++;
+	return 0;
+}
+
+/* ---- host table ------------------------------------------------------------------------ */
+
+static void host_log(enum ws_log_level level, const char *plugin, const char *fmt, ...)
+{
+	static const char *tag[] = { "error", "warning", "info", "debug" };
+	va_list ap;
+
+	if (level == WS_LOG_DEBUG && (!cur || !cur->verbose))
+		return;
+	fprintf(stderr, "whyslow: %s: %s: ", plugin ? plugin : "core", tag[level & 3]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const struct ws_config_key *plugin_keys(const char *plugin)
+{
+	for (int i = 0; cur && i < cur->nplugins; i++)
+		if (!strcmp(cur->plugins[i].p->name, plugin))
+			return cur->plugins[i].p->config_keys;
+	return NULL;
+}
+
+static int host_config_u64(const char *plugin, const char *key, uint64_t *out)
+{
+	return ws_config_u64(cur->cfg, plugin, plugin_keys(plugin), key, out);
+}
+
+static int host_config_bool(const char *plugin, const char *key, bool *out)
+{
+	return ws_config_bool(cur->cfg, plugin, plugin_keys(plugin), key, out);
+}
+
+static const char *host_config_str(const char *plugin, const char *key)
+{
+	return ws_config_str(cur->cfg, plugin, plugin_keys(plugin), key);
+}
+
+static int host_set_rodata(struct bpf_object *obj, const char *name, const void *val, size_t size)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec;
+	struct bpf_map *map = NULL, *m;
+	const void *image;
+	size_t mapsz;
+	int id, err;
+
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__name(m) && strstr(bpf_map__name(m), ".rodata"))
+			map = m;
+	id = btf && map ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -ENOENT;
+	if (id < 0)
+		return -ENOENT;
+	sec = btf__type_by_id(btf, id);
+	vs = btf_var_secinfos(sec);
+	image = bpf_map__initial_value(map, &mapsz);
+	for (int i = 0; image && i < btf_vlen(sec); i++, vs++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs->type);
+		char *copy;
+
+		if (strcmp(btf__name_by_offset(btf, var->name_off), name))
+			continue;
+		if (vs->size != size || vs->offset + size > mapsz)
+			return -EINVAL;
+		/* libbpf hands out the image read-only: change a copy and set it back */
+		copy = malloc(mapsz);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, image, mapsz);
+		memcpy(copy + vs->offset, val, size);
+		err = bpf_map__set_initial_value(map, copy, mapsz);
+		free(copy);
+		return err;
+	}
+	return -ENOENT;
+}
+
+static uint64_t host_wall_ns(uint64_t mono)
+{
+	return ws_clock_wall(&cur->clock, mono);
+}
+
+static void host_switch(const struct ws_switch *sw)
+{
+	ws_graph_switch(cur->g, sw);
+}
+
+static void host_wake(const struct ws_wake *wk)
+{
+	ws_graph_wake(cur->g, wk);
+}
+
+static void host_thread_event(const struct ws_thread_event *ev)
+{
+	/* the sched source reports only forks of traced threads */
+	if (ev->type == WS_THREAD_NEW)
+		pid_add(cur, ev->pid);
+	ws_graph_thread_event(cur->g, ev);
+}
+
+static bool host_pid_traced(uint32_t pid)
+{
+	return pid_traced(cur, pid);
+}
+
+static int host_thread_comm(uint32_t tid, char *buf, size_t len)
+{
+	const char *c = ws_graph_comm(cur->g, tid);
+
+	if (!strcmp(c, "?"))
+		return -ENOENT;
+	snprintf(buf, len, "%s", c);
+	return 0;
+}
+
+static struct ws_field *claim_field(struct ws_claim *c, const char *key, enum ws_field_type t)
+{
+	struct ws_field *f;
+
+	if (c->nfields >= WS_CLAIM_FIELDS)
+		return NULL;
+	f = &c->fields[c->nfields++];
+	memset(f, 0, sizeof(*f));
+	strncpy(f->key, key, sizeof(f->key) - 1);
+	f->type = t;
+	return f;
+}
+
+static void host_claim_u64(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = claim_field(c, key, WS_FIELD_U64);
+
+	if (f)
+		f->u = v;
+}
+
+static void host_claim_hex(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = claim_field(c, key, WS_FIELD_HEX);
+
+	if (f)
+		f->u = v;
+}
+
+static void host_claim_str(struct ws_claim *c, const char *key, const char *v)
+{
+	struct ws_field *f = claim_field(c, key, WS_FIELD_STR);
+
+	if (f)
+		strncpy(f->s, v ? v : "", sizeof(f->s) - 1);
+}
+
+static const struct ws_host host = {
+	.sz = sizeof(struct ws_host),
+	.abi_major = WS_ABI_MAJOR,
+	.abi_minor = WS_ABI_MINOR,
+	.log = host_log,
+	.config_u64 = host_config_u64,
+	.config_bool = host_config_bool,
+	.config_str = host_config_str,
+	.set_rodata = host_set_rodata,
+	.wall_ns = host_wall_ns,
+	.sched_switch = host_switch,
+	.sched_wake = host_wake,
+	.thread_event = host_thread_event,
+	.pid_traced = host_pid_traced,
+	.thread_comm = host_thread_comm,
+	.claim_u64 = host_claim_u64,
+	.claim_hex = host_claim_hex,
+	.claim_str = host_claim_str,
+};
+
+/* ---- analysis callbacks ------------------------------------------------------------------ */
+
+static int infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
+{
+	struct ws_session *s = ctx;
+	struct ws_claim best, c;
+	bool have = false;
+
+	for (int i = 0; i < s->nplugins; i++) {
+		const struct ws_plugin *p = s->plugins[i].p;
+
+		if (!p->infer)
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.sz = sizeof(c);
+		if (p->infer(&host, w, &c) <= 0 || c.strength <= WS_CLAIM_NONE)
+			continue;
+		c.owner = i;
+		if (c.nfields > WS_CLAIM_FIELDS)
+			c.nfields = WS_CLAIM_FIELDS;
+		if (!have || c.strength > best.strength) {
+			best = c;
+			have = true;
+		}
+	}
+	if (have)
+		*out = best;
+	return have;
+}
+
+static void on_wait(void *ctx, const struct ws_wait_done *d)
+{
+	struct ws_session *s = ctx;
+	int err = ws_chain_build(s->g, d, &s->chain);
+
+	if (!err)
+		err = ws_report_chain(s->rep, &s->chain);
+	if (err && !s->err)
+		s->err = err;
+}
+
+static bool graph_pid_traced(void *ctx, uint32_t pid)
+{
+	return pid_traced(ctx, pid);
+}
+
+static void describe(void *ctx, const struct ws_claim *c, char *buf, size_t len)
+{
+	struct ws_session *s = ctx;
+	const struct ws_plugin *p = c->owner < s->nplugins ? s->plugins[c->owner].p : NULL;
+
+	if (p && p->describe && p->describe(c, buf, len) > 0)
+		return;
+	snprintf(buf, len, "%s (%s)", c->kind, c->evidence);
+}
+
+static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
+{
+	struct ws_session *s = ctx;
+	int8_t o = s->owner[rec->kind >> 8];
+
+	s->records++;
+	if (!s->first_ts)
+		s->first_ts = rec->ts;
+	s->last_ts = rec->ts;
+	if (rec->kind == WS_KIND_LOST && rec->size >= sizeof(struct ws_rec_lost)) {
+		const struct ws_rec_lost *l = (const void *)rec;
+
+		ws_graph_loss(s->g, l->first_ts, rec->ts);
+	} else if (o >= 0 && s->plugins[o].p->decode) {
+		if (s->plugins[o].p->decode(&host, rec) < 0)
+			s->bad_records++;
+	}
+	if (rec->ts - s->last_evict > EVICT_EVERY_NS) {
+		ws_graph_evict(s->g, rec->ts);
+		s->last_evict = rec->ts;
+	}
+}
+
+void ws_session_feed(struct ws_session *s, const struct ws_rec_hdr *rec)
+{
+	cur = s;
+	if (rec->size < sizeof(*rec)) {
+		s->bad_records++;
+		return;
+	}
+	if (ws_reorder_push(s->ro, rec))
+		s->err = -ENOMEM;
+}
+
+/* ---- open: plugins and config ------------------------------------------------------------ */
+
+static bool wanted(const char *sources, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = sources; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+static int check_sources(const char *sources, char **found, int nfound)
+{
+	for (const char *p = sources; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		bool ok = false;
+
+		for (int i = 0; i < nfound; i++)
+			ok |= strlen(found[i]) == len && !strncmp(found[i], p, len);
+		if (!ok) {
+			char avail[256] = "";
+
+			for (int i = 0; i < nfound; i++)
+				snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail), "%s%s",
+					 i ? "," : "", found[i]);
+			fprintf(stderr, "whyslow: unknown source '%.*s' (available: %s)\n", (int)len,
+				p, avail);
+			return -EINVAL;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+static int check_config(struct ws_session *s, char **found, int nfound)
+{
+	const char *secs[64];
+	size_t n = ws_config_sections(s->cfg, secs, ARRAY_SIZE(secs));
+	char err[512];
+
+	if (ws_config_check_section(s->cfg, "core", ws_core_keys, err, sizeof(err)))
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		bool known = !strcmp(secs[i], "core");
+
+		for (int k = 0; k < nfound; k++)
+			known |= !strcmp(secs[i], found[k]);
+		if (!known) {
+			snprintf(err, sizeof(err),
+				 "%s:%d: unknown section [%s]; sections are [core] and one per installed source",
+				 s->cfg->path ? s->cfg->path : "config",
+				 ws_config_section_line(s->cfg, secs[i]), secs[i]);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	fprintf(stderr, "whyslow: %s\n", err);
+	return -EINVAL;
+}
+
+static int enabled_in_config(struct ws_session *s, const char *name, bool *on)
+{
+	const char *v = ws_config_get(s->cfg, name, "enabled");
+	int b = 1;
+
+	if (v && ws_parse_bool(v, &b)) {
+		fprintf(stderr, "whyslow: %s: [%s] enabled: '%s' is not yes or no\n",
+			s->cfg->path ? s->cfg->path : "config", name, v);
+		return -EINVAL;
+	}
+	*on = b;
+	return 0;
+}
+
+int ws_session_open(struct ws_session **out, const struct ws_session_opts *o,
+		    struct ws_config *cfg)
+{
+	struct ws_session *s = calloc(1, sizeof(*s));
+	char **found = NULL, path[512], err[768];
+	int nfound, rc = 0;
+
+	if (!s)
+		return -ENOMEM;
+	s->cfg = cfg;
+	s->verbose = o->verbose;
+	s->ring_fd = s->tgids_fd = s->cpu_fd = s->lost_fd = -1;
+	memset(s->owner, -1, sizeof(s->owner));
+	cur = s;
+	*out = s;
+
+	nfound = ws_plugin_scan(o->plugin_dir, &found);
+	if (nfound < 0) {
+		fprintf(stderr, "whyslow: cannot read plugin directory %s: %s; set --plugin-dir\n",
+			o->plugin_dir, strerror(-nfound));
+		return nfound;
+	}
+	if (nfound == 0) {
+		fprintf(stderr, "whyslow: no plugins (*.so) in %s; set --plugin-dir\n", o->plugin_dir);
+		rc = -ENOENT;
+		goto out;
+	}
+	if ((rc = check_sources(o->sources, found, nfound)) || (rc = check_config(s, found, nfound)))
+		goto out;
+	for (int i = 0; i < nfound; i++) {
+		bool on;
+
+		if ((rc = enabled_in_config(s, found[i], &on)))
+			goto out;
+		if (o->sources ? !wanted(o->sources, found[i]) : !on)
+			continue;
+		if (s->nplugins == WS_MAX_PLUGINS) {
+			fprintf(stderr, "whyslow: more than %d sources enabled\n", WS_MAX_PLUGINS);
+			rc = -E2BIG;
+			goto out;
+		}
+		snprintf(path, sizeof(path), "%s/%s.so", o->plugin_dir, found[i]);
+		struct ws_loaded *l = &s->plugins[s->nplugins];
+
+		rc = ws_plugin_load(path, l, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "whyslow: %s\n", err);
+			goto out;
+		}
+		if (strcmp(l->p->name, found[i])) {
+			fprintf(stderr, "whyslow: %s: refused: it calls itself '%s'; the file must be named %s.so\n",
+				path, l->p->name, l->p->name);
+			ws_plugin_unload(l);
+			rc = -EINVAL;
+			goto out;
+		}
+		if (s->owner[l->p->kind_base >> 8] >= 0) {
+			fprintf(stderr, "whyslow: %s: refused: record kinds 0x%x.. already belong to %s\n",
+				path, l->p->kind_base,
+				s->plugins[s->owner[l->p->kind_base >> 8]].p->name);
+			ws_plugin_unload(l);
+			rc = -EEXIST;
+			goto out;
+		}
+		if ((rc = ws_config_check_section(cfg, found[i], l->p->config_keys, err, sizeof(err)))) {
+			/* "enabled" is every source's key; checked above */
+			if (!strstr(err, "unknown key 'enabled'")) {
+				fprintf(stderr, "whyslow: %s\n", err);
+				ws_plugin_unload(l);
+				goto out;
+			}
+			rc = 0;
+		}
+		s->owner[l->p->kind_base >> 8] = s->nplugins;
+		snprintf(s->sources + strlen(s->sources), sizeof(s->sources) - strlen(s->sources),
+			 "%s%s", s->nplugins ? "," : "", l->p->name);
+		s->nplugins++;
+	}
+	if (!s->nplugins) {
+		fprintf(stderr, "whyslow: every source is disabled; enable one with --sources\n");
+		rc = -ENOENT;
+	}
+out:
+	for (int i = 0; i < nfound; i++)
+		free(found[i]);
+	free(found);
+	return rc;
+}
+
+const char *ws_session_sources(struct ws_session *s)
+{
+	return s->sources;
+}
+
+/* ---- BPF ------------------------------------------------------------------------------- */
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && (!cur || cur->verbose < 2))
+		return 0;
+	if (level == LIBBPF_INFO && (!cur || !cur->verbose))
+		return 0;
+	if (!cur || !cur->verbose) {
+		/* without -v only libbpf's own error lines, which name the failing call */
+		if (level != LIBBPF_WARN || strstr(fmt, "verifier log") || strchr(fmt, '\t'))
+			return 0;
+	}
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int create_maps(struct ws_session *s, uint64_t ring_size)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, none);
+
+	s->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ws_ring", 0, 0, ring_size, &none);
+	s->tgids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ws_tgids", 4, 1, MAX_TGIDS, &none);
+	s->cpu_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ws_cpu", 4,
+				   sizeof(struct ws_cpu_state), 1, &none);
+	s->lost_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "ws_lost", 4, 8, MAX_LOST_KINDS,
+				    &none);
+	if (s->ring_fd < 0 || s->tgids_fd < 0 || s->cpu_fd < 0 || s->lost_fd < 0) {
+		int err = -errno;
+
+		fprintf(stderr, "whyslow: cannot create BPF maps: %s\n", strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+/* Point the object's placeholder maps at the session's. */
+static int share_maps(struct ws_session *s, struct bpf_object *obj)
+{
+	const struct {
+		const char *name;
+		int fd;
+	} shared[] = { { "ws_ring", s->ring_fd },
+		       { "ws_tgids", s->tgids_fd },
+		       { "ws_cpu", s->cpu_fd },
+		       { "ws_lost", s->lost_fd } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(shared); i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, shared[i].name);
+		int err;
+
+		if (m && (err = bpf_map__reuse_fd(m, shared[i].fd)))
+			return err;
+	}
+	return 0;
+}
+
+/* Skip BTF tracepoints this kernel does not have (e.g. x86 vectors elsewhere). */
+static void skip_missing_tracepoints(struct ws_session *s, struct bpf_object *obj,
+				     const struct btf *vmlinux)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		const char *sec = bpf_program__section_name(p);
+		char name[128];
+
+		if (!vmlinux || strncmp(sec, "tp_btf/", 7))
+			continue;
+		snprintf(name, sizeof(name), "btf_trace_%s", sec + 7);
+		if (btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) < 0) {
+			bpf_program__set_autoload(p, false);
+			if (s->verbose)
+				fprintf(stderr, "whyslow: %s: kernel has no tracepoint %s; skipped\n",
+					bpf_object__name(obj), sec + 7);
+		}
+	}
+}
+
+static int attach_object(struct ws_session *s, struct bpf_object *obj, const char *who)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		l = bpf_program__attach(p);
+		if (!l) {
+			int err = -errno;
+
+			fprintf(stderr, "whyslow: %s: cannot attach %s: %s\n", who,
+				bpf_program__section_name(p), strerror(errno));
+			return err;
+		}
+		if (ws_grow((void **)&s->links, &s->links_cap, s->nlinks + 1, sizeof(*s->links)) ||
+		    ws_grow((void **)&s->prog_fds, &s->progs_cap, s->nprogs + 1, sizeof(int))) {
+			bpf_link__destroy(l);
+			return -ENOMEM;
+		}
+		s->links[s->nlinks++] = l;
+		s->prog_fds[s->nprogs++] = bpf_program__fd(p);
+	}
+	return 0;
+}
+
+static int load_plugin_object(struct ws_session *s, int i, const struct btf *vmlinux)
+{
+	const struct ws_plugin *p = s->plugins[i].p;
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = p->name);
+	const void *bytes;
+	size_t size = 0;
+	int err;
+
+	if (!p->bpf_object)
+		return 0;
+	bytes = p->bpf_object(&size);
+	if (!bytes || !size) {
+		fprintf(stderr, "whyslow: %s: the plugin returned no BPF object\n", s->plugins[i].path);
+		return -EINVAL;
+	}
+	s->objs[i] = bpf_object__open_mem(bytes, size, &oo);
+	if (!s->objs[i]) {
+		err = -errno;
+		fprintf(stderr, "whyslow: %s: its BPF object is not valid: %s\n", s->plugins[i].path,
+			strerror(errno));
+		return err;
+	}
+	if ((err = share_maps(s, s->objs[i]))) {
+		fprintf(stderr, "whyslow: %s: cannot share the ring buffer with it: %s\n", p->name,
+			strerror(-err));
+		return err;
+	}
+	skip_missing_tracepoints(s, s->objs[i], vmlinux);
+	if (p->configure && (err = p->configure(&host, s->objs[i])))
+		return err; /* the plugin said why */
+	if ((err = bpf_object__load(s->objs[i]))) {
+		fprintf(stderr, "whyslow: %s: the kernel refused its BPF programs: %s (run with -v for the verifier log)\n",
+			p->name, strerror(-err));
+		return err;
+	}
+	return attach_object(s, s->objs[i], p->name);
+}
+
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct ws_session *s = ctx;
+	const struct ws_rec_hdr *h = data;
+
+	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h)) {
+		s->bad_records++;
+		return 0;
+	}
+	if (ws_reorder_push(s->ro, h))
+		return -ENOMEM;
+	return 0;
+}
+
+int ws_session_attach(struct ws_session *s)
+{
+	uint64_t ring_size = 16 << 20;
+	struct btf *vmlinux;
+	int err;
+
+	cur = s;
+	libbpf_set_print(libbpf_print);
+	ws_config_u64(s->cfg, "core", ws_core_keys, "ring_size", &ring_size);
+	if (ring_size & (ring_size - 1)) {
+		fprintf(stderr, "whyslow: ring_size %" PRIu64 " is not a power of 2 (e.g. 16M)\n",
+			ring_size);
+		return -EINVAL;
+	}
+	if ((err = create_maps(s, ring_size)))
+		return err;
+	/* targets named before the maps existed */
+	for (size_t i = 0; i < s->pids_cap; i++) {
+		__u8 one = 1;
+
+		if (s->pids[i] && bpf_map_update_elem(s->tgids_fd, &s->pids[i], &one, BPF_ANY))
+			return -errno;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		err = -errno;
+		fprintf(stderr, "whyslow: this kernel has no BTF (/sys/kernel/btf/vmlinux): whyslow needs Linux >= 5.8 built with CONFIG_DEBUG_INFO_BTF\n");
+		return err;
+	}
+	s->core_skel = core_bpf__open();
+	err = s->core_skel ? share_maps(s, s->core_skel->obj) : -errno;
+	if (!err) {
+		skip_missing_tracepoints(s, s->core_skel->obj, vmlinux);
+		err = core_bpf__load(s->core_skel);
+		if (err)
+			fprintf(stderr, "whyslow: the kernel refused whyslow's core BPF program: %s\n",
+				strerror(-err));
+		else
+			err = attach_object(s, s->core_skel->obj, "core");
+	} else {
+		fprintf(stderr, "whyslow: cannot open the core BPF object: %s\n", strerror(-err));
+	}
+	for (int i = 0; !err && i < s->nplugins; i++)
+		err = load_plugin_object(s, i, vmlinux);
+	btf__free(vmlinux);
+	if (err)
+		return err;
+	s->rb = ring_buffer__new(s->ring_fd, on_ring_record, s, NULL);
+	if (!s->rb) {
+		err = -errno;
+		fprintf(stderr, "whyslow: cannot read the ring buffer: %s\n", strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+int ws_session_trace_pid(struct ws_session *s, uint32_t pid)
+{
+	__u8 one = 1;
+
+	if (s->tgids_fd >= 0 && bpf_map_update_elem(s->tgids_fd, &pid, &one, BPF_ANY))
+		return -errno;
+	return pid_add(s, pid);
+}
+
+bool ws_session_any_traced(struct ws_session *s)
+{
+	__u32 key;
+
+	return s->tgids_fd >= 0 && bpf_map_get_next_key(s->tgids_fd, NULL, &key) == 0;
+}
+
+/* ---- running ------------------------------------------------------------------------------ */
+
+int ws_session_start(struct ws_session *s, FILE *out)
+{
+	const char *fmt = ws_config_str(s->cfg, "core", ws_core_keys, "format");
+	uint64_t min_block = 10000000, window = 20000000, max_window = 60000000000ULL, top = 5;
+	struct ws_graph_ops ops = {
+		.infer = infer_all, .on_wait = on_wait, .pid_traced = graph_pid_traced, .ctx = s,
+	};
+	struct ws_report_opts ro = {
+		.out = out, .clock = &s->clock, .describe = describe, .describe_ctx = s,
+	};
+
+	ws_config_u64(s->cfg, "core", ws_core_keys, "min_block", &min_block);
+	ws_config_u64(s->cfg, "core", ws_core_keys, "reorder_window", &window);
+	ws_config_u64(s->cfg, "core", ws_core_keys, "max_window", &max_window);
+	ws_config_u64(s->cfg, "core", ws_core_keys, "top", &top);
+	ro.format = fmt && !strcmp(fmt, "json") ? WS_FORMAT_JSON : WS_FORMAT_TEXT;
+	ro.top = top;
+	ws_clock_anchor(&s->clock);
+	s->start_mono = ws_clock_mono_now();
+	s->last_poll_ns = s->start_mono;
+	s->g = ws_graph_new(&ops, min_block, max_window);
+	s->ro = ws_reorder_new(window, dispatch, s);
+	s->rep = s->g ? ws_report_new(&ro, s->g) : NULL;
+	if (!s->g || !s->ro || !s->rep)
+		return -ENOMEM;
+	return 0;
+}
+
+static uint64_t recursion_misses(struct ws_session *s)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < s->nprogs; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(s->prog_fds[i], &info, &len) == 0)
+			total += info.recursion_misses;
+	}
+	return total;
+}
+
+int ws_session_poll(struct ws_session *s, int timeout_ms)
+{
+	uint64_t now, misses;
+	int n;
+
+	cur = s;
+	n = ring_buffer__poll(s->rb, timeout_ms);
+	if (n >= 0)
+		n = ring_buffer__consume(s->rb);
+	if (n < 0 && n != -EINTR)
+		return n;
+	now = ws_clock_mono_now();
+	/* the kernel skipped programs here: every wait across this poll interval is suspect */
+	misses = recursion_misses(s);
+	if (misses > s->recursion_misses) {
+		ws_graph_loss(s->g, s->last_poll_ns, now);
+		s->recursion_misses = misses;
+	}
+	s->last_poll_ns = now;
+	ws_reorder_flush(s->ro, now);
+	return s->err;
+}
+
+/* {"cpu0":{"0x101":3},...} from the kernel's per-CPU loss counters. */
+static char *lost_detail(struct ws_session *s, uint64_t *total)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	__u32 key, *prev = NULL;
+	bool first = true;
+
+	*total = 0;
+	if (!f || !vals) {
+		if (f)
+			fclose(f);
+		free(vals);
+		free(out);
+		return NULL;
+	}
+	fputc('{', f);
+	for (int c = 0; c < ncpu; c++) {
+		bool any = false;
+
+		prev = NULL;
+		while (bpf_map_get_next_key(s->lost_fd, prev, &key) == 0) {
+			prev = &key;
+			if (bpf_map_lookup_elem(s->lost_fd, &key, vals) || !vals[c])
+				continue;
+			fprintf(f, "%s%s\"0x%x\":%" PRIu64, any ? "," : first ? "" : ",",
+				any ? "" : "", key, vals[c]);
+			if (!any) {
+				/* open this CPU's object lazily so quiet CPUs are left out */
+			}
+			any = true;
+			*total += vals[c];
+		}
+		(void)any;
+	}
+	fputc('}', f);
+	fclose(f);
+	free(vals);
+	return out;
+}
+
+int ws_session_finish(struct ws_session *s)
+{
+	struct ws_summary sum = { 0 };
+	struct ws_graph_stats st;
+	uint64_t lost_total = 0;
+	char *detail = NULL;
+	int err;
+
+	cur = s;
+	if (s->rb) {
+		ring_buffer__consume(s->rb);
+		s->recursion_misses = recursion_misses(s);
+	}
+	ws_reorder_drain(s->ro);
+	if (s->lost_fd >= 0)
+		detail = lost_detail(s, &lost_total);
+	ws_graph_stats(s->g, &st);
+	sum.records = s->records;
+	sum.records_late = ws_reorder_late(s->ro);
+	sum.lost = lost_total;
+	sum.lost_recursion = s->recursion_misses;
+	sum.duration_ns = ws_clock_mono_now() - s->start_mono;
+	sum.sources = s->sources;
+	sum.lost_detail = detail;
+	sum.threads = st.threads;
+	sum.waits_unexplained = st.waits_unexplained;
+	sum.wake_races = st.races;
+	err = ws_report_finish(s->rep, &sum);
+	free(detail);
+	return s->err ? s->err : err;
+}
+
+void ws_session_free(struct ws_session *s)
+{
+	if (!s)
+		return;
+	cur = s;
+	ring_buffer__free(s->rb);
+	for (size_t i = 0; i < s->nlinks; i++)
+		bpf_link__destroy(s->links[i]);
+	free(s->links);
+	free(s->prog_fds);
+	for (int i = 0; i < s->nplugins; i++) {
+		if (s->plugins[i].p->fini)
+			s->plugins[i].p->fini(&host);
+		bpf_object__close(s->objs[i]);
+	}
+	core_bpf__destroy(s->core_skel);
+	for (int i = 0; i < s->nplugins; i++)
+		ws_plugin_unload(&s->plugins[i]);
+	if (s->ring_fd >= 0)
+		close(s->ring_fd);
+	if (s->tgids_fd >= 0)
+		close(s->tgids_fd);
+	if (s->cpu_fd >= 0)
+		close(s->cpu_fd);
+	if (s->lost_fd >= 0)
+		close(s->lost_fd);
+	ws_chain_release(&s->chain);
+	ws_report_free(s->rep);
+	ws_reorder_free(s->ro);
+	ws_graph_free(s->g);
+	free(s->pids);
+	free(s);
+	cur = NULL;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One tracing session: the loaded sources, the BPF side (one ring buffer and
+ * the shared maps handed to every source's object), and the analysis they
+ * feed (reorder -> sources' decoders -> graph -> chains -> report).
+ */
+#ifndef WS_SESSION_H
+#define WS_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "clock.h"
+#include "config.h"
+#include "loader.h"
+#include "report.h"
+
+#define WS_MAX_PLUGINS 32
+
+struct ws_session_opts {
+	const char *plugin_dir;
+	const char *sources; /* comma-separated, NULL: every plugin found */
+	int verbose;
+};
+
+struct ws_session;
+
+/* The core's own ini keys ([core] section). */
+extern const struct ws_config_key ws_core_keys[];
+
+/*
+ * Load the plugins of @o from their directory and check @cfg against their
+ * keys. 0 or -errno, having printed one line saying what is wrong.
+ */
+int ws_session_open(struct ws_session **out, const struct ws_session_opts *o,
+		    struct ws_config *cfg);
+/* Create the maps, load and attach every enabled source. 0 or -errno (printed). */
+int ws_session_attach(struct ws_session *s);
+/* Add a thread group to the filter. 0 or -errno. */
+int ws_session_trace_pid(struct ws_session *s, uint32_t pid);
+/* Start analysis and reporting to @out (text or json). 0 or -errno. */
+int ws_session_start(struct ws_session *s, FILE *out);
+/* Read the ring for up to @timeout_ms and analyse what is old enough. 0 or -errno. */
+int ws_session_poll(struct ws_session *s, int timeout_ms);
+/* Are any traced processes still alive (per the kernel-side filter)? */
+bool ws_session_any_traced(struct ws_session *s);
+/* Drain everything, detach, write the summary. 0 or -errno. */
+int ws_session_finish(struct ws_session *s);
+void ws_session_free(struct ws_session *s);
+
+/* Names of the enabled sources, "sched,futex,blkio". */
+const char *ws_session_sources(struct ws_session *s);
+
+/* Replay records through the analysis without BPF (tests, report). */
+void ws_session_feed(struct ws_session *s, const struct ws_rec_hdr *rec);
+
+#endif

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util.h"
+
+int ws_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		double mult;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 },
+		      { "", 1e6 } };
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].suffix) == 0) {
+			double r = v * units[i].mult;
+
+			if (r > 1.8e19)
+				return -ERANGE;
+			*ns = (uint64_t)(r + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int ws_parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'K': case 'k': v <<= 10; end++; break;
+	case 'M': case 'm': v <<= 20; end++; break;
+	case 'G': case 'g': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int ws_parse_bool(const char *s, int *out)
+{
+	static const char *yes[] = { "yes", "true", "on", "1" }, *no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; s && i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+void ws_format_duration(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		const char *unit;
+		double div;
+	} units[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (ns >= units[i].div) {
+			double v = ns / units[i].div;
+
+			snprintf(buf, len, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", v,
+				 units[i].unit);
+			/* "412.0ms" reads worse than "412ms" */
+			char *dot = strchr(buf, '.');
+
+			if (dot) {
+				char *p = dot + strlen(dot);
+
+				while (p > dot && !isdigit((unsigned char)p[-1]))
+					p--;
+				char *unit = p;
+				char *q = p;
+
+				while (q > dot + 1 && q[-1] == '0')
+					q--;
+				if (q == dot + 1)
+					q = dot;
+				memmove(q, unit, strlen(unit) + 1);
+			}
+			return;
+		}
+	}
+	snprintf(buf, len, "%lluns", (unsigned long long)ns);
+}
+
+uint64_t ws_hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+uint64_t ws_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+int ws_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}

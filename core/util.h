@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers shared by the core: durations, hashing, growable arrays. */
+#ifndef WS_UTIL_H
+#define WS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Parse "10ms", "2s", "500us", "100ns", "1.5s" or a bare number of ms. 0 or -EINVAL. */
+int ws_parse_duration(const char *s, uint64_t *ns);
+/* Parse a decimal unsigned integer with an optional K/M/G suffix. 0 or -EINVAL. */
+int ws_parse_u64(const char *s, uint64_t *out);
+/* Parse yes/no/true/false/on/off/1/0. 0 or -EINVAL. */
+int ws_parse_bool(const char *s, int *out);
+/* "412ms", "1.25s", "87us": three significant digits at most. */
+void ws_format_duration(uint64_t ns, char *buf, size_t len);
+
+uint64_t ws_hash64(uint64_t x);
+uint64_t ws_hash_bytes(const void *p, size_t n);
+
+/* Grow *@arr (element size @elem) to hold at least @need elements. 0 or -ENOMEM. */
+int ws_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+#endif

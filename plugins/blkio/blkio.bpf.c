@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blkio source, kernel side: one record per block request completion, with
+ * when the request was queued and handed to the driver and who queued it.
+ *
+ * Requests are keyed by their struct request pointer, never by (dev, sector):
+ * a request the driver gives back is issued twice and completed once, and two
+ * requests for one sector may be in flight at once.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <whyslow/whyslow.bpf.h>
+#include "blkio_rec.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define REQ_OP_MASK_ 0xff
+
+struct rq_info {
+	__u64 insert_ts;
+	__u64 first_issue_ts;
+	__u64 last_issue_ts;
+	__u32 nr_issues;
+	__u32 nr_requeues;
+	__u32 tid, pid;
+};
+
+/* LRU: a request whose completion we never see must not pin a slot forever. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct rq_info);
+	__uint(max_entries, 16384);
+} rqs SEC(".maps");
+
+/*
+ * Who queued a request is only known in task context: in an interrupt (a
+ * request dispatched from a completion) current is an unrelated task.
+ */
+static __always_inline void set_submitter(struct rq_info *ri)
+{
+	struct ws_cpu_state *cs = ws_cpu_state();
+	__u64 id;
+
+	if (cs && cs->depth)
+		return;
+	id = bpf_get_current_pid_tgid();
+	ri->tid = (__u32)id;
+	ri->pid = id >> 32;
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(ws_blkio_insert, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct rq_info *old = bpf_map_lookup_elem(&rqs, &key), ri = {};
+
+	/*
+	 * A requeued request comes back through insert: keep its history. Any
+	 * other entry is left over from a completion we missed; start afresh.
+	 */
+	if (old && old->nr_requeues)
+		return 0;
+	ri.insert_ts = bpf_ktime_get_ns();
+	set_submitter(&ri);
+	bpf_map_update_elem(&rqs, &key, &ri, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(ws_blkio_issue, struct request *rq)
+{
+	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
+	struct rq_info *ri = bpf_map_lookup_elem(&rqs, &key), fresh = {};
+
+	if (ri) {
+		if (!ri->first_issue_ts)
+			ri->first_issue_ts = now;
+		ri->last_issue_ts = now;
+		ri->nr_issues++;
+		if (!ri->tid)
+			set_submitter(ri);
+		return 0;
+	}
+	/* Issued directly, without passing an I/O scheduler or software queue. */
+	fresh.first_issue_ts = now;
+	fresh.last_issue_ts = now;
+	fresh.nr_issues = 1;
+	set_submitter(&fresh);
+	bpf_map_update_elem(&rqs, &key, &fresh, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(ws_blkio_requeue, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct rq_info *ri = bpf_map_lookup_elem(&rqs, &key);
+
+	if (ri)
+		ri->nr_requeues++;
+	return 0;
+}
+
+/*
+ * Every completion is written, whatever the submitter: under cgroup I/O
+ * throttling the request is created and issued by a kworker long after the
+ * reader went to sleep, so filtering by traced process would drop exactly the
+ * slow case. Block I/O rates are low enough for this to cost little. The
+ * record is written in the completion's context (irq or softirq), which is
+ * what ties it to the wakeup that follows in the same bracket.
+ */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(ws_blkio_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq;
+	struct rq_info *ri = bpf_map_lookup_elem(&rqs, &key);
+	__u32 data_len = BPF_CORE_READ(rq, __data_len);
+	__u32 flags = BPF_CORE_READ(rq, cmd_flags);
+	struct ws_blkio_done *r;
+
+	r = ws_reserve(sizeof(*r), WS_BLKIO_DONE);
+	if (r) {
+		r->sector = BPF_CORE_READ(rq, __sector);
+		r->dev = BPF_CORE_READ(rq, q, disk, part0, bd_dev);
+		r->bytes = nr_bytes;
+		r->data_len = data_len;
+		r->op = flags & REQ_OP_MASK_;
+		r->sync = !!(flags & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)));
+		r->error = error;
+		if (ri) {
+			r->insert_ts = ri->insert_ts;
+			r->first_issue_ts = ri->first_issue_ts;
+			r->last_issue_ts = ri->last_issue_ts;
+			r->nr_issues = ri->nr_issues;
+			r->nr_requeues = ri->nr_requeues;
+			r->submit_tid = ri->tid;
+			r->submit_pid = ri->pid;
+		} else {
+			r->insert_ts = 0;
+			r->first_issue_ts = 0;
+			r->last_issue_ts = 0;
+			r->nr_issues = 0;
+			r->nr_requeues = 0;
+			r->submit_tid = 0;
+			r->submit_pid = 0;
+		}
+		ws_submit(r);
+	}
+	/* A partial completion (fewer bytes than outstanding) is followed by more. */
+	if (ri && nr_bytes >= data_len)
+		bpf_map_delete_elem(&rqs, &key);
+	return 0;
+}

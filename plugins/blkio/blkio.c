@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * blkio source, user side: remembers the last completions on each CPU and
+ * explains a wait as block I/O when the wakeup that ended it ran inside the
+ * interrupt bracket of one of them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <whyslow/plugin.h>
+
+#include "blkio_rec.h"
+#include "blkio.skel.h"
+
+#define NAME "blkio"
+
+/*
+ * Completions kept per CPU. The wakeup a completion causes follows it within
+ * the same bracket, and a bracket completes a few requests at most, so a few
+ * are plenty.
+ */
+#define DONE_PER_CPU 8
+
+struct done {
+	struct ws_blkio_done r;
+	uint64_t seq; /* decode order; 0 = empty slot */
+};
+
+struct cpu_done {
+	unsigned int next;
+	struct done d[DONE_PER_CPU];
+};
+
+#define DEV_CACHE 64
+
+struct dev_name {
+	uint32_t dev;
+	char name[32];
+};
+
+static struct cpu_done *cpus;
+static unsigned int ncpus;
+static uint64_t seq;
+static struct dev_name devs[DEV_CACHE];
+static unsigned int ndevs;
+
+static void dev_lookup(uint32_t dev, char *buf, size_t len)
+{
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", dev >> 20, dev & 0xfffff);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "DEVNAME=", 8))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (strlen(line + 8) < len) /* else keep "MAJ:MIN" rather than cut a name */
+			memcpy(buf, line + 8, strlen(line + 8) + 1);
+		break;
+	}
+	fclose(f);
+}
+
+/* The disk's name, read from sysfs once per device. */
+static const char *dev_name(uint32_t dev)
+{
+	static char spill[32];
+	unsigned int i;
+
+	for (i = 0; i < ndevs; i++)
+		if (devs[i].dev == dev)
+			return devs[i].name;
+	if (ndevs == DEV_CACHE) {
+		dev_lookup(dev, spill, sizeof(spill));
+		return spill;
+	}
+	devs[ndevs].dev = dev;
+	dev_lookup(dev, devs[ndevs].name, sizeof(devs[ndevs].name));
+	return devs[ndevs++].name;
+}
+
+static const void *blkio_bpf_object(size_t *size)
+{
+	return blkio_bpf__elf_bytes(size);
+}
+
+static int blkio_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+{
+	struct cpu_done *c;
+	struct done *d;
+
+	if (rec->kind != WS_BLKIO_DONE) {
+		if (host && host->log)
+			host->log(WS_LOG_DEBUG, NAME, "unknown record kind %#x", rec->kind);
+		return 0;
+	}
+	if (rec->size < sizeof(struct ws_blkio_done))
+		return -EINVAL;
+	if (rec->cpu >= ncpus) {
+		unsigned int n = rec->cpu + 1u;
+		struct cpu_done *p = realloc(cpus, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		memset(p + ncpus, 0, (n - ncpus) * sizeof(*p));
+		cpus = p;
+		ncpus = n;
+	}
+	c = &cpus[rec->cpu];
+	d = &c->d[c->next];
+	c->next = (c->next + 1) % DONE_PER_CPU;
+	memcpy(&d->r, rec, sizeof(d->r));
+	d->seq = ++seq;
+	/* Resolve the name now, while the device surely still exists. */
+	dev_name(d->r.dev);
+	return 0;
+}
+
+/*
+ * The completion that ran in the same interrupt bracket as @wk, before it:
+ * the wakeup happened inside that completion. Most recent first, because a
+ * bracket completing several requests wakes each waiter right after its own.
+ */
+static const struct ws_blkio_done *completion_of(const struct ws_wake *wk)
+{
+	const struct done *best = NULL;
+	const struct cpu_done *c;
+	unsigned int i;
+
+	if (!(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)) || wk->cpu >= ncpus)
+		return NULL;
+	c = &cpus[wk->cpu];
+	for (i = 0; i < DONE_PER_CPU; i++) {
+		const struct done *d = &c->d[i];
+
+		if (!d->seq || d->r.hdr.ctx_id != wk->ctx_id || d->r.hdr.ts > wk->ts ||
+		    !(d->r.hdr.ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)))
+			continue;
+		if (!best || d->seq > best->seq)
+			best = d;
+	}
+	return best ? &best->r : NULL;
+}
+
+static const char *op_name(uint32_t op)
+{
+	switch (op) {
+	case WS_BLKIO_OP_READ:
+		return "read";
+	case WS_BLKIO_OP_WRITE:
+		return "write";
+	case WS_BLKIO_OP_FLUSH:
+		return "flush";
+	case WS_BLKIO_OP_DISCARD:
+		return "discard";
+	default:
+		return "other";
+	}
+}
+
+static int blkio_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+{
+	const struct ws_blkio_done *r;
+	uint64_t wait, queue = 0, latency = 0;
+
+	if (!w->wake)
+		return 0;
+	r = completion_of(w->wake);
+	if (!r)
+		return 0;
+	wait = w->wake->ts > w->start_ns ? w->wake->ts - w->start_ns : 0;
+	/* Of the wait, the part before the request (last) reached the device. */
+	if (r->last_issue_ts > w->start_ns)
+		queue = r->last_issue_ts - w->start_ns;
+	if (queue > wait)
+		queue = wait;
+	if (r->last_issue_ts && r->hdr.ts > r->last_issue_ts)
+		latency = r->hdr.ts - r->last_issue_ts;
+
+	out->strength = WS_CLAIM_SPECIFIC;
+	snprintf(out->kind, sizeof(out->kind), "block_io");
+	out->woken_by = 0;
+	out->root = true;
+	snprintf(out->evidence, sizeof(out->evidence),
+		 "woken inside completion of the request on the same CPU");
+	host->claim_str(out, "dev", dev_name(r->dev));
+	host->claim_u64(out, "sector", r->sector);
+	host->claim_u64(out, "bytes", r->bytes);
+	host->claim_str(out, "op", op_name(r->op));
+	host->claim_u64(out, "sync", r->sync);
+	host->claim_u64(out, "queue_ns", queue);
+	host->claim_u64(out, "device_ns", wait - queue);
+	host->claim_u64(out, "issued_by", r->submit_tid);
+	/* Beyond WS_CLAIM_FIELDS (8) these two are dropped by the host. */
+	host->claim_u64(out, "latency_ns", latency);
+	host->claim_u64(out, "issues", r->nr_issues);
+	return 1;
+}
+
+static const struct ws_field *field(const struct ws_claim *c, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
+		if (!strcmp(c->fields[i].key, key))
+			return &c->fields[i];
+	return NULL;
+}
+
+static uint64_t field_u64(const struct ws_claim *c, const char *key)
+{
+	const struct ws_field *f = field(c, key);
+
+	return f ? f->u : 0;
+}
+
+static const char *field_str(const struct ws_claim *c, const char *key)
+{
+	const struct ws_field *f = field(c, key);
+
+	return f && f->type == WS_FIELD_STR ? f->s : "?";
+}
+
+/* @ns with about three significant digits: "950ns", "1.5us", "299ms", "2.0s". */
+static void fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t div;
+		const char *unit;
+	} u[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "us"}};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (ns < u[i].div)
+			continue;
+		if (ns >= 10 * u[i].div)
+			snprintf(buf, len, "%" PRIu64 "%s", (ns + u[i].div / 2) / u[i].div,
+				 u[i].unit);
+		else
+			snprintf(buf, len, "%.1f%s", (double)ns / u[i].div, u[i].unit);
+		return;
+	}
+	snprintf(buf, len, "%" PRIu64 "ns", ns);
+}
+
+static int blkio_describe(const struct ws_claim *c, char *buf, size_t len)
+{
+	char q[24], d[24];
+
+	fmt_ns(field_u64(c, "queue_ns"), q, sizeof(q));
+	fmt_ns(field_u64(c, "device_ns"), d, sizeof(d));
+	return snprintf(buf, len,
+			"block I/O (dev %s, sector %" PRIu64 ", %" PRIu64
+			" bytes %s; %s before the device, %s in it)",
+			field_str(c, "dev"), field_u64(c, "sector"), field_u64(c, "bytes"),
+			field_str(c, "op"), q, d);
+}
+
+static void blkio_fini(const struct ws_host *host)
+{
+	(void)host;
+	free(cpus);
+	cpus = NULL;
+	ncpus = 0;
+	seq = 0;
+	ndevs = 0;
+}
+
+static const struct ws_plugin blkio_plugin = {
+	.sz = sizeof(struct ws_plugin),
+	.abi_major = WS_ABI_MAJOR,
+	.abi_minor = WS_ABI_MINOR,
+	.name = NAME,
+	.description = "block requests: queue and device time of the I/O a wakeup completed",
+	.version = "1.0",
+	.kind_base = WS_KIND_BLKIO,
+	.bpf_object = blkio_bpf_object,
+	.decode = blkio_decode,
+	.infer = blkio_infer,
+	.describe = blkio_describe,
+	.fini = blkio_fini,
+};
+
+WS_PLUGIN_DEFINE(blkio_plugin)

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Records of the blkio source; shared by blkio.bpf.c and blkio.c only. */
+#ifndef WHYSLOW_BLKIO_REC_H
+#define WHYSLOW_BLKIO_REC_H
+
+#include <whyslow/record.h>
+
+/* Numbers are never reused. */
+#define WS_BLKIO_DONE (WS_KIND_BLKIO + 1)
+
+/* Values of ws_blkio_done.op (the kernel's REQ_OP_*, cmd_flags & 0xff). */
+#define WS_BLKIO_OP_READ    0
+#define WS_BLKIO_OP_WRITE   1
+#define WS_BLKIO_OP_FLUSH   2
+#define WS_BLKIO_OP_DISCARD 3
+
+/*
+ * One block request completed (or partly completed) on hdr.cpu, written in
+ * the completion's own context: hdr.tid is whatever task it interrupted, so
+ * the task that queued the request is in submit_tid. Times are 0 when the
+ * event was not seen (request queued before tracing began, or map full).
+ */
+struct ws_blkio_done {
+	struct ws_rec_hdr hdr;
+	__u64 sector;	      /* first sector (512 bytes) of the request */
+	__u64 insert_ts;      /* queued into the I/O scheduler / software queue */
+	__u64 first_issue_ts; /* first handed to the driver */
+	__u64 last_issue_ts;  /* last handed to the driver (differs when requeued) */
+	__u32 dev;	      /* disk's dev_t, MAJOR << 20 | MINOR (vda 254:0 = 0xfe00000) */
+	__u32 bytes;	      /* bytes this completion finished */
+	__u32 data_len;	      /* bytes still outstanding before this completion */
+	__u32 op;	      /* REQ_OP_*: 0 read, 1 write, 2 flush, 3 discard, ... */
+	__u32 sync;	      /* REQ_SYNC set: someone waits for it */
+	__u32 error;	      /* blk_status_t, 0 = success */
+	__u32 nr_issues;      /* times handed to the driver; > 1 after a requeue */
+	__u32 nr_requeues;    /* times given back by the driver */
+	__u32 submit_tid;     /* task that queued it (insert, else first issue); 0 unknown */
+	__u32 submit_pid;
+};
+
+#endif

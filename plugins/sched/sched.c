@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sched source, user side: turns switch/wakeup/thread records into the
+ * core's timelines, and explains wakeups that no more specific source claims:
+ * by the waking thread, by a timer, or honestly as unknown.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <whyslow/plugin.h>
+
+#include "sched_rec.h"
+#include "sched.skel.h"
+
+static const void *sched_object(size_t *size)
+{
+	return sched_bpf__elf_bytes(size);
+}
+
+static void comm_copy(char *dst, const char *src)
+{
+	memcpy(dst, src, WS_COMM_LEN);
+	dst[WS_COMM_LEN - 1] = 0;
+}
+
+static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+{
+	char comm[WS_COMM_LEN];
+
+	switch (rec->kind) {
+	case WS_SCHED_SWITCH: {
+		const struct ws_sched_switch *r = (const void *)rec;
+		struct ws_switch sw = { .sz = sizeof(sw) };
+
+		if (rec->size < sizeof(*r))
+			return -EINVAL;
+		comm_copy(comm, r->next_comm);
+		sw.ts = rec->ts;
+		sw.cpu = rec->cpu;
+		sw.prev_tid = rec->tid;
+		sw.prev_pid = rec->pid;
+		sw.prev_state = r->prev_state;
+		sw.next_tid = r->next_tid;
+		sw.next_pid = r->next_pid;
+		sw.next_comm = comm;
+		host->sched_switch(&sw);
+		return 0;
+	}
+	case WS_SCHED_WAKING: {
+		const struct ws_sched_waking *r = (const void *)rec;
+		struct ws_wake wk = { .sz = sizeof(wk) };
+
+		if (rec->size < sizeof(*r))
+			return -EINVAL;
+		comm_copy(comm, r->waker_comm);
+		wk.ts = rec->ts;
+		wk.cpu = rec->cpu;
+		wk.ctx = rec->ctx;
+		wk.ctx_id = rec->ctx_id;
+		wk.waker_tid = rec->tid;
+		wk.waker_pid = rec->pid;
+		wk.waker_comm = comm;
+		wk.wakee_tid = r->wakee_tid;
+		wk.wakee_pid = r->wakee_pid;
+		host->sched_wake(&wk);
+		return 0;
+	}
+	case WS_SCHED_FORK: {
+		const struct ws_sched_fork *r = (const void *)rec;
+		struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_NEW };
+
+		if (rec->size < sizeof(*r))
+			return -EINVAL;
+		comm_copy(comm, r->child_comm);
+		ev.ts = rec->ts;
+		ev.tid = r->child_tid;
+		ev.pid = r->child_pid;
+		ev.comm = comm;
+		ev.parent_tid = rec->tid;
+		host->thread_event(&ev);
+		return 0;
+	}
+	case WS_SCHED_EXIT: {
+		const struct ws_sched_exit *r = (const void *)rec;
+		struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_EXIT };
+
+		if (rec->size < sizeof(*r))
+			return -EINVAL;
+		comm_copy(comm, r->comm);
+		ev.ts = rec->ts;
+		ev.tid = rec->tid;
+		ev.pid = rec->pid;
+		ev.comm = comm;
+		host->thread_event(&ev);
+		return 0;
+	}
+	case WS_SCHED_COMM: {
+		const struct ws_sched_comm *r = (const void *)rec;
+		struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_COMM };
+
+		if (rec->size < sizeof(*r))
+			return -EINVAL;
+		comm_copy(comm, r->comm);
+		ev.ts = rec->ts;
+		ev.tid = r->tid;
+		ev.pid = r->pid;
+		ev.comm = comm;
+		host->thread_event(&ev);
+		return 0;
+	}
+	default:
+		return -EINVAL;
+	}
+}
+
+static void claim_set(struct ws_claim *out, enum ws_claim_strength s, const char *kind,
+		      uint32_t woken_by, bool root, const char *evidence)
+{
+	out->strength = s;
+	snprintf(out->kind, sizeof(out->kind), "%s", kind);
+	out->woken_by = woken_by;
+	out->root = root;
+	snprintf(out->evidence, sizeof(out->evidence), "%s", evidence);
+}
+
+/*
+ * The fallbacks. An interrupt-context wakeup is never pinned on current: it
+ * is a timer's doing when it ran inside a timer callback, else unknown
+ * (a source that saw what the interrupt completed may claim it instead).
+ */
+static int sched_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+{
+	const struct ws_wake *wk = w->wake;
+
+	if (wk->ctx & WS_CTX_TIMER) {
+		claim_set(out, WS_CLAIM_SPECIFIC, "sleep", 0, true,
+			  "woken inside a timer expiry callback (sleep or timeout)");
+		return 1;
+	}
+	if (wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)) {
+		claim_set(out, WS_CLAIM_FALLBACK, "unknown", 0, true,
+			  wk->ctx & WS_CTX_HARDIRQ ?
+				  "woken from a hardware interrupt no source explained" :
+				  "woken from a softirq no source explained");
+		return 1;
+	}
+	if (!wk->waker_tid) {
+		claim_set(out, WS_CLAIM_FALLBACK, "unknown", 0, true,
+			  "woken by the idle task outside any known interrupt");
+		return 1;
+	}
+	if (!w->waker_traced) {
+		claim_set(out, WS_CLAIM_FALLBACK, "untraced", wk->waker_tid, true,
+			  "woken by a thread outside the traced processes");
+		host->claim_str(out, "waker_comm", wk->waker_comm ? wk->waker_comm : "?");
+		return 1;
+	}
+	claim_set(out, WS_CLAIM_FALLBACK, "wakeup", wk->waker_tid, false,
+		  "the waker ran the wakeup in task context");
+	return 1;
+}
+
+static const char *field_str(const struct ws_claim *c, const char *key)
+{
+	for (unsigned int i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
+		if (!strcmp(c->fields[i].key, key) && c->fields[i].type == WS_FIELD_STR)
+			return c->fields[i].s;
+	return "?";
+}
+
+static int sched_describe(const struct ws_claim *c, char *buf, size_t len)
+{
+	if (!strcmp(c->kind, "sleep"))
+		return snprintf(buf, len, "a timer (sleep or timeout)");
+	if (!strcmp(c->kind, "wakeup"))
+		return snprintf(buf, len, "a wakeup from tid %u", c->woken_by);
+	if (!strcmp(c->kind, "untraced"))
+		return snprintf(buf, len, "a wakeup from tid %u (%s), outside the traced processes",
+				c->woken_by, field_str(c, "waker_comm"));
+	return snprintf(buf, len, "an unknown cause (%s)", c->evidence);
+}
+
+static const struct ws_plugin sched_plugin = {
+	.sz = sizeof(struct ws_plugin),
+	.abi_major = WS_ABI_MAJOR,
+	.abi_minor = WS_ABI_MINOR,
+	.name = "sched",
+	.description = "scheduler: context switches, wakeups (with interrupt context), thread life",
+	.version = "1.0",
+	.kind_base = WS_KIND_SCHED,
+	.bpf_object = sched_object,
+	.decode = sched_decode,
+	.infer = sched_infer,
+	.describe = sched_describe,
+};
+
+WS_PLUGIN_DEFINE(sched_plugin)

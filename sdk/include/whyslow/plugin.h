@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * whyslow source-plugin ABI.
+ *
+ * A plugin is a shared object exporting one symbol, WS_PLUGIN_ENTRY_NAME, a
+ * function returning its descriptor (struct ws_plugin). Everything the plugin
+ * needs from whyslow reaches it through the host table (struct ws_host) it is
+ * handed, so it links nothing from the executable.
+ *
+ * Evolution rules (see docs/PLUGINS.md):
+ *  - Structs only ever grow at the end. Each begins with its own size (sz),
+ *    so either side can tell which members the other one knows.
+ *  - WS_ABI_MINOR rises when something is appended; WS_ABI_MAJOR rises when
+ *    anything else changes. The core loads a plugin whose major equals its
+ *    own and whose minor is not newer than its own.
+ *  - A NULL callback means "not supported", never a crash; each member says
+ *    what happens then.
+ */
+#ifndef WHYSLOW_PLUGIN_H
+#define WHYSLOW_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <whyslow/record.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WS_ABI_MAJOR 1
+#define WS_ABI_MINOR 0
+
+#define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
+#define WS_PLUGIN_EXPORT     __attribute__((visibility("default")))
+
+struct bpf_object;
+struct ws_host;
+
+/* Log levels for ws_host.log. */
+enum ws_log_level {
+	WS_LOG_ERROR = 0,
+	WS_LOG_WARN = 1,
+	WS_LOG_INFO = 2,
+	WS_LOG_DEBUG = 3,
+};
+
+/* Thread states of a timeline interval. */
+enum ws_thread_state {
+	WS_STATE_UNKNOWN = 0,  /* not observed (before tracing, or records lost) */
+	WS_STATE_RUNNING = 1,  /* on a CPU */
+	WS_STATE_RUNNABLE = 2, /* woken or preempted, waiting for a CPU */
+	WS_STATE_BLOCKED = 3,  /* off CPU and not runnable */
+};
+
+/*
+ * A context switch, reported by the scheduler source through
+ * ws_host.sched_switch. @prev_state is the kernel's task state at switch-out:
+ * 0 means preempted (still runnable); anything else means it blocked
+ * (1 interruptible, 2 uninterruptible, ...).
+ */
+struct ws_switch {
+	size_t sz;
+	uint64_t ts;
+	uint32_t cpu;
+	uint32_t prev_tid, prev_pid;
+	uint32_t prev_state;
+	uint32_t next_tid, next_pid;
+	const char *next_comm; /* may be NULL */
+};
+
+/*
+ * A wakeup, reported by the scheduler source through ws_host.sched_wake.
+ * When @ctx has WS_CTX_HARDIRQ or WS_CTX_SOFTIRQ the waker fields name the
+ * task the interrupt hit, which did not do the wakeup; the core never treats
+ * it as the waker.
+ */
+struct ws_wake {
+	size_t sz;
+	uint64_t ts;
+	uint32_t cpu;
+	uint8_t ctx;	 /* WS_CTX_* */
+	uint32_t ctx_id; /* ws_rec_hdr.ctx_id of the wakeup */
+	uint32_t waker_tid, waker_pid;
+	const char *waker_comm; /* may be NULL */
+	uint32_t wakee_tid, wakee_pid;
+};
+
+/* Thread life-cycle events, reported through ws_host.thread_event. */
+enum ws_thread_event_type {
+	WS_THREAD_NEW = 1,  /* created (fork/clone): @tid is the child */
+	WS_THREAD_EXIT = 2, /* exited: @tid will not run again */
+	WS_THREAD_COMM = 3, /* took the name @comm (exec, prctl, pthread_setname_np) */
+};
+
+struct ws_thread_event {
+	size_t sz;
+	uint64_t ts;
+	enum ws_thread_event_type type;
+	uint32_t tid, pid;
+	const char *comm; /* may be NULL */
+	uint32_t parent_tid;
+};
+
+/*
+ * What the edge-inference callback is asked about: thread @tid was blocked
+ * from @start_ns and has just been woken. Called in timestamp order, at the
+ * moment the wakeup is processed, so a source's own state reflects every
+ * record up to @wake.ts and none after it.
+ */
+struct ws_wait {
+	size_t sz;
+	uint32_t tid, pid;
+	uint64_t start_ns;	   /* when it switched out */
+	uint32_t off_state;	   /* prev_state at switch-out */
+	const struct ws_wake *wake; /* the wakeup that ended the wait */
+	bool waker_traced;	   /* the waker belongs to a traced process */
+};
+
+/* Values of a claim's extra keys (ws_claim.fields). */
+enum ws_field_type {
+	WS_FIELD_NONE = 0,
+	WS_FIELD_U64 = 1, /* printed as a JSON number */
+	WS_FIELD_HEX = 2, /* printed as a JSON string "0x..." */
+	WS_FIELD_STR = 3, /* printed as a JSON string */
+};
+
+#define WS_CLAIM_FIELDS 12
+
+struct ws_field {
+	char key[24];
+	enum ws_field_type type;
+	uint64_t u;
+	char s[40];
+};
+
+/* How specific a claim is; the strongest claim on a wait wins. */
+enum ws_claim_strength {
+	WS_CLAIM_NONE = 0,
+	WS_CLAIM_FALLBACK = 1, /* what is known when nothing better is: "woken by W" */
+	WS_CLAIM_SPECIFIC = 2, /* a named resource proven by evidence (futex, request) */
+};
+
+/*
+ * A source's explanation of one wait. The source fills it in its infer
+ * callback; the core stores it with the blocked interval and asks the same
+ * source to describe it later.
+ *
+ * @kind:      link kind in the output ("futex", "block_io", "sleep", ...).
+ * @woken_by:  the thread whose timeline explains the wait next, or 0.
+ * @root:      the chain ends here even if @woken_by is set (e.g. "untraced").
+ * @evidence:  why the claim holds, in a few words a person can check.
+ * @fields:    extra keys for JSON, in order ("addr", "dev", "sector", ...).
+ */
+struct ws_claim {
+	size_t sz;
+	enum ws_claim_strength strength;
+	char kind[16];
+	uint32_t woken_by;
+	bool root;
+	char evidence[96];
+	unsigned int nfields;
+	struct ws_field fields[WS_CLAIM_FIELDS];
+	uint16_t owner; /* set by the core: index of the plugin that claimed */
+};
+
+/* One ini key a plugin accepts in its own section. */
+enum ws_config_type {
+	WS_CFG_BOOL = 1,
+	WS_CFG_U64 = 2,
+	WS_CFG_DURATION = 3, /* "10ms", "2s", "500us"; read as nanoseconds */
+	WS_CFG_STRING = 4,
+};
+
+struct ws_config_key {
+	const char *key;
+	enum ws_config_type type;
+	const char *def; /* default, as written in an ini file */
+	uint64_t min, max; /* accepted range for U64 and DURATION (ns) */
+	const char *help;
+};
+
+/*
+ * Services of the core. Members are appended only; check @sz (or the
+ * descriptor's ABI minor) before using one added after 1.0.
+ */
+struct ws_host {
+	size_t sz;
+	uint16_t abi_major, abi_minor;
+
+	/* Print a message prefixed with the plugin's name. */
+	void (*log)(enum ws_log_level level, const char *plugin, const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
+
+	/*
+	 * Value of @key in @plugin's ini section (or its default), already
+	 * validated against the plugin's ws_config_key. Returns 0 or -ENOENT.
+	 */
+	int (*config_u64)(const char *plugin, const char *key, uint64_t *out);
+	int (*config_bool)(const char *plugin, const char *key, bool *out);
+	const char *(*config_str)(const char *plugin, const char *key);
+
+	/*
+	 * Set the read-only global @name of a plugin's BPF object before load.
+	 * Returns 0, -ENOENT (no such variable) or -EINVAL (size differs).
+	 */
+	int (*set_rodata)(struct bpf_object *obj, const char *name, const void *val, size_t size);
+
+	/* Nanoseconds since the Unix epoch for a record timestamp. */
+	uint64_t (*wall_ns)(uint64_t mono_ns);
+
+	/* Feed the happens-before graph (scheduler source). */
+	void (*sched_switch)(const struct ws_switch *sw);
+	void (*sched_wake)(const struct ws_wake *wk);
+	void (*thread_event)(const struct ws_thread_event *ev);
+
+	/* Whether thread group @pid is traced. */
+	bool (*pid_traced)(uint32_t pid);
+
+	/* Copy the last known name of @tid into @buf; returns 0 or -ENOENT. */
+	int (*thread_comm)(uint32_t tid, char *buf, size_t len);
+
+	/* Append a key to a claim; ignored when the claim is full. */
+	void (*claim_u64)(struct ws_claim *c, const char *key, uint64_t v);
+	void (*claim_hex)(struct ws_claim *c, const char *key, uint64_t v);
+	void (*claim_str)(struct ws_claim *c, const char *key, const char *v);
+};
+
+/*
+ * The descriptor a plugin's entry function returns. It must stay valid while
+ * the plugin is loaded (a static const object is the usual choice).
+ */
+struct ws_plugin {
+	/* sizeof(struct ws_plugin) as the plugin was built. Required. */
+	size_t sz;
+	/* WS_ABI_MAJOR and WS_ABI_MINOR as the plugin was built. Required. */
+	uint16_t abi_major, abi_minor;
+
+	/* Short name: [a-z0-9_]+, also its ini section and --sources entry. Required. */
+	const char *name;
+	/* One line on what the source watches. Required. */
+	const char *description;
+	/* The plugin's own version. Required. */
+	const char *version;
+
+	/*
+	 * Record kinds this plugin owns: [kind_base, kind_base + WS_KIND_RANGE).
+	 * Required; must not overlap the core's or another loaded plugin's.
+	 */
+	uint16_t kind_base;
+
+	/*
+	 * The compiled BPF object (ELF bytes) and its size. NULL: the plugin
+	 * writes no records (it may still infer edges from others' graph).
+	 */
+	const void *(*bpf_object)(size_t *size);
+
+	/*
+	 * Ini keys the plugin reads, terminated by an entry with key NULL.
+	 * NULL: it has none beyond "enabled". Unknown keys are refused by the
+	 * core before any callback runs.
+	 */
+	const struct ws_config_key *config_keys;
+
+	/*
+	 * Called once after the BPF object is opened and before it is loaded:
+	 * read config, set rodata, disable programs the kernel lacks. Return 0
+	 * or a negative errno (the run stops with the plugin's message).
+	 * NULL: nothing to configure.
+	 */
+	int (*configure)(const struct ws_host *host, struct bpf_object *obj);
+
+	/*
+	 * Consume one of the plugin's own records, in timestamp order. @rec
+	 * has been checked to be at least sizeof(struct ws_rec_hdr) and
+	 * rec->size bytes long; the plugin checks its own minimum size and
+	 * returns -EINVAL when the record is malformed. NULL: records of this
+	 * plugin are counted and ignored.
+	 */
+	int (*decode)(const struct ws_host *host, const struct ws_rec_hdr *rec);
+
+	/*
+	 * Edge inference: explain @w, or leave @out alone. Return 1 if @out
+	 * was filled, 0 if the plugin has no claim. Every plugin's claim is
+	 * collected; the strongest wins (ties: the earlier plugin). A claim
+	 * must rest on evidence the plugin saw, never on time overlap alone.
+	 * NULL: the plugin never claims waits.
+	 */
+	int (*infer)(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out);
+
+	/*
+	 * Render a claim this plugin made as the words after "blocked 12ms on",
+	 * e.g. "futex 0x7f2a3c001000". Returns the length written (snprintf
+	 * semantics). NULL: the core prints the claim's kind.
+	 */
+	int (*describe)(const struct ws_claim *claim, char *buf, size_t len);
+
+	/* Called once when the session ends. NULL: nothing to release. */
+	void (*fini)(const struct ws_host *host);
+};
+
+/* The entry symbol's type. */
+typedef const struct ws_plugin *(*ws_plugin_entry_fn)(void);
+
+/* Define the entry symbol returning @desc (a struct ws_plugin). */
+#define WS_PLUGIN_DEFINE(desc)                                                                     \
+	WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void);                       \
+	WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void)                        \
+	{                                                                                          \
+		return &(desc);                                                                    \
+	}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WHYSLOW_PLUGIN_H */

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The record every whyslow BPF program writes into the shared ring buffer.
+ *
+ * Shared by BPF and user space, so only fixed-width __u types appear here.
+ * Compatibility: members are only ever appended; a record's kind number is
+ * never reused once released, even when the record it named is retired.
+ */
+#ifndef WHYSLOW_RECORD_H
+#define WHYSLOW_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/*
+ * Record kinds. Each source owns a range of 256 kinds starting at its base,
+ * so sources never collide and a reader can tell the owner from the number.
+ * Third parties take a base at or above WS_KIND_THIRD_PARTY and say which in
+ * their descriptor (struct ws_plugin.kind_base).
+ */
+#define WS_KIND_RANGE	    0x100
+#define WS_KIND_CORE	    0x0000 /* the core itself (lost-record notes) */
+#define WS_KIND_SCHED	    0x0100
+#define WS_KIND_FUTEX	    0x0200
+#define WS_KIND_BLKIO	    0x0300
+#define WS_KIND_KLOCK	    0x0400
+#define WS_KIND_THIRD_PARTY 0x1000
+
+#define WS_KIND_LOST (WS_KIND_CORE + 1) /* struct ws_rec_lost */
+
+/*
+ * Execution context a record was written in (ws_rec_hdr.ctx), maintained by
+ * the core's own BPF program from the interrupt entry/exit tracepoints. A
+ * wakeup written in WS_CTX_HARDIRQ or WS_CTX_SOFTIRQ was not done by
+ * "current": current is whatever task the interrupt happened to hit.
+ */
+#define WS_CTX_TASK    0x0
+#define WS_CTX_HARDIRQ 0x1 /* inside a hardware interrupt or IPI handler */
+#define WS_CTX_SOFTIRQ 0x2 /* inside a softirq (also when run by ksoftirqd) */
+#define WS_CTX_TIMER   0x4 /* inside a timer or hrtimer expiry callback */
+
+/*
+ * Header of every record. @ctx_id names the interrupt bracket (one entry of
+ * one handler on one CPU) or, in task context, the stretch since the CPU last
+ * switched tasks. Two records with the same (cpu, ctx_id) were written inside
+ * the same bracket: that is the evidence that a wakeup was done by the
+ * completion that preceded it there.
+ */
+struct ws_rec_hdr {
+	__u16 size;   /* bytes of the whole record, header included */
+	__u16 kind;   /* WS_KIND_* */
+	__u16 cpu;    /* CPU the record was written on */
+	__u8 ctx;     /* WS_CTX_* flags */
+	__u8 flags;   /* kind-specific */
+	__u32 ctx_id; /* see above */
+	__u32 tid;    /* current task's thread id (kernel pid) */
+	__u32 pid;    /* current task's thread group id */
+	__u32 reserved;
+	__u64 ts; /* CLOCK_MONOTONIC, ns (bpf_ktime_get_ns) */
+};
+
+/*
+ * Written before the next record on a CPU that failed to reserve space for
+ * @count records between @first_ts and the header's ts. Chains whose window
+ * touches [first_ts, hdr.ts] are incomplete.
+ */
+struct ws_rec_lost {
+	struct ws_rec_hdr hdr;
+	__u64 count;
+	__u64 first_ts;
+	__u32 first_kind; /* kind of the first record lost */
+	__u32 reserved;
+};
+
+/* Per-CPU state in the shared map ws_cpu, written by BPF only. */
+#define WS_CTX_STACK 8
+struct ws_cpu_state {
+	__u32 depth;		    /* nesting of interrupt brackets */
+	__u32 next_id;		    /* source of ctx_id values */
+	__u32 task_id;		    /* ctx_id outside any bracket */
+	__u32 timer;		    /* nesting of timer expiry callbacks */
+	__u32 id[WS_CTX_STACK];	    /* ctx_id of each open bracket */
+	__u8 kind[WS_CTX_STACK];    /* WS_CTX_HARDIRQ or WS_CTX_SOFTIRQ */
+	__u64 lost_pending;	    /* records lost and not yet reported */
+	__u64 lost_first_ts;	    /* when the first of them was lost */
+	__u32 lost_first_kind;
+	__u32 reserved;
+};
+
+#endif /* WHYSLOW_RECORD_H */

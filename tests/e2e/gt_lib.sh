@@ -1,0 +1,97 @@
+#!/bin/bash
+# gt_lib.sh — shared body of the ground-truth end-to-end tests (sourced by gt_<case>.sh).
+#
+#   gt_<case>.sh WHYSLOW PROGRAM CHECK_CHAIN
+#
+# WHYSLOW is the whyslow binary, PROGRAM the ground-truth program (tests/programs/gt_<case>),
+# CHECK_CHAIN tests/e2e/check_chain.py.  Each may instead come from the environment variable of
+# the same name (WHYSLOW, GT_PROGRAM, CHECK_CHAIN); PYTHON picks the interpreter (python3).
+#
+# Exit 0 pass, 1 fail, 77 skip (not root / no blkio cgroup-v1 / no loop devices).  With CI=true
+# nothing is skipped: a missing prerequisite is a failure.  Set GT_KEEP=1 to keep the work
+# directory (truth, whyslow output, logs) after a pass; it is always kept after a failure.
+
+GT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SLOWDISK="$GT_DIR/slowdisk.sh"
+
+gt_skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL (CI=true, not skipping): $*" >&2
+		exit 1
+	fi
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+gt_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# gt_main CASE IOPS [PROGRAM-ARGS...] -- "$@"
+gt_main() {
+	local case=$1 iops=$2
+	shift 2
+	local extra=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do extra+=("$1"); shift; done
+	[ "${1:-}" = -- ] && shift
+
+	WHYSLOW=${1:-${WHYSLOW:-}}
+	GT_PROGRAM=${2:-${GT_PROGRAM:-}}
+	CHECK_CHAIN=${3:-${CHECK_CHAIN:-$GT_DIR/check_chain.py}}
+	PYTHON=${PYTHON:-python3}
+
+	[ "$(id -u)" = 0 ] || gt_skip "gt_$case needs root (loop devices, blkio cgroups, BPF)"
+	[ -n "$WHYSLOW" ] && [ -x "$WHYSLOW" ] || gt_fail "whyslow binary not given or not executable: '$WHYSLOW'"
+	[ -n "$GT_PROGRAM" ] && [ -x "$GT_PROGRAM" ] || gt_fail "ground-truth program not given or not executable: '$GT_PROGRAM'"
+	[ -r "$CHECK_CHAIN" ] || gt_fail "checker not found: '$CHECK_CHAIN'"
+	[ -d /sys/fs/cgroup/blkio ] || gt_skip "no cgroup-v1 blkio hierarchy at /sys/fs/cgroup/blkio"
+	command -v losetup >/dev/null || gt_skip "losetup not installed"
+	[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
+	[ -e /dev/loop-control ] || gt_skip "no loop device support"
+
+	GT_WORK=$(mktemp -d "${TMPDIR:-/tmp}/whyslow-e2e-$case.XXXXXX") || gt_fail "mktemp failed"
+	export SLOWDISK_STATE="$GT_WORK/slowdisk"	# our own loop devices only
+	GT_OK=0
+	trap gt_cleanup EXIT
+	trap 'exit 1' INT TERM HUP
+
+	local setup dev cg out="$GT_WORK/whyslow.jsonl" truth="$GT_WORK/truth.json" rc
+	setup=$("$SLOWDISK" setup) || gt_fail "slowdisk.sh setup failed"
+	dev=$(sed -n 's/^DEV=//p' <<<"$setup")
+	[ -b "$dev" ] || gt_fail "slowdisk.sh setup gave no device: $setup"
+	cg=$("$SLOWDISK" cgroup "$dev" "$iops") || gt_fail "slowdisk.sh cgroup failed"
+	echo "gt_$case: device $dev ($(sed -n 's/^MAJMIN=//p' <<<"$setup")), blkio group $cg ($iops read IOPS), work dir $GT_WORK"
+
+	local cmd=("$WHYSLOW" run --format json -o "$out" --
+		   "$GT_PROGRAM" --dev "$dev" --cgroup "$cg" --truth "$truth" "${extra[@]}")
+	echo "+ ${cmd[*]}"
+	timeout -k 5 100 "${cmd[@]}" >"$GT_WORK/whyslow.stdout" 2>"$GT_WORK/whyslow.stderr"
+	rc=$?
+	echo "--- whyslow stderr (exit $rc, last 40 lines) ---"
+	tail -n 40 "$GT_WORK/whyslow.stderr"
+	if [ -s "$GT_WORK/whyslow.stdout" ]; then
+		echo "--- whyslow stdout (last 20 lines) ---"
+		tail -n 20 "$GT_WORK/whyslow.stdout"
+	fi
+	[ $rc -eq 124 ] && gt_fail "whyslow run timed out"
+	[ $rc -eq 0 ] || gt_fail "whyslow run exited $rc"
+	[ -s "$truth" ] || gt_fail "the ground-truth program wrote no truth file (see stderr above)"
+	[ -s "$out" ] || gt_fail "whyslow wrote no output to $out"
+
+	echo "--- check_chain ---"
+	"$PYTHON" "$CHECK_CHAIN" --truth "$truth" --json "$out" --case "$case" || gt_fail "check_chain.py found a mismatch (see above)"
+	GT_OK=1
+	echo "PASS gt_$case"
+}
+
+gt_cleanup() {
+	local rc=$?
+	"$SLOWDISK" teardown >/dev/null || echo "warning: slowdisk.sh teardown reported a problem" >&2
+	if [ "$GT_OK" = 1 ] && [ "${GT_KEEP:-0}" != 1 ]; then
+		rm -rf "$GT_WORK"
+	else
+		echo "work directory kept: $GT_WORK" >&2
+	fi
+	exit $rc
+}

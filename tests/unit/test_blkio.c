@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The blkio plugin, loaded as the core loads it (dlopen + entry symbol) and
+ * driven through a fake host with synthetic completion records and wakeups.
+ */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <whyslow/plugin.h>
+
+#include "../../plugins/blkio/blkio_rec.h"
+
+#define MS 1000000ull
+
+/* A device number no machine has, so its name falls back to "MAJ:MIN". */
+#define FAKE_DEV ((4000u << 20) | 7u)
+
+static void *handle;
+static const struct ws_plugin *pl;
+static unsigned int dropped; /* fields a full claim refused */
+
+static void fake_log(enum ws_log_level level, const char *plugin, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "[%d] %s: ", level, plugin);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static struct ws_field *add_field(struct ws_claim *c, const char *key, enum ws_field_type type)
+{
+	struct ws_field *f;
+
+	/* Like the core: a full claim ignores further keys. */
+	if (c->nfields >= WS_CLAIM_FIELDS) {
+		dropped++;
+		return NULL;
+	}
+	f = &c->fields[c->nfields++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	f->type = type;
+	return f;
+}
+
+static void fake_claim_u64(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = add_field(c, key, WS_FIELD_U64);
+
+	if (f)
+		f->u = v;
+}
+
+static void fake_claim_hex(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = add_field(c, key, WS_FIELD_HEX);
+
+	if (f)
+		f->u = v;
+}
+
+static void fake_claim_str(struct ws_claim *c, const char *key, const char *v)
+{
+	struct ws_field *f = add_field(c, key, WS_FIELD_STR);
+
+	if (f)
+		snprintf(f->s, sizeof(f->s), "%s", v);
+}
+
+static const struct ws_host host = {
+	.sz = sizeof(struct ws_host),
+	.abi_major = WS_ABI_MAJOR,
+	.abi_minor = WS_ABI_MINOR,
+	.log = fake_log,
+	.claim_u64 = fake_claim_u64,
+	.claim_hex = fake_claim_hex,
+	.claim_str = fake_claim_str,
+};
+
+static void load(void)
+{
+	ws_plugin_entry_fn entry;
+	void *sym;
+
+	handle = dlopen(PLUGIN_BUILD_DIR "/blkio.so", RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(handle, "dlopen: %s", dlerror());
+	sym = dlsym(handle, WS_PLUGIN_ENTRY_NAME);
+	cr_assert_not_null(sym, "no entry symbol");
+	memcpy(&entry, &sym, sizeof(entry));
+	pl = entry();
+	cr_assert_not_null(pl);
+	cr_assert_eq(pl->abi_major, WS_ABI_MAJOR);
+	cr_assert_str_eq(pl->name, "blkio");
+	cr_assert_eq(pl->kind_base, WS_KIND_BLKIO);
+	cr_assert_not_null(pl->decode);
+	cr_assert_not_null(pl->infer);
+	cr_assert_not_null(pl->describe);
+}
+
+static void unload(void)
+{
+	if (pl && pl->fini)
+		pl->fini(&host);
+	if (handle)
+		dlclose(handle);
+}
+
+TestSuite(blkio, .init = load, .fini = unload);
+
+/* A completion of a 4 KiB read at @sector, issued at @issue_ts. */
+static struct ws_blkio_done done(uint16_t cpu, uint8_t ctx, uint32_t ctx_id, uint64_t ts,
+				 uint64_t sector, uint64_t issue_ts)
+{
+	struct ws_blkio_done r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.size = sizeof(r);
+	r.hdr.kind = WS_BLKIO_DONE;
+	r.hdr.cpu = cpu;
+	r.hdr.ctx = ctx;
+	r.hdr.ctx_id = ctx_id;
+	r.hdr.ts = ts;
+	r.sector = sector;
+	r.insert_ts = issue_ts ? issue_ts - 10000 : 0;
+	r.first_issue_ts = issue_ts;
+	r.last_issue_ts = issue_ts;
+	r.dev = FAKE_DEV;
+	r.bytes = 4096;
+	r.data_len = 4096;
+	r.op = WS_BLKIO_OP_READ;
+	r.sync = 1;
+	r.nr_issues = 1;
+	r.submit_tid = 4242;
+	r.submit_pid = 4242;
+	return r;
+}
+
+static void feed(const struct ws_blkio_done *r)
+{
+	cr_assert_eq(pl->decode(&host, &r->hdr), 0);
+}
+
+/* Ask about thread 100, blocked since @start, woken at @ts on @cpu in (@ctx, @ctx_id). */
+static int ask(uint64_t start, uint16_t cpu, uint8_t ctx, uint32_t ctx_id, uint64_t ts,
+	       struct ws_claim *out)
+{
+	struct ws_wake wk = {
+		.sz = sizeof(wk),
+		.ts = ts,
+		.cpu = cpu,
+		.ctx = ctx,
+		.ctx_id = ctx_id,
+		.waker_tid = 0,
+		.wakee_tid = 100,
+		.wakee_pid = 100,
+	};
+	struct ws_wait w = {
+		.sz = sizeof(w),
+		.tid = 100,
+		.pid = 100,
+		.start_ns = start,
+		.off_state = 2,
+		.wake = &wk,
+	};
+
+	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
+	return pl->infer(&host, &w, out);
+}
+
+static const struct ws_field *get(const struct ws_claim *c, const char *key)
+{
+	for (unsigned int i = 0; i < c->nfields; i++)
+		if (!strcmp(c->fields[i].key, key))
+			return &c->fields[i];
+	cr_assert_fail("claim has no field %s", key);
+	return NULL;
+}
+
+static uint64_t get_u64(const struct ws_claim *c, const char *key)
+{
+	const struct ws_field *f = get(c, key);
+
+	cr_assert_eq(f->type, WS_FIELD_U64, "%s is not a number", key);
+	return f->u;
+}
+
+static const char *get_str(const struct ws_claim *c, const char *key)
+{
+	const struct ws_field *f = get(c, key);
+
+	cr_assert_eq(f->type, WS_FIELD_STR, "%s is not a string", key);
+	return f->s;
+}
+
+Test(blkio, softirq_wake_after_completion_is_block_io)
+{
+	static const char *const keys[] = {"dev",	 "sector",   "bytes",	  "op",
+					   "sync",	 "queue_ns", "device_ns", "issued_by",
+					   "latency_ns", "issues"};
+	uint64_t start = 1000 * MS, issue = start + 299 * MS, end = start + 300 * MS;
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 77, end - 5000, 88213, issue);
+	struct ws_claim c;
+	char buf[160];
+
+	feed(&r);
+	cr_assert_eq(ask(start, 1, WS_CTX_SOFTIRQ, 77, end, &c), 1);
+	cr_assert_eq(c.strength, WS_CLAIM_SPECIFIC);
+	cr_assert_str_eq(c.kind, "block_io");
+	cr_assert_eq(c.woken_by, 0);
+	cr_assert(c.root);
+	cr_assert_str_eq(c.evidence, "woken inside completion of the request on the same CPU");
+	cr_assert_eq(c.nfields + dropped, sizeof(keys) / sizeof(keys[0]));
+	for (unsigned int i = 0; i < c.nfields; i++)
+		cr_assert_str_eq(c.fields[i].key, keys[i], "field %u", i);
+	cr_assert_str_eq(get_str(&c, "dev"), "4000:7");
+	cr_assert_eq(get_u64(&c, "sector"), 88213);
+	cr_assert_eq(get_u64(&c, "bytes"), 4096);
+	cr_assert_str_eq(get_str(&c, "op"), "read");
+	cr_assert_eq(get_u64(&c, "sync"), 1);
+	cr_assert_eq(get_u64(&c, "queue_ns"), 299 * MS);
+	cr_assert_eq(get_u64(&c, "device_ns"), 1 * MS);
+	cr_assert_eq(get_u64(&c, "issued_by"), 4242);
+	if (WS_CLAIM_FIELDS >= 10)
+		cr_assert_eq(get_u64(&c, "latency_ns"), 1 * MS - 5000);
+
+	pl->describe(&c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "block I/O (dev 4000:7, sector 88213, 4096 bytes read; "
+			      "299ms before the device, 1.0ms in it)");
+}
+
+Test(blkio, hardirq_wake_and_other_ops)
+{
+	struct ws_blkio_done r = done(0, WS_CTX_HARDIRQ, 5, 2000, 8, 1500);
+	struct ws_claim c;
+
+	r.op = WS_BLKIO_OP_WRITE;
+	r.sync = 0;
+	r.bytes = 65536;
+	feed(&r);
+	cr_assert_eq(ask(1000, 0, WS_CTX_HARDIRQ, 5, 2100, &c), 1);
+	cr_assert_str_eq(get_str(&c, "op"), "write");
+	cr_assert_eq(get_u64(&c, "sync"), 0);
+	cr_assert_eq(get_u64(&c, "bytes"), 65536);
+	cr_assert_eq(get_u64(&c, "queue_ns"), 500);
+	cr_assert_eq(get_u64(&c, "device_ns"), 600);
+}
+
+Test(blkio, task_context_wake_is_not_claimed)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 77, 2000, 8, 1500);
+	struct ws_claim c;
+
+	feed(&r);
+	cr_assert_eq(ask(1000, 1, WS_CTX_TASK, 77, 2100, &c), 0);
+	cr_assert_eq(c.strength, WS_CLAIM_NONE);
+	cr_assert_eq(c.nfields, 0);
+}
+
+Test(blkio, completion_outside_interrupt_is_not_claimed)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_TASK, 77, 2000, 8, 1500);
+	struct ws_claim c;
+
+	feed(&r);
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 77, 2100, &c), 0);
+}
+
+Test(blkio, completion_on_another_cpu_is_not_claimed)
+{
+	struct ws_blkio_done r = done(0, WS_CTX_SOFTIRQ, 77, 2000, 8, 1500);
+	struct ws_claim c;
+
+	feed(&r);
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 77, 2100, &c), 0);
+}
+
+Test(blkio, later_interrupt_on_same_cpu_is_not_claimed)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 77, 2000, 8, 1500);
+	struct ws_claim c;
+
+	feed(&r);
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 78, 2100, &c), 0);
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 77, 2100, &c), 1);
+}
+
+Test(blkio, completion_after_wake_is_not_claimed)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 77, 2200, 8, 1500);
+	struct ws_claim c;
+
+	feed(&r);
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 77, 2100, &c), 0);
+}
+
+Test(blkio, each_wake_gets_most_recent_preceding_completion)
+{
+	struct ws_blkio_done a = done(1, WS_CTX_SOFTIRQ, 9, 2000, 100, 1500);
+	struct ws_blkio_done b = done(1, WS_CTX_SOFTIRQ, 9, 2200, 200, 1600);
+	struct ws_claim c;
+
+	/* Interleaved, as the core delivers them: A, wake 1, B, wake 2. */
+	feed(&a);
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 9, 2100, &c), 1);
+	cr_assert_eq(get_u64(&c, "sector"), 100);
+	feed(&b);
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 9, 2300, &c), 1);
+	cr_assert_eq(get_u64(&c, "sector"), 200);
+	/* Both already decoded: a wake between them still gets A. */
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 9, 2100, &c), 1);
+	cr_assert_eq(get_u64(&c, "sector"), 100);
+}
+
+Test(blkio, old_completions_roll_out)
+{
+	struct ws_claim c;
+
+	for (unsigned int i = 0; i < 20; i++) {
+		struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 100 + i, 2000 + i, i, 1500);
+
+		feed(&r);
+	}
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 119, 3000, &c), 1);
+	cr_assert_eq(get_u64(&c, "sector"), 19);
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 100, 3000, &c), 0);
+}
+
+Test(blkio, requeued_request_counts_from_last_issue)
+{
+	uint64_t start = 1000 * MS, end = start + 300 * MS;
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 3, end, 4096, start + 299 * MS);
+	struct ws_claim c;
+
+	r.first_issue_ts = start + 10 * MS; /* given back by the driver, issued again */
+	r.nr_issues = 2;
+	r.nr_requeues = 1;
+	r.submit_tid = 555;
+	feed(&r);
+	cr_assert_eq(ask(start, 1, WS_CTX_SOFTIRQ, 3, end, &c), 1);
+	cr_assert_eq(get_u64(&c, "queue_ns"), 299 * MS);
+	cr_assert_eq(get_u64(&c, "device_ns"), 1 * MS);
+	cr_assert_eq(get_u64(&c, "issued_by"), 555);
+	if (WS_CLAIM_FIELDS >= 10) {
+		cr_assert_eq(get_u64(&c, "issues"), 2);
+		cr_assert_eq(get_u64(&c, "latency_ns"), 1 * MS);
+	}
+}
+
+Test(blkio, issue_before_wait_and_unknown_issue)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 3, 5000, 1, 500);
+	struct ws_claim c;
+
+	/* Issued before the thread blocked: all of the wait was in the device. */
+	feed(&r);
+	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
+	cr_assert_eq(get_u64(&c, "queue_ns"), 0);
+	cr_assert_eq(get_u64(&c, "device_ns"), 4100);
+	/* Issued before tracing began: nothing known about the submitter. */
+	r = done(1, WS_CTX_SOFTIRQ, 4, 6000, 2, 0);
+	r.submit_tid = 0;
+	feed(&r);
+	cr_assert_eq(ask(5500, 1, WS_CTX_SOFTIRQ, 4, 6100, &c), 1);
+	cr_assert_eq(get_u64(&c, "issued_by"), 0);
+	cr_assert_eq(get_u64(&c, "device_ns"), 600);
+	/* Inconsistent times never make device_ns wrap below zero. */
+	r = done(1, WS_CTX_SOFTIRQ, 5, 7000, 3, 7200);
+	feed(&r);
+	cr_assert_eq(ask(6500, 1, WS_CTX_SOFTIRQ, 5, 7100, &c), 1);
+	cr_assert_eq(get_u64(&c, "queue_ns"), 600);
+	cr_assert_eq(get_u64(&c, "device_ns"), 0);
+}
+
+Test(blkio, short_record_is_rejected)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 3, 5000, 1, 500);
+
+	r.hdr.size = sizeof(r) - 8;
+	cr_assert_eq(pl->decode(&host, &r.hdr), -EINVAL);
+	r.hdr.size = sizeof(struct ws_rec_hdr);
+	cr_assert_eq(pl->decode(&host, &r.hdr), -EINVAL);
+}
+
+Test(blkio, durations_are_human_readable)
+{
+	static const struct {
+		uint64_t q, d;
+		const char *want;
+	} t[] = {
+		{0, 950, "0ns before the device, 950ns in it"},
+		{1500, 12345678, "1.5us before the device, 12ms in it"},
+		{2500000000ull, 42000, "2.5s before the device, 42us in it"},
+	};
+	struct ws_claim c;
+	char buf[160];
+
+	for (unsigned int i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		fake_claim_str(&c, "dev", "vda");
+		fake_claim_u64(&c, "sector", 1);
+		fake_claim_u64(&c, "bytes", 512);
+		fake_claim_str(&c, "op", "flush");
+		fake_claim_u64(&c, "queue_ns", t[i].q);
+		fake_claim_u64(&c, "device_ns", t[i].d);
+		pl->describe(&c, buf, sizeof(buf));
+		cr_assert(strstr(buf, t[i].want), "%s lacks %s", buf, t[i].want);
+	}
+}

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The futex plugin's decode/infer/describe, driven by synthetic records
+ * through its real entry point (dlopen of the built futex.so) and a fake host.
+ */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <whyslow/plugin.h>
+
+#include "../../plugins/futex/futex_rec.h"
+
+#define PID  1000
+#define PID2 2000
+#define X    0x7f2a3c001000ull
+#define Y    0x7f2a3c002000ull
+#define Z    0x7f2a3c003000ull
+
+static void *dl;
+static const struct ws_plugin *plug;
+
+static void fake_log(enum ws_log_level level, const char *plugin, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "[%d] %s: ", level, plugin);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int fake_config_u64(const char *plugin, const char *key, uint64_t *out)
+{
+	(void)plugin, (void)key, (void)out;
+	return -ENOENT;
+}
+
+static int fake_config_bool(const char *plugin, const char *key, bool *out)
+{
+	(void)plugin, (void)key, (void)out;
+	return -ENOENT;
+}
+
+static const char *fake_config_str(const char *plugin, const char *key)
+{
+	(void)plugin, (void)key;
+	return NULL;
+}
+
+static int fake_thread_comm(uint32_t tid, char *buf, size_t len)
+{
+	(void)tid, (void)buf, (void)len;
+	return -ENOENT;
+}
+
+static struct ws_field *new_field(struct ws_claim *c, const char *key, enum ws_field_type t)
+{
+	struct ws_field *f;
+
+	if (c->nfields >= WS_CLAIM_FIELDS)
+		return NULL;
+	f = &c->fields[c->nfields++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	f->type = t;
+	return f;
+}
+
+static void fake_claim_u64(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = new_field(c, key, WS_FIELD_U64);
+
+	if (f)
+		f->u = v;
+}
+
+static void fake_claim_hex(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = new_field(c, key, WS_FIELD_HEX);
+
+	if (f)
+		f->u = v;
+}
+
+static void fake_claim_str(struct ws_claim *c, const char *key, const char *v)
+{
+	struct ws_field *f = new_field(c, key, WS_FIELD_STR);
+
+	if (f)
+		snprintf(f->s, sizeof(f->s), "%s", v);
+}
+
+static const struct ws_host host = {
+	.sz = sizeof(struct ws_host),
+	.abi_major = WS_ABI_MAJOR,
+	.abi_minor = WS_ABI_MINOR,
+	.log = fake_log,
+	.config_u64 = fake_config_u64,
+	.config_bool = fake_config_bool,
+	.config_str = fake_config_str,
+	.thread_comm = fake_thread_comm,
+	.claim_u64 = fake_claim_u64,
+	.claim_hex = fake_claim_hex,
+	.claim_str = fake_claim_str,
+};
+
+static void setup(void)
+{
+	ws_plugin_entry_fn entry;
+	void *sym;
+
+	dl = dlopen(PLUGIN_BUILD_DIR "/futex.so", RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(dl, "dlopen: %s", dlerror());
+	sym = dlsym(dl, WS_PLUGIN_ENTRY_NAME);
+	cr_assert_not_null(sym);
+	/* ISO C cannot cast an object pointer to a function pointer; copy it. */
+	memcpy(&entry, &sym, sizeof(entry));
+	plug = entry();
+	cr_assert_not_null(plug);
+	cr_assert_eq(plug->abi_major, WS_ABI_MAJOR);
+	cr_assert_eq(plug->kind_base, WS_KIND_FUTEX);
+	cr_assert_not_null(plug->decode);
+	cr_assert_not_null(plug->infer);
+}
+
+static void teardown(void)
+{
+	if (plug && plug->fini)
+		plug->fini(&host);
+	if (dl)
+		dlclose(dl);
+	plug = NULL;
+	dl = NULL;
+}
+
+TestSuite(futex, .init = setup, .fini = teardown);
+
+static void hdr(struct ws_rec_hdr *h, uint16_t size, uint16_t kind, uint32_t tid, uint32_t pid,
+		uint64_t ts)
+{
+	memset(h, 0, sizeof(*h));
+	h->size = size;
+	h->kind = kind;
+	h->tid = tid;
+	h->pid = pid;
+	h->ts = ts;
+}
+
+/* futex(2) with @cmd on @uaddr (and @uaddr2) entered by @tid at @ts. */
+static void enter(uint32_t tid, uint32_t pid, uint64_t ts, uint32_t cmd, uint64_t uaddr,
+		  uint64_t uaddr2)
+{
+	struct ws_futex_enter e;
+
+	memset(&e, 0, sizeof(e));
+	hdr(&e.hdr, sizeof(e), WS_FUTEX_ENTER, tid, pid, ts);
+	e.syscall = WS_FUTEX_SYS_FUTEX;
+	e.op = cmd | WS_FUTEX_PRIVATE_FLAG;
+	e.cmd = cmd;
+	e.val = 1;
+	e.uaddr = uaddr;
+	e.uaddr2 = uaddr2;
+	cr_assert_eq(plug->decode(&host, &e.hdr), 0);
+}
+
+static void leave(uint32_t tid, uint32_t pid, uint64_t ts, int64_t ret)
+{
+	struct ws_futex_exit x;
+
+	memset(&x, 0, sizeof(x));
+	hdr(&x.hdr, sizeof(x), WS_FUTEX_EXIT, tid, pid, ts);
+	x.ret = (uint64_t)ret;
+	x.syscall = WS_FUTEX_SYS_FUTEX;
+	cr_assert_eq(plug->decode(&host, &x.hdr), 0);
+}
+
+/* Ask about @tid of @pid, blocked since @start, woken at @ts by @waker of @wpid in @ctx. */
+static int ask(uint32_t tid, uint32_t pid, uint64_t start, uint64_t ts, uint32_t waker,
+	       uint32_t wpid, uint8_t ctx, struct ws_claim *c)
+{
+	struct ws_wake wk = {
+		.sz = sizeof(wk),
+		.ts = ts,
+		.ctx = ctx,
+		.waker_tid = waker,
+		.waker_pid = wpid,
+		.wakee_tid = tid,
+		.wakee_pid = pid,
+	};
+	struct ws_wait w = {
+		.sz = sizeof(w),
+		.tid = tid,
+		.pid = pid,
+		.start_ns = start,
+		.off_state = 1,
+		.wake = &wk,
+		.waker_traced = true,
+	};
+
+	memset(c, 0, sizeof(*c));
+	c->sz = sizeof(*c);
+	return plug->infer(&host, &w, c);
+}
+
+static const struct ws_field *get(const struct ws_claim *c, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nfields; i++)
+		if (!strcmp(c->fields[i].key, key))
+			return &c->fields[i];
+	return NULL;
+}
+
+static void expect_claim(const struct ws_claim *c, uint32_t waker, uint64_t addr, const char *op,
+			 const char *waker_op)
+{
+	const struct ws_field *f;
+
+	cr_assert_eq(c->strength, WS_CLAIM_SPECIFIC);
+	cr_assert_str_eq(c->kind, "futex");
+	cr_assert_eq(c->woken_by, waker);
+	cr_assert_not(c->root);
+	cr_assert_neq(c->evidence[0], '\0');
+	f = get(c, "addr");
+	cr_assert_not_null(f);
+	cr_assert_eq(f->type, WS_FIELD_HEX);
+	cr_assert_eq(f->u, addr, "addr %#llx, want %#llx", (unsigned long long)f->u,
+		     (unsigned long long)addr);
+	f = get(c, "op");
+	cr_assert_not_null(f);
+	cr_assert_str_eq(f->s, op);
+	f = get(c, "waker_op");
+	cr_assert_not_null(f);
+	cr_assert_str_eq(f->s, waker_op);
+}
+
+Test(futex, wake_on_same_uaddr_claims)
+{
+	struct ws_claim c;
+	char buf[64];
+
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(12, PID, 200, WS_FUTEX_WAKE, X, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 1);
+	expect_claim(&c, 12, X, "FUTEX_WAIT", "FUTEX_WAKE");
+	cr_assert_not_null(strstr(c.evidence, "FUTEX_WAKE"));
+	cr_assert_eq(plug->describe(&c, buf, sizeof(buf)), (int)strlen("futex 0x7f2a3c001000"));
+	cr_assert_str_eq(buf, "futex 0x7f2a3c001000");
+	/* snprintf semantics: the full length even when truncated. */
+	cr_assert_eq(plug->describe(&c, buf, 6), (int)strlen("futex 0x7f2a3c001000"));
+	cr_assert_str_eq(buf, "futex");
+}
+
+Test(futex, wake_bitset_on_same_uaddr_claims)
+{
+	struct ws_claim c;
+
+	enter(11, PID, 100, WS_FUTEX_WAIT_BITSET, X, 0);
+	enter(12, PID, 200, WS_FUTEX_WAKE, X, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 1);
+	expect_claim(&c, 12, X, "FUTEX_WAIT_BITSET", "FUTEX_WAKE");
+}
+
+Test(futex, wake_on_other_uaddr_no_claim)
+{
+	struct ws_claim c;
+
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(12, PID, 200, WS_FUTEX_WAKE, Y, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 0);
+	cr_assert_eq(c.strength, WS_CLAIM_NONE);
+	cr_assert_eq(c.nfields, 0);
+}
+
+Test(futex, waker_in_no_futex_no_claim)
+{
+	struct ws_claim c;
+
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 0);
+	/* A waker that is itself waiting on X did not wake anyone through it. */
+	enter(12, PID, 150, WS_FUTEX_WAIT, X, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 0);
+}
+
+Test(futex, irq_context_no_claim)
+{
+	struct ws_claim c;
+
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(12, PID, 200, WS_FUTEX_WAKE, X, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_SOFTIRQ, &c), 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_HARDIRQ, &c), 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_HARDIRQ | WS_CTX_TIMER, &c), 0);
+	/* The same wakeup in task context is claimed: the context alone decided. */
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 1);
+}
+
+Test(futex, other_process_same_addr_no_claim)
+{
+	struct ws_claim c;
+
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(21, PID2, 200, WS_FUTEX_WAKE, X, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 21, PID2, WS_CTX_TASK, &c), 0);
+}
+
+Test(futex, requeue_alias_claims)
+{
+	struct ws_claim c;
+	const struct ws_field *f;
+
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	/* Without the requeue a wake on Y proves nothing about a waiter on X. */
+	enter(13, PID, 150, WS_FUTEX_WAKE, Y, 0);
+	cr_assert_eq(ask(11, PID, 110, 160, 13, PID, WS_CTX_TASK, &c), 0);
+	leave(13, PID, 170, 0);
+
+	enter(12, PID, 200, WS_FUTEX_CMP_REQUEUE, X, Y);
+	leave(12, PID, 210, 1);
+	enter(13, PID, 300, WS_FUTEX_WAKE, Y, 0);
+	cr_assert_eq(ask(11, PID, 110, 305, 13, PID, WS_CTX_TASK, &c), 1);
+	expect_claim(&c, 13, Y, "FUTEX_WAIT", "FUTEX_WAKE");
+	f = get(&c, "waited_addr");
+	cr_assert_not_null(f);
+	cr_assert_eq(f->u, X);
+}
+
+Test(futex, requeue_in_other_process_no_alias)
+{
+	struct ws_claim c;
+
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(21, PID2, 200, WS_FUTEX_CMP_REQUEUE, X, Y);
+	leave(21, PID2, 210, 1);
+	enter(13, PID, 300, WS_FUTEX_WAKE, Y, 0);
+	cr_assert_eq(ask(11, PID, 110, 305, 13, PID, WS_CTX_TASK, &c), 0);
+}
+
+Test(futex, requeue_waker_wakes_source)
+{
+	struct ws_claim c;
+
+	/* CMP_REQUEUE wakes nr_wake waiters of X itself before moving the rest. */
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(12, PID, 200, WS_FUTEX_CMP_REQUEUE, X, Y);
+	cr_assert_eq(ask(11, PID, 110, 205, 12, PID, WS_CTX_TASK, &c), 1);
+	expect_claim(&c, 12, X, "FUTEX_WAIT", "FUTEX_CMP_REQUEUE");
+}
+
+Test(futex, lock_pi_unlock_pi_claims)
+{
+	struct ws_claim c;
+	char buf[64];
+
+	enter(11, PID, 100, WS_FUTEX_LOCK_PI, X, 0);
+	enter(12, PID, 200, WS_FUTEX_UNLOCK_PI, X, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 1);
+	expect_claim(&c, 12, X, "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI");
+	plug->describe(&c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "futex 0x7f2a3c001000 (FUTEX_LOCK_PI)");
+}
+
+Test(futex, waitv_wake_on_second_claims)
+{
+	struct ws_futex_enter e;
+	struct ws_claim c;
+
+	memset(&e, 0, sizeof(e));
+	hdr(&e.hdr, sizeof(e), WS_FUTEX_ENTER, 11, PID, 100);
+	e.syscall = WS_FUTEX_SYS_WAITV;
+	e.val = 3;
+	e.naddrs = 3;
+	e.addrs[0] = X;
+	e.addrs[1] = Y;
+	e.addrs[2] = Z;
+	cr_assert_eq(plug->decode(&host, &e.hdr), 0);
+
+	memset(&e, 0, sizeof(e));
+	hdr(&e.hdr, sizeof(e), WS_FUTEX_ENTER, 12, PID, 200);
+	e.syscall = WS_FUTEX_SYS_WAKE;
+	e.uaddr = Y;
+	cr_assert_eq(plug->decode(&host, &e.hdr), 0);
+
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 1);
+	expect_claim(&c, 12, Y, "futex_waitv", "futex_wake");
+}
+
+Test(futex, waker_exited_no_claim)
+{
+	struct ws_claim c;
+
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(12, PID, 200, WS_FUTEX_WAKE, X, 0);
+	leave(12, PID, 205, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 0);
+}
+
+Test(futex, stale_entry_replaced)
+{
+	struct ws_claim c;
+
+	/* The waker's WAKE on X lost its exit; its later WAKE on Y replaces it. */
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(12, PID, 150, WS_FUTEX_WAKE, X, 0);
+	enter(12, PID, 200, WS_FUTEX_WAKE, Y, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 0);
+}
+
+Test(futex, victim_not_yet_in_wait_no_claim)
+{
+	struct ws_claim c;
+
+	/* It went to sleep at 90, before entering the futex call at 100. */
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(12, PID, 200, WS_FUTEX_WAKE, X, 0);
+	cr_assert_eq(ask(11, PID, 90, 210, 12, PID, WS_CTX_TASK, &c), 0);
+	/* Its exit ends the call: a later wakeup has no futex to name. */
+	leave(11, PID, 220, 0);
+	cr_assert_eq(ask(11, PID, 110, 230, 12, PID, WS_CTX_TASK, &c), 0);
+}
+
+Test(futex, waker_entered_after_wakeup_no_claim)
+{
+	struct ws_claim c;
+
+	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
+	enter(12, PID, 220, WS_FUTEX_WAKE, X, 0);
+	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 0);
+}
+
+Test(futex, many_threads_table)
+{
+	struct ws_claim c;
+	uint32_t t;
+
+	/* Enough live calls to make the table grow and shift on deletion. */
+	for (t = 1; t <= 3000; t++)
+		enter(t, PID, 100 + t, WS_FUTEX_WAIT, X + 4 * t, 0);
+	for (t = 1; t <= 3000; t += 2)
+		leave(t, PID, 5000, 0);
+	enter(9000, PID, 6000, WS_FUTEX_WAKE, X + 4 * 2998, 0);
+	cr_assert_eq(ask(2998, PID, 6000, 6010, 9000, PID, WS_CTX_TASK, &c), 1);
+	expect_claim(&c, 9000, X + 4 * 2998, "FUTEX_WAIT", "FUTEX_WAKE");
+	cr_assert_eq(ask(2999, PID, 6000, 6010, 9000, PID, WS_CTX_TASK, &c), 0);
+}
+
+Test(futex, malformed_records)
+{
+	struct ws_futex_enter e;
+	struct ws_futex_exit x;
+
+	memset(&e, 0, sizeof(e));
+	hdr(&e.hdr, sizeof(struct ws_rec_hdr) + 4, WS_FUTEX_ENTER, 11, PID, 100);
+	e.syscall = WS_FUTEX_SYS_FUTEX;
+	e.uaddr = X;
+	cr_assert_eq(plug->decode(&host, &e.hdr), -EINVAL);
+
+	memset(&x, 0, sizeof(x));
+	hdr(&x.hdr, sizeof(x) - 1, WS_FUTEX_EXIT, 11, PID, 100);
+	cr_assert_eq(plug->decode(&host, &x.hdr), -EINVAL);
+
+	hdr(&e.hdr, sizeof(e), WS_FUTEX_ENTER, 11, PID, 100);
+	e.syscall = WS_FUTEX_SYS_WAITV;
+	e.naddrs = WS_FUTEX_MAX_ADDRS + 1;
+	cr_assert_eq(plug->decode(&host, &e.hdr), -EINVAL);
+
+	hdr(&e.hdr, sizeof(e), WS_KIND_FUTEX + 0x7f, 11, PID, 100);
+	cr_assert_eq(plug->decode(&host, &e.hdr), -EINVAL);
+}
