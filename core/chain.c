@@ -182,6 +182,8 @@ static void root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf,
 		snprintf(buf, len, "runqueue on CPU %u", l->cpu);
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
 		snprintf(buf, len, "CPU work in %s", l->comm);
+	} else if (cl && strcmp(cl->kind, "sleep") == 0) {
+		snprintf(buf, len, "timer sleep in %s", l->comm);
 	} else if (cl && strcmp(cl->kind, "untraced") == 0) {
 		snprintf(buf, len, "untraced thread %s", ws_graph_comm(g, cl->woken_by));
 	} else {

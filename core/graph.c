@@ -11,6 +11,7 @@
 #include "util.h"
 
 #define CLAIM_NONE 0
+#define WS_TASK_DEAD 0x80 /* the kernel's TASK_DEAD: this is the thread's last switch */
 
 struct claim_slot {
 	struct ws_claim c;
@@ -129,7 +130,8 @@ struct ws_thread *ws_graph_thread_at(struct ws_graph *g, uint32_t tid, uint64_t 
 	for (struct ws_thread *d = g->dead; d; d = d->next_dead)
 		if (d->tid == tid && d->born <= ts && ts <= d->died)
 			return d;
-	return t;
+	/* no incarnation of @tid existed then; never lend it another one's timeline */
+	return NULL;
 }
 
 /* ---- names of all threads seen, traced or not ----------------------------------------- */
@@ -407,11 +409,31 @@ static void release_pending(struct ws_graph *g, struct ws_thread *t)
 	t->pending = false;
 }
 
+/* The thread is gone at @ts: close its timeline and keep it only for chains that need it. */
+static void thread_retire(struct ws_graph *g, struct ws_thread *t, uint64_t ts)
+{
+	struct ws_ival *c = cur(t);
+
+	if (c && c->end == WS_NO_END)
+		c->end = ts < c->start ? c->start : ts;
+	release_pending(g, t);
+	t->exited = true;
+	t->died = c && c->end > ts ? c->end : ts;
+	t->off_start = 0;
+	thread_unlink(g, t->tid);
+	t->next_dead = g->dead;
+	g->dead = t;
+}
+
 static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
 {
 	struct ws_ival *c = cur(t);
 	uint64_t ts = sw->ts;
 
+	if (t->exiting || (sw->prev_state & WS_TASK_DEAD)) {
+		thread_retire(g, t, ts);
+		return;
+	}
 	if (sw->prev_state == 0) {
 		release_pending(g, t);
 		transition(g, t, ts, WS_STATE_RUNNABLE, sw->cpu);
@@ -559,29 +581,19 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 	case WS_THREAD_COMM:
 		name_set(g, ev->tid, ev->pid, ev->comm);
 		t = ws_graph_thread(g, ev->tid);
-		if (t && ev->type == WS_THREAD_NEW && t->exited == false && t->pid != ev->pid) {
-			/* a reused tid whose exit we missed */
-			struct ws_thread_event x = { .type = WS_THREAD_EXIT, .tid = ev->tid,
-						     .ts = ev->ts };
-
-			ws_graph_thread_event(g, &x);
+		if (t && ev->type == WS_THREAD_NEW) {
+			/* a reused tid: whatever had it before is gone */
+			thread_retire(g, t, ev->ts);
 			t = NULL;
 		}
 		if (t && ev->comm)
 			strncpy(t->comm, ev->comm, WS_COMM - 1);
 		break;
 	case WS_THREAD_EXIT:
+		/* it still runs its exit path (and may wake joiners) until its last switch-out */
 		t = ws_graph_thread(g, ev->tid);
-		if (!t)
-			break;
-		if (cur(t) && cur(t)->end == WS_NO_END)
-			cur(t)->end = ev->ts < cur(t)->start ? cur(t)->start : ev->ts;
-		release_pending(g, t);
-		t->exited = true;
-		t->died = ev->ts;
-		thread_unlink(g, ev->tid);
-		t->next_dead = g->dead;
-		g->dead = t;
+		if (t)
+			t->exiting = true;
 		break;
 	}
 }

@@ -224,7 +224,8 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, struct buf
 					"");
 		}
 	}
-	if (c->end - c->start > c->links[0].dur && c->nlinks) {
+	/* say so when the thread waited noticeably longer than its first link explains */
+	if (c->nlinks && (c->end - c->start) - c->links[0].dur >= 1000000) {
 		ws_format_duration(c->end - c->start, rest, sizeof(rest));
 		bprintf(b, "   (off CPU %s in all; breakdown in --format json \"segments\")\n", rest);
 	}
@@ -363,7 +364,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			ws_format_duration(tot, dur, sizeof(dur));
 			bprintf(&b, "  %s: %s blocked;", comm, dur);
 			for (; i < r->nroots && strcmp(r->roots[i].comm, comm) == 0; i++) {
-				if (shown++ < 3 && tot)
+				if (tot && r->roots[i].ns * 100 >= tot && shown++ < 3)
 					bprintf(&b, "%s %.0f%% traces back to %s", shown > 1 ? "," : "",
 						100.0 * r->roots[i].ns / tot, r->roots[i].root);
 			}

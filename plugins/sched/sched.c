@@ -174,7 +174,7 @@ static int sched_describe(const struct ws_claim *c, char *buf, size_t len)
 	if (!strcmp(c->kind, "sleep"))
 		return snprintf(buf, len, "a timer (sleep or timeout)");
 	if (!strcmp(c->kind, "wakeup"))
-		return snprintf(buf, len, "a wakeup from tid %u", c->woken_by);
+		return snprintf(buf, len, "a wakeup");
 	if (!strcmp(c->kind, "untraced"))
 		return snprintf(buf, len, "a wakeup from tid %u (%s), outside the traced processes",
 				c->woken_by, field_str(c, "waker_comm"));

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A plugin with one thing wrong, chosen at build time, for the loader tests:
+ * BAD_MAJOR, NEWER_MINOR, NO_NAME, SMALL_SZ, NO_ENTRY; none of them: a good one.
+ */
+#include <whyslow/plugin.h>
+
+static const struct ws_plugin desc = {
+#ifdef SMALL_SZ
+	.sz = 16,
+#else
+	.sz = sizeof(struct ws_plugin),
+#endif
+#ifdef BAD_MAJOR
+	.abi_major = WS_ABI_MAJOR + 1,
+#else
+	.abi_major = WS_ABI_MAJOR,
+#endif
+#ifdef NEWER_MINOR
+	.abi_minor = WS_ABI_MINOR + 1,
+#else
+	.abi_minor = WS_ABI_MINOR,
+#endif
+#ifndef NO_NAME
+	.name = PLUGIN_NAME,
+#endif
+	.description = "a plugin for the loader tests",
+	.version = "0",
+	.kind_base = 0x7000,
+};
+
+#ifdef NO_ENTRY
+WS_PLUGIN_EXPORT const struct ws_plugin *not_the_entry(void);
+WS_PLUGIN_EXPORT const struct ws_plugin *not_the_entry(void)
+{
+	return &desc;
+}
+#else
+WS_PLUGIN_DEFINE(desc)
+#endif

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install what whyslow needs to build and test, from Debian's packages.
+set -e
+pkgs="meson ninja-build pkg-config gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+      libinih-dev libcriterion-dev python3 util-linux kmod"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "whyslow: missing packages:$missing; run as root (sudo) to install them" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
