@@ -67,6 +67,13 @@ struct ws_session {
 	size_t npids, pids_cap;
 	uint64_t records, bad_records, lost, last_evict, first_ts, last_ts, start_mono;
 	int err;
+	bool replay; /* fed from a recording: no sysfs, no BPF */
+	ws_tap_fn tap;
+	void *tap_ctx;
+	struct ws_dev_name *devs;
+	size_t ndevs, devs_cap;
+	uint64_t lost_total, end_mono;
+	char *lost_json;
 };
 
 /* The host table reaches its session through this: one session per process. */
@@ -270,6 +277,54 @@ static void host_claim_str(struct ws_claim *c, const char *key, const char *v)
 		strncpy(f->s, v ? v : "", sizeof(f->s) - 1);
 }
 
+/* Device names: a small table filled from sysfs (live) or a recording (replay). */
+static int host_dev_name(uint32_t dev, char *buf, size_t len)
+{
+	struct ws_session *s = cur;
+	char path[64], line[128];
+	FILE *f;
+
+	for (size_t i = 0; i < s->ndevs; i++) {
+		if (s->devs[i].dev == dev) {
+			snprintf(buf, len, "%s", s->devs[i].name);
+			return 0;
+		}
+	}
+	if (s->replay)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", dev >> 20, dev & 0xfffff);
+	f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "DEVNAME=", 8))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		ws_session_set_dev_name(s, dev, line + 8);
+		snprintf(buf, len, "%s", line + 8);
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	return -ENOENT;
+}
+
+int ws_session_set_dev_name(struct ws_session *s, uint32_t dev, const char *name)
+{
+	if (ws_grow((void **)&s->devs, &s->devs_cap, s->ndevs + 1, sizeof(*s->devs)))
+		return -ENOMEM;
+	s->devs[s->ndevs].dev = dev;
+	snprintf(s->devs[s->ndevs].name, sizeof(s->devs[0].name), "%s", name);
+	s->ndevs++;
+	return 0;
+}
+
+size_t ws_session_dev_names(struct ws_session *s, const struct ws_dev_name **out)
+{
+	*out = s->devs;
+	return s->ndevs;
+}
+
 static const struct ws_host host = {
 	.sz = sizeof(struct ws_host),
 	.abi_major = WS_ABI_MAJOR,
@@ -288,6 +343,7 @@ static const struct ws_host host = {
 	.claim_u64 = host_claim_u64,
 	.claim_hex = host_claim_hex,
 	.claim_str = host_claim_str,
+	.dev_name = host_dev_name,
 };
 
 /* ---- analysis callbacks ------------------------------------------------------------------ */
@@ -352,6 +408,8 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 	int8_t o = s->owner[rec->kind >> 8];
 
 	s->records++;
+	if (s->tap)
+		s->tap(s->tap_ctx, rec);
 	if (!s->first_ts)
 		s->first_ts = rec->ts;
 	s->last_ts = rec->ts;
@@ -805,7 +863,8 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	ws_config_u64(s->cfg, "core", ws_core_keys, "top", &top);
 	ro.format = fmt && !strcmp(fmt, "json") ? WS_FORMAT_JSON : WS_FORMAT_TEXT;
 	ro.top = top;
-	ws_clock_anchor(&s->clock);
+	if (!s->replay)
+		ws_clock_anchor(&s->clock);
 	s->start_mono = ws_clock_mono_now();
 	s->last_poll_ns = s->start_mono;
 	s->g = ws_graph_new(&ops, min_block, max_window);
@@ -846,7 +905,15 @@ int ws_session_poll(struct ws_session *s, int timeout_ms)
 	/* the kernel skipped programs here: every wait across this poll interval is suspect */
 	misses = recursion_misses(s);
 	if (misses > s->recursion_misses) {
-		ws_graph_loss(s->g, s->last_poll_ns, now);
+		/* as a record, so a recording keeps the loss where it happened */
+		struct ws_rec_lost l = {
+			.hdr = { .size = sizeof(l), .kind = WS_KIND_LOST, .ts = now,
+				 .flags = WS_LOST_RECURSION },
+			.count = misses - s->recursion_misses,
+			.first_ts = s->last_poll_ns,
+		};
+
+		ws_reorder_push(s->ro, &l.hdr);
 		s->recursion_misses = misses;
 	}
 	s->last_poll_ns = now;
@@ -898,36 +965,80 @@ static char *lost_detail(struct ws_session *s, uint64_t *total)
 	return out;
 }
 
-int ws_session_finish(struct ws_session *s)
+int ws_session_drain(struct ws_session *s)
 {
-	struct ws_summary sum = { 0 };
-	struct ws_graph_stats st;
-	uint64_t lost_total = 0;
-	char *detail = NULL;
-	int err;
-
 	cur = s;
 	if (s->rb) {
 		ring_buffer__consume(s->rb);
 		s->recursion_misses = recursion_misses(s);
 	}
 	ws_reorder_drain(s->ro);
-	if (s->lost_fd >= 0)
-		detail = lost_detail(s, &lost_total);
+	if (s->lost_fd >= 0) {
+		free(s->lost_json);
+		s->lost_json = lost_detail(s, &s->lost_total);
+	}
+	if (!s->replay)
+		s->end_mono = ws_clock_mono_now();
+	return s->err;
+}
+
+void ws_session_summary(struct ws_session *s, struct ws_summary *sum)
+{
+	struct ws_graph_stats st;
+
 	ws_graph_stats(s->g, &st);
-	sum.records = s->records;
-	sum.records_late = ws_reorder_late(s->ro);
-	sum.lost = lost_total;
-	sum.lost_recursion = s->recursion_misses;
-	sum.duration_ns = ws_clock_mono_now() - s->start_mono;
-	sum.sources = s->sources;
-	sum.lost_detail = detail;
-	sum.threads = st.threads;
-	sum.waits_unexplained = st.waits_unexplained;
-	sum.wake_races = st.races;
-	err = ws_report_finish(s->rep, &sum);
-	free(detail);
-	return s->err ? s->err : err;
+	memset(sum, 0, sizeof(*sum));
+	sum->records = s->records;
+	sum->records_late = ws_reorder_late(s->ro);
+	sum->lost = s->lost_total;
+	sum->lost_recursion = s->recursion_misses;
+	if (s->replay)
+		sum->duration_ns = s->end_mono ? s->end_mono : s->last_ts - s->first_ts;
+	else
+		sum->duration_ns = s->end_mono - s->start_mono;
+	sum->sources = s->sources;
+	sum->lost_detail = s->lost_json;
+	sum->threads = st.threads;
+	sum->waits_unexplained = st.waits_unexplained;
+	sum->wake_races = st.races;
+}
+
+void ws_session_set_summary_counts(struct ws_session *s, uint64_t lost, uint64_t lost_recursion,
+				   uint64_t duration_ns, const char *lost_json)
+{
+	s->lost_total = lost;
+	s->recursion_misses = lost_recursion;
+	s->end_mono = duration_ns;
+	free(s->lost_json);
+	s->lost_json = lost_json ? strdup(lost_json) : NULL;
+}
+
+int ws_session_finish(struct ws_session *s)
+{
+	struct ws_summary sum;
+	int err = ws_session_drain(s);
+
+	ws_session_summary(s, &sum);
+	if (!err)
+		err = ws_report_finish(s->rep, &sum);
+	return err;
+}
+
+void ws_session_set_tap(struct ws_session *s, ws_tap_fn fn, void *ctx)
+{
+	s->tap = fn;
+	s->tap_ctx = ctx;
+}
+
+void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock)
+{
+	s->replay = true;
+	s->clock = *clock;
+}
+
+const struct ws_clock *ws_session_clock(struct ws_session *s)
+{
+	return &s->clock;
 }
 
 void ws_session_free(struct ws_session *s)
@@ -961,6 +1072,8 @@ void ws_session_free(struct ws_session *s)
 	ws_reorder_free(s->ro);
 	ws_graph_free(s->g);
 	free(s->pids);
+	free(s->devs);
+	free(s->lost_json);
 	free(s);
 	cur = NULL;
 }

@@ -47,6 +47,20 @@ int ws_session_poll(struct ws_session *s, int timeout_ms);
 bool ws_session_any_traced(struct ws_session *s);
 /* Drain everything, detach, write the summary. 0 or -errno. */
 int ws_session_finish(struct ws_session *s);
+/* The first half of finish: analyse everything still held. 0 or -errno. */
+int ws_session_drain(struct ws_session *s);
+/* What the run saw (valid after drain). */
+void ws_session_summary(struct ws_session *s, struct ws_summary *sum);
+/* Replay: the counts a recording carries, so report's summary matches the live one. */
+void ws_session_set_summary_counts(struct ws_session *s, uint64_t lost, uint64_t lost_recursion,
+				   uint64_t duration_ns, const char *lost_json);
+
+/* Called with every record as it is analysed, in time order (record uses it). */
+typedef void (*ws_tap_fn)(void *ctx, const struct ws_rec_hdr *rec);
+void ws_session_set_tap(struct ws_session *s, ws_tap_fn fn, void *ctx);
+/* Mark the session as a replay (before start): @clock is the recording's anchor. */
+void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock);
+const struct ws_clock *ws_session_clock(struct ws_session *s);
 void ws_session_free(struct ws_session *s);
 
 /* Names of the enabled sources, "sched,futex,blkio". */
@@ -54,5 +68,13 @@ const char *ws_session_sources(struct ws_session *s);
 
 /* Replay records through the analysis without BPF (tests, report). */
 void ws_session_feed(struct ws_session *s, const struct ws_rec_hdr *rec);
+
+/* Block device names, as sources see them through ws_host.dev_name. */
+struct ws_dev_name {
+	uint32_t dev;
+	char name[32];
+};
+int ws_session_set_dev_name(struct ws_session *s, uint32_t dev, const char *name);
+size_t ws_session_dev_names(struct ws_session *s, const struct ws_dev_name **out);
 
 #endif

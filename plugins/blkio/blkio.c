@@ -34,56 +34,17 @@ struct cpu_done {
 	struct done d[DONE_PER_CPU];
 };
 
-#define DEV_CACHE 64
-
-struct dev_name {
-	uint32_t dev;
-	char name[32];
-};
-
 static struct cpu_done *cpus;
 static unsigned int ncpus;
 static uint64_t seq;
-static struct dev_name devs[DEV_CACHE];
-static unsigned int ndevs;
 
-static void dev_lookup(uint32_t dev, char *buf, size_t len)
+/* The disk's name, from the core (sysfs live, the recording's table offline). */
+static const char *dev_name(const struct ws_host *host, uint32_t dev, char *buf, size_t len)
 {
-	char path[64], line[128];
-	FILE *f;
-
-	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", dev >> 20, dev & 0xfffff);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "DEVNAME=", 8))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		if (strlen(line + 8) < len) /* else keep "MAJ:MIN" rather than cut a name */
-			memcpy(buf, line + 8, strlen(line + 8) + 1);
-		break;
-	}
-	fclose(f);
-}
-
-/* The disk's name, read from sysfs once per device. */
-static const char *dev_name(uint32_t dev)
-{
-	static char spill[32];
-	unsigned int i;
-
-	for (i = 0; i < ndevs; i++)
-		if (devs[i].dev == dev)
-			return devs[i].name;
-	if (ndevs == DEV_CACHE) {
-		dev_lookup(dev, spill, sizeof(spill));
-		return spill;
-	}
-	devs[ndevs].dev = dev;
-	dev_lookup(dev, devs[ndevs].name, sizeof(devs[ndevs].name));
-	return devs[ndevs++].name;
+	if (!host || host->sz < offsetof(struct ws_host, dev_name) + sizeof(host->dev_name) ||
+	    !host->dev_name || host->dev_name(dev, buf, len))
+		snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	return buf;
 }
 
 static const void *blkio_bpf_object(size_t *size)
@@ -95,6 +56,7 @@ static int blkio_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 {
 	struct cpu_done *c;
 	struct done *d;
+	char name[32];
 
 	if (rec->kind != WS_BLKIO_DONE) {
 		if (host && host->log)
@@ -118,8 +80,8 @@ static int blkio_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 	c->next = (c->next + 1) % DONE_PER_CPU;
 	memcpy(&d->r, rec, sizeof(d->r));
 	d->seq = ++seq;
-	/* Resolve the name now, while the device surely still exists. */
-	dev_name(d->r.dev);
+	/* resolve the name now, while the device surely still exists (the core caches it) */
+	dev_name(host, d->r.dev, name, sizeof(name));
 	return 0;
 }
 
@@ -169,6 +131,7 @@ static int blkio_infer(const struct ws_host *host, const struct ws_wait *w, stru
 {
 	const struct ws_blkio_done *r;
 	uint64_t wait, queue = 0, latency = 0;
+	char name[32];
 
 	if (!w->wake)
 		return 0;
@@ -190,7 +153,7 @@ static int blkio_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	out->root = true;
 	snprintf(out->evidence, sizeof(out->evidence),
 		 "woken inside completion of the request on the same CPU");
-	host->claim_str(out, "dev", dev_name(r->dev));
+	host->claim_str(out, "dev", dev_name(host, r->dev, name, sizeof(name)));
 	host->claim_u64(out, "sector", r->sector);
 	host->claim_u64(out, "bytes", r->bytes);
 	host->claim_str(out, "op", op_name(r->op));
@@ -270,7 +233,6 @@ static void blkio_fini(const struct ws_host *host)
 	cpus = NULL;
 	ncpus = 0;
 	seq = 0;
-	ndevs = 0;
 }
 
 static const struct ws_plugin blkio_plugin = {

@@ -225,6 +225,13 @@ struct ws_host {
 	void (*claim_u64)(struct ws_claim *c, const char *key, uint64_t v);
 	void (*claim_hex)(struct ws_claim *c, const char *key, uint64_t v);
 	void (*claim_str)(struct ws_claim *c, const char *key, const char *v);
+
+	/*
+	 * Name of block device @dev (kernel dev_t, MAJOR << 20 | MINOR), e.g.
+	 * "vda": from sysfs when tracing live, from the recording when
+	 * replaying one. Returns 0, or -ENOENT (then say "MAJ:MIN").
+	 */
+	int (*dev_name)(uint32_t dev, char *buf, size_t len);
 };
 
 /*

@@ -65,6 +65,9 @@ struct ws_rec_hdr {
  * @count records between @first_ts and the header's ts. Chains whose window
  * touches [first_ts, hdr.ts] are incomplete.
  */
+/* ws_rec_lost.hdr.flags */
+#define WS_LOST_RECURSION 0x1 /* skipped by the kernel (a BPF program was running), not ring-full */
+
 struct ws_rec_lost {
 	struct ws_rec_hdr hdr;
 	__u64 count;
