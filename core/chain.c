@@ -129,14 +129,14 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 	}
 }
 
-static int push_seg(struct ws_chain *c, const char *kind, uint32_t tid, uint64_t s, uint64_t e,
-		    const struct ws_claim *cl)
+static int push_seg(struct ws_chain *c, const char *kind, const struct ws_thread *t, uint64_t s,
+		    uint64_t e, const struct ws_claim *cl)
 {
 	if (e <= s)
 		return 0;
 	if (ws_grow((void **)&c->segs, &c->segs_cap, c->nsegs + 1, sizeof(*c->segs)))
 		return -ENOMEM;
-	c->segs[c->nsegs++] = (struct ws_segment){ kind, tid, s, e - s, cl };
+	c->segs[c->nsegs++] = (struct ws_segment){ t, kind, t->tid, s, e - s, cl };
 	return 0;
 }
 
@@ -154,15 +154,15 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 		uint64_t s = iv->start > at ? iv->start : at;
 		uint64_t e = iv->end < b ? iv->end : b;
 
-		if ((err = push_seg(c, WS_KIND_UNKNOWN, t->tid, at, s, NULL)))
+		if ((err = push_seg(c, WS_KIND_UNKNOWN, t, at, s, NULL)))
 			return err;
-		if ((err = push_seg(c, state_kind(iv, cl), t->tid, s, e, cl)))
+		if ((err = push_seg(c, state_kind(iv, cl), t, s, e, cl)))
 			return err;
 		if (e > at)
 			at = e;
 	}
 	if (at < b)
-		return push_seg(c, WS_KIND_UNKNOWN, t->tid, at, b, NULL);
+		return push_seg(c, WS_KIND_UNKNOWN, t, at, b, NULL);
 	return 0;
 }
 
@@ -224,9 +224,9 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 		err = segments_of(g, c, w, d->start, d->wake);
 	else
 		err = push_seg(c, blocked ? (cl ? cl->kind : WS_KIND_UNKNOWN) : WS_KIND_UNKNOWN,
-			       t->tid, d->start, d->wake, cl);
+			       t, d->start, d->wake, cl);
 	if (!err)
-		err = push_seg(c, WS_KIND_RUNQUEUE, t->tid, d->wake, d->end, NULL);
+		err = push_seg(c, WS_KIND_RUNQUEUE, t, d->wake, d->end, NULL);
 	if (err)
 		return err;
 
@@ -258,10 +258,10 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 void ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len)
 {
 	struct ws_chain tmp;
-	struct ws_thread *t = ws_graph_thread_at(g, s->tid, s->start);
+	struct ws_thread *t = (struct ws_thread *)s->thread;
 
 	memset(&tmp, 0, sizeof(tmp));
-	if (!t) {
+	if (!t || strcmp(s->kind, WS_KIND_UNKNOWN) == 0) {
 		snprintf(buf, len, "%s", s->kind);
 		return;
 	}

@@ -34,6 +34,7 @@ struct ws_link {
 };
 
 struct ws_segment {
+	const struct ws_thread *thread; /* whose timeline this piece is (tids get reused) */
 	const char *kind;
 	uint32_t tid;
 	uint64_t start, dur;

@@ -333,7 +333,9 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			s->duration_ns, s->records, s->lost, s->lost_recursion, s->records_late,
 			s->threads, r->chains, s->waits_unexplained);
 		bjson_str(&b, s->sources);
-		bprintf(&b, ",\"lost_by_cpu_kind\":%s,\"root_causes\":[",
+		bprintf(&b, ",\"events_by_source\":%s,\"malformed_records\":%" PRIu64
+			    ",\"lost_by_cpu_kind\":%s,\"root_causes\":[",
+			s->events_by_source ? s->events_by_source : "{}", s->bad_records,
 			s->lost_detail ? s->lost_detail : "{}");
 		for (size_t i = 0; i < r->nroots; i++) {
 			uint64_t tot = comm_total(r, r->roots[i].comm);

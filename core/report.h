@@ -27,7 +27,8 @@ struct ws_summary {
 	uint64_t records, records_late, lost, lost_recursion, duration_ns;
 	const char *sources; /* "sched,futex,blkio" */
 	const char *lost_detail; /* JSON object text, e.g. {"cpu0":{"0x101":3}} */
-	uint64_t waits_unexplained, wake_races;
+	uint64_t waits_unexplained, wake_races, bad_records;
+	const char *events_by_source; /* JSON object text, e.g. {"sched":12,"futex":3} */
 	int threads;
 };
 

@@ -66,10 +66,14 @@ struct ws_session {
 	uint32_t *pids; /* traced thread groups, open addressing, 0 empty */
 	size_t npids, pids_cap;
 	uint64_t records, bad_records, lost, last_evict, first_ts, last_ts, start_mono;
+	uint64_t by_plugin[WS_MAX_PLUGINS]; /* records each source wrote */
+	char by_source_json[512];
 	int err;
 	bool replay; /* fed from a recording: no sysfs, no BPF */
 	ws_tap_fn tap;
 	void *tap_ctx;
+	ws_chain_sink_fn sink;
+	void *sink_ctx;
 	struct ws_dev_name *devs;
 	size_t ndevs, devs_cap;
 	uint64_t lost_total, end_mono;
@@ -381,7 +385,7 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 	struct ws_session *s = ctx;
 	int err = ws_chain_build(s->g, d, &s->chain);
 
-	if (!err)
+	if (!err && (!s->sink || s->sink(s->sink_ctx, &s->chain)))
 		err = ws_report_chain(s->rep, &s->chain);
 	if (err && !s->err)
 		s->err = err;
@@ -413,17 +417,30 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 	if (!s->first_ts)
 		s->first_ts = rec->ts;
 	s->last_ts = rec->ts;
-	if (rec->kind == WS_KIND_LOST && rec->size >= sizeof(struct ws_rec_lost)) {
-		const struct ws_rec_lost *l = (const void *)rec;
-
-		ws_graph_loss(s->g, l->first_ts, rec->ts);
-	} else if (o >= 0 && s->plugins[o].p->decode) {
-		if (s->plugins[o].p->decode(&host, rec) < 0)
+	if (rec->kind == WS_KIND_LOST) {
+		/* its window was noted when it arrived: see note_loss() */
+	} else if (o >= 0) {
+		s->by_plugin[o]++;
+		if (s->plugins[o].p->decode && s->plugins[o].p->decode(&host, rec) < 0)
 			s->bad_records++;
 	}
 	if (rec->ts - s->last_evict > EVICT_EVERY_NS) {
 		ws_graph_evict(s->g, rec->ts);
 		s->last_evict = rec->ts;
+	}
+}
+
+/*
+ * A loss note is written only with the next record on its CPU, maybe after
+ * waits it covers have ended; noting the window when the note arrives, not
+ * when it is dispatched, lets the reorder window cover that delay.
+ */
+static void note_loss(struct ws_session *s, const struct ws_rec_hdr *rec)
+{
+	if (rec->kind == WS_KIND_LOST && rec->size >= sizeof(struct ws_rec_lost)) {
+		const struct ws_rec_lost *l = (const void *)rec;
+
+		ws_graph_loss(s->g, l->first_ts, rec->ts);
 	}
 }
 
@@ -434,6 +451,7 @@ void ws_session_feed(struct ws_session *s, const struct ws_rec_hdr *rec)
 		s->bad_records++;
 		return;
 	}
+	note_loss(s, rec);
 	if (ws_reorder_push(s->ro, rec))
 		s->err = -ENOMEM;
 }
@@ -767,6 +785,7 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 		s->bad_records++;
 		return 0;
 	}
+	note_loss(s, h);
 	if (ws_reorder_push(s->ro, h))
 		return -ENOMEM;
 	return 0;
@@ -890,6 +909,28 @@ static uint64_t recursion_misses(struct ws_session *s)
 	return total;
 }
 
+/*
+ * Losses a CPU has not reported yet (it writes the note with its next
+ * record): treat them as lasting until now, so waits about to be reported
+ * are not called complete while a note is still on its way.
+ */
+static void note_pending_losses(struct ws_session *s, uint64_t now)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct ws_cpu_state *st;
+	__u32 zero = 0;
+
+	if (s->cpu_fd < 0 || ncpu <= 0)
+		return;
+	st = calloc(ncpu, sizeof(*st));
+	if (st && bpf_map_lookup_elem(s->cpu_fd, &zero, st) == 0) {
+		for (int c = 0; c < ncpu; c++)
+			if (st[c].lost_pending)
+				ws_graph_loss(s->g, st[c].lost_first_ts, now);
+	}
+	free(st);
+}
+
 int ws_session_poll(struct ws_session *s, int timeout_ms)
 {
 	uint64_t now, misses;
@@ -913,51 +954,48 @@ int ws_session_poll(struct ws_session *s, int timeout_ms)
 			.first_ts = s->last_poll_ns,
 		};
 
+		note_loss(s, &l.hdr);
 		ws_reorder_push(s->ro, &l.hdr);
 		s->recursion_misses = misses;
 	}
+	note_pending_losses(s, now);
 	s->last_poll_ns = now;
 	ws_reorder_flush(s->ro, now);
 	return s->err;
 }
 
-/* {"cpu0":{"0x101":3},...} from the kernel's per-CPU loss counters. */
+/* {"cpu0":{"0x101":3},...} from the kernel's per-CPU loss counters; CPUs with none left out. */
 static char *lost_detail(struct ws_session *s, uint64_t *total)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
 	char *out = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	__u32 key, *prev = NULL;
-	bool first = true;
+	FILE *f = vals ? open_memstream(&out, &len) : NULL;
+	bool any_cpu = false;
 
 	*total = 0;
-	if (!f || !vals) {
-		if (f)
-			fclose(f);
+	if (!f) {
 		free(vals);
-		free(out);
 		return NULL;
 	}
 	fputc('{', f);
 	for (int c = 0; c < ncpu; c++) {
+		__u32 key, *prev = NULL;
 		bool any = false;
 
-		prev = NULL;
 		while (bpf_map_get_next_key(s->lost_fd, prev, &key) == 0) {
 			prev = &key;
 			if (bpf_map_lookup_elem(s->lost_fd, &key, vals) || !vals[c])
 				continue;
-			fprintf(f, "%s%s\"0x%x\":%" PRIu64, any ? "," : first ? "" : ",",
-				any ? "" : "", key, vals[c]);
-			if (!any) {
-				/* open this CPU's object lazily so quiet CPUs are left out */
-			}
-			any = true;
+			if (!any)
+				fprintf(f, "%s\"cpu%d\":{", any_cpu ? "," : "", c);
+			fprintf(f, "%s\"0x%x\":%" PRIu64, any ? "," : "", key, vals[c]);
+			any = any_cpu = true;
 			*total += vals[c];
 		}
-		(void)any;
+		if (any)
+			fputc('}', f);
 	}
 	fputc('}', f);
 	fclose(f);
@@ -1001,6 +1039,16 @@ void ws_session_summary(struct ws_session *s, struct ws_summary *sum)
 	sum->threads = st.threads;
 	sum->waits_unexplained = st.waits_unexplained;
 	sum->wake_races = st.races;
+	sum->bad_records = s->bad_records;
+	s->by_source_json[0] = 0;
+	for (int i = 0; i < s->nplugins; i++) {
+		size_t n = strlen(s->by_source_json);
+
+		snprintf(s->by_source_json + n, sizeof(s->by_source_json) - n, "%s\"%s\":%" PRIu64,
+			 i ? "," : "{", s->plugins[i].p->name, s->by_plugin[i]);
+	}
+	strncat(s->by_source_json, "}", sizeof(s->by_source_json) - strlen(s->by_source_json) - 1);
+	sum->events_by_source = s->by_source_json;
 }
 
 void ws_session_set_summary_counts(struct ws_session *s, uint64_t lost, uint64_t lost_recursion,
@@ -1028,6 +1076,12 @@ void ws_session_set_tap(struct ws_session *s, ws_tap_fn fn, void *ctx)
 {
 	s->tap = fn;
 	s->tap_ctx = ctx;
+}
+
+void ws_session_set_chain_sink(struct ws_session *s, ws_chain_sink_fn fn, void *ctx)
+{
+	s->sink = fn;
+	s->sink_ctx = ctx;
 }
 
 void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock)

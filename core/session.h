@@ -58,6 +58,13 @@ void ws_session_set_summary_counts(struct ws_session *s, uint64_t lost, uint64_t
 /* Called with every record as it is analysed, in time order (record uses it). */
 typedef void (*ws_tap_fn)(void *ctx, const struct ws_rec_hdr *rec);
 void ws_session_set_tap(struct ws_session *s, ws_tap_fn fn, void *ctx);
+/*
+ * Called with every chain built, before it is reported (perfetto export,
+ * report's victim filters). Return false to leave the chain out of the report.
+ * @c and what it points to are valid only during the call.
+ */
+typedef bool (*ws_chain_sink_fn)(void *ctx, const struct ws_chain *c);
+void ws_session_set_chain_sink(struct ws_session *s, ws_chain_sink_fn fn, void *ctx);
 /* Mark the session as a replay (before start): @clock is the recording's anchor. */
 void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock);
 const struct ws_clock *ws_session_clock(struct ws_session *s);

@@ -80,10 +80,13 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		return 0;
 	/*
 	 * A task still queued is being woken before it managed to sleep; the
-	 * wakeup only cancels the sleep and ends no wait.
+	 * wakeup only cancels the sleep and ends no wait. Except one whose
+	 * dequeue the scheduler merely delayed (EEVDF, 6.12+): it did sleep.
 	 */
-	if (BPF_CORE_READ(p, on_rq) == 1)
-		return 0;
+	if (BPF_CORE_READ(p, on_rq) == 1) {
+		if (!bpf_core_field_exists(p->se.sched_delayed) || !BPF_CORE_READ(p, se.sched_delayed))
+			return 0;
+	}
 	rq_wait_begin(tid);
 	r = ws_reserve(sizeof(*r), WS_SCHED_WAKING);
 	if (!r)

@@ -63,7 +63,7 @@ gt_main() {
 	cg=$("$SLOWDISK" cgroup "$dev" "$iops") || gt_fail "slowdisk.sh cgroup failed"
 	echo "gt_$case: device $dev ($(sed -n 's/^MAJMIN=//p' <<<"$setup")), blkio group $cg ($iops read IOPS), work dir $GT_WORK"
 
-	local cmd=("$WHYSLOW" run --format json -o "$out" --
+	local cmd=("$WHYSLOW" run --as-root --format json -o "$out" --
 		   "$GT_PROGRAM" --dev "$dev" --cgroup "$cg" --truth "$truth" "${extra[@]}")
 	echo "+ ${cmd[*]}"
 	timeout -k 5 100 "${cmd[@]}" >"$GT_WORK/whyslow.stdout" 2>"$GT_WORK/whyslow.stderr"

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: MIT
+/* The recording file: writer and reader (format: docs/trace-format.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the trace format is little-endian; this writer and reader store native fields"
+#endif
+
+/* The part of the file header every version shares: enough to tell the version. */
+#define HDR_MIN 16
+#define HDR_MAX 4096
+
+_Static_assert(sizeof(struct ws_trace_file_hdr) == 24, "file header layout");
+_Static_assert(sizeof(struct ws_trace_rec_hdr) == 8, "record header layout");
+_Static_assert(sizeof(struct ws_trace_thread) == 32, "thread record layout");
+_Static_assert(sizeof(struct ws_trace_summary) == 32, "summary record layout");
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+static int put(struct ws_trace_writer *w, const void *p, size_t len)
+{
+	if (w->err)
+		return w->err;
+	if (len && fwrite(p, 1, len, w->f) != len)
+		w->err = errno ? -errno : -EIO;
+	return w->err;
+}
+
+int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f)
+{
+	struct ws_trace_file_hdr h = {
+		.hdr_size = sizeof(h), .major = WS_TRACE_MAJOR, .minor = WS_TRACE_MINOR,
+	};
+
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	memcpy(h.magic, WS_TRACE_MAGIC, sizeof(h.magic));
+	return put(w, &h, sizeof(h));
+}
+
+/* A record in two pieces, so callers need not assemble one in memory. */
+static int write_rec2(struct ws_trace_writer *w, uint16_t type, const void *a, size_t alen,
+		      const void *b, size_t blen)
+{
+	struct ws_trace_rec_hdr h = { .type = type };
+
+	if (sizeof(h) + alen + blen > WS_TRACE_MAX_REC)
+		return -E2BIG;
+	h.size = sizeof(h) + alen + blen;
+	put(w, &h, sizeof(h));
+	put(w, a, alen);
+	return put(w, b, blen);
+}
+
+int ws_trace_write_rec(struct ws_trace_writer *w, uint16_t type, const void *p, size_t len)
+{
+	return write_rec2(w, type, p, len, NULL, 0);
+}
+
+static void kv(FILE *f, const char *k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void kv(FILE *f, const char *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(k, f);
+	fputc(0, f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc(0, f);
+}
+
+int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	kv(f, "whyslow", "%s", m->version);
+	kv(f, "kernel", "%s", m->kernel);
+	kv(f, "hostname", "%s", m->hostname);
+	kv(f, "clock_mono_ns", "%" PRIu64, m->clock.mono_ns);
+	kv(f, "clock_wall_ns", "%" PRIu64, m->clock.wall_ns);
+	kv(f, "sources", "%s", m->sources);
+	kv(f, "source_versions", "%s", m->versions);
+	kv(f, "command", "%s", m->command);
+	kv(f, "min_block_ns", "%" PRIu64, m->min_block_ns);
+	kv(f, "max_window_ns", "%" PRIu64, m->max_window_ns);
+	fputs("pids", f);
+	fputc(0, f);
+	for (int i = 0; i < m->npids; i++)
+		fprintf(f, "%s%u", i ? "," : "", m->pids[i]);
+	fputc(0, f);
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	err = ws_trace_write_rec(w, WS_TR_META, buf, len);
+	free(buf);
+	return err;
+}
+
+int ws_trace_write_devname(struct ws_trace_writer *w, uint32_t dev, const char *name)
+{
+	struct ws_trace_devname d = { .dev = dev };
+
+	return write_rec2(w, WS_TR_DEVNAME, &d, sizeof(d), name, strlen(name) + 1);
+}
+
+int ws_trace_write_thread(struct ws_trace_writer *w, const struct ws_trace_thread *t)
+{
+	return ws_trace_write_rec(w, WS_TR_THREAD, t, sizeof(*t));
+}
+
+int ws_trace_write_event(struct ws_trace_writer *w, const struct ws_rec_hdr *rec)
+{
+	int err = ws_trace_write_rec(w, WS_TR_EVENT, rec, rec->size);
+
+	if (!err)
+		w->events++;
+	return err;
+}
+
+int ws_trace_write_summary(struct ws_trace_writer *w, const struct ws_trace_summary *s,
+			   const char *lost_json)
+{
+	if (!lost_json)
+		lost_json = "";
+	return write_rec2(w, WS_TR_SUMMARY, s, sizeof(*s), lost_json, strlen(lost_json) + 1);
+}
+
+int ws_trace_write_end(struct ws_trace_writer *w)
+{
+	struct ws_trace_end e = { .events = w->events };
+
+	ws_trace_write_rec(w, WS_TR_END, &e, sizeof(e));
+	if (!w->err && fflush(w->f) == EOF)
+		w->err = -errno;
+	return w->err;
+}
+
+/* ---- reading ----------------------------------------------------------------------------- */
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	snprintf(dst, cap, "%s", src);
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || end == s || *end ? -EINVAL : 0;
+}
+
+static int parse_pids(const char *s, struct ws_trace_meta *m)
+{
+	m->npids = 0;
+	while (*s) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (errno || end == s || v == 0 || v > UINT32_MAX || (*end && *end != ','))
+			return -EINVAL;
+		/* more than we keep: the rest join through their fork records, or not at all */
+		if (m->npids < WS_TRACE_MAX_PIDS)
+			m->pids[m->npids++] = v;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int ws_trace_meta_parse(const void *p, size_t len, struct ws_trace_meta *m)
+{
+	const char *s = p, *end = s + len;
+
+	memset(m, 0, sizeof(*m));
+	if (len && s[len - 1])
+		return -EINVAL;
+	while (s < end) {
+		const char *k = s, *v = s + strlen(s) + 1;
+		int err = 0;
+
+		if (v >= end)
+			return -EINVAL; /* a key without its value */
+		s = v + strlen(v) + 1;
+		if (!strcmp(k, "whyslow"))
+			copy_str(m->version, sizeof(m->version), v);
+		else if (!strcmp(k, "kernel"))
+			copy_str(m->kernel, sizeof(m->kernel), v);
+		else if (!strcmp(k, "hostname"))
+			copy_str(m->hostname, sizeof(m->hostname), v);
+		else if (!strcmp(k, "sources"))
+			copy_str(m->sources, sizeof(m->sources), v);
+		else if (!strcmp(k, "source_versions"))
+			copy_str(m->versions, sizeof(m->versions), v);
+		else if (!strcmp(k, "command"))
+			copy_str(m->command, sizeof(m->command), v);
+		else if (!strcmp(k, "clock_mono_ns"))
+			err = parse_u64(v, &m->clock.mono_ns);
+		else if (!strcmp(k, "clock_wall_ns"))
+			err = parse_u64(v, &m->clock.wall_ns);
+		else if (!strcmp(k, "min_block_ns"))
+			err = parse_u64(v, &m->min_block_ns);
+		else if (!strcmp(k, "max_window_ns"))
+			err = parse_u64(v, &m->max_window_ns);
+		else if (!strcmp(k, "pids"))
+			err = parse_pids(v, m);
+		/* other keys: added by a newer minor; ignored */
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct reader {
+	FILE *f;
+	const char *name;
+	uint64_t off; /* of the next byte to read */
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct reader *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct reader *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(r->err, r->errlen, "%s: offset %" PRIu64 ": ", r->name, off);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < r->errlen)
+		vsnprintf(r->err + n, r->errlen - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Read exactly @len bytes; the count actually read otherwise. */
+static size_t get(struct reader *r, void *p, size_t len)
+{
+	size_t n = fread(p, 1, len, r->f);
+
+	r->off += n;
+	return n;
+}
+
+static int read_header(struct reader *r)
+{
+	struct ws_trace_file_hdr h;
+	char skip[64];
+	size_t n = get(r, &h, HDR_MIN);
+
+	if (n < 8 || memcmp(h.magic, WS_TRACE_MAGIC, 8))
+		return fail(r, 0, "not a whyslow recording (no \"WHYSLOW\" magic)");
+	if (n < HDR_MIN)
+		return fail(r, n, "truncated file header");
+	if (h.major != WS_TRACE_MAJOR)
+		return fail(r, 12,
+			    "format version %u.%u: this whyslow reads version %d.x only%s",
+			    h.major, h.minor, WS_TRACE_MAJOR,
+			    h.major > WS_TRACE_MAJOR ? "; report it with a newer whyslow" : "");
+	if (h.hdr_size < HDR_MIN || h.hdr_size > HDR_MAX)
+		return fail(r, 8, "header size %u is not within %d..%d", h.hdr_size, HDR_MIN,
+			    HDR_MAX);
+	/* a longer header is a newer minor's: skip what we do not know */
+	for (uint32_t left = h.hdr_size - HDR_MIN; left;) {
+		size_t want = left < sizeof(skip) ? left : sizeof(skip);
+
+		if (get(r, skip, want) != want)
+			return fail(r, r->off, "truncated file header");
+		left -= want;
+	}
+	return 0;
+}
+
+int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, void *ctx, char *err,
+		  size_t errlen)
+{
+	struct reader r = { .f = f, .name = name, .err = err, .errlen = errlen };
+	struct ws_trace_meta *meta = NULL;
+	uint64_t events = 0;
+	bool first = true;
+	char *buf = NULL;
+	size_t cap = 0;
+	int rc;
+
+	if (errlen)
+		err[0] = 0;
+	if ((rc = read_header(&r)))
+		return rc;
+	for (;;) {
+		struct ws_trace_rec_hdr h;
+		uint64_t at = r.off;
+		size_t n = get(&r, &h, sizeof(h)), len;
+
+		if (n == 0) {
+			rc = fail(&r, at, "the file ends without an end marker (an interrupted recording, or a truncated file)");
+			break;
+		}
+		if (n < sizeof(h)) {
+			rc = fail(&r, at, "truncated record header");
+			break;
+		}
+		if (h.size < sizeof(h)) {
+			rc = fail(&r, at, "record size %u is smaller than a record header", h.size);
+			break;
+		}
+		if (h.size > WS_TRACE_MAX_REC) {
+			rc = fail(&r, at, "record size %u exceeds the limit of %u bytes (corrupt file?)",
+				  h.size, WS_TRACE_MAX_REC);
+			break;
+		}
+		len = h.size - sizeof(h);
+		if (len + 1 > cap) {
+			/* +1: a NUL after the payload, so strings in it always end */
+			char *nb = realloc(buf, len + 1);
+
+			if (!nb) {
+				rc = -ENOMEM;
+				snprintf(err, errlen, "%s: out of memory", name);
+				break;
+			}
+			buf = nb;
+			cap = len + 1;
+		}
+		if (get(&r, buf, len) != len) {
+			rc = fail(&r, at, "record of %u bytes is truncated at offset %" PRIu64, h.size,
+				  r.off);
+			break;
+		}
+		buf[len] = 0;
+		if (first && h.type != WS_TR_META) {
+			rc = fail(&r, at, "the first record is of type %u, not metadata", h.type);
+			break;
+		}
+		rc = 0;
+		switch (h.type) {
+		case WS_TR_META:
+			if (!first) /* one is enough; a later one is ignored */
+				break;
+			first = false;
+			meta = meta ? meta : malloc(sizeof(*meta));
+			if (!meta) {
+				rc = -ENOMEM;
+				snprintf(err, errlen, "%s: out of memory", name);
+				break;
+			}
+			if (ws_trace_meta_parse(buf, len, meta)) {
+				rc = fail(&r, at, "malformed metadata record");
+				break;
+			}
+			if (ops->meta)
+				rc = ops->meta(ctx, meta);
+			break;
+		case WS_TR_DEVNAME: {
+			struct ws_trace_devname d;
+
+			if (len < sizeof(d) + 1 || buf[len - 1]) {
+				rc = fail(&r, at, "malformed device-name record");
+				break;
+			}
+			memcpy(&d, buf, sizeof(d));
+			if (ops->devname)
+				rc = ops->devname(ctx, d.dev, buf + sizeof(d));
+			break;
+		}
+		case WS_TR_THREAD: {
+			struct ws_trace_thread t;
+
+			if (len < sizeof(t)) {
+				rc = fail(&r, at, "malformed thread-name record");
+				break;
+			}
+			memcpy(&t, buf, sizeof(t));
+			t.comm[sizeof(t.comm) - 1] = 0;
+			if (ops->thread)
+				rc = ops->thread(ctx, &t);
+			break;
+		}
+		case WS_TR_EVENT: {
+			const struct ws_rec_hdr *rec = (const void *)buf;
+
+			/* malloc's alignment suits the record; its own size must be the payload's */
+			if (len < sizeof(*rec) || rec->size != len) {
+				rc = fail(&r, at, "event record: inner size %u does not match its %zu bytes",
+					  len >= sizeof(*rec) ? rec->size : 0, len);
+				break;
+			}
+			events++;
+			if (ops->event)
+				rc = ops->event(ctx, rec);
+			break;
+		}
+		case WS_TR_SUMMARY: {
+			struct ws_trace_summary s;
+
+			if (len < sizeof(s) + 1 || buf[len - 1]) {
+				rc = fail(&r, at, "malformed summary record");
+				break;
+			}
+			memcpy(&s, buf, sizeof(s));
+			if (ops->summary)
+				rc = ops->summary(ctx, &s, buf[sizeof(s)] ? buf + sizeof(s) : NULL);
+			break;
+		}
+		case WS_TR_END: {
+			struct ws_trace_end e;
+
+			if (len < sizeof(e)) {
+				rc = fail(&r, at, "malformed end marker");
+				break;
+			}
+			memcpy(&e, buf, sizeof(e));
+			if (e.events != events)
+				rc = fail(&r, at, "the end marker counts %" PRIu64
+					  " events, the file holds %" PRIu64, e.events, events);
+			free(buf);
+			free(meta);
+			return rc;
+		}
+		default:
+			break; /* a type from a newer minor: skipped */
+		}
+		if (rc)
+			break;
+	}
+	free(buf);
+	free(meta);
+	return rc;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recording file (whyslow.data): a versioned stream of self-sized records
+ * written by `whyslow record` and read by `whyslow report`. The layout is
+ * specified in docs/trace-format.md; this is its only writer and reader.
+ *
+ * Both directions stream: the writer holds nothing but a stdio buffer, the
+ * reader one record of at most WS_TRACE_MAX_REC bytes. The reader trusts no
+ * size in the file: every problem is reported as "FILE: offset N: what".
+ */
+#ifndef WS_TRACE_H
+#define WS_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <whyslow/record.h>
+
+#include "clock.h"
+
+#define WS_TRACE_MAGIC	   "WHYSLOW" /* with its NUL: 8 bytes */
+#define WS_TRACE_MAJOR	   1
+#define WS_TRACE_MINOR	   0
+#define WS_TRACE_MAX_REC   (1u << 20) /* no record is larger; bounds the reader's buffer */
+#define WS_TRACE_MAX_PIDS  4096	      /* traced pids kept from the metadata */
+#define WS_TRACE_STR	   256
+
+/* File header, at offset 0. Little-endian, like every field in the file. */
+struct ws_trace_file_hdr {
+	char magic[8];	  /* "WHYSLOW\0" */
+	uint32_t hdr_size; /* bytes of this header; records start here */
+	uint16_t major;	  /* a reader refuses a major it does not know */
+	uint16_t minor;	  /* additions a reader of the same major may ignore */
+	uint32_t flags;	  /* none defined; readers ignore */
+	uint32_t reserved;
+};
+
+/* Every record starts with this; @size counts it. */
+struct ws_trace_rec_hdr {
+	uint32_t size;
+	uint16_t type; /* enum ws_trace_type */
+	uint16_t flags; /* none defined */
+};
+
+enum ws_trace_type {
+	WS_TR_META = 1,	   /* "key\0value\0" pairs; always the first record */
+	WS_TR_DEVNAME = 2, /* struct ws_trace_devname + name\0 */
+	WS_TR_THREAD = 3,  /* struct ws_trace_thread */
+	WS_TR_EVENT = 4,   /* one ws_rec_hdr record, verbatim (its own size == payload) */
+	WS_TR_SUMMARY = 5, /* struct ws_trace_summary + lost-detail JSON\0 */
+	WS_TR_END = 6,	   /* struct ws_trace_end; nothing follows */
+};
+
+struct ws_trace_devname {
+	uint32_t dev; /* major << 20 | minor, as the kernel's dev_t */
+};
+
+struct ws_trace_thread {
+	uint64_t ts; /* CLOCK_MONOTONIC when the name was seen */
+	uint32_t tid, pid;
+	char comm[16];
+};
+
+struct ws_trace_summary {
+	uint64_t records, lost, lost_recursion, duration_ns;
+};
+
+struct ws_trace_end {
+	uint64_t events; /* WS_TR_EVENT records in the file: a check on completeness */
+};
+
+/* The metadata record, decoded (unknown keys are ignored). */
+struct ws_trace_meta {
+	char kernel[WS_TRACE_STR], hostname[WS_TRACE_STR], version[64];
+	char sources[WS_TRACE_STR];  /* "sched,futex,blkio" */
+	char versions[WS_TRACE_STR]; /* "sched=0.1.0,futex=0.1.0,..." */
+	char command[WS_TRACE_STR];  /* what was recorded, for people */
+	struct ws_clock clock;
+	uint64_t min_block_ns, max_window_ns; /* 0: not recorded */
+	uint32_t pids[WS_TRACE_MAX_PIDS];     /* thread groups traced from the start */
+	int npids;
+};
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+struct ws_trace_writer {
+	FILE *f;
+	uint64_t events;
+	int err; /* first write error, -errno; later writes do nothing */
+};
+
+/* Write the file header to @f. 0 or -errno. */
+int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f);
+/* One record of @type with @len payload bytes. 0 or -errno (-E2BIG over the cap). */
+int ws_trace_write_rec(struct ws_trace_writer *w, uint16_t type, const void *p, size_t len);
+int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m);
+int ws_trace_write_devname(struct ws_trace_writer *w, uint32_t dev, const char *name);
+int ws_trace_write_thread(struct ws_trace_writer *w, const struct ws_trace_thread *t);
+int ws_trace_write_event(struct ws_trace_writer *w, const struct ws_rec_hdr *rec);
+int ws_trace_write_summary(struct ws_trace_writer *w, const struct ws_trace_summary *s,
+			   const char *lost_json);
+/* The end marker, then flush. 0 or the first error of the whole file. */
+int ws_trace_write_end(struct ws_trace_writer *w);
+
+/* ---- reading ----------------------------------------------------------------------------- */
+
+/*
+ * Callbacks for ws_trace_read(); NULL ones are skipped. A callback's non-zero
+ * return stops the read and is returned (it has explained itself).
+ */
+struct ws_trace_ops {
+	int (*meta)(void *ctx, const struct ws_trace_meta *m);
+	int (*devname)(void *ctx, uint32_t dev, const char *name);
+	int (*thread)(void *ctx, const struct ws_trace_thread *t);
+	int (*event)(void *ctx, const struct ws_rec_hdr *rec);
+	int (*summary)(void *ctx, const struct ws_trace_summary *s, const char *lost_json);
+};
+
+/*
+ * Read the whole of @f (named @name in messages), calling @ops in file order;
+ * types this reader does not know are skipped. 0 when the end marker was
+ * reached; -errno with "NAME: offset N: problem" in @err otherwise (or the
+ * callback's own return, @err then empty).
+ */
+int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, void *ctx, char *err,
+		  size_t errlen);
+
+/* Parse a metadata payload (exposed for tests). 0 or -EINVAL. */
+int ws_trace_meta_parse(const void *p, size_t len, struct ws_trace_meta *m);
+
+#endif
