@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_trace.h"
 #include "config.h"
 #include "runner.h"
 #include "session.h"
@@ -15,6 +16,8 @@ static const char usage[] =
 	"Usage: whyslow [options] run [options] -- COMMAND [ARGS...]\n"
 	"       whyslow [options] attach [options] PID...\n"
 	"       whyslow -c whyslow.ini [run ... | attach ...]\n"
+	"       whyslow record [-o FILE] [options] -- COMMAND [ARGS...] | attach PID...\n"
+	"       whyslow report [FILE] [--format text|json|perfetto] [-o OUT] (see report --help)\n"
 	"\n"
 	"Explains why a program was slow: every wait of a traced thread (off CPU for at least\n"
 	"--min-block) is walked back along proven wakeups to its root cause — a futex holder,\n"
@@ -31,6 +34,9 @@ static const char usage[] =
 	"      --duration DUR     attach: stop after DUR (default: Ctrl-C or exit)\n"
 	"  -u, --user USER        run: run the command as USER (default under sudo: $SUDO_USER)\n"
 	"      --as-root          run: keep root for the command\n"
+	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
+	"  record: -o FILE        the recording (default whyslow.data); no chains are printed\n"
+	"      --live FILE        record: also write the live analysis (--format) to FILE\n"
 	"  -v, --verbose          more detail; twice for libbpf's debug log\n"
 	"      --version          print the version\n"
 	"  -h, --help             this help\n"
@@ -40,13 +46,17 @@ static const char usage[] =
 	"  sudo whyslow run --format json -o chains.jsonl -- make -j4\n"
 	"  sudo whyslow attach --duration 30s $(pidof postgres)\n"
 	"  sudo whyslow run --sources sched,futex -- ./app\n"
-	"  sudo whyslow -c /etc/whyslow/whyslow.ini run -- ./app\n";
+	"  sudo whyslow -c /etc/whyslow/whyslow.ini run -- ./app\n"
+	"  sudo whyslow record -o app.data -- ./app && whyslow report app.data\n";
 
 struct cli {
 	const char *config, *plugin_dir, *sources, *user;
 	bool as_root;
 	int verbose;
-	const char *cmd; /* "run", "attach" or NULL */
+	const char *cmd; /* "run", "attach", "report" or NULL */
+	bool record;	 /* record: run or attach into a file */
+	const char *trace, *live, *perfetto;
+	int report_at;	 /* report: index of its first argument */
 	char **argv;	 /* run: the command */
 	uint32_t *pids;
 	int npids;
@@ -114,6 +124,8 @@ static int parse(struct cli *c, int argc, char **argv)
 		int err;
 
 		for (size_t k = 0; k < ARRAY_SIZE(core_opts) && !matched; k++) {
+			if (c->record && !strcmp(core_opts[k].key, "output"))
+				continue; /* record: -o names the recording */
 			if (strcmp(a, core_opts[k].longopt) &&
 			    (!core_opts[k].shortopt || strcmp(a, core_opts[k].shortopt)))
 				continue;
@@ -124,6 +136,19 @@ static int parse(struct cli *c, int argc, char **argv)
 		}
 		if (matched)
 			continue;
+		if ((c->record && (!strcmp(a, "-o") || !strcmp(a, "--output"))) ||
+		    (c->record && !strcmp(a, "--live")) || !strcmp(a, "--perfetto")) {
+			if (!v)
+				return bad("%s needs a value%s", a, "");
+			if (!strcmp(a, "--live"))
+				c->live = v;
+			else if (!strcmp(a, "--perfetto"))
+				c->perfetto = v;
+			else
+				c->trace = v;
+			i++;
+			continue;
+		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			exit(0);
@@ -160,6 +185,12 @@ static int parse(struct cli *c, int argc, char **argv)
 			return 0;
 		} else if (a[0] == '-' && a[1]) {
 			return bad("unknown option '%s'%s", a, "");
+		} else if (!c->cmd && !c->record && !strcmp(a, "report")) {
+			c->cmd = a;
+			c->report_at = i + 1;
+			return 0;
+		} else if (!c->cmd && !c->record && !strcmp(a, "record")) {
+			c->record = true;
 		} else if (!c->cmd && (!strcmp(a, "run") || !strcmp(a, "attach"))) {
 			c->cmd = a;
 		} else if (c->cmd && !strcmp(c->cmd, "attach")) {
@@ -179,6 +210,7 @@ int main(int argc, char **argv)
 {
 	struct ws_session_opts so = { 0 };
 	struct ws_run_opts ro = { 0 };
+	struct ws_trace_job job = { 0 };
 	struct ws_session *s = NULL;
 	struct ws_config cfg = { 0 };
 	struct cli c = { 0 };
@@ -187,6 +219,16 @@ int main(int argc, char **argv)
 
 	if (parse(&c, argc, argv))
 		goto out;
+	if (c.cmd && !strcmp(c.cmd, "report")) {
+		struct ws_report_globals g = { .plugin_dir = c.plugin_dir, .verbose = c.verbose };
+
+		rc = ws_cmd_report(argc - c.report_at, argv + c.report_at, &g);
+		goto out;
+	}
+	if (c.record && !c.cmd) {
+		fprintf(stderr, "whyslow: record what? give record -- COMMAND or record attach PID; see whyslow --help\n");
+		goto out;
+	}
 	if (!c.cmd) {
 		fprintf(stderr, "whyslow: nothing to do: give run -- COMMAND or attach PID; see whyslow --help\n");
 		goto out;
@@ -229,6 +271,19 @@ int main(int argc, char **argv)
 	ro.pids = c.pids;
 	ro.npids = c.npids;
 	ro.output = ws_config_get(&cfg, "core", "output");
+	if (c.record || c.perfetto) {
+		job.record_path = c.record ? (c.trace ? c.trace : "whyslow.data") : NULL;
+		job.perfetto_path = c.perfetto;
+		job.plugin_dir = so.plugin_dir;
+		job.cfg = &cfg;
+		job.argv = c.argv;
+		job.attach = !strcmp(c.cmd, "attach");
+		ro.on_start = ws_trace_job_start;
+		ro.on_finish = ws_trace_job_finish;
+		ro.hook_ctx = &job;
+		if (c.record)
+			ro.output = c.live ? c.live : "/dev/null";
+	}
 	ws_config_u64(&cfg, "core", ws_core_keys, "duration", &ro.duration_ns);
 	fflush(stdout);
 	rc = !strcmp(c.cmd, "run") ? ws_run_command(s, &ro) : ws_attach(s, &ro);

@@ -49,6 +49,11 @@ static int out_open(struct out_file *o, const char *path)
 		o->f = stdout;
 		return 0;
 	}
+	if (!strcmp(path, "/dev/null")) {
+		/* record: nothing to keep, and no temporary file next to /dev/null */
+		o->f = fopen(path, "we");
+		return o->f ? 0 : -errno;
+	}
 	o->path = path;
 	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path);
 	fd = mkstemp(o->tmp);
@@ -73,8 +78,11 @@ static int out_close(struct out_file *o, bool keep)
 {
 	int err = 0;
 
-	if (!o->path)
-		return fflush(stdout) == EOF ? -errno : 0;
+	if (!o->path) {
+		if (o->f != stdout)
+			fclose(o->f);
+		return o->f == stdout && fflush(stdout) == EOF ? -errno : 0;
+	}
 	if (fflush(o->f) == EOF || fsync(fileno(o->f)))
 		err = -errno;
 	fclose(o->f);
@@ -151,10 +159,13 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 	return err;
 }
 
-static int finish(struct ws_session *s, struct out_file *out, int loop_err)
+static int finish(struct ws_session *s, struct out_file *out, int loop_err,
+		  const struct ws_run_opts *o)
 {
 	int err = ws_session_finish(s);
 
+	if (o->on_finish && o->on_finish(o->hook_ctx, s, !err && !loop_err) && !err)
+		err = -EIO;
 	if (loop_err)
 		fprintf(stderr, "whyslow: analysis failed: %s\n", strerror(-loop_err));
 	if (!err && loop_err)
@@ -254,6 +265,11 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		err = ws_session_attach(s);
 	if (!err)
 		err = ws_session_start(s, out.f);
+	if (!err && o->on_start) {
+		uint32_t traced = pid;
+
+		err = o->on_start(o->hook_ctx, s, &traced, 1);
+	}
 	if (err) {
 		close(go[1]);
 		waitpid(pid, NULL, 0);
@@ -275,11 +291,13 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		else
 			fprintf(stderr, "whyslow: %s: %s\n", o->argv[0],
 				exec_err == -ENOENT ? "command not found" : strerror(-exec_err));
+		if (o->on_finish)
+			o->on_finish(o->hook_ctx, s, false);
 		out_close(&out, false);
 		return exec_err == -ENOENT ? 127 : 126;
 	}
 	err = loop(s, pid, &status, 0);
-	if (finish(s, &out, err))
+	if (finish(s, &out, err, o))
 		return 1;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
@@ -333,6 +351,8 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		err = ws_session_attach(s);
 	if (!err)
 		err = ws_session_start(s, out.f);
+	if (!err && o->on_start)
+		err = o->on_start(o->hook_ctx, s, o->pids, o->npids);
 	if (err) {
 		out_close(&out, false);
 		return 1;
@@ -340,5 +360,5 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 	if (o->duration_ns)
 		deadline = ws_clock_mono_now() + o->duration_ns;
 	err = loop(s, 0, NULL, deadline);
-	return finish(s, &out, err) ? 1 : 0;
+	return finish(s, &out, err, o) ? 1 : 0;
 }

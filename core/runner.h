@@ -17,6 +17,14 @@ struct ws_run_opts {
 	int npids;
 	uint64_t duration_ns;  /* attach: 0 = until Ctrl-C or exit */
 	const char *output;    /* -o FILE, NULL = stdout */
+	/*
+	 * record / --perfetto (cmd_trace.c): on_start once analysis has started,
+	 * with the traced pids, before the command runs; 0 or -errno (printed).
+	 * on_finish after the report, @complete false when the run failed.
+	 */
+	int (*on_start)(void *ctx, struct ws_session *s, const uint32_t *pids, int npids);
+	int (*on_finish)(void *ctx, struct ws_session *s, bool complete);
+	void *hook_ctx;
 };
 
 /* Exit status for main(): the command's (run), 0 (attach), or 1/126/127 on error. */

@@ -35,7 +35,9 @@ static int put(struct ws_trace_writer *w, const void *p, size_t len)
 int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f)
 {
 	struct ws_trace_file_hdr h = {
-		.hdr_size = sizeof(h), .major = WS_TRACE_MAJOR, .minor = WS_TRACE_MINOR,
+		.hdr_size = sizeof(h),
+		.major = WS_TRACE_MAJOR,
+		.minor = WS_TRACE_MINOR,
 	};
 
 	memset(w, 0, sizeof(*w));
@@ -48,7 +50,7 @@ int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f)
 static int write_rec2(struct ws_trace_writer *w, uint16_t type, const void *a, size_t alen,
 		      const void *b, size_t blen)
 {
-	struct ws_trace_rec_hdr h = { .type = type };
+	struct ws_trace_rec_hdr h = {.type = type};
 
 	if (sizeof(h) + alen + blen > WS_TRACE_MAX_REC)
 		return -E2BIG;
@@ -111,7 +113,7 @@ int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m
 
 int ws_trace_write_devname(struct ws_trace_writer *w, uint32_t dev, const char *name)
 {
-	struct ws_trace_devname d = { .dev = dev };
+	struct ws_trace_devname d = {.dev = dev};
 
 	return write_rec2(w, WS_TR_DEVNAME, &d, sizeof(d), name, strlen(name) + 1);
 }
@@ -140,7 +142,7 @@ int ws_trace_write_summary(struct ws_trace_writer *w, const struct ws_trace_summ
 
 int ws_trace_write_end(struct ws_trace_writer *w)
 {
-	struct ws_trace_end e = { .events = w->events };
+	struct ws_trace_end e = {.events = w->events};
 
 	ws_trace_write_rec(w, WS_TR_END, &e, sizeof(e));
 	if (!w->err && fflush(w->f) == EOF)
@@ -268,8 +270,7 @@ static int read_header(struct reader *r)
 	if (n < HDR_MIN)
 		return fail(r, n, "truncated file header");
 	if (h.major != WS_TRACE_MAJOR)
-		return fail(r, 12,
-			    "format version %u.%u: this whyslow reads version %d.x only%s",
+		return fail(r, 12, "format version %u.%u: this whyslow reads version %d.x only%s",
 			    h.major, h.minor, WS_TRACE_MAJOR,
 			    h.major > WS_TRACE_MAJOR ? "; report it with a newer whyslow" : "");
 	if (h.hdr_size < HDR_MIN || h.hdr_size > HDR_MAX)
@@ -289,7 +290,7 @@ static int read_header(struct reader *r)
 int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, void *ctx, char *err,
 		  size_t errlen)
 {
-	struct reader r = { .f = f, .name = name, .err = err, .errlen = errlen };
+	struct reader r = {.f = f, .name = name, .err = err, .errlen = errlen};
 	struct ws_trace_meta *meta = NULL;
 	uint64_t events = 0;
 	bool first = true;
@@ -307,7 +308,9 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 		size_t n = get(&r, &h, sizeof(h)), len;
 
 		if (n == 0) {
-			rc = fail(&r, at, "the file ends without an end marker (an interrupted recording, or a truncated file)");
+			rc = fail(&r, at,
+				  "the file ends without an end marker (an interrupted recording, "
+				  "or a truncated file)");
 			break;
 		}
 		if (n < sizeof(h)) {
@@ -319,7 +322,8 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 			break;
 		}
 		if (h.size > WS_TRACE_MAX_REC) {
-			rc = fail(&r, at, "record size %u exceeds the limit of %u bytes (corrupt file?)",
+			rc = fail(&r, at,
+				  "record size %u exceeds the limit of %u bytes (corrupt file?)",
 				  h.size, WS_TRACE_MAX_REC);
 			break;
 		}
@@ -337,8 +341,8 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 			cap = len + 1;
 		}
 		if (get(&r, buf, len) != len) {
-			rc = fail(&r, at, "record of %u bytes is truncated at offset %" PRIu64, h.size,
-				  r.off);
+			rc = fail(&r, at, "record of %u bytes is truncated at offset %" PRIu64,
+				  h.size, r.off);
 			break;
 		}
 		buf[len] = 0;
@@ -393,10 +397,13 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 		case WS_TR_EVENT: {
 			const struct ws_rec_hdr *rec = (const void *)buf;
 
-			/* malloc's alignment suits the record; its own size must be the payload's */
+			/* malloc's alignment suits the record; its own size must be the payload's
+			 */
 			if (len < sizeof(*rec) || rec->size != len) {
-				rc = fail(&r, at, "event record: inner size %u does not match its %zu bytes",
-					  len >= sizeof(*rec) ? rec->size : 0, len);
+				rc = fail(
+					&r, at,
+					"event record: inner size %u does not match its %zu bytes",
+					len >= sizeof(*rec) ? rec->size : 0, len);
 				break;
 			}
 			events++;
@@ -425,8 +432,10 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 			}
 			memcpy(&e, buf, sizeof(e));
 			if (e.events != events)
-				rc = fail(&r, at, "the end marker counts %" PRIu64
-					  " events, the file holds %" PRIu64, e.events, events);
+				rc = fail(&r, at,
+					  "the end marker counts %" PRIu64
+					  " events, the file holds %" PRIu64,
+					  e.events, events);
 			free(buf);
 			free(meta);
 			return rc;

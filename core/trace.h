@@ -19,27 +19,27 @@
 
 #include "clock.h"
 
-#define WS_TRACE_MAGIC	   "WHYSLOW" /* with its NUL: 8 bytes */
-#define WS_TRACE_MAJOR	   1
-#define WS_TRACE_MINOR	   0
-#define WS_TRACE_MAX_REC   (1u << 20) /* no record is larger; bounds the reader's buffer */
-#define WS_TRACE_MAX_PIDS  4096	      /* traced pids kept from the metadata */
-#define WS_TRACE_STR	   256
+#define WS_TRACE_MAGIC	  "WHYSLOW" /* with its NUL: 8 bytes */
+#define WS_TRACE_MAJOR	  1
+#define WS_TRACE_MINOR	  0
+#define WS_TRACE_MAX_REC  (1u << 20) /* no record is larger; bounds the reader's buffer */
+#define WS_TRACE_MAX_PIDS 4096	     /* traced pids kept from the metadata */
+#define WS_TRACE_STR	  256
 
 /* File header, at offset 0. Little-endian, like every field in the file. */
 struct ws_trace_file_hdr {
-	char magic[8];	  /* "WHYSLOW\0" */
+	char magic[8];	   /* "WHYSLOW\0" */
 	uint32_t hdr_size; /* bytes of this header; records start here */
-	uint16_t major;	  /* a reader refuses a major it does not know */
-	uint16_t minor;	  /* additions a reader of the same major may ignore */
-	uint32_t flags;	  /* none defined; readers ignore */
+	uint16_t major;	   /* a reader refuses a major it does not know */
+	uint16_t minor;	   /* additions a reader of the same major may ignore */
+	uint32_t flags;	   /* none defined; readers ignore */
 	uint32_t reserved;
 };
 
 /* Every record starts with this; @size counts it. */
 struct ws_trace_rec_hdr {
 	uint32_t size;
-	uint16_t type; /* enum ws_trace_type */
+	uint16_t type;	/* enum ws_trace_type */
 	uint16_t flags; /* none defined */
 };
 

@@ -310,10 +310,17 @@ struct ws_plugin {
 /* The entry symbol's type. */
 typedef const struct ws_plugin *(*ws_plugin_entry_fn)(void);
 
+/* C linkage for the entry symbol, so a plugin written in C++ exports the right name. */
+#ifdef __cplusplus
+#define WS_PLUGIN_LINKAGE extern "C"
+#else
+#define WS_PLUGIN_LINKAGE
+#endif
+
 /* Define the entry symbol returning @desc (a struct ws_plugin). */
 #define WS_PLUGIN_DEFINE(desc)                                                                     \
-	WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void);                       \
-	WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void)                        \
+	WS_PLUGIN_LINKAGE WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void);     \
+	WS_PLUGIN_LINKAGE WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void)      \
 	{                                                                                          \
 		return &(desc);                                                                    \
 	}

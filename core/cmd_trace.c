@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: MIT
+/* record, report and the Perfetto export: see cmd_trace.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fopencookie */
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cmd_trace.h"
+#include "loader.h"
+#include "util.h"
+
+#ifndef WS_VERSION
+#define WS_VERSION "unknown"
+#endif
+
+/* ---- files written whole or not at all ------------------------------------------------------ */
+
+/* Open @path's temporary sibling; @tmp receives its name. NULL having said why. */
+static FILE *tmp_open(const char *path, char *tmp, size_t len)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(tmp, len, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "whyslow: cannot write %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	fchmod(fd, 0644);
+	f = fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "whyslow: cannot write %s: %s\n", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+	}
+	return f;
+}
+
+/* Close, and rename into place if @keep and every write succeeded. 0 or -errno (printed). */
+static int tmp_close(FILE *f, const char *tmp, const char *path, bool keep)
+{
+	int err = 0;
+
+	if (fflush(f) == EOF || ferror(f) || fsync(fileno(f)))
+		err = errno ? -errno : -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (keep && !err && rename(tmp, path))
+		err = -errno;
+	if (!keep || err)
+		unlink(tmp);
+	if (keep && err)
+		fprintf(stderr, "whyslow: cannot write %s: %s\n", path, strerror(-err));
+	return err;
+}
+
+/* ---- recording ------------------------------------------------------------------------------ */
+
+/* "sched=0.1.0,futex=0.1.0": each source's own version, read from its plugin file. */
+static void source_versions(const char *dir, const char *sources, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (const char *p = sources; p && *p && n < len;) {
+		const char *e = strchr(p, ',');
+		int nlen = e ? (int)(e - p) : (int)strlen(p);
+		char path[PATH_MAX], err[256];
+		struct ws_loaded l;
+
+		snprintf(path, sizeof(path), "%s/%.*s.so", dir, nlen, p);
+		/* the session holds it open already: this only reads its descriptor again */
+		if (!ws_plugin_load(path, &l, err, sizeof(err))) {
+			n += snprintf(buf + n, len - n, "%s%s=%s", n ? "," : "", l.p->name,
+				      l.p->version);
+			ws_plugin_unload(&l);
+		}
+		p = e ? e + 1 : NULL;
+	}
+}
+
+static bool dev_written(struct ws_trace_job *j, uint32_t dev)
+{
+	for (size_t i = 0; i < j->ndevs_written; i++)
+		if (j->devs_written[i] == dev)
+			return true;
+	return false;
+}
+
+static void write_dev(struct ws_trace_job *j, uint32_t dev, const char *name)
+{
+	if (dev_written(j, dev))
+		return;
+	ws_trace_write_devname(&j->w, dev, name);
+	if (j->ndevs_written < ARRAY_SIZE(j->devs_written))
+		j->devs_written[j->ndevs_written++] = dev;
+}
+
+/*
+ * Every block device's name, up front: a source resolves names while it
+ * decodes, and a replay must know them by then.
+ */
+static void write_sysfs_devs(struct ws_trace_job *j)
+{
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[PATH_MAX], line[32];
+		unsigned int maj, min;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/block/%s/dev", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) && sscanf(line, "%u:%u", &maj, &min) == 2)
+			write_dev(j, maj << 20 | min, e->d_name);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Names the session learned since (devices that appeared during the recording). */
+static void write_new_devs(struct ws_trace_job *j, struct ws_session *s)
+{
+	const struct ws_dev_name *devs;
+	size_t n = ws_session_dev_names(s, &devs);
+
+	for (size_t i = 0; i < n; i++)
+		write_dev(j, devs[i].dev, devs[i].name);
+}
+
+/* attach: the names the targets' threads had before tracing began. */
+static void write_threads(struct ws_trace_job *j, uint32_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		struct ws_trace_thread t = {.ts = ws_clock_mono_now(), .pid = pid};
+		char cpath[PATH_MAX];
+		FILE *f;
+
+		t.tid = strtoul(e->d_name, NULL, 10);
+		if (!t.tid)
+			continue;
+		snprintf(cpath, sizeof(cpath), "/proc/%u/task/%u/comm", pid, t.tid);
+		f = fopen(cpath, "re");
+		if (f && fgets(t.comm, sizeof(t.comm), f)) {
+			t.comm[strcspn(t.comm, "\n")] = 0;
+			ws_trace_write_thread(&j->w, &t);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void tap(void *ctx, const struct ws_rec_hdr *rec)
+{
+	struct ws_trace_job *j = ctx;
+	const struct ws_dev_name *devs;
+
+	/* a name the session resolved while decoding the previous record: before it is needed */
+	if (ws_session_dev_names(j->s, &devs) != j->ndevs_seen) {
+		j->ndevs_seen = ws_session_dev_names(j->s, &devs);
+		write_new_devs(j, j->s);
+	}
+	ws_trace_write_event(&j->w, rec);
+}
+
+static bool perfetto_sink(void *ctx, const struct ws_chain *c)
+{
+	struct ws_trace_job *j = ctx;
+	int err = ws_perfetto_chain(j->pf, c);
+
+	if (err && !j->err)
+		j->err = err;
+	return true;
+}
+
+static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint32_t *pids,
+			int npids)
+{
+	struct ws_trace_meta *m = calloc(1, sizeof(*m));
+	struct utsname u;
+	size_t n = 0;
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	j->f = tmp_open(j->record_path, j->tmp, sizeof(j->tmp));
+	if (!j->f) {
+		free(m);
+		return -EIO;
+	}
+	setvbuf(j->f, NULL, _IOFBF, 1 << 18);
+	snprintf(m->version, sizeof(m->version), "%s", WS_VERSION);
+	if (!uname(&u))
+		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname, u.release, u.machine);
+	gethostname(m->hostname, sizeof(m->hostname) - 1);
+	snprintf(m->sources, sizeof(m->sources), "%s", ws_session_sources(s));
+	source_versions(j->plugin_dir, m->sources, m->versions, sizeof(m->versions));
+	if (j->attach)
+		n += snprintf(m->command, sizeof(m->command), "attach");
+	for (char **a = j->argv; a && *a && n < sizeof(m->command); a++)
+		n += snprintf(m->command + n, sizeof(m->command) - n, "%s%s", n ? " " : "", *a);
+	m->clock = *ws_session_clock(s);
+	m->min_block_ns = 10000000;
+	m->max_window_ns = 60000000000ULL;
+	ws_config_u64(j->cfg, "core", ws_core_keys, "min_block", &m->min_block_ns);
+	ws_config_u64(j->cfg, "core", ws_core_keys, "max_window", &m->max_window_ns);
+	for (int i = 0; i < npids && m->npids < WS_TRACE_MAX_PIDS; i++)
+		m->pids[m->npids++] = pids[i];
+
+	ws_trace_write_begin(&j->w, j->f);
+	ws_trace_write_meta(&j->w, m);
+	free(m);
+	write_sysfs_devs(j);
+	for (int i = 0; j->attach && i < npids; i++)
+		write_threads(j, pids[i]);
+	if ((err = j->w.err)) {
+		fprintf(stderr, "whyslow: cannot write %s: %s\n", j->record_path, strerror(-err));
+		tmp_close(j->f, j->tmp, j->record_path, false);
+		j->f = NULL;
+		return err;
+	}
+	j->s = s;
+	ws_session_set_tap(s, tap, j);
+	return 0;
+}
+
+int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, int npids)
+{
+	struct ws_trace_job *j = ctx;
+	int err;
+
+	if (j->perfetto_path) {
+		j->pf = ws_perfetto_new();
+		if (!j->pf) {
+			fprintf(stderr, "whyslow: cannot spool the Perfetto trace: %s\n",
+				strerror(errno));
+			return -errno;
+		}
+		ws_session_set_chain_sink(s, perfetto_sink, j);
+	}
+	if (j->record_path && (err = record_start(j, s, pids, npids)))
+		return err;
+	return 0;
+}
+
+static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool complete)
+{
+	struct ws_summary sum;
+	struct ws_trace_summary ts;
+	char dur[32];
+	int err;
+
+	ws_session_set_tap(s, NULL, NULL);
+	if (!complete) {
+		tmp_close(j->f, j->tmp, j->record_path, false);
+		fprintf(stderr, "whyslow: the recording did not complete; %s not written\n",
+			j->record_path);
+		return -EIO;
+	}
+	ws_session_summary(s, &sum);
+	write_new_devs(j, s);
+	ts = (struct ws_trace_summary){.records = sum.records,
+				       .lost = sum.lost,
+				       .lost_recursion = sum.lost_recursion,
+				       .duration_ns = sum.duration_ns};
+	ws_trace_write_summary(&j->w, &ts, sum.lost_detail);
+	err = ws_trace_write_end(&j->w);
+	if (err) {
+		fprintf(stderr, "whyslow: cannot write %s: %s\n", j->record_path, strerror(-err));
+		tmp_close(j->f, j->tmp, j->record_path, false);
+		return err;
+	}
+	if ((err = tmp_close(j->f, j->tmp, j->record_path, true)))
+		return err;
+	ws_format_duration(sum.duration_ns, dur, sizeof(dur));
+	fprintf(stderr,
+		"whyslow: recorded %" PRIu64 " records over %s (%" PRIu64
+		" lost) to %s; analyse with: whyslow report %s\n",
+		j->w.events, dur, sum.lost + sum.lost_recursion, j->record_path, j->record_path);
+	return 0;
+}
+
+static int perfetto_finish(struct ws_trace_job *j, bool complete)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int err;
+
+	if (!complete)
+		return 0;
+	if (j->err) {
+		fprintf(stderr, "whyslow: the Perfetto trace is incomplete: %s; %s not written\n",
+			strerror(-j->err), j->perfetto_path);
+		return j->err;
+	}
+	f = tmp_open(j->perfetto_path, tmp, sizeof(tmp));
+	if (!f)
+		return -EIO;
+	err = ws_perfetto_write(j->pf, f);
+	return tmp_close(f, tmp, j->perfetto_path, !err) ?: err;
+}
+
+int ws_trace_job_finish(void *ctx, struct ws_session *s, bool complete)
+{
+	struct ws_trace_job *j = ctx;
+	int err = 0, e;
+
+	if (j->f) {
+		err = record_finish(j, s, complete);
+		j->f = NULL;
+	}
+	if (j->pf) {
+		ws_session_set_chain_sink(s, NULL, NULL);
+		if ((e = perfetto_finish(j, complete)) && !err)
+			err = e;
+		ws_perfetto_free(j->pf);
+		j->pf = NULL;
+	}
+	return err;
+}
+
+/* A stream that discards: report --format perfetto needs no text (and /dev/null may be closed to
+ * us). */
+static ssize_t discard(void *cookie, const char *buf, size_t len)
+{
+	(void)cookie;
+	(void)buf;
+	return len;
+}
+
+static FILE *null_stream(void)
+{
+	cookie_io_functions_t io = {.write = discard};
+
+	return fopencookie(NULL, "w", io);
+}
+
+/* ---- report --------------------------------------------------------------------------------- */
+
+#define MAX_FILTER 64
+
+enum { OUT_TEXT, OUT_JSON, OUT_PERFETTO };
+
+struct replay {
+	const char *file, *plugin_dir, *min_block, *top;
+	int verbose, format;
+	FILE *out; /* the report's (text/json), or /dev/null for perfetto */
+	struct ws_config cfg;
+	struct ws_session *s;
+	struct ws_perfetto *pf;
+	uint32_t tids[MAX_FILTER], pids[MAX_FILTER];
+	const char *comms[MAX_FILTER];
+	int ntids, npids, ncomms;
+	bool have_summary;
+	int err;
+};
+
+static const char report_usage[] =
+	"Usage: whyslow report [FILE] [options]\n"
+	"\n"
+	"Analyses a recording made by `whyslow record` (default FILE: whyslow.data) and prints\n"
+	"the same chains the live run would have. Needs neither root nor BPF.\n"
+	"\n"
+	"Options:\n"
+	"      --format FMT       text (default), json (JSON Lines) or perfetto (trace-event JSON\n"
+	"                         for ui.perfetto.dev or chrome://tracing)\n"
+	"  -o, --output FILE      write to FILE (complete, or not at all) instead of stdout\n"
+	"      --min-block DUR    report waits at least this long (default: the recording's)\n"
+	"      --top N            text: show the N longest chains (default 5)\n"
+	"      --tid N            only chains whose victim is thread N (repeatable)\n"
+	"      --pid N            only chains whose victim is in process N (repeatable)\n"
+	"      --comm NAME        only chains whose victim is named NAME (repeatable)\n"
+	"      --plugin-dir DIR   load source plugins from DIR (env WHYSLOW_PLUGIN_DIR)\n"
+	"  -v, --verbose          more detail\n"
+	"\n"
+	"Examples:\n"
+	"  sudo whyslow record -o app.data -- ./app\n"
+	"  whyslow report app.data\n"
+	"  whyslow report app.data --format json --comm worker\n"
+	"  whyslow report app.data --format perfetto -o app.json   # open in ui.perfetto.dev\n";
+
+static bool victim_wanted(const struct replay *r, const struct ws_chain *c)
+{
+	uint32_t tid, pid;
+	const char *comm;
+	bool ok;
+
+	if (c->victim) {
+		tid = c->victim->tid;
+		pid = c->victim->pid;
+		comm = c->victim->comm;
+	} else if (c->nlinks) {
+		tid = c->links[0].tid;
+		pid = c->links[0].pid;
+		comm = c->links[0].comm ? c->links[0].comm : "";
+	} else {
+		return !r->ntids && !r->npids && !r->ncomms;
+	}
+	ok = !r->ntids;
+	for (int i = 0; i < r->ntids; i++)
+		ok |= r->tids[i] == tid;
+	if (!ok)
+		return false;
+	ok = !r->npids;
+	for (int i = 0; i < r->npids; i++)
+		ok |= r->pids[i] == pid;
+	if (!ok)
+		return false;
+	ok = !r->ncomms;
+	for (int i = 0; i < r->ncomms; i++)
+		ok |= !strcmp(r->comms[i], comm);
+	return ok;
+}
+
+static bool report_sink(void *ctx, const struct ws_chain *c)
+{
+	struct replay *r = ctx;
+	int err;
+
+	if (!victim_wanted(r, c))
+		return false;
+	if (r->pf && (err = ws_perfetto_chain(r->pf, c)) && !r->err)
+		r->err = err;
+	return true;
+}
+
+/* Note plugins whose version differs from the recording's: their records are decoded by this one.
+ */
+static void check_versions(struct replay *r, const char *recorded)
+{
+	char now[WS_TRACE_STR];
+
+	if (!recorded[0])
+		return;
+	source_versions(r->plugin_dir, ws_session_sources(r->s), now, sizeof(now));
+	if (strcmp(now, recorded))
+		fprintf(stderr,
+			"whyslow: note: %s was recorded with sources %s; decoding with %s\n",
+			r->file, recorded, now);
+}
+
+static int on_meta(void *ctx, const struct ws_trace_meta *m)
+{
+	struct replay *r = ctx;
+	struct ws_session_opts so = {.plugin_dir = r->plugin_dir, .verbose = r->verbose};
+	char v[32];
+	int err;
+
+	if (!m->sources[0]) {
+		fprintf(stderr, "whyslow: %s: the recording names no sources\n", r->file);
+		return -EINVAL;
+	}
+	so.sources = m->sources;
+	ws_config_set(&r->cfg, "core", "format", r->format == OUT_JSON ? "json" : "text");
+	if (r->min_block) {
+		ws_config_set(&r->cfg, "core", "min_block", r->min_block);
+	} else if (m->min_block_ns) {
+		snprintf(v, sizeof(v), "%" PRIu64 "ns", m->min_block_ns);
+		ws_config_set(&r->cfg, "core", "min_block", v);
+	}
+	if (m->max_window_ns) {
+		snprintf(v, sizeof(v), "%" PRIu64 "ns", m->max_window_ns);
+		ws_config_set(&r->cfg, "core", "max_window", v);
+	}
+	if (r->top)
+		ws_config_set(&r->cfg, "core", "top", r->top);
+	if ((err = ws_session_open(&r->s, &so, &r->cfg)))
+		return err;
+	if (r->verbose)
+		fprintf(stderr, "whyslow: %s: whyslow %s on %s (%s), sources %s, command: %s\n",
+			r->file, m->version, m->hostname, m->kernel, m->versions, m->command);
+	check_versions(r, m->versions);
+	ws_session_set_replay(r->s, &m->clock);
+	for (int i = 0; i < m->npids; i++)
+		if ((err = ws_session_trace_pid(r->s, m->pids[i])))
+			return err;
+	if ((err = ws_session_start(r->s, r->out))) {
+		fprintf(stderr, "whyslow: cannot start the analysis: %s\n", strerror(-err));
+		return err;
+	}
+	ws_session_set_chain_sink(r->s, report_sink, r);
+	return 0;
+}
+
+static int on_devname(void *ctx, uint32_t dev, const char *name)
+{
+	struct replay *r = ctx;
+
+	return ws_session_set_dev_name(r->s, dev, name);
+}
+
+static int on_thread(void *ctx, const struct ws_trace_thread *t)
+{
+	struct replay *r = ctx;
+
+	return r->pf ? ws_perfetto_thread(r->pf, t->tid, t->pid, t->comm) : 0;
+}
+
+static int on_event(void *ctx, const struct ws_rec_hdr *rec)
+{
+	struct replay *r = ctx;
+
+	ws_session_feed(r->s, rec);
+	return r->err;
+}
+
+static int on_summary(void *ctx, const struct ws_trace_summary *s, const char *lost_json)
+{
+	struct replay *r = ctx;
+
+	ws_session_set_summary_counts(r->s, s->lost, s->lost_recursion, s->duration_ns, lost_json);
+	r->have_summary = true;
+	return 0;
+}
+
+static int add_u32(uint32_t *arr, int *n, const char *opt, const char *v)
+{
+	uint64_t x;
+
+	if (*n == MAX_FILTER || ws_parse_u64(v, &x) || !x || x > UINT32_MAX) {
+		fprintf(stderr, "whyslow: %s: '%s' is not a thread or process id (or too many)\n",
+			opt, v);
+		return -EINVAL;
+	}
+	arr[(*n)++] = x;
+	return 0;
+}
+
+static int report_parse(struct replay *r, const char **output, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool takes = !strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
+			     !strcmp(a, "--min-block") || !strcmp(a, "--top") ||
+			     !strcmp(a, "--tid") || !strcmp(a, "--pid") || !strcmp(a, "--comm") ||
+			     !strcmp(a, "--plugin-dir");
+		uint64_t x;
+		int err = 0;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(report_usage, stdout);
+			exit(0);
+		}
+		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			r->verbose++;
+			continue;
+		}
+		if (takes && !v) {
+			fprintf(stderr,
+				"whyslow: report: %s needs a value; see whyslow report --help\n",
+				a);
+			return -EINVAL;
+		}
+		if (!takes) {
+			if (a[0] == '-' && a[1]) {
+				fprintf(stderr,
+					"whyslow: report: unknown option '%s'; see whyslow report "
+					"--help\n",
+					a);
+				return -EINVAL;
+			}
+			if (strcmp(r->file, "whyslow.data") && r->file != a) {
+				fprintf(stderr,
+					"whyslow: report: one recording at a time ('%s' and "
+					"'%s')\n",
+					r->file, a);
+				return -EINVAL;
+			}
+			r->file = a;
+			continue;
+		}
+		i++;
+		if (!strcmp(a, "--format")) {
+			if (!strcmp(v, "text"))
+				r->format = OUT_TEXT;
+			else if (!strcmp(v, "json"))
+				r->format = OUT_JSON;
+			else if (!strcmp(v, "perfetto"))
+				r->format = OUT_PERFETTO;
+			else
+				err = -EINVAL;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			*output = v;
+		} else if (!strcmp(a, "--min-block")) {
+			r->min_block = v;
+			err = ws_parse_duration(v, &x);
+		} else if (!strcmp(a, "--top")) {
+			r->top = v;
+			err = ws_parse_u64(v, &x) || !x ? -EINVAL : 0;
+		} else if (!strcmp(a, "--tid")) {
+			if (add_u32(r->tids, &r->ntids, a, v))
+				return -EINVAL;
+		} else if (!strcmp(a, "--pid")) {
+			if (add_u32(r->pids, &r->npids, a, v))
+				return -EINVAL;
+		} else if (!strcmp(a, "--comm")) {
+			if (r->ncomms == MAX_FILTER)
+				err = -E2BIG;
+			else
+				r->comms[r->ncomms++] = v;
+		} else if (!strcmp(a, "--plugin-dir")) {
+			r->plugin_dir = v;
+		}
+		if (err) {
+			fprintf(stderr,
+				"whyslow: report: %s: '%s' is not valid; see whyslow report "
+				"--help\n",
+				a, v);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
+{
+	struct replay r = {
+		.file = "whyslow.data", .plugin_dir = g->plugin_dir, .verbose = g->verbose};
+	const struct ws_trace_ops ops = {.meta = on_meta,
+					 .devname = on_devname,
+					 .thread = on_thread,
+					 .event = on_event,
+					 .summary = on_summary};
+	const char *output = NULL;
+	char tmp[PATH_MAX], err[512];
+	FILE *in, *out = stdout;
+	int rc = 1, e;
+
+	if (report_parse(&r, &output, argc, argv))
+		return 1;
+	if (!r.plugin_dir)
+		r.plugin_dir = getenv("WHYSLOW_PLUGIN_DIR");
+	if (!r.plugin_dir)
+		r.plugin_dir = WS_PLUGINDIR;
+	in = fopen(r.file, "re");
+	if (!in) {
+		fprintf(stderr, "whyslow: cannot read %s: %s%s\n", r.file, strerror(errno),
+			errno == ENOENT ? " (make one with: sudo whyslow record -- COMMAND)" : "");
+		return 1;
+	}
+	setvbuf(in, NULL, _IOFBF, 1 << 18);
+	if (output && !(out = tmp_open(output, tmp, sizeof(tmp))))
+		goto out_in;
+	if (r.format == OUT_PERFETTO) {
+		r.pf = ws_perfetto_new();
+		r.out = null_stream();
+		if (!r.pf || !r.out) {
+			fprintf(stderr, "whyslow: cannot spool the Perfetto trace: %s\n",
+				strerror(errno));
+			goto out_file;
+		}
+	} else {
+		r.out = out;
+	}
+	e = ws_trace_read(in, r.file, &ops, &r, err, sizeof(err));
+	if (e) {
+		if (err[0])
+			fprintf(stderr, "whyslow: %s\n", err);
+		else if (e == -ENOMEM || r.err)
+			fprintf(stderr, "whyslow: %s: analysis failed: %s\n", r.file,
+				strerror(-(r.err ? r.err : e)));
+		goto out_file;
+	}
+	if (!r.have_summary)
+		fprintf(stderr, "whyslow: %s: no summary record; loss counts are unknown\n",
+			r.file);
+	if ((e = ws_session_finish(r.s))) {
+		fprintf(stderr, "whyslow: %s: analysis failed: %s\n", r.file, strerror(-e));
+		goto out_file;
+	}
+	if (r.err) {
+		fprintf(stderr, "whyslow: %s: Perfetto export failed: %s\n", r.file,
+			strerror(-r.err));
+		goto out_file;
+	}
+	if (r.pf && (e = ws_perfetto_write(r.pf, out))) {
+		fprintf(stderr, "whyslow: cannot write the Perfetto trace: %s\n", strerror(-e));
+		goto out_file;
+	}
+	rc = 0;
+out_file:
+	if (output) {
+		if (tmp_close(out, tmp, output, rc == 0))
+			rc = 1;
+	} else if (fflush(stdout) == EOF) {
+		rc = 1;
+	}
+out_in:
+	if (r.out && r.out != out)
+		fclose(r.out);
+	fclose(in);
+	ws_perfetto_free(r.pf);
+	ws_session_free(r.s);
+	ws_config_free(&r.cfg);
+	return rc;
+}

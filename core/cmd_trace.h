@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `whyslow record` (a run or attach whose records go to a file), `run
+ * --perfetto FILE`, and `whyslow report` (the analysis of a recording,
+ * without root or BPF).
+ */
+#ifndef WS_CMD_TRACE_H
+#define WS_CMD_TRACE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "perfetto.h"
+#include "session.h"
+#include "trace.h"
+
+/* What a run or attach writes besides its report; the runner's hooks. */
+struct ws_trace_job {
+	const char *record_path;   /* record: -o FILE; NULL: not recording */
+	const char *perfetto_path; /* run/attach/record --perfetto FILE; NULL: none */
+	const char *plugin_dir;
+	const struct ws_config *cfg;
+	char **argv; /* run: the command, for the metadata */
+	bool attach;
+
+	/* private */
+	FILE *f;
+	char tmp[PATH_MAX];
+	struct ws_trace_writer w;
+	uint32_t devs_written[64];
+	size_t ndevs_written, ndevs_seen;
+	struct ws_session *s;
+	struct ws_perfetto *pf;
+	int err;
+};
+
+/* struct ws_run_opts.on_start / on_finish with @ctx a struct ws_trace_job. */
+int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, int npids);
+int ws_trace_job_finish(void *ctx, struct ws_session *s, bool complete);
+
+/* Options main() parsed before the word "report". */
+struct ws_report_globals {
+	const char *plugin_dir;
+	int verbose;
+};
+
+/* `whyslow report ARGS...` (@argv after "report"). Exit status for main(). */
+int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g);
+
+#endif

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfetto.h"
+#include "util.h"
+
+/* Width of the marker slices that carry a flow's ends (flows bind to slices). */
+#define MARK_NS 1000
+
+struct pthread {
+	uint32_t tid, pid; /* tid 0: empty slot */
+	char comm[WS_COMM];
+};
+
+struct ws_perfetto {
+	FILE *spool; /* events so far, each preceded by ",\n" */
+	uint64_t nevents, next_flow;
+	struct pthread *th; /* open addressing by tid */
+	size_t nth, th_cap;
+	uint64_t *seen; /* hashes of slices and flows written, 0 empty */
+	size_t nseen, seen_cap;
+	int err;
+};
+
+struct ws_perfetto *ws_perfetto_new(void)
+{
+	struct ws_perfetto *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->spool = tmpfile();
+	if (!p->spool) {
+		free(p);
+		return NULL;
+	}
+	p->next_flow = 1;
+	return p;
+}
+
+void ws_perfetto_free(struct ws_perfetto *p)
+{
+	if (!p)
+		return;
+	fclose(p->spool);
+	free(p->th);
+	free(p->seen);
+	free(p);
+}
+
+/* ---- thread table -------------------------------------------------------------------------- */
+
+static struct pthread *th_find(struct ws_perfetto *p, uint32_t tid)
+{
+	size_t mask = p->th_cap - 1;
+
+	if (!p->th_cap || !tid)
+		return NULL;
+	for (size_t i = ws_hash64(tid) & mask; p->th[i].tid; i = (i + 1) & mask)
+		if (p->th[i].tid == tid)
+			return &p->th[i];
+	return NULL;
+}
+
+static int th_grow(struct ws_perfetto *p)
+{
+	struct pthread *old = p->th;
+	size_t oldcap = p->th_cap, cap = oldcap ? oldcap * 2 : 64;
+
+	p->th = calloc(cap, sizeof(*p->th));
+	if (!p->th) {
+		p->th = old;
+		return -ENOMEM;
+	}
+	p->th_cap = cap;
+	for (size_t i = 0; i < oldcap; i++) {
+		size_t j;
+
+		if (!old[i].tid)
+			continue;
+		for (j = ws_hash64(old[i].tid) & (cap - 1); p->th[j].tid; j = (j + 1) & (cap - 1))
+			;
+		p->th[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/*
+ * The track of @tid. The first pid a thread is seen with names its process
+ * for the whole trace; a better name replaces "?".
+ */
+static struct pthread *th_get(struct ws_perfetto *p, uint32_t tid, uint32_t pid, const char *comm)
+{
+	struct pthread *t = th_find(p, tid);
+
+	if (!t) {
+		size_t i;
+
+		if ((p->nth + 1) * 2 > p->th_cap && th_grow(p))
+			return NULL;
+		for (i = ws_hash64(tid) & (p->th_cap - 1); p->th[i].tid;
+		     i = (i + 1) & (p->th_cap - 1))
+			;
+		t = &p->th[i];
+		t->tid = tid;
+		t->pid = pid ? pid : tid;
+		p->nth++;
+	}
+	if (comm && *comm && strcmp(comm, "?") && (!t->comm[0] || !strcmp(t->comm, "?")))
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	return t;
+}
+
+int ws_perfetto_thread(struct ws_perfetto *p, uint32_t tid, uint32_t pid, const char *comm)
+{
+	return tid && !th_get(p, tid, pid, comm) ? -ENOMEM : 0;
+}
+
+/* ---- dedup: one chain's links often reappear in another's ---------------------------------- */
+
+/* true if @h was new (and is now recorded) */
+static bool first_time(struct ws_perfetto *p, uint64_t h)
+{
+	size_t mask, i;
+
+	h |= 1; /* 0 marks an empty slot */
+	if ((p->nseen + 1) * 2 > p->seen_cap) {
+		uint64_t *old = p->seen;
+		size_t oldcap = p->seen_cap, cap = oldcap ? oldcap * 2 : 256;
+
+		p->seen = calloc(cap, sizeof(*p->seen));
+		if (!p->seen) {
+			p->seen = old;
+			return true; /* a duplicate slice is better than none */
+		}
+		p->seen_cap = cap;
+		for (size_t k = 0; k < oldcap; k++) {
+			if (!old[k])
+				continue;
+			for (i = ws_hash64(old[k]) & (cap - 1); p->seen[i]; i = (i + 1) & (cap - 1))
+				;
+			p->seen[i] = old[k];
+		}
+		free(old);
+	}
+	mask = p->seen_cap - 1;
+	for (i = ws_hash64(h) & mask; p->seen[i]; i = (i + 1) & mask)
+		if (p->seen[i] == h)
+			return false;
+	p->seen[i] = h;
+	p->nseen++;
+	return true;
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* Trace-event timestamps are microseconds; keep the nanoseconds as decimals. */
+static void json_us(FILE *f, const char *key, uint64_t ns)
+{
+	fprintf(f, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned int)(ns % 1000));
+}
+
+static FILE *event_begin(struct ws_perfetto *p)
+{
+	fputs(p->nevents++ ? ",\n" : "\n", p->spool);
+	return p->spool;
+}
+
+static const char *state_of(const char *kind)
+{
+	if (!strcmp(kind, WS_KIND_RUNNING))
+		return "running";
+	if (!strcmp(kind, WS_KIND_RUNQUEUE))
+		return "runnable";
+	return "blocked";
+}
+
+/* "futex 0x7f..", "block_io loop0 sector 2048 4096 bytes read": the reason in a few words. */
+static void label(char *buf, size_t len, const char *kind, const struct ws_claim *cl)
+{
+	size_t n = snprintf(buf, len, "%s: %s", state_of(kind), kind);
+
+	for (unsigned int i = 0; cl && i < cl->nfields && i < WS_CLAIM_FIELDS && n < len; i++) {
+		const struct ws_field *f = &cl->fields[i];
+
+		if (f->type == WS_FIELD_HEX)
+			n += snprintf(buf + n, len - n, " %s=0x%" PRIx64, f->key, f->u);
+		else if (f->type == WS_FIELD_U64)
+			n += snprintf(buf + n, len - n, " %s=%" PRIu64, f->key, f->u);
+		else if (f->type == WS_FIELD_STR)
+			n += snprintf(buf + n, len - n, " %s=%.*s", f->key, (int)sizeof(f->s),
+				      f->s);
+	}
+}
+
+static void slice(struct ws_perfetto *p, const struct pthread *t, const char *name, const char *cat,
+		  uint64_t start, uint64_t dur, const struct ws_claim *cl, const char *evidence,
+		  uint32_t woken_by, uint32_t victim)
+{
+	FILE *f;
+
+	if (!first_time(p, ws_hash_bytes(name, strlen(name)) ^ ws_hash64(t->tid) ^
+				   ws_hash64(start * 31 + dur)))
+		return;
+	f = event_begin(p);
+	fprintf(f, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"cat\":", t->pid, t->tid);
+	json_str(f, cat);
+	fputs(",\"name\":", f);
+	json_str(f, name);
+	json_us(f, "ts", start);
+	json_us(f, "dur", dur);
+	fprintf(f, ",\"args\":{\"chain_of\":%u", victim);
+	if (woken_by)
+		fprintf(f, ",\"woken_by\":%u", woken_by);
+	if (evidence) {
+		fputs(",\"evidence\":", f);
+		json_str(f, evidence);
+	}
+	for (unsigned int i = 0; cl && i < cl->nfields && i < WS_CLAIM_FIELDS; i++) {
+		const struct ws_field *fl = &cl->fields[i];
+		char key[sizeof(fl->key) + 1], s[sizeof(fl->s) + 1];
+
+		snprintf(key, sizeof(key), "%.*s", (int)sizeof(fl->key), fl->key);
+		fputc(',', f);
+		json_str(f, key);
+		if (fl->type == WS_FIELD_U64) {
+			fprintf(f, ":%" PRIu64, fl->u);
+		} else if (fl->type == WS_FIELD_HEX) {
+			fprintf(f, ":\"0x%" PRIx64 "\"", fl->u);
+		} else {
+			snprintf(s, sizeof(s), "%.*s", (int)sizeof(fl->s), fl->s);
+			fputc(':', f);
+			json_str(f, s);
+		}
+	}
+	fputs("}}", f);
+}
+
+static void flow_end(struct ws_perfetto *p, const char *ph, const struct pthread *t, uint64_t id,
+		     uint64_t ts)
+{
+	FILE *f = event_begin(p);
+
+	fprintf(f,
+		"{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"cat\":\"wakeup\",\"name\":\"wakeup\","
+		"\"id\":%" PRIu64 ",\"bp\":\"e\"",
+		ph, t->pid, t->tid, id);
+	json_us(f, "ts", ts);
+	fputc('}', f);
+}
+
+/*
+ * Link @i of @c was ended by a wakeup from its woken_by thread: a marker slice
+ * on the waker just before the wakeup, one on the wakee just after, and an
+ * arrow between them.
+ */
+static int wake_flow(struct ws_perfetto *p, const struct ws_chain *c, int i, uint32_t victim)
+{
+	const struct ws_link *l = &c->links[i];
+	const struct ws_link *nx = i + 1 < c->nlinks ? &c->links[i + 1] : NULL;
+	uint64_t wake = l->start + l->dur, rdur = MARK_NS, id;
+	const struct pthread *wakee, *waker;
+	char name[96];
+
+	if (wake < MARK_NS)
+		return 0;
+	wakee = th_get(p, l->tid, l->pid, l->comm);
+	waker = nx && nx->tid == l->woken_by ? th_get(p, nx->tid, nx->pid, nx->comm)
+					     : th_get(p, l->woken_by, 0, NULL);
+	if (!wakee || !waker)
+		return -ENOMEM;
+	if (!first_time(p, ws_hash64(((uint64_t)l->tid << 32 | l->woken_by) ^ ws_hash64(wake))))
+		return 0; /* this wakeup is already drawn, from another chain */
+	/* the victim's own wakeup: runnable until it got the CPU back */
+	if (i == 0 && c->end > wake + MARK_NS)
+		rdur = c->end - wake;
+	snprintf(name, sizeof(name), "wakes %s (%u)", wakee->comm[0] ? wakee->comm : "?",
+		 wakee->tid);
+	slice(p, waker, name, "wakeup", wake - MARK_NS, MARK_NS, NULL, NULL, 0, victim);
+	snprintf(name, sizeof(name), "%s (woken by %u)", i == 0 ? "runnable" : "woken", waker->tid);
+	slice(p, wakee, name, i == 0 ? "runnable" : "wakeup", wake, rdur, NULL, NULL, l->woken_by,
+	      victim);
+	id = p->next_flow++;
+	flow_end(p, "s", waker, id, wake - MARK_NS / 2);
+	flow_end(p, "f", wakee, id, wake + MARK_NS / 2);
+	return 0;
+}
+
+int ws_perfetto_chain(struct ws_perfetto *p, const struct ws_chain *c)
+{
+	uint32_t victim = c->victim ? c->victim->tid : c->nlinks ? c->links[0].tid : 0;
+	char name[256];
+
+	if (c->victim && !th_get(p, c->victim->tid, c->victim->pid, c->victim->comm))
+		return -ENOMEM;
+	for (int i = 0; i < c->nlinks && i < WS_CHAIN_MAX_LINKS; i++) {
+		const struct ws_link *l = &c->links[i];
+		const struct pthread *t = th_get(p, l->tid, l->pid, l->comm);
+
+		if (!t)
+			return -ENOMEM;
+		label(name, sizeof(name), l->kind, l->claim);
+		slice(p, t, name, state_of(l->kind), l->start, l->dur ? l->dur : 1, l->claim,
+		      l->evidence, l->has_woken_by ? l->woken_by : 0, victim);
+	}
+	for (size_t i = 0; i < c->nsegs; i++) {
+		const struct ws_segment *sg = &c->segs[i];
+		const struct pthread *t = th_get(p, sg->tid, 0, NULL);
+
+		if (!t)
+			return -ENOMEM;
+		label(name, sizeof(name), sg->kind, sg->claim);
+		slice(p, t, name, state_of(sg->kind), sg->start, sg->dur ? sg->dur : 1, sg->claim,
+		      sg->claim ? sg->claim->evidence : NULL, sg->claim ? sg->claim->woken_by : 0,
+		      victim);
+	}
+	for (int i = 0; i < c->nlinks && i < WS_CHAIN_MAX_LINKS; i++) {
+		int err;
+
+		if (c->links[i].has_woken_by && c->links[i].woken_by &&
+		    (err = wake_flow(p, c, i, victim)))
+			return err;
+	}
+	if (ferror(p->spool))
+		return -EIO;
+	return 0;
+}
+
+static void meta(FILE *out, bool *first, const char *what, uint32_t pid, uint32_t tid,
+		 const char *name)
+{
+	fprintf(out, "%s{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+		*first ? "\n" : ",\n", what, pid, tid);
+	json_str(out, name);
+	fputs("}}", out);
+	*first = false;
+}
+
+int ws_perfetto_write(struct ws_perfetto *p, FILE *out)
+{
+	bool first = p->nevents == 0;
+	char buf[65536], name[64];
+	size_t n;
+
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"whyslow\"},"
+	      "\"traceEvents\":[",
+	      out);
+	rewind(p->spool);
+	while ((n = fread(buf, 1, sizeof(buf), p->spool)) > 0)
+		fwrite(buf, 1, n, out);
+	if (ferror(p->spool))
+		return -EIO;
+	fseek(p->spool, 0, SEEK_END);
+	/* a track per thread, grouped under its process */
+	for (size_t i = 0; i < p->th_cap; i++) {
+		const struct pthread *t = &p->th[i];
+		const struct pthread *leader;
+
+		if (!t->tid)
+			continue;
+		snprintf(name, sizeof(name), "%s", t->comm[0] ? t->comm : "?");
+		meta(out, &first, "thread_name", t->pid, t->tid, name);
+		if (t->tid != t->pid && th_find(p, t->pid))
+			continue; /* the leader's own entry names the process */
+		leader = th_find(p, t->pid);
+		if (leader && leader->comm[0])
+			snprintf(name, sizeof(name), "%s", leader->comm);
+		else
+			snprintf(name, sizeof(name), "process %u", t->pid);
+		meta(out, &first, "process_name", t->pid, t->pid, name);
+	}
+	fputs("\n]}\n", out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Structural check of whyslow's Perfetto (Chrome trace-event JSON) export.
+
+    check_perfetto.py TRACE.json [--chains CHAINS.jsonl]
+
+- valid JSON: an object with a "traceEvents" list;
+- every event has ph, pid, tid; X slices have ts and dur >= 0 and a name;
+- every slice's and flow end's (pid, tid) has a thread track: a thread_name metadata event, and
+  its pid a process_name;
+- flows: every id has exactly one "s" and one "f", the "s" not after the "f", both bp "e", and
+  each end lies inside a slice on its own track (what bp "e" binds to);
+- with --chains: every woken_by hop of every reported chain (link i woken by link i+1's
+  thread) appears as a flow from the waker's track to the wakee's track.
+Exit 0 ok, 1 problems (listed), 2 usage. Python 3 standard library only.
+"""
+import collections
+import json
+import sys
+
+
+def main(argv):
+    if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--chains"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    errs = []
+    try:
+        with open(argv[1]) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print("check_perfetto: %s: not valid JSON: %s" % (argv[1], e), file=sys.stderr)
+        return 1
+    evs = doc.get("traceEvents") if isinstance(doc, dict) else None
+    if not isinstance(evs, list):
+        print("check_perfetto: no traceEvents list", file=sys.stderr)
+        return 1
+    threads, procs = set(), set()
+    slices = collections.defaultdict(list)
+    flows = collections.defaultdict(list)
+    for i, e in enumerate(evs):
+        if not isinstance(e, dict) or not all(k in e for k in ("ph", "pid", "tid")):
+            errs.append("event %d lacks ph/pid/tid: %r" % (i, e))
+            continue
+        ph, key = e["ph"], (e["pid"], e["tid"])
+        if ph == "M":
+            if e.get("name") == "thread_name":
+                threads.add(key)
+            elif e.get("name") == "process_name":
+                procs.add(e["pid"])
+        elif ph == "X":
+            if not isinstance(e.get("name"), str) or e.get("dur", -1) < 0 or "ts" not in e:
+                errs.append("slice %d malformed: %r" % (i, e))
+            slices[key].append((e["ts"], e["ts"] + e["dur"]))
+        elif ph in ("s", "f"):
+            if e.get("bp") != "e" or "id" not in e:
+                errs.append("flow event %d lacks bp e or id: %r" % (i, e))
+            flows[e.get("id")].append(e)
+        else:
+            errs.append("event %d: unexpected ph %r" % (i, ph))
+    for key in list(slices) + [(e["pid"], e["tid"]) for fl in flows.values() for e in fl]:
+        if key not in threads:
+            errs.append("pid %d tid %d has events but no thread_name track" % key)
+        if key[0] not in procs:
+            errs.append("pid %d has events but no process_name" % key[0])
+    edges = set()
+    for fid, fl in flows.items():
+        s = [e for e in fl if e["ph"] == "s"]
+        f = [e for e in fl if e["ph"] == "f"]
+        if len(s) != 1 or len(f) != 1:
+            errs.append("flow %r has %d starts and %d ends" % (fid, len(s), len(f)))
+            continue
+        s, f = s[0], f[0]
+        if s["ts"] > f["ts"]:
+            errs.append("flow %r ends before it starts" % fid)
+        for e in (s, f):
+            key = (e["pid"], e["tid"])
+            if not any(a <= e["ts"] <= b for a, b in slices.get(key, ())):
+                errs.append("flow %r %s end at %s is in no slice of tid %d" % (fid, e["ph"], e["ts"], e["tid"]))
+        edges.add((s["tid"], f["tid"]))
+    nchains = 0
+    if len(argv) == 4:
+        with open(argv[3]) as fh:
+            for line in fh:
+                c = json.loads(line)
+                if c.get("type") != "chain":
+                    continue
+                nchains += 1
+                links = c["links"]
+                for a, b in zip(links, links[1:]):
+                    if a.get("woken_by") is not None and (b["tid"], a["tid"]) not in edges:
+                        errs.append("chain of tid %d: no flow from tid %d to tid %d" % (c["tid"], b["tid"], a["tid"]))
+    for e in errs[:50]:
+        print("check_perfetto: " + e, file=sys.stderr)
+    if errs:
+        return 1
+    print("check_perfetto: ok: %d events, %d thread tracks, %d slices, %d flows, %d chains checked" % (
+        len(evs), len(threads), sum(len(v) for v in slices.values()), len(flows), nchains))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

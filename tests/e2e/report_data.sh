@@ -1,0 +1,39 @@
+#!/bin/bash
+# report_data.sh — the committed recordings under tests/data/, analysed by `whyslow report`.
+# Needs no root and no BPF: the causal engine's end-to-end answer is checked in every build.
+#
+#   report_data.sh WHYSLOW DATA_DIR CHECK_CHAIN CHECK_PERFETTO       (exit 0 pass, 1 fail)
+#
+# For each DATA_DIR/gt_<case>.data with its gt_<case>.truth.json (written by the ground-truth
+# program during that recording; see record_report.sh RECORD_SAVE): report --format json must
+# give the right chain (check_chain.py), twice the same, and report --format perfetto must pass
+# check_perfetto.py with every chain hop drawn as a flow.
+set -u
+WHYSLOW=$1 DATA=$2 CHECK_CHAIN=$3 CHECK_PERFETTO=$4
+PYTHON=${PYTHON:-python3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/whyslow-report-data.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+n=0
+for data in "$DATA"/gt_*.data; do
+	[ -e "$data" ] || continue
+	case=$(basename "$data" .data)
+	case=${case#gt_}
+	truth="$DATA/gt_$case.truth.json"
+	echo "--- $data ---"
+	"$WHYSLOW" report --format json "$data" >"$work/a.jsonl" || fail "report $data exited $?"
+	"$WHYSLOW" report --format json "$data" >"$work/b.jsonl" || fail "report $data exited $?"
+	cmp -s "$work/a.jsonl" "$work/b.jsonl" || fail "two reports of $data differ"
+	"$PYTHON" "$CHECK_CHAIN" --truth "$truth" --json "$work/a.jsonl" --case "$case" ||
+		fail "check_chain.py: wrong chain in $data"
+	"$WHYSLOW" report "$data" --format perfetto -o "$work/trace.json" || fail "perfetto export"
+	"$PYTHON" "$CHECK_PERFETTO" "$work/trace.json" --chains "$work/a.jsonl" || fail "perfetto check"
+	"$WHYSLOW" report "$data" >"$work/text" || fail "text report"
+	grep -q 'blocked' "$work/text" || fail "text report shows no chain"
+	# a victim filter that matches nothing leaves only the summary
+	"$WHYSLOW" report --format json --comm no-such-thread "$data" >"$work/none.jsonl" || fail "filter"
+	[ "$(grep -c '"type":"chain"' "$work/none.jsonl")" = 0 ] || fail "--comm filter let chains through"
+	n=$((n + 1))
+done
+[ $n -gt 0 ] || fail "no recordings in $DATA"
+echo "PASS report_data ($n recordings)"

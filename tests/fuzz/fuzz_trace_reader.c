@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target for the recording reader (core/trace.c): whatever the
+ * bytes, ws_trace_read() must return 0 or an error with a message, touch
+ * nothing outside what it hands out, and allocate at most one record's cap.
+ * Build and run: tests/fuzz/run.sh [SECONDS].
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace.h"
+
+static volatile size_t sink;
+
+static int on_meta(void *ctx, const struct ws_trace_meta *m)
+{
+	(void)ctx;
+	sink += strlen(m->sources) + strlen(m->kernel) + strlen(m->versions) + (size_t)m->npids;
+	for (int i = 0; i < m->npids; i++)
+		sink += m->pids[i];
+	return 0;
+}
+
+static int on_dev(void *ctx, uint32_t dev, const char *name)
+{
+	(void)ctx;
+	sink += dev + strlen(name);
+	return 0;
+}
+
+static int on_thread(void *ctx, const struct ws_trace_thread *t)
+{
+	(void)ctx;
+	sink += t->tid + strlen(t->comm);
+	return 0;
+}
+
+static int on_event(void *ctx, const struct ws_rec_hdr *rec)
+{
+	const uint8_t *p = (const void *)rec;
+
+	(void)ctx;
+	/* the reader promises rec->size readable bytes */
+	for (size_t i = 0; i < rec->size; i++)
+		sink += p[i];
+	return 0;
+}
+
+static int on_summary(void *ctx, const struct ws_trace_summary *s, const char *lost_json)
+{
+	(void)ctx;
+	sink += s->records + (lost_json ? strlen(lost_json) : 0);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct ws_trace_ops ops = {
+		.meta = on_meta,
+		.devname = on_dev,
+		.thread = on_thread,
+		.event = on_event,
+		.summary = on_summary,
+	};
+	char err[512];
+	FILE *f;
+	int rc;
+
+	if (!size)
+		return 0;
+	f = fmemopen((void *)data, size, "r");
+	if (!f)
+		return 0;
+	rc = ws_trace_read(f, "fuzz", &ops, NULL, err, sizeof(err));
+	fclose(f);
+	/* every refusal explains itself with an offset */
+	if (rc && (!err[0] || !strstr(err, "offset ")))
+		__builtin_trap();
+	return 0;
+}

@@ -1,0 +1,20 @@
+#!/bin/bash
+# A plugin built for ABI major+1, alone in a plugin directory, makes
+# `whyslow --plugin-dir DIR run -- true` print one line naming it and exit non-zero.
+#   bad_major.sh WHYSLOW BAD_MAJOR.so
+set -u
+exe=$1 so=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+chmod 755 "$dir"
+install -m 644 "$so" "$dir/bad_major.so"
+"$exe" --plugin-dir "$dir" run -- true >"$dir/out" 2>"$dir/err"
+rc=$?
+cat "$dir/err"
+lines=$(wc -l <"$dir/err")
+if [ $rc -eq 0 ]; then echo "FAIL: exit status 0"; exit 1; fi
+if [ "$lines" -ne 1 ]; then echo "FAIL: $lines lines on stderr, want 1"; exit 1; fi
+if ! grep -q "bad_major.so: refused: built for plugin ABI 2\.0, this whyslow has ABI 1\.0" "$dir/err"; then
+	echo "FAIL: message does not name the plugin and both ABIs"; exit 1
+fi
+echo "ok   refused with exit status $rc"
