@@ -17,13 +17,31 @@ struct parse_ctx {
 	int err;
 };
 
+static int add(struct ws_config *c, const char *section, const char *key, const char *value,
+	       int line);
+
 static char *read_line(char *str, int num, void *stream)
 {
 	struct parse_ctx *p = stream;
 	char *r = fgets(str, num, p->f);
+	const char *h, *e;
 
-	if (r)
-		p->line++;
+	if (!r)
+		return r;
+	p->line++;
+	/*
+	 * Note each section header with its own line, so a section without
+	 * keys is known too and messages point at the header.
+	 */
+	for (h = r; *h == ' ' || *h == '\t'; h++)
+		;
+	if (*h == '[' && (e = strchr(h, ']')) && e > h + 1) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(e - h - 1), h + 1);
+		if (add(p->c, name, "", "", p->line))
+			p->err = -ENOMEM;
+	}
 	return r;
 }
 
@@ -54,9 +72,8 @@ static int on_entry(void *user, const char *section, const char *key, const char
 	struct parse_ctx *p = user;
 	int line = p->line;
 
-	/* a section header alone is reported with key NULL (INI_CALL_HANDLER_ON_NEW_SECTION) */
-	if (!key)
-		return add(p->c, section, "", "", line) == 0;
+	if (!key) /* a header alone; read_line already noted it */
+		return 1;
 	if (!section || !*section) {
 		p->err = -EINVAL;
 		return 0;

@@ -261,9 +261,8 @@ int main(int argc, char **argv)
 		so.plugin_dir = ws_config_get(&cfg, "core", "plugin_dir");
 	if (!so.plugin_dir)
 		so.plugin_dir = WS_PLUGINDIR;
-	if (ws_session_open(&s, &so, &cfg))
-		goto out;
-	if (ws_check_privilege())
+	/* privilege first: without it nothing else can work, whatever else is wrong */
+	if (ws_check_privilege() || ws_session_open(&s, &so, &cfg))
 		goto out;
 	ro.argv = c.argv;
 	ro.user = c.user;

@@ -324,7 +324,8 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 	char dur[32];
 	int err = 0;
 
-	qsort(r->roots, r->nroots, sizeof(*r->roots), by_comm_then_ns);
+	if (r->nroots) /* qsort(NULL, 0, ...) is undefined */
+		qsort(r->roots, r->nroots, sizeof(*r->roots), by_comm_then_ns);
 	if (r->o.format == WS_FORMAT_JSON) {
 		bprintf(&b, "{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
 			    ",\"events_lost\":%" PRIu64 ",\"events_lost_recursion\":%" PRIu64
@@ -349,7 +350,8 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		}
 		bprintf(&b, "]}\n");
 	} else {
-		qsort(r->top, r->ntop, sizeof(*r->top), by_blocked);
+		if (r->ntop)
+			qsort(r->top, r->ntop, sizeof(*r->top), by_blocked);
 		if (!r->ntop)
 			bprintf(&b, "No wait reached the --min-block threshold.\n");
 		for (int i = 0; i < r->ntop; i++)

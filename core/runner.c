@@ -140,11 +140,18 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 			kill(child, forward_sig);
 			forward_sig = 0;
 		}
-		if (!child_done) {
-			pid_t r = waitpid(child, child_status, WNOHANG);
-
-			if (r == child)
-				child_done = true;
+		if (!child_done && waitpid(child, child_status, WNOHANG) == child) {
+			child_done = true;
+			/*
+			 * Only what the command left behind (a daemon) is traced now:
+			 * nothing receives the terminal's signals for us any more, so
+			 * Ctrl-C and friends stop the tracing, as in attach.
+			 */
+			signal(SIGINT, on_stop);
+			signal(SIGTERM, on_stop);
+			signal(SIGHUP, on_stop);
+			if (forward_sig)
+				stop_requests++;
 		}
 		if (stop_requests && child <= 0)
 			break;
@@ -178,23 +185,39 @@ static int finish(struct ws_session *s, struct out_file *out, int loop_err,
 /* In the child: become the user who ran sudo (or -u USER), unless --as-root. */
 static int drop_privileges(const struct ws_run_opts *o)
 {
-	const char *name = o->user;
+	const char *name = o->user ? o->user : getenv("SUDO_USER");
+	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
 	struct passwd *pw = NULL;
+	uid_t uid;
+	gid_t gid;
 
 	if (o->as_root || geteuid() != 0)
 		return 0;
-	if (!name)
-		name = getenv("SUDO_USER");
-	if (!name)
-		return 0;
-	pw = getpwnam(name);
-	if (!pw)
+	if (name)
+		pw = getpwnam(name);
+	else if (uid_s)
+		pw = getpwuid(strtoul(uid_s, NULL, 10));
+	if (name && !pw)
 		return -ENOENT;
-	if (initgroups(pw->pw_name, pw->pw_gid) || setgid(pw->pw_gid) || setuid(pw->pw_uid))
+	if (!pw && !uid_s)
+		return 0; /* not under sudo: root asked for root */
+	if (pw) {
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+		if (initgroups(pw->pw_name, gid))
+			return -errno;
+		setenv("HOME", pw->pw_dir, 1);
+		setenv("USER", pw->pw_name, 1);
+		setenv("LOGNAME", pw->pw_name, 1);
+	} else {
+		/* a uid with no passwd entry: its ids, and no supplementary groups */
+		uid = strtoul(uid_s, NULL, 10);
+		gid = gid_s ? strtoul(gid_s, NULL, 10) : uid;
+		if (setgroups(0, NULL))
+			return -errno;
+	}
+	if (setgid(gid) || setuid(uid))
 		return -errno;
-	setenv("HOME", pw->pw_dir, 1);
-	setenv("USER", pw->pw_name, 1);
-	setenv("LOGNAME", pw->pw_name, 1);
 	return 0;
 }
 

@@ -634,18 +634,73 @@ const char *ws_session_sources(struct ws_session *s)
 
 /* ---- BPF ------------------------------------------------------------------------------- */
 
+/*
+ * libbpf's messages: with -v they go to stderr as they come; without, the
+ * last lines are kept so a failure can be explained in one line.
+ */
+#define LOG_LINES 64
+static char log_lines[LOG_LINES][200];
+static unsigned int log_next;
+
+static void log_keep(const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		if (n) {
+			snprintf(log_lines[log_next % LOG_LINES], sizeof(log_lines[0]), "%.*s", (int)n,
+				 text);
+			log_next++;
+		}
+		text += n + (text[n] == '\n');
+	}
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	char buf[8192];
+
 	if (level == LIBBPF_DEBUG && (!cur || cur->verbose < 2))
 		return 0;
-	if (level == LIBBPF_INFO && (!cur || !cur->verbose))
+	if (cur && cur->verbose)
+		return vfprintf(stderr, fmt, ap);
+	if (level != LIBBPF_WARN)
 		return 0;
-	if (!cur || !cur->verbose) {
-		/* without -v only libbpf's own error lines, which name the failing call */
-		if (level != LIBBPF_WARN || strstr(fmt, "verifier log") || strchr(fmt, '\t'))
-			return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	log_keep(buf);
+	return 0;
+}
+
+/* The most telling line libbpf logged: the verifier's complaint if there is one. */
+static const char *libbpf_reason(char *buf, size_t len, int err)
+{
+	const char *pick = NULL;
+	bool in_log = false;
+
+	for (unsigned int i = log_next > LOG_LINES ? log_next - LOG_LINES : 0; i < log_next; i++) {
+		const char *l = log_lines[i % LOG_LINES];
+
+		if (strstr(l, "-- BEGIN PROG LOAD LOG --")) {
+			in_log = true;
+			continue;
+		}
+		if (strstr(l, "-- END PROG LOAD LOG --")) {
+			in_log = false;
+			continue;
+		}
+		/* the verifier ends with statistics; its complaint is the line before them */
+		if (in_log && (!strncmp(l, "processed ", 10) || strstr(l, "verification time") ||
+			       strstr(l, "stack depth") || !strncmp(l, "Validating", 10)))
+			continue;
+		if (in_log || !pick)
+			pick = l;
 	}
-	return vfprintf(stderr, fmt, ap);
+	if (pick && err != -ENOENT) {
+		snprintf(buf, len, "%s", pick);
+		return buf;
+	}
+	libbpf_strerror(err, buf, len);
+	return buf;
 }
 
 static int create_maps(struct ws_session *s, uint64_t ring_size)
@@ -753,11 +808,15 @@ static int load_plugin_object(struct ws_session *s, int i, const struct btf *vml
 		fprintf(stderr, "whyslow: %s: the plugin returned no BPF object\n", s->plugins[i].path);
 		return -EINVAL;
 	}
+	log_next = 0;
 	s->objs[i] = bpf_object__open_mem(bytes, size, &oo);
 	if (!s->objs[i]) {
+		char why[256];
+
 		err = -errno;
+		libbpf_strerror(err, why, sizeof(why));
 		fprintf(stderr, "whyslow: %s: its BPF object is not valid: %s\n", s->plugins[i].path,
-			strerror(errno));
+			why);
 		return err;
 	}
 	if ((err = share_maps(s, s->objs[i]))) {
@@ -769,8 +828,10 @@ static int load_plugin_object(struct ws_session *s, int i, const struct btf *vml
 	if (p->configure && (err = p->configure(&host, s->objs[i])))
 		return err; /* the plugin said why */
 	if ((err = bpf_object__load(s->objs[i]))) {
-		fprintf(stderr, "whyslow: %s: the kernel refused its BPF programs: %s (run with -v for the verifier log)\n",
-			p->name, strerror(-err));
+		char why[256];
+
+		fprintf(stderr, "whyslow: %s: the kernel refused its BPF programs: %s (-v shows the full log)\n",
+			p->name, libbpf_reason(why, sizeof(why), err));
 		return err;
 	}
 	return attach_object(s, s->objs[i], p->name);

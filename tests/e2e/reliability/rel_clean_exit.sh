@@ -79,7 +79,11 @@ kill -INT "$wp"
 sleep 0.02
 kill -INT "$wp" 2>/dev/null
 wait_rc "$wp" 5
-check "second SIGINT: exits at once with 130 (got $RC after ${ELAPSED}ms)" [ "$RC" = 130 ]
+# The first SIGINT alone may already have finished the run (it takes ~20 ms): then 0 with a
+# complete report is right; otherwise the second one must end it at once with 130.
+check "second SIGINT: exits at once with 130, or had already finished cleanly (got $RC after ${ELAPSED}ms)" \
+	eval '[ "$RC" = 130 ] || { [ "$RC" = 0 ] && json_stream_ok "$W/twice.jsonl"; }'
+
 check "second SIGINT: within 1 s" [ "$ELAPSED" -lt 1000 ]
 check "second SIGINT: no half-written output at the -o path (none, or a complete one)" \
 	eval '[ ! -e "$W/twice.jsonl" ] || json_stream_ok "$W/twice.jsonl"'
