@@ -206,6 +206,37 @@ static int parse(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
+/* `whyslow -c FILE` alone: the ini file says what to trace. 0 or -EINVAL (printed). */
+static int from_config(struct cli *c, struct ws_config *cfg)
+{
+	static char *sh_argv[4] = { "/bin/sh", "-c", NULL, NULL };
+	const char *cmd = ws_config_get(cfg, "core", "command");
+	const char *pids = ws_config_get(cfg, "core", "attach");
+
+	if (cmd && pids) {
+		fprintf(stderr, "whyslow: %s: [core] sets both command and attach; keep one\n",
+			cfg->path);
+		return -EINVAL;
+	}
+	if (cmd) {
+		c->cmd = "run";
+		sh_argv[2] = (char *)cmd;
+		c->argv = sh_argv;
+	} else if (pids) {
+		char *copy = strdup(pids), *save = NULL;
+		int err = 0;
+
+		if (!copy)
+			return -ENOMEM;
+		c->cmd = "attach";
+		for (char *t = strtok_r(copy, " ,", &save); t && !err; t = strtok_r(NULL, " ,", &save))
+			err = parse_pid(c, t);
+		free(copy);
+		return err;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ws_session_opts so = { 0 };
@@ -229,18 +260,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "whyslow: record what? give record -- COMMAND or record attach PID; see whyslow --help\n");
 		goto out;
 	}
-	if (!c.cmd) {
-		fprintf(stderr, "whyslow: nothing to do: give run -- COMMAND or attach PID; see whyslow --help\n");
-		goto out;
-	}
-	if (!strcmp(c.cmd, "attach") && !c.npids) {
-		fprintf(stderr, "whyslow: attach needs at least one PID; see whyslow --help\n");
-		goto out;
-	}
-	if (!strcmp(c.cmd, "run") && !c.argv) {
-		fprintf(stderr, "whyslow: run needs a command: whyslow run -- COMMAND [ARGS...]\n");
-		goto out;
-	}
 	if (c.config) {
 		if (geteuid() == 0 && ws_path_trusted(c.config, err, sizeof(err))) {
 			fprintf(stderr, "whyslow: %s\n", err);
@@ -250,6 +269,20 @@ int main(int argc, char **argv)
 			fprintf(stderr, "whyslow: %s\n", err);
 			goto out;
 		}
+	}
+	if (!c.cmd && from_config(&c, &cfg))
+		goto out;
+	if (!c.cmd) {
+		fprintf(stderr, "whyslow: nothing to do: give run -- COMMAND or attach PID (or [core] command in the ini file); see whyslow --help\n");
+		goto out;
+	}
+	if (!strcmp(c.cmd, "attach") && !c.npids) {
+		fprintf(stderr, "whyslow: attach needs at least one PID; see whyslow --help\n");
+		goto out;
+	}
+	if (!strcmp(c.cmd, "run") && !c.argv) {
+		fprintf(stderr, "whyslow: run needs a command: whyslow run -- COMMAND [ARGS...]\n");
+		goto out;
 	}
 	for (int i = 0; i < c.nset; i++)
 		if (ws_config_set(&cfg, "core", c.set_key[i], c.set_val[i]))

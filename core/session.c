@@ -35,6 +35,10 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "max_window", WS_CFG_DURATION, "60s", 1000000000ULL, 3600000000000ULL,
 	  "longest wait whose chain is kept whole; longer ones are marked incomplete" },
 	{ "duration", WS_CFG_DURATION, "0", 0, 0, "attach: stop after this long (0: until Ctrl-C)" },
+	{ "command", WS_CFG_STRING, NULL, 0, 0,
+	  "with no run/attach on the command line: run this shell command" },
+	{ "attach", WS_CFG_STRING, NULL, 0, 0,
+	  "with no run/attach on the command line: attach to these PIDs (space-separated)" },
 	{ NULL },
 };
 

@@ -17,6 +17,20 @@ cmd=(sh -c "sleep 0.1; dd if=/dev/zero of=$work/x bs=1M count=20 oflag=direct st
 "$WHYSLOW" run --sources sched,futex --format json -o "$work/some.jsonl" -- "${cmd[@]}" ||
 	{ echo "FAIL: --sources run exit $?"; exit 1; }
 
+# the ini file alone says what to run and which sources: `whyslow -c FILE`
+cat >"$work/w.ini" <<EOF
+[core]
+format = json
+output = $work/ini.jsonl
+command = sleep 0.05; dd if=/dev/zero of=$work/y bs=1M count=4 oflag=direct status=none
+[blkio]
+enabled = no
+EOF
+chmod 600 "$work/w.ini"
+"$WHYSLOW" -c "$work/w.ini" || { echo "FAIL: -c run exit $?"; exit 1; }
+grep -q '"sources":"futex,sched"' "$work/ini.jsonl" ||
+	{ echo "FAIL: -c: [blkio] enabled = no not honoured: $(tail -c 300 "$work/ini.jsonl")"; exit 1; }
+
 python3 - "$work/all.jsonl" "$work/some.jsonl" <<'PY'
 import json, sys
 def load(p):
