@@ -158,22 +158,6 @@ static bool first_time(struct ws_perfetto *p, uint64_t h)
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 /* Trace-event timestamps are microseconds; keep the nanoseconds as decimals. */
 static void json_us(FILE *f, const char *key, uint64_t ns)
 {
@@ -224,9 +208,9 @@ static void slice(struct ws_perfetto *p, const struct pthread *t, const char *na
 		return;
 	f = event_begin(p);
 	fprintf(f, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"cat\":", t->pid, t->tid);
-	json_str(f, cat);
+	ws_json_str(f, cat);
 	fputs(",\"name\":", f);
-	json_str(f, name);
+	ws_json_str(f, name);
 	json_us(f, "ts", start);
 	json_us(f, "dur", dur);
 	fprintf(f, ",\"args\":{\"chain_of\":%u", victim);
@@ -234,7 +218,7 @@ static void slice(struct ws_perfetto *p, const struct pthread *t, const char *na
 		fprintf(f, ",\"woken_by\":%u", woken_by);
 	if (evidence) {
 		fputs(",\"evidence\":", f);
-		json_str(f, evidence);
+		ws_json_str(f, evidence);
 	}
 	for (unsigned int i = 0; cl && i < cl->nfields && i < WS_CLAIM_FIELDS; i++) {
 		const struct ws_field *fl = &cl->fields[i];
@@ -242,7 +226,7 @@ static void slice(struct ws_perfetto *p, const struct pthread *t, const char *na
 
 		snprintf(key, sizeof(key), "%.*s", (int)sizeof(fl->key), fl->key);
 		fputc(',', f);
-		json_str(f, key);
+		ws_json_str(f, key);
 		if (fl->type == WS_FIELD_U64) {
 			fprintf(f, ":%" PRIu64, fl->u);
 		} else if (fl->type == WS_FIELD_HEX) {
@@ -250,7 +234,7 @@ static void slice(struct ws_perfetto *p, const struct pthread *t, const char *na
 		} else {
 			snprintf(s, sizeof(s), "%.*s", (int)sizeof(fl->s), fl->s);
 			fputc(':', f);
-			json_str(f, s);
+			ws_json_str(f, s);
 		}
 	}
 	fputs("}}", f);
@@ -351,7 +335,7 @@ static void meta(FILE *out, bool *first, const char *what, uint32_t pid, uint32_
 {
 	fprintf(out, "%s{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
 		*first ? "\n" : ",\n", what, pid, tid);
-	json_str(out, name);
+	ws_json_str(out, name);
 	fputs("}}", out);
 	*first = false;
 }

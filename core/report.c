@@ -8,44 +8,6 @@
 #include "report.h"
 #include "util.h"
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int need;
-
-	va_start(ap, fmt);
-	need = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (need < 0 || ws_grow((void **)&b->p, &b->cap, b->n + need + 1, 1))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->n, need + 1, fmt, ap);
-	va_end(ap);
-	b->n += need;
-}
-
-static void bjson_str(struct buf *b, const char *s)
-{
-	bprintf(b, "\"");
-	for (; s && *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			bprintf(b, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			bprintf(b, "\\u%04x", ch);
-		else
-			bprintf(b, "%c", ch);
-	}
-	bprintf(b, "\"");
-}
-
 struct kept {
 	uint64_t blocked;
 	char *text;
@@ -93,116 +55,116 @@ static void describe(struct ws_report *r, const struct ws_link *l, char *buf, si
 		snprintf(buf, len, "%s", l->kind);
 }
 
-static void json_fields(struct buf *b, const struct ws_claim *c)
+static void json_fields(FILE *b, const struct ws_claim *c)
 {
 	for (unsigned int i = 0; c && i < c->nfields && i < WS_CLAIM_FIELDS; i++) {
 		const struct ws_field *f = &c->fields[i];
 
-		bprintf(b, ",");
-		bjson_str(b, f->key);
+		fprintf(b, ",");
+		ws_json_str(b, f->key);
 		switch (f->type) {
 		case WS_FIELD_U64:
-			bprintf(b, ":%" PRIu64, f->u);
+			fprintf(b, ":%" PRIu64, f->u);
 			break;
 		case WS_FIELD_HEX:
-			bprintf(b, ":\"0x%" PRIx64 "\"", f->u);
+			fprintf(b, ":\"0x%" PRIx64 "\"", f->u);
 			break;
 		default:
-			bprintf(b, ":");
-			bjson_str(b, f->s);
+			fprintf(b, ":");
+			ws_json_str(b, f->s);
 			break;
 		}
 	}
 }
 
-static void json_chain(struct ws_report *r, const struct ws_chain *c, struct buf *b)
+static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
 	char ts[40];
 	struct ws_thread *v = c->victim;
 
 	ws_clock_iso(ws_clock_wall(r->o.clock, c->start), ts, sizeof(ts));
-	bprintf(b, "{\"type\":\"chain\",\"ts\":\"%s\",\"tid\":%u,\"pid\":%u,\"comm\":", ts, v->tid,
+	fprintf(b, "{\"type\":\"chain\",\"ts\":\"%s\",\"tid\":%u,\"pid\":%u,\"comm\":", ts, v->tid,
 		v->pid);
-	bjson_str(b, v->comm[0] ? v->comm : ws_graph_comm(r->g, v->tid));
-	bprintf(b, ",\"start_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64 ",\"woken_after_ns\":%" PRIu64
+	ws_json_str(b, v->comm[0] ? v->comm : ws_graph_comm(r->g, v->tid));
+	fprintf(b, ",\"start_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64 ",\"woken_after_ns\":%" PRIu64
 		   ",\"incomplete\":%s",
 		c->start, c->end - c->start, c->wake - c->start, c->incomplete ? "true" : "false");
 	if (c->why_incomplete) {
-		bprintf(b, ",\"why_incomplete\":");
-		bjson_str(b, c->why_incomplete);
+		fprintf(b, ",\"why_incomplete\":");
+		ws_json_str(b, c->why_incomplete);
 	}
-	bprintf(b, ",\"root\":");
-	bjson_str(b, c->root);
-	bprintf(b, ",\"links\":[");
+	fprintf(b, ",\"root\":");
+	ws_json_str(b, c->root);
+	fprintf(b, ",\"links\":[");
 	for (int i = 0; i < c->nlinks; i++) {
 		const struct ws_link *l = &c->links[i];
 
-		bprintf(b, "%s{\"kind\":", i ? "," : "");
-		bjson_str(b, l->kind);
-		bprintf(b, ",\"tid\":%u,\"pid\":%u,\"comm\":", l->tid, l->pid);
-		bjson_str(b, l->comm);
-		bprintf(b, ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64 ",\"woken_by\":",
+		fprintf(b, "%s{\"kind\":", i ? "," : "");
+		ws_json_str(b, l->kind);
+		fprintf(b, ",\"tid\":%u,\"pid\":%u,\"comm\":", l->tid, l->pid);
+		ws_json_str(b, l->comm);
+		fprintf(b, ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64 ",\"woken_by\":",
 			l->start, l->dur);
 		if (l->has_woken_by)
-			bprintf(b, "%u", l->woken_by);
+			fprintf(b, "%u", l->woken_by);
 		else
-			bprintf(b, "null");
-		bprintf(b, ",\"evidence\":");
-		bjson_str(b, l->evidence ? l->evidence : "");
+			fprintf(b, "null");
+		fprintf(b, ",\"evidence\":");
+		ws_json_str(b, l->evidence ? l->evidence : "");
 		json_fields(b, l->claim);
 		if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0 || strcmp(l->kind, WS_KIND_RUNNING) == 0)
-			bprintf(b, ",\"cpu\":%u", l->cpu);
+			fprintf(b, ",\"cpu\":%u", l->cpu);
 		if (l->nran) {
-			bprintf(b, ",\"ran\":[");
+			fprintf(b, ",\"ran\":[");
 			for (int k = 0; k < l->nran; k++) {
-				bprintf(b, "%s{\"tid\":%u,\"comm\":", k ? "," : "", l->ran[k].tid);
-				bjson_str(b, ws_graph_comm(r->g, l->ran[k].tid));
-				bprintf(b, ",\"ns\":%" PRIu64 "}", l->ran[k].ns);
+				fprintf(b, "%s{\"tid\":%u,\"comm\":", k ? "," : "", l->ran[k].tid);
+				ws_json_str(b, ws_graph_comm(r->g, l->ran[k].tid));
+				fprintf(b, ",\"ns\":%" PRIu64 "}", l->ran[k].ns);
 			}
-			bprintf(b, "]");
+			fprintf(b, "]");
 		}
-		bprintf(b, "}");
+		fprintf(b, "}");
 	}
-	bprintf(b, "],\"segments\":[");
+	fprintf(b, "],\"segments\":[");
 	for (size_t i = 0; i < c->nsegs; i++) {
 		const struct ws_segment *s = &c->segs[i];
 
-		bprintf(b, "%s{\"kind\":", i ? "," : "");
-		bjson_str(b, s->kind);
-		bprintf(b, ",\"tid\":%u,\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, s->tid,
+		fprintf(b, "%s{\"kind\":", i ? "," : "");
+		ws_json_str(b, s->kind);
+		fprintf(b, ",\"tid\":%u,\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, s->tid,
 			s->start, s->dur);
 		json_fields(b, s->claim);
-		bprintf(b, "}");
+		fprintf(b, "}");
 	}
-	bprintf(b, "]}\n");
+	fprintf(b, "]}\n");
 }
 
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
-static void text_phrase(struct ws_report *r, const struct ws_link *l, struct buf *b)
+static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 {
 	char dur[32], what[160];
 
 	ws_format_duration(l->dur, dur, sizeof(dur));
 	if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
-		bprintf(b, "waited %s for CPU %u", dur, l->cpu);
+		fprintf(b, "waited %s for CPU %u", dur, l->cpu);
 		for (int k = 0; k < l->nran; k++) {
 			char d2[32];
 
 			ws_format_duration(l->ran[k].ns, d2, sizeof(d2));
-			bprintf(b, "%s tid %u (%s) %s", k ? "," : ", held by", l->ran[k].tid,
+			fprintf(b, "%s tid %u (%s) %s", k ? "," : ", held by", l->ran[k].tid,
 				ws_graph_comm(r->g, l->ran[k].tid), d2);
 		}
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
-		bprintf(b, "was running on CPU %u for %s of it", l->cpu, dur);
+		fprintf(b, "was running on CPU %u for %s of it", l->cpu, dur);
 	} else if (!l->claim) {
-		bprintf(b, "not observed for %s", dur);
+		fprintf(b, "not observed for %s", dur);
 	} else {
 		describe(r, l, what, sizeof(what));
-		bprintf(b, "blocked %s on %s", dur, what);
+		fprintf(b, "blocked %s on %s", dur, what);
 	}
 }
 
-static void text_chain(struct ws_report *r, const struct ws_chain *c, struct buf *b)
+static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
 	char hms[32], rest[32];
 
@@ -211,13 +173,13 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, struct buf
 		const struct ws_link *l = &c->links[i];
 
 		if (i == 0)
-			bprintf(b, "%s — tid %u (%s) ", hms, l->tid, l->comm);
+			fprintf(b, "%s — tid %u (%s) ", hms, l->tid, l->comm);
 		else
-			bprintf(b, " ← tid %u (%s) ", l->tid, l->comm);
+			fprintf(b, " ← tid %u (%s) ", l->tid, l->comm);
 		text_phrase(r, l, b);
-		bprintf(b, "\n");
+		fprintf(b, "\n");
 		if (l->has_woken_by) {
-			bprintf(b, " ← woken by tid %u (%s)%s\n", l->woken_by,
+			fprintf(b, " ← woken by tid %u (%s)%s\n", l->woken_by,
 				ws_graph_comm(r->g, l->woken_by),
 				i + 1 == c->nlinks && l->claim && l->claim->root ?
 					", not traced: not explained further" :
@@ -227,10 +189,10 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, struct buf
 	/* say so when the thread waited noticeably longer than its first link explains */
 	if (c->nlinks && (c->end - c->start) - c->links[0].dur >= 1000000) {
 		ws_format_duration(c->end - c->start, rest, sizeof(rest));
-		bprintf(b, "   (off CPU %s in all; breakdown in --format json \"segments\")\n", rest);
+		fprintf(b, "   (off CPU %s in all; breakdown in --format json \"segments\")\n", rest);
 	}
 	if (c->incomplete)
-		bprintf(b, "   (incomplete: %s)\n", c->why_incomplete);
+		fprintf(b, "   (incomplete: %s)\n", c->why_incomplete);
 }
 
 static void add_root(struct ws_report *r, const char *comm, const char *root, uint64_t ns)
@@ -251,8 +213,10 @@ static void add_root(struct ws_report *r, const char *comm, const char *root, ui
 
 int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 {
-	struct buf b = { 0 };
 	const char *comm = c->victim->comm[0] ? c->victim->comm : "?";
+	size_t len = 0;
+	char *text = NULL;
+	FILE *b;
 
 	r->chains++;
 	r->blocked_total += c->end - c->start;
@@ -263,13 +227,8 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 		add_root(r, comm, root, c->segs[i].dur);
 	}
 	if (r->o.format == WS_FORMAT_JSON) {
-		json_chain(r, c, &b);
-		if (b.p && fputs(b.p, r->o.out) == EOF) {
-			free(b.p);
-			return -errno;
-		}
-		free(b.p);
-		return 0;
+		json_chain(r, c, r->o.out);
+		return ferror(r->o.out) ? -EIO : 0;
 	}
 	/* text: keep the N longest, rendered now while the graph still holds them */
 	uint64_t blocked = c->end - c->start;
@@ -283,11 +242,18 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 				slot = i;
 		if (slot < 0)
 			return 0;
-		free(r->top[slot].text);
 	}
-	text_chain(r, c, &b);
+	b = open_memstream(&text, &len);
+	if (!b)
+		return -ENOMEM;
+	text_chain(r, c, b);
+	if (fclose(b)) {
+		free(text);
+		return -ENOMEM;
+	}
+	free(r->top[slot].text);
 	r->top[slot].blocked = blocked;
-	r->top[slot].text = b.p;
+	r->top[slot].text = text;
 	return 0;
 }
 
@@ -320,44 +286,44 @@ static uint64_t comm_total(struct ws_report *r, const char *comm)
 
 int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 {
-	struct buf b = { 0 };
+	FILE *b = r->o.out;
 	char dur[32];
 	int err = 0;
 
 	if (r->nroots) /* qsort(NULL, 0, ...) is undefined */
 		qsort(r->roots, r->nroots, sizeof(*r->roots), by_comm_then_ns);
 	if (r->o.format == WS_FORMAT_JSON) {
-		bprintf(&b, "{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
+		fprintf(b, "{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
 			    ",\"events_lost\":%" PRIu64 ",\"events_lost_recursion\":%" PRIu64
 			    ",\"events_late\":%" PRIu64 ",\"threads\":%d,\"chains\":%" PRIu64
 			    ",\"waits_without_wakeup\":%" PRIu64 ",\"sources\":",
 			s->duration_ns, s->records, s->lost, s->lost_recursion, s->records_late,
 			s->threads, r->chains, s->waits_unexplained);
-		bjson_str(&b, s->sources);
-		bprintf(&b, ",\"events_by_source\":%s,\"malformed_records\":%" PRIu64
+		ws_json_str(b, s->sources);
+		fprintf(b, ",\"events_by_source\":%s,\"malformed_records\":%" PRIu64
 			    ",\"lost_by_cpu_kind\":%s,\"root_causes\":[",
 			s->events_by_source ? s->events_by_source : "{}", s->bad_records,
 			s->lost_detail ? s->lost_detail : "{}");
 		for (size_t i = 0; i < r->nroots; i++) {
 			uint64_t tot = comm_total(r, r->roots[i].comm);
 
-			bprintf(&b, "%s{\"comm\":", i ? "," : "");
-			bjson_str(&b, r->roots[i].comm);
-			bprintf(&b, ",\"root\":");
-			bjson_str(&b, r->roots[i].root);
-			bprintf(&b, ",\"ns\":%" PRIu64 ",\"share\":%.4f}", r->roots[i].ns,
+			fprintf(b, "%s{\"comm\":", i ? "," : "");
+			ws_json_str(b, r->roots[i].comm);
+			fprintf(b, ",\"root\":");
+			ws_json_str(b, r->roots[i].root);
+			fprintf(b, ",\"ns\":%" PRIu64 ",\"share\":%.4f}", r->roots[i].ns,
 				tot ? (double)r->roots[i].ns / tot : 0.0);
 		}
-		bprintf(&b, "]}\n");
+		fprintf(b, "]}\n");
 	} else {
 		if (r->ntop)
 			qsort(r->top, r->ntop, sizeof(*r->top), by_blocked);
 		if (!r->ntop)
-			bprintf(&b, "No wait reached the --min-block threshold.\n");
+			fprintf(b, "No wait reached the --min-block threshold.\n");
 		for (int i = 0; i < r->ntop; i++)
-			bprintf(&b, "%s%s", i ? "\n" : "", r->top[i].text);
+			fprintf(b, "%s%s", i ? "\n" : "", r->top[i].text);
 		ws_format_duration(s->duration_ns, dur, sizeof(dur));
-		bprintf(&b, "\nSummary: %s traced, %d threads, %" PRIu64 " records, %" PRIu64
+		fprintf(b, "\nSummary: %s traced, %d threads, %" PRIu64 " records, %" PRIu64
 			    " waits reported; sources %s\n",
 			dur, s->threads, s->records, r->chains, s->sources);
 		for (size_t i = 0; i < r->nroots;) {
@@ -366,26 +332,23 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			int shown = 0;
 
 			ws_format_duration(tot, dur, sizeof(dur));
-			bprintf(&b, "  %s: %s blocked;", comm, dur);
+			fprintf(b, "  %s: %s blocked;", comm, dur);
 			for (; i < r->nroots && strcmp(r->roots[i].comm, comm) == 0; i++) {
 				if (tot && r->roots[i].ns * 100 >= tot && shown++ < 3)
-					bprintf(&b, "%s %.0f%% traces back to %s", shown > 1 ? "," : "",
+					fprintf(b, "%s %.0f%% traces back to %s", shown > 1 ? "," : "",
 						100.0 * r->roots[i].ns / tot, r->roots[i].root);
 			}
-			bprintf(&b, "\n");
+			fprintf(b, "\n");
 		}
 		if (s->lost || s->lost_recursion)
-			bprintf(&b, "  LOST: %" PRIu64 " records (ring full) and %" PRIu64
+			fprintf(b, "  LOST: %" PRIu64 " records (ring full) and %" PRIu64
 				    " events skipped by the kernel; chains touching them are marked incomplete\n",
 				s->lost, s->lost_recursion);
 		else
-			bprintf(&b, "  No records lost.\n");
+			fprintf(b, "  No records lost.\n");
 	}
-	if (b.p && fputs(b.p, r->o.out) == EOF)
-		err = -errno;
-	if (fflush(r->o.out) == EOF && !err)
-		err = -errno;
-	free(b.p);
+	if ((fflush(r->o.out) == EOF || ferror(r->o.out)) && !err)
+		err = errno ? -errno : -EIO;
 	return err;
 }
 

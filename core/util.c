@@ -113,6 +113,22 @@ void ws_format_duration(uint64_t ns, char *buf, size_t len)
 	snprintf(buf, len, "%lluns", (unsigned long long)ns);
 }
 
+void ws_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
 uint64_t ws_hash64(uint64_t x)
 {
 	x ^= x >> 33;

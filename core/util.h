@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -16,6 +17,9 @@ int ws_parse_u64(const char *s, uint64_t *out);
 int ws_parse_bool(const char *s, int *out);
 /* "412ms", "1.25s", "87us": three significant digits at most. */
 void ws_format_duration(uint64_t ns, char *buf, size_t len);
+
+/* Write @s as a JSON string literal, quotes included, to @f. */
+void ws_json_str(FILE *f, const char *s);
 
 uint64_t ws_hash64(uint64_t x);
 uint64_t ws_hash_bytes(const void *p, size_t n);
