@@ -24,7 +24,7 @@ declare -A LOAD=(
 )
 ORDER=${ORDER:-"1pinned 1threads 2pinned 4threads 2pinned/ring64K 4threads/ring64K"}
 echo
-echo "| load | ring | offered records/s | events | lost (ring + kernel-skipped) | workload wall s | whyslow wall s | whyslow CPU s | peak RSS MB | exit | summary |"
+echo "| load | ring | offered records/s | events | lost (ring + kernel-skipped) | workload wall s | whyslow wall s | CPU s (whyslow + command) | peak RSS MB (largest of whyslow, command) | exit | summary |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for spec in $ORDER; do
 	load=${spec%%/*} ring=16M cfg=()

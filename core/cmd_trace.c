@@ -14,53 +14,12 @@
 
 #include "cmd_trace.h"
 #include "loader.h"
+#include "outfile.h"
 #include "util.h"
 
 #ifndef WS_VERSION
 #define WS_VERSION "unknown"
 #endif
-
-/* ---- files written whole or not at all ------------------------------------------------------ */
-
-/* Open @path's temporary sibling; @tmp receives its name. NULL having said why. */
-static FILE *tmp_open(const char *path, char *tmp, size_t len)
-{
-	FILE *f;
-	int fd;
-
-	snprintf(tmp, len, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "whyslow: cannot write %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f) {
-		fprintf(stderr, "whyslow: cannot write %s: %s\n", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-	}
-	return f;
-}
-
-/* Close, and rename into place if @keep and every write succeeded. 0 or -errno (printed). */
-static int tmp_close(FILE *f, const char *tmp, const char *path, bool keep)
-{
-	int err = 0;
-
-	if (fflush(f) == EOF || ferror(f) || fsync(fileno(f)))
-		err = errno ? -errno : -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (keep && !err && rename(tmp, path))
-		err = -errno;
-	if (!keep || err)
-		unlink(tmp);
-	if (keep && err)
-		fprintf(stderr, "whyslow: cannot write %s: %s\n", path, strerror(-err));
-	return err;
-}
 
 /* ---- recording ------------------------------------------------------------------------------ */
 
@@ -205,11 +164,11 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 
 	if (!m)
 		return -ENOMEM;
-	j->f = tmp_open(j->record_path, j->tmp, sizeof(j->tmp));
-	if (!j->f) {
+	if (ws_outfile_open(&j->out, j->record_path)) {
 		free(m);
 		return -EIO;
 	}
+	j->f = j->out.f;
 	setvbuf(j->f, NULL, _IOFBF, 1 << 18);
 	snprintf(m->version, sizeof(m->version), "%s", WS_VERSION);
 	if (!uname(&u))
@@ -237,7 +196,7 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 		write_threads(j, pids[i]);
 	if ((err = j->w.err)) {
 		fprintf(stderr, "whyslow: cannot write %s: %s\n", j->record_path, strerror(-err));
-		tmp_close(j->f, j->tmp, j->record_path, false);
+		ws_outfile_close(&j->out, false);
 		j->f = NULL;
 		return err;
 	}
@@ -274,7 +233,7 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 
 	ws_session_set_tap(s, NULL, NULL);
 	if (!complete) {
-		tmp_close(j->f, j->tmp, j->record_path, false);
+		ws_outfile_close(&j->out, false);
 		fprintf(stderr, "whyslow: the recording did not complete; %s not written\n",
 			j->record_path);
 		return -EIO;
@@ -289,10 +248,10 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 	err = ws_trace_write_end(&j->w);
 	if (err) {
 		fprintf(stderr, "whyslow: cannot write %s: %s\n", j->record_path, strerror(-err));
-		tmp_close(j->f, j->tmp, j->record_path, false);
+		ws_outfile_close(&j->out, false);
 		return err;
 	}
-	if ((err = tmp_close(j->f, j->tmp, j->record_path, true)))
+	if ((err = ws_outfile_close(&j->out, true)))
 		return err;
 	ws_format_duration(sum.duration_ns, dur, sizeof(dur));
 	fprintf(stderr,
@@ -304,8 +263,7 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 
 static int perfetto_finish(struct ws_trace_job *j, bool complete)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
+	struct ws_outfile o;
 	int err;
 
 	if (!complete)
@@ -315,11 +273,10 @@ static int perfetto_finish(struct ws_trace_job *j, bool complete)
 			strerror(-j->err), j->perfetto_path);
 		return j->err;
 	}
-	f = tmp_open(j->perfetto_path, tmp, sizeof(tmp));
-	if (!f)
+	if (ws_outfile_open(&o, j->perfetto_path))
 		return -EIO;
-	err = ws_perfetto_write(j->pf, f);
-	return tmp_close(f, tmp, j->perfetto_path, !err) ?: err;
+	err = ws_perfetto_write(j->pf, o.f);
+	return ws_outfile_close(&o, !err) ?: err;
 }
 
 int ws_trace_job_finish(void *ctx, struct ws_session *s, bool complete)
@@ -644,7 +601,8 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 					 .event = on_event,
 					 .summary = on_summary};
 	const char *output = NULL;
-	char tmp[PATH_MAX], err[512];
+	struct ws_outfile of;
+	char err[512];
 	FILE *in, *out = stdout;
 	int rc = 1, e;
 
@@ -661,7 +619,9 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 		return 1;
 	}
 	setvbuf(in, NULL, _IOFBF, 1 << 18);
-	if (output && !(out = tmp_open(output, tmp, sizeof(tmp))))
+	if (output && !ws_outfile_open(&of, output))
+		out = of.f;
+	else if (output)
 		goto out_in;
 	if (r.format == OUT_PERFETTO) {
 		r.pf = ws_perfetto_new();
@@ -702,7 +662,7 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 	rc = 0;
 out_file:
 	if (output) {
-		if (tmp_close(out, tmp, output, rc == 0))
+		if (ws_outfile_close(&of, rc == 0))
 			rc = 1;
 	} else if (fflush(stdout) == EOF) {
 		rc = 1;

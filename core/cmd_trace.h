@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "perfetto.h"
+#include "outfile.h"
 #include "session.h"
 #include "trace.h"
 
@@ -28,7 +29,7 @@ struct ws_trace_job {
 
 	/* private */
 	FILE *f;
-	char tmp[PATH_MAX];
+	struct ws_outfile out;
 	struct ws_trace_writer w;
 	uint32_t devs_written[64];
 	size_t ndevs_written, ndevs_seen;

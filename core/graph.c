@@ -4,6 +4,7 @@
  * timestamp order; nothing links two threads except a wakeup one of them did.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,6 +207,14 @@ uint32_t ws_graph_pid_of(struct ws_graph *g, uint32_t tid)
 
 /* ---- claims: interned, so equal explanations share one copy ------------------------------ */
 
+/* The bytes of a claim that can differ: unused fields are zero (see infer). */
+static size_t claim_used(const struct ws_claim *c)
+{
+	unsigned int n = c->nfields < WS_CLAIM_FIELDS ? c->nfields : WS_CLAIM_FIELDS;
+
+	return offsetof(struct ws_claim, fields) + n * sizeof(c->fields[0]);
+}
+
 static uint32_t *claim_index_slot(struct ws_graph *g, const struct ws_claim *c, uint64_t h)
 {
 	size_t mask = g->claim_index_cap - 1, i = h & mask;
@@ -213,7 +222,7 @@ static uint32_t *claim_index_slot(struct ws_graph *g, const struct ws_claim *c, 
 	while (g->claim_index[i]) {
 		struct claim_slot *s = &g->claims[g->claim_index[i]];
 
-		if (s->hash == h && memcmp(&s->c, c, sizeof(*c)) == 0)
+		if (s->hash == h && s->c.owner == c->owner && memcmp(&s->c, c, claim_used(c)) == 0)
 			break;
 		i = (i + 1) & mask;
 	}
@@ -236,7 +245,7 @@ static int claim_index_rebuild(struct ws_graph *g, size_t cap)
 /* Intern @c (whose padding and unused bytes must be zero); returns an id, 0 on ENOMEM. */
 static uint32_t claim_intern(struct ws_graph *g, const struct ws_claim *c)
 {
-	uint64_t h = ws_hash_bytes(c, sizeof(*c));
+	uint64_t h = ws_hash_bytes(c, claim_used(c)) ^ c->owner;
 	uint32_t *slot, id;
 
 	if ((g->claims_live + 1) * 2 > g->claim_index_cap &&
@@ -443,6 +452,7 @@ static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_
 	}
 	transition(g, t, ts, WS_STATE_BLOCKED, sw->cpu);
 	t->off_start = ts;
+	t->off_state = sw->prev_state;
 	t->wake_ts = 0;
 	/*
 	 * The wakeup that ends this sleep may have been stamped just before the
@@ -552,7 +562,7 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 	switch (cur_state(t)) {
 	case WS_STATE_BLOCKED:
 		c = cur(t);
-		c->claim = infer(g, t, c->start, 0, wk);
+		c->claim = infer(g, t, c->start, t->off_state, wk);
 		transition(g, t, wk->ts, WS_STATE_RUNNABLE, wk->cpu);
 		t->wake_ts = wk->ts;
 		break;
@@ -624,11 +634,24 @@ int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t
 	if (cpu >= g->ncpus || max <= 0)
 		return 0;
 	h = &g->cpus[cpu];
-	for (size_t i = h->head; i < h->n; i++) {
+	/* the history is in time order: start at the last switch at or before @from */
+	size_t lo = h->head, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->r[mid].ts <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo > h->head ? lo - 1 : h->head; i < h->n; i++) {
 		uint64_t s = h->r[i].ts, e = i + 1 < h->n ? h->r[i + 1].ts : to;
 		int k;
 
-		if (e <= from || s >= to)
+		if (s >= to)
+			break;
+		if (e <= from)
 			continue;
 		s = s < from ? from : s;
 		e = e > to ? to : e;

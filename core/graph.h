@@ -37,6 +37,7 @@ struct ws_thread {
 
 	/* current off-CPU period */
 	uint64_t off_start; /* 0: none known */
+	uint32_t off_state; /* task state it switched out in */
 	uint64_t wake_ts;
 	/* a wakeup that raced ahead of this thread's own switch-out */
 	bool pending;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "outfile.h"
 #include "runner.h"
 
 #define POLL_MS 100
@@ -30,69 +31,6 @@ static void on_stop(int sig)
 static void on_forward(int sig)
 {
 	forward_sig = sig;
-}
-
-/* ---- output file: written under a temporary name, renamed when complete ----------------- */
-
-struct out_file {
-	FILE *f;
-	char tmp[PATH_MAX];
-	const char *path;
-};
-
-static int out_open(struct out_file *o, const char *path)
-{
-	int fd;
-
-	memset(o, 0, sizeof(*o));
-	if (!path) {
-		o->f = stdout;
-		return 0;
-	}
-	if (!strcmp(path, "/dev/null")) {
-		/* record: nothing to keep, and no temporary file next to /dev/null */
-		o->f = fopen(path, "we");
-		return o->f ? 0 : -errno;
-	}
-	o->path = path;
-	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		int err = -errno;
-
-		fprintf(stderr, "whyslow: cannot write %s: %s; choose another -o path\n", path,
-			strerror(errno));
-		return err;
-	}
-	fchmod(fd, 0644);
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		unlink(o->tmp);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int out_close(struct out_file *o, bool keep)
-{
-	int err = 0;
-
-	if (!o->path) {
-		if (o->f != stdout)
-			fclose(o->f);
-		return o->f == stdout && fflush(stdout) == EOF ? -errno : 0;
-	}
-	if (fflush(o->f) == EOF || fsync(fileno(o->f)))
-		err = -errno;
-	fclose(o->f);
-	if (keep && !err && rename(o->tmp, o->path))
-		err = -errno;
-	if (!keep || err)
-		unlink(o->tmp);
-	if (err)
-		fprintf(stderr, "whyslow: cannot write %s: %s\n", o->path, strerror(-err));
-	return err;
 }
 
 /* ---- privilege ----------------------------------------------------------------------------- */
@@ -166,7 +104,7 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 	return err;
 }
 
-static int finish(struct ws_session *s, struct out_file *out, int loop_err,
+static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
 		  const struct ws_run_opts *o)
 {
 	int err = ws_session_finish(s);
@@ -177,7 +115,7 @@ static int finish(struct ws_session *s, struct out_file *out, int loop_err,
 		fprintf(stderr, "whyslow: analysis failed: %s\n", strerror(-loop_err));
 	if (!err && loop_err)
 		err = loop_err;
-	return out_close(out, true) ? -EIO : err;
+	return ws_outfile_close(out, true) ? -EIO : err;
 }
 
 /* ---- run ---------------------------------------------------------------------------------- */
@@ -249,7 +187,7 @@ static void child_main(int go, int report, const struct ws_run_opts *o)
 int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 {
 	int go[2], report[2], status = 0, err, exec_err = 0;
-	struct out_file out;
+	struct ws_outfile out;
 	pid_t pid;
 	ssize_t n;
 
@@ -257,17 +195,17 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		fprintf(stderr, "whyslow: no such user '%s' (-u)\n", o->user);
 		return 1;
 	}
-	if (out_open(&out, o->output))
+	if (ws_outfile_open(&out, o->output))
 		return 1;
 	if (pipe2(go, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
 		fprintf(stderr, "whyslow: pipe: %s\n", strerror(errno));
-		out_close(&out, false);
+		ws_outfile_close(&out, false);
 		return 1;
 	}
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "whyslow: fork: %s\n", strerror(errno));
-		out_close(&out, false);
+		ws_outfile_close(&out, false);
 		return 1;
 	}
 	if (pid == 0) {
@@ -296,7 +234,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	if (err) {
 		close(go[1]);
 		waitpid(pid, NULL, 0);
-		out_close(&out, false);
+		ws_outfile_close(&out, false);
 		return 1;
 	}
 	if (write(go[1], "g", 1) != 1) {
@@ -316,7 +254,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 				exec_err == -ENOENT ? "command not found" : strerror(-exec_err));
 		if (o->on_finish)
 			o->on_finish(o->hook_ctx, s, false);
-		out_close(&out, false);
+		ws_outfile_close(&out, false);
 		return exec_err == -ENOENT ? 127 : 126;
 	}
 	err = loop(s, pid, &status, 0);
@@ -350,7 +288,7 @@ static int tgid_of(uint32_t tid, uint32_t *tgid)
 
 int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 {
-	struct out_file out;
+	struct ws_outfile out;
 	uint64_t deadline = 0;
 	int err = 0;
 
@@ -363,7 +301,7 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		}
 		o->pids[i] = tgid; /* any thread id names its process */
 	}
-	if (out_open(&out, o->output))
+	if (ws_outfile_open(&out, o->output))
 		return 1;
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
@@ -377,7 +315,7 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 	if (!err && o->on_start)
 		err = o->on_start(o->hook_ctx, s, o->pids, o->npids);
 	if (err) {
-		out_close(&out, false);
+		ws_outfile_close(&out, false);
 		return 1;
 	}
 	if (o->duration_ns)

@@ -375,12 +375,12 @@ static int infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 		if (c.nfields > WS_CLAIM_FIELDS)
 			c.nfields = WS_CLAIM_FIELDS;
 		if (!have || c.strength > best.strength) {
-			best = c;
+			memcpy(&best, &c, sizeof(c)); /* padding too: claims are compared as bytes */
 			have = true;
 		}
 	}
 	if (have)
-		*out = best;
+		memcpy(out, &best, sizeof(best));
 	return have;
 }
 
@@ -458,6 +458,8 @@ void ws_session_feed(struct ws_session *s, const struct ws_rec_hdr *rec)
 	note_loss(s, rec);
 	if (ws_reorder_push(s->ro, rec))
 		s->err = -ENOMEM;
+	/* stream: hold only the reorder window, whatever the recording's length */
+	ws_reorder_flush(s->ro, 0);
 }
 
 /* ---- open: plugins and config ------------------------------------------------------------ */

@@ -801,9 +801,10 @@ Test(chain, long_chain_stops_at_depth_limit)
 	begin();
 	for (int k = 0; k < CH_N; k++)
 		sw(T(0), k, 0, 0, CH_BASE + k);
-	for (int k = 0; k < CH_N - 1; k++)
+	/* fed in time order, as a recording is: the session streams through its reorder window */
+	for (int k = CH_N - 2; k >= 0; k--)
 		sw(T(1000 - 10 * k), k, CH_BASE + k, 1, 0);
-	for (int k = 0; k < CH_N - 1; k++) {
+	for (int k = CH_N - 2; k >= 0; k--) {
 		wake(T(2000 - 10 * k), k + 1, CH_BASE + k + 1, CH_BASE + k);
 		sw(T(2000.5 - 10 * k), k, 0, 0, CH_BASE + k);
 	}
