@@ -30,28 +30,58 @@ static const char *state_kind(const struct ws_ival *iv, const struct ws_claim *c
 }
 
 /*
- * The interval of @t covering most of [a, b], clipped to it in *s, *e.
- * NULL when @t's timeline does not reach into the window at all.
+ * What @t was doing for most of [a, b]: its intervals grouped by state (and,
+ * when blocked, by the claim explaining them), the largest group winning; a
+ * thread running in 50 ms slices between preemptions was "running", not
+ * "preempted". Returns the group's longest interval, clipped to [*s, *e] (a
+ * blocked one is where the walk continues), with the group's first start in
+ * *first and its clipped total in *total. NULL when @t's timeline does not
+ * reach into the window at all.
  */
+#define GROUPS 32
 static const struct ws_ival *dominant(const struct ws_thread *t, uint64_t a, uint64_t b,
-				      uint64_t *s, uint64_t *e)
+				      uint64_t *s, uint64_t *e, uint64_t *first, uint64_t *total)
 {
-	const struct ws_ival *best = NULL;
-	uint64_t best_len = 0;
+	struct group {
+		uint8_t state;
+		uint32_t claim;
+		uint64_t total, first, longest;
+		const struct ws_ival *iv;
+	} gr[GROUPS];
+	int n = 0, best = -1;
 
 	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b; i++) {
 		const struct ws_ival *iv = &t->iv[i];
 		uint64_t cs = iv->start > a ? iv->start : a;
 		uint64_t ce = iv->end < b ? iv->end : b;
+		uint32_t claim = iv->state == WS_STATE_BLOCKED ? iv->claim : 0;
+		int k;
 
-		if (ce > cs && (!best || ce - cs > best_len)) {
-			best = iv;
-			best_len = ce - cs;
-			*s = cs;
-			*e = ce;
+		if (ce <= cs)
+			continue;
+		for (k = 0; k < n && (gr[k].state != iv->state || gr[k].claim != claim); k++)
+			;
+		if (k == n) {
+			if (n == GROUPS)
+				continue; /* a window this busy: the first groups stand for it */
+			gr[n++] = (struct group){ iv->state, claim, 0, cs, 0, NULL };
+		}
+		gr[k].total += ce - cs;
+		if (ce - cs > gr[k].longest) {
+			gr[k].longest = ce - cs;
+			gr[k].iv = iv;
 		}
 	}
-	return best;
+	for (int k = 0; k < n; k++)
+		if (best < 0 || gr[k].total > gr[best].total)
+			best = k;
+	if (best < 0)
+		return NULL;
+	*s = gr[best].iv->start > a ? gr[best].iv->start : a;
+	*e = gr[best].iv->end < b ? gr[best].iv->end : b;
+	*first = gr[best].first;
+	*total = gr[best].total;
+	return gr[best].iv;
 }
 
 static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thread *t,
@@ -96,7 +126,7 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 	while (t && c->nlinks < WS_CHAIN_MAX_LINKS) {
 		struct ws_link *l = &c->links[c->nlinks];
 		const struct ws_ival *iv;
-		uint64_t s = a, e = b;
+		uint64_t s = a, e = b, first = a, total = 0;
 
 		for (int i = 0; i < c->nlinks; i++) {
 			if (c->links[i].thread == t) {
@@ -105,8 +135,13 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 				return;
 			}
 		}
-		iv = dominant(t, a, b, &s, &e);
+		iv = dominant(t, a, b, &s, &e, &first, &total);
 		fill_link(g, l, t, iv, s, e);
+		if (iv) {
+			/* the link stands for the whole group; the walk goes on in its longest part */
+			l->start = first;
+			l->dur = total;
+		}
 		c->nlinks++;
 		if (!iv || iv->state == WS_STATE_UNKNOWN) {
 			c->incomplete = true;

@@ -1164,3 +1164,36 @@ Test(chain, waits_shorter_than_min_block_are_not_reported)
 	cr_expect_eq(R.nchains, 1, "%s", R.text);
 	cr_expect_eq(chain_of(A)->start_ns, (long long)T(50));
 }
+
+/*
+ * A waker that ran in slices, preempted between them, spent most of the wait on CPU: the link
+ * says "running" for the slices' total, although its longest single stretch was a preemption.
+ */
+Test(chain, waker_running_in_slices_is_running_for_their_total)
+{
+	const struct chain *c;
+	double t = 21;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(1), 0, A, 1, 0); /* A sleeps at 1 ms */
+	sw(T(21), 1, B, 0, Z); /* B preempted for 30 ms: the longest single stretch */
+	sw(T(51), 1, Z, 0, B);
+	t = 51;
+	for (int k = 0; k < 10; k++) { /* then 20 ms slices with 5 ms preemptions */
+		sw(T(t + 20), 1, B, 0, Z);
+		sw(T(t + 25), 1, Z, 0, B);
+		t += 25;
+	}
+	wake(T(t + 10), 1, B, A);
+	sw(T(t + 11), 0, 0, 0, A);
+	finish();
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 2, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "wakeup", "%s", c->line);
+	cr_expect_eq(c->links[1].tid, B);
+	/* running: 20 + 10 * 20 + 10 = 230 ms; runnable: 30 + 10 * 5 = 80 ms */
+	cr_expect_str_eq(c->links[1].kind, "running", "%s", c->line);
+	cr_expect_eq(c->links[1].duration_ns, (long long)(230 * MS), "%s", c->line);
+}
