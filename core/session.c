@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -644,22 +645,30 @@ const char *ws_session_sources(struct ws_session *s)
  * libbpf's messages: with -v they go to stderr as they come; without, the
  * last lines are kept so a failure can be explained in one line.
  */
-#define LOG_LINES 64
-static char log_lines[LOG_LINES][200];
+#define LOG_LINES 128
+static struct {
+	int owner; /* which object's load logged it (objects load in parallel) */
+	char text[200];
+} log_lines[LOG_LINES];
 static unsigned int log_next;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread int log_owner = -1;
 
 static void log_keep(const char *text)
 {
+	pthread_mutex_lock(&log_lock);
 	while (*text) {
 		size_t n = strcspn(text, "\n");
 
 		if (n) {
-			snprintf(log_lines[log_next % LOG_LINES], sizeof(log_lines[0]), "%.*s", (int)n,
-				 text);
+			log_lines[log_next % LOG_LINES].owner = log_owner;
+			snprintf(log_lines[log_next % LOG_LINES].text, sizeof(log_lines[0].text),
+				 "%.*s", (int)n, text);
 			log_next++;
 		}
 		text += n + (text[n] == '\n');
 	}
+	pthread_mutex_unlock(&log_lock);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -678,13 +687,16 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 /* The most telling line libbpf logged: the verifier's complaint if there is one. */
-static const char *libbpf_reason(char *buf, size_t len, int err)
+static const char *libbpf_reason(char *buf, size_t len, int err, int owner)
 {
 	const char *pick = NULL;
 	bool in_log = false;
 
 	for (unsigned int i = log_next > LOG_LINES ? log_next - LOG_LINES : 0; i < log_next; i++) {
-		const char *l = log_lines[i % LOG_LINES];
+		const char *l = log_lines[i % LOG_LINES].text;
+
+		if (log_lines[i % LOG_LINES].owner != owner)
+			continue;
 
 		if (strstr(l, "-- BEGIN PROG LOAD LOG --")) {
 			in_log = true;
@@ -799,7 +811,8 @@ static int attach_object(struct ws_session *s, struct bpf_object *obj, const cha
 	return 0;
 }
 
-static int load_plugin_object(struct ws_session *s, int i, const struct btf *vmlinux)
+/* Open a plugin's object and get it ready to load: shared maps, programs, its configure. */
+static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *vmlinux)
 {
 	const struct ws_plugin *p = s->plugins[i].p;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = p->name);
@@ -814,7 +827,6 @@ static int load_plugin_object(struct ws_session *s, int i, const struct btf *vml
 		fprintf(stderr, "whyslow: %s: the plugin returned no BPF object\n", s->plugins[i].path);
 		return -EINVAL;
 	}
-	log_next = 0;
 	s->objs[i] = bpf_object__open_mem(bytes, size, &oo);
 	if (!s->objs[i]) {
 		char why[256];
@@ -833,14 +845,60 @@ static int load_plugin_object(struct ws_session *s, int i, const struct btf *vml
 	skip_missing_tracepoints(s, s->objs[i], vmlinux);
 	if (p->configure && (err = p->configure(&host, s->objs[i])))
 		return err; /* the plugin said why */
-	if ((err = bpf_object__load(s->objs[i]))) {
+	return 0;
+}
+
+struct load_job {
+	struct bpf_object *obj;
+	int owner, err;
+	pthread_t thread;
+	bool started;
+};
+
+static void *load_thread(void *arg)
+{
+	struct load_job *j = arg;
+
+	log_owner = j->owner;
+	j->err = bpf_object__load(j->obj);
+	return NULL;
+}
+
+/*
+ * Load every object at once: each load parses the kernel's BTF for its CO-RE
+ * relocations, which is most of whyslow's start-up; in parallel it costs one
+ * parse per CPU rather than one per object. Index WS_MAX_PLUGINS is the core.
+ */
+static int load_all(struct ws_session *s)
+{
+	struct load_job jobs[WS_MAX_PLUGINS + 1] = { 0 };
+	int err = 0;
+
+	for (int i = 0; i <= s->nplugins; i++) {
+		struct load_job *j = &jobs[i];
+
+		j->owner = i;
+		j->obj = i == s->nplugins ? s->core_skel->obj : s->objs[i];
+		if (!j->obj)
+			continue;
+		j->started = pthread_create(&j->thread, NULL, load_thread, j) == 0;
+		if (!j->started)
+			load_thread(j);
+	}
+	for (int i = 0; i <= s->nplugins; i++) {
+		struct load_job *j = &jobs[i];
 		char why[256];
 
+		if (j->started)
+			pthread_join(j->thread, NULL);
+		if (!j->obj || !j->err || err)
+			continue;
+		err = j->err;
 		fprintf(stderr, "whyslow: %s: the kernel refused its BPF programs: %s (-v shows the full log)\n",
-			p->name, libbpf_reason(why, sizeof(why), err));
-		return err;
+			i == s->nplugins ? "core" : s->plugins[i].p->name,
+			libbpf_reason(why, sizeof(why), err, i));
 	}
-	return attach_object(s, s->objs[i], p->name);
+	return err;
 }
 
 static int on_ring_record(void *ctx, void *data, size_t size)
@@ -889,20 +947,22 @@ int ws_session_attach(struct ws_session *s)
 	}
 	s->core_skel = core_bpf__open();
 	err = s->core_skel ? share_maps(s, s->core_skel->obj) : -errno;
-	if (!err) {
-		skip_missing_tracepoints(s, s->core_skel->obj, vmlinux);
-		err = core_bpf__load(s->core_skel);
-		if (err)
-			fprintf(stderr, "whyslow: the kernel refused whyslow's core BPF program: %s\n",
-				strerror(-err));
-		else
-			err = attach_object(s, s->core_skel->obj, "core");
-	} else {
+	if (err)
 		fprintf(stderr, "whyslow: cannot open the core BPF object: %s\n", strerror(-err));
-	}
+	else
+		skip_missing_tracepoints(s, s->core_skel->obj, vmlinux);
 	for (int i = 0; !err && i < s->nplugins; i++)
-		err = load_plugin_object(s, i, vmlinux);
+		err = prepare_plugin_object(s, i, vmlinux);
 	btf__free(vmlinux);
+	log_next = 0;
+	if (!err)
+		err = load_all(s);
+	/* the core first: records carry its interrupt context from the start */
+	if (!err)
+		err = attach_object(s, s->core_skel->obj, "core");
+	for (int i = 0; !err && i < s->nplugins; i++)
+		if (s->objs[i])
+			err = attach_object(s, s->objs[i], s->plugins[i].p->name);
 	if (err)
 		return err;
 	s->rb = ring_buffer__new(s->ring_fd, on_ring_record, s, NULL);

@@ -46,8 +46,9 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u32 prev_pid = BPF_CORE_READ(prev, tgid), next_pid = BPF_CORE_READ(next, tgid);
-	__u32 next_tid = BPF_CORE_READ(next, pid), prev_tid = BPF_CORE_READ(prev, pid);
+	/* BTF tracepoint arguments are typed: plain loads, no probe-read helper calls */
+	__u32 prev_pid = prev->tgid, next_pid = next->tgid;
+	__u32 next_tid = next->pid, prev_tid = prev->pid;
 	int prev_traced = ws_traced_tgid(prev_pid), next_traced = ws_traced_tgid(next_pid);
 	__u32 state = preempt ? 0 : prev_state;
 	struct ws_sched_switch *r;
@@ -65,7 +66,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	r->next_tid = next_tid;
 	r->next_pid = next_pid;
 	r->reserved = 0;
-	BPF_CORE_READ_STR_INTO(&r->next_comm, next, comm);
+	__builtin_memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
 	ws_submit(r);
 	return 0;
 }
@@ -73,7 +74,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ws_sched_waking, struct task_struct *p)
 {
-	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
+	__u32 pid = p->tgid, tid = p->pid;
 	struct ws_sched_waking *r;
 
 	if (!ws_traced_tgid(pid))
@@ -83,8 +84,8 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	 * wakeup only cancels the sleep and ends no wait. Except one whose
 	 * dequeue the scheduler merely delayed (EEVDF, 6.12+): it did sleep.
 	 */
-	if (BPF_CORE_READ(p, on_rq) == 1) {
-		if (!bpf_core_field_exists(p->se.sched_delayed) || !BPF_CORE_READ(p, se.sched_delayed))
+	if (p->on_rq == 1) {
+		if (!bpf_core_field_exists(p->se.sched_delayed) || !p->se.sched_delayed)
 			return 0;
 	}
 	rq_wait_begin(tid);
