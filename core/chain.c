@@ -138,7 +138,7 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 		iv = dominant(t, a, b, &s, &e, &first, &total);
 		fill_link(g, l, t, iv, s, e);
 		if (iv) {
-			/* the link stands for the whole group; the walk goes on in its longest part */
+			/* the link is the whole group; the walk goes on in its longest part */
 			l->start = first;
 			l->dur = total;
 		}
@@ -258,8 +258,8 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	if (blocked && w)
 		err = segments_of(g, c, w, d->start, d->wake);
 	else
-		err = push_seg(c, blocked ? (cl ? cl->kind : WS_KIND_UNKNOWN) : WS_KIND_UNKNOWN,
-			       t, d->start, d->wake, cl);
+		err = push_seg(c, blocked ? (cl ? cl->kind : WS_KIND_UNKNOWN) : WS_KIND_UNKNOWN, t,
+			       d->start, d->wake, cl);
 	if (!err)
 		err = push_seg(c, WS_KIND_RUNQUEUE, t, d->wake, d->end, NULL);
 	if (err)
@@ -276,8 +276,9 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 			c->why_incomplete = "the waker was not traced";
 		}
 	} else {
-		struct ws_ival rq = { .start = d->wake, .end = d->end, .state = WS_STATE_RUNNABLE,
-				      .cpu = d->cpu };
+		struct ws_ival rq = {
+			.start = d->wake, .end = d->end, .state = WS_STATE_RUNNABLE, .cpu = d->cpu
+		};
 
 		fill_link(g, &c->links[0], t, &rq, d->wake, d->end);
 		c->nlinks = 1;

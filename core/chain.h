@@ -11,12 +11,12 @@
 #include "graph.h"
 
 #define WS_CHAIN_MAX_LINKS 16
-#define WS_CHAIN_MAX_RAN   4
+#define WS_CHAIN_MAX_RAN 4
 
 /* Link kinds the core itself produces (sources name theirs in claims). */
-#define WS_KIND_RUNNING	 "running"
+#define WS_KIND_RUNNING "running"
 #define WS_KIND_RUNQUEUE "runqueue"
-#define WS_KIND_UNKNOWN	 "unknown"
+#define WS_KIND_UNKNOWN "unknown"
 
 struct ws_link {
 	const struct ws_thread *thread;

@@ -111,7 +111,7 @@ static void write_threads(struct ws_trace_job *j, uint32_t pid)
 	snprintf(path, sizeof(path), "/proc/%u/task", pid);
 	d = opendir(path);
 	while (d && (e = readdir(d))) {
-		struct ws_trace_thread t = {.ts = ws_clock_mono_now(), .pid = pid};
+		struct ws_trace_thread t = { .ts = ws_clock_mono_now(), .pid = pid };
 		char cpath[PATH_MAX];
 		FILE *f;
 
@@ -240,10 +240,10 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 	}
 	ws_session_summary(s, &sum);
 	write_new_devs(j, s);
-	ts = (struct ws_trace_summary){.records = sum.records,
-				       .lost = sum.lost,
-				       .lost_recursion = sum.lost_recursion,
-				       .duration_ns = sum.duration_ns};
+	ts = (struct ws_trace_summary){ .records = sum.records,
+					.lost = sum.lost,
+					.lost_recursion = sum.lost_recursion,
+					.duration_ns = sum.duration_ns };
 	ws_trace_write_summary(&j->w, &ts, sum.lost_detail);
 	err = ws_trace_write_end(&j->w);
 	if (err) {
@@ -309,7 +309,7 @@ static ssize_t discard(void *cookie, const char *buf, size_t len)
 
 static FILE *null_stream(void)
 {
-	cookie_io_functions_t io = {.write = discard};
+	cookie_io_functions_t io = { .write = discard };
 
 	return fopencookie(NULL, "w", io);
 }
@@ -318,7 +318,11 @@ static FILE *null_stream(void)
 
 #define MAX_FILTER 64
 
-enum { OUT_TEXT, OUT_JSON, OUT_PERFETTO };
+enum {
+	OUT_TEXT,
+	OUT_JSON,
+	OUT_PERFETTO
+};
 
 struct replay {
 	const char *file, *plugin_dir, *min_block, *top;
@@ -421,7 +425,7 @@ static void check_versions(struct replay *r, const char *recorded)
 static int on_meta(void *ctx, const struct ws_trace_meta *m)
 {
 	struct replay *r = ctx;
-	struct ws_session_opts so = {.plugin_dir = r->plugin_dir, .verbose = r->verbose};
+	struct ws_session_opts so = { .plugin_dir = r->plugin_dir, .verbose = r->verbose };
 	char v[32];
 	int err;
 
@@ -593,13 +597,14 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 
 int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 {
-	struct replay r = {
-		.file = "whyslow.data", .plugin_dir = g->plugin_dir, .verbose = g->verbose};
-	const struct ws_trace_ops ops = {.meta = on_meta,
-					 .devname = on_devname,
-					 .thread = on_thread,
-					 .event = on_event,
-					 .summary = on_summary};
+	struct replay r = { .file = "whyslow.data",
+			    .plugin_dir = g->plugin_dir,
+			    .verbose = g->verbose };
+	const struct ws_trace_ops ops = { .meta = on_meta,
+					  .devname = on_devname,
+					  .thread = on_thread,
+					  .event = on_event,
+					  .summary = on_summary };
 	const char *output = NULL;
 	struct ws_outfile of;
 	char err[512];

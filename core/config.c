@@ -102,7 +102,8 @@ int ws_config_load(struct ws_config *c, const char *path, char *err, size_t errl
 		snprintf(err, errlen,
 			 "%s:%d: syntax error (%s); expected \"[section]\" or \"key = value\"",
 			 path, rc,
-			 p.err ? "a key before any [section]" : "not a section header or key = value");
+			 p.err ? "a key before any [section]"
+			       : "not a section header or key = value");
 		return -EINVAL;
 	}
 	return 0;
@@ -157,18 +158,21 @@ int ws_config_check_value(const struct ws_config_key *k, const char *value, char
 		return 0;
 	case WS_CFG_U64:
 	case WS_CFG_DURATION:
-		if ((k->type == WS_CFG_U64 ? ws_parse_u64(value, &v) : ws_parse_duration(value, &v))) {
+		if ((k->type == WS_CFG_U64 ? ws_parse_u64(value, &v)
+					   : ws_parse_duration(value, &v))) {
 			snprintf(err, errlen, "'%s' is not %s", value,
-				 k->type == WS_CFG_U64 ? "a whole number" :
-							 "a duration like 10ms, 2s or 500us");
+				 k->type == WS_CFG_U64 ? "a whole number"
+						       : "a duration like 10ms, 2s or 500us");
 			return -EINVAL;
 		}
 		if ((k->min || k->max) && (v < k->min || v > k->max)) {
 			if (k->type == WS_CFG_U64)
-				snprintf(err, errlen, "%s is out of range (%" PRIu64 " to %" PRIu64 ")",
-					 value, k->min, k->max);
+				snprintf(err, errlen,
+					 "%s is out of range (%" PRIu64 " to %" PRIu64 ")", value,
+					 k->min, k->max);
 			else
-				snprintf(err, errlen, "%s is out of range (%" PRIu64 "ns to %" PRIu64 "ns)",
+				snprintf(err, errlen,
+					 "%s is out of range (%" PRIu64 "ns to %" PRIu64 "ns)",
 					 value, k->min, k->max);
 			return -EINVAL;
 		}
@@ -195,15 +199,16 @@ int ws_config_check_section(const struct ws_config *c, const char *section,
 			char known[256] = "";
 
 			for (const struct ws_config_key *p = keys; p && p->key; p++)
-				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-					 known[0] ? ", " : "", p->key);
+				snprintf(known + strlen(known), sizeof(known) - strlen(known),
+					 "%s%s", known[0] ? ", " : "", p->key);
 			snprintf(err, errlen, "%s:%d: unknown key '%s' in [%s] (known keys: %s)",
-				 e->line ? c->path : "command line", e->line, e->key, section, known);
+				 e->line ? c->path : "command line", e->line, e->key, section,
+				 known);
 			return -EINVAL;
 		}
 		if (ws_config_check_value(k, e->value, why, sizeof(why))) {
-			snprintf(err, errlen, "%s:%d: [%s] %s: %s", e->line ? c->path : "command line",
-				 e->line, section, e->key, why);
+			snprintf(err, errlen, "%s:%d: [%s] %s: %s",
+				 e->line ? c->path : "command line", e->line, section, e->key, why);
 			return -EINVAL;
 		}
 	}
@@ -218,8 +223,8 @@ static const char *value_or_default(const struct ws_config *c, const char *secti
 	return v ? v : k->def;
 }
 
-int ws_config_u64(const struct ws_config *c, const char *section,
-		  const struct ws_config_key *keys, const char *key, uint64_t *out)
+int ws_config_u64(const struct ws_config *c, const char *section, const struct ws_config_key *keys,
+		  const char *key, uint64_t *out)
 {
 	const struct ws_config_key *k = ws_config_key_find(keys, key);
 	const char *v;
@@ -232,8 +237,8 @@ int ws_config_u64(const struct ws_config *c, const char *section,
 	return k->type == WS_CFG_U64 ? ws_parse_u64(v, out) : ws_parse_duration(v, out);
 }
 
-int ws_config_bool(const struct ws_config *c, const char *section,
-		   const struct ws_config_key *keys, const char *key, bool *out)
+int ws_config_bool(const struct ws_config *c, const char *section, const struct ws_config_key *keys,
+		   const char *key, bool *out)
 {
 	const struct ws_config_key *k = ws_config_key_find(keys, key);
 	const char *v;

@@ -44,10 +44,10 @@ int ws_config_check_value(const struct ws_config_key *k, const char *value, char
 
 /* Typed lookups: the set value, else the key's default. 0, -ENOENT or -EINVAL. */
 const struct ws_config_key *ws_config_key_find(const struct ws_config_key *keys, const char *key);
-int ws_config_u64(const struct ws_config *c, const char *section,
-		  const struct ws_config_key *keys, const char *key, uint64_t *out);
-int ws_config_bool(const struct ws_config *c, const char *section,
-		   const struct ws_config_key *keys, const char *key, bool *out);
+int ws_config_u64(const struct ws_config *c, const char *section, const struct ws_config_key *keys,
+		  const char *key, uint64_t *out);
+int ws_config_bool(const struct ws_config *c, const char *section, const struct ws_config_key *keys,
+		   const char *key, bool *out);
 const char *ws_config_str(const struct ws_config *c, const char *section,
 			  const struct ws_config_key *keys, const char *key);
 

@@ -259,7 +259,8 @@ static uint32_t claim_intern(struct ws_graph *g, const struct ws_claim *c)
 	if (g->nfree) {
 		id = g->claim_free[--g->nfree];
 	} else {
-		if (ws_grow((void **)&g->claims, &g->claims_cap, g->nclaims + 1, sizeof(*g->claims)))
+		if (ws_grow((void **)&g->claims, &g->claims_cap, g->nclaims + 1,
+			    sizeof(*g->claims)))
 			return CLAIM_NONE;
 		if (!g->nclaims)
 			g->nclaims = 1; /* id 0 means "no claim" */
@@ -371,7 +372,8 @@ static void transition(struct ws_graph *g, struct ws_thread *t, uint64_t ts, uin
 	}
 	if (ws_grow((void **)&t->iv, &t->cap, t->n + 1, sizeof(*t->iv)))
 		return;
-	t->iv[t->n++] = (struct ws_ival){ .start = ts, .end = WS_NO_END, .cpu = cpu, .state = state };
+	t->iv[t->n++] =
+		(struct ws_ival){ .start = ts, .end = WS_NO_END, .cpu = cpu, .state = state };
 	g->st.live_intervals++;
 }
 
@@ -486,8 +488,11 @@ static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_s
 	transition(g, t, ts, WS_STATE_RUNNING, sw->cpu);
 	if (t->off_start && ts - t->off_start >= g->min_block && g->ops.on_wait) {
 		struct ws_wait_done d = {
-			.t = t, .start = t->off_start, .wake = t->wake_ts ? t->wake_ts : ts,
-			.end = ts, .cpu = sw->cpu,
+			.t = t,
+			.start = t->off_start,
+			.wake = t->wake_ts ? t->wake_ts : ts,
+			.end = ts,
+			.cpu = sw->cpu,
 		};
 
 		/* the runnable stretch ran on the CPU it got back on */

@@ -29,12 +29,16 @@ static const char *descriptor_problem(const struct ws_plugin *p, char *buf, size
 	if (p->sz < WS_PLUGIN_SZ_1_0)
 		return "descriptor is smaller than ABI 1.0's (incomplete)";
 	if (p->abi_major != WS_ABI_MAJOR) {
-		snprintf(buf, len, "built for plugin ABI %u.%u, this whyslow has ABI %u.%u; rebuild it against this SDK",
+		snprintf(buf, len,
+			 "built for plugin ABI %u.%u, this whyslow has ABI %u.%u; rebuild it "
+			 "against this SDK",
 			 p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
 		return buf;
 	}
 	if (p->abi_minor > WS_ABI_MINOR) {
-		snprintf(buf, len, "built for plugin ABI %u.%u, newer than this whyslow's %u.%u; upgrade whyslow",
+		snprintf(buf, len,
+			 "built for plugin ABI %u.%u, newer than this whyslow's %u.%u; upgrade "
+			 "whyslow",
 			 p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
 		return buf;
 	}
@@ -123,13 +127,16 @@ int ws_path_trusted(const char *path, char *err, size_t errlen)
 		}
 		if (st.st_uid != 0 && st.st_uid != me) {
 			snprintf(err, errlen,
-				 "%s: refused: %s is owned by uid %u, not root; chown root it or use a root-owned directory",
+				 "%s: refused: %s is owned by uid %u, not root; chown root it or "
+				 "use a root-owned directory",
 				 path, real[0] ? real : "/", (unsigned)st.st_uid);
 			return -EPERM;
 		}
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX))) {
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		    !(S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX))) {
 			snprintf(err, errlen,
-				 "%s: refused: %s is writable by group or others; run chmod go-w on it",
+				 "%s: refused: %s is writable by group or others; run chmod go-w "
+				 "on it",
 				 path, real[0] ? real : "/");
 			return -EPERM;
 		}

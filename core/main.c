@@ -24,7 +24,8 @@ static const char usage[] =
 	"a disk request, a timer, or the threads that kept it off the CPU.\n"
 	"\n"
 	"Options:\n"
-	"  -c, --config FILE      read settings from an ini file ([core] and one section per source)\n"
+	"  -c, --config FILE      read settings from an ini file ([core] and one section per "
+	"source)\n"
 	"      --sources LIST     comma-separated sources to enable, e.g. sched,futex,blkio\n"
 	"      --plugin-dir DIR   load source plugins from DIR (env WHYSLOW_PLUGIN_DIR)\n"
 	"      --format FMT       text (default) or json (JSON Lines, one chain per line)\n"
@@ -56,8 +57,8 @@ struct cli {
 	const char *cmd; /* "run", "attach", "report" or NULL */
 	bool record;	 /* record: run or attach into a file */
 	const char *trace, *live, *perfetto;
-	int report_at;	 /* report: index of its first argument */
-	char **argv;	 /* run: the command */
+	int report_at; /* report: index of its first argument */
+	char **argv;   /* run: the command */
 	uint32_t *pids;
 	int npids;
 	/* [core] keys set on the command line, applied over the ini file */
@@ -112,7 +113,7 @@ static int parse(struct cli *c, int argc, char **argv)
 	static const struct {
 		const char *longopt, *shortopt, *key;
 	} core_opts[] = {
-		{ "--format", NULL, "format" },	    { "--output", "-o", "output" },
+		{ "--format", NULL, "format" },	      { "--output", "-o", "output" },
 		{ "--min-block", NULL, "min_block" }, { "--top", NULL, "top" },
 		{ "--duration", NULL, "duration" },
 	};
@@ -153,7 +154,8 @@ static int parse(struct cli *c, int argc, char **argv)
 			fputs(usage, stdout);
 			exit(0);
 		} else if (!strcmp(a, "--version")) {
-			printf("whyslow %s (plugin ABI %d.%d)\n", WS_VERSION, WS_ABI_MAJOR, WS_ABI_MINOR);
+			printf("whyslow %s (plugin ABI %d.%d)\n", WS_VERSION, WS_ABI_MAJOR,
+			       WS_ABI_MINOR);
 			exit(0);
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			c->verbose++;
@@ -229,7 +231,8 @@ static int from_config(struct cli *c, struct ws_config *cfg)
 		if (!copy)
 			return -ENOMEM;
 		c->cmd = "attach";
-		for (char *t = strtok_r(copy, " ,", &save); t && !err; t = strtok_r(NULL, " ,", &save))
+		for (char *t = strtok_r(copy, " ,", &save); t && !err;
+		     t = strtok_r(NULL, " ,", &save))
 			err = parse_pid(c, t);
 		free(copy);
 		return err;
@@ -257,7 +260,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (c.record && !c.cmd) {
-		fprintf(stderr, "whyslow: record what? give record -- COMMAND or record attach PID; see whyslow --help\n");
+		fprintf(stderr, "whyslow: record what? give record -- COMMAND or record attach "
+				"PID; see whyslow --help\n");
 		goto out;
 	}
 	if (c.config) {
@@ -273,7 +277,8 @@ int main(int argc, char **argv)
 	if (!c.cmd && from_config(&c, &cfg))
 		goto out;
 	if (!c.cmd) {
-		fprintf(stderr, "whyslow: nothing to do: give run -- COMMAND or attach PID (or [core] command in the ini file); see whyslow --help\n");
+		fprintf(stderr, "whyslow: nothing to do: give run -- COMMAND or attach PID (or "
+				"[core] command in the ini file); see whyslow --help\n");
 		goto out;
 	}
 	if (!strcmp(c.cmd, "attach") && !c.npids) {

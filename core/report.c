@@ -86,8 +86,9 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 	fprintf(b, "{\"type\":\"chain\",\"ts\":\"%s\",\"tid\":%u,\"pid\":%u,\"comm\":", ts, v->tid,
 		v->pid);
 	ws_json_str(b, v->comm[0] ? v->comm : ws_graph_comm(r->g, v->tid));
-	fprintf(b, ",\"start_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64 ",\"woken_after_ns\":%" PRIu64
-		   ",\"incomplete\":%s",
+	fprintf(b,
+		",\"start_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64 ",\"woken_after_ns\":%" PRIu64
+		",\"incomplete\":%s",
 		c->start, c->end - c->start, c->wake - c->start, c->incomplete ? "true" : "false");
 	if (c->why_incomplete) {
 		fprintf(b, ",\"why_incomplete\":");
@@ -181,15 +182,16 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		if (l->has_woken_by) {
 			fprintf(b, " ← woken by tid %u (%s)%s\n", l->woken_by,
 				ws_graph_comm(r->g, l->woken_by),
-				i + 1 == c->nlinks && l->claim && l->claim->root ?
-					", not traced: not explained further" :
-					"");
+				i + 1 == c->nlinks && l->claim && l->claim->root
+					? ", not traced: not explained further"
+					: "");
 		}
 	}
 	/* say so when the thread waited noticeably longer than its first link explains */
 	if (c->nlinks && (c->end - c->start) - c->links[0].dur >= 1000000) {
 		ws_format_duration(c->end - c->start, rest, sizeof(rest));
-		fprintf(b, "   (off CPU %s in all; breakdown in --format json \"segments\")\n", rest);
+		fprintf(b, "   (off CPU %s in all; breakdown in --format json \"segments\")\n",
+			rest);
 	}
 	if (c->incomplete)
 		fprintf(b, "   (incomplete: %s)\n", c->why_incomplete);
@@ -238,7 +240,8 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 		slot = r->ntop++;
 	} else {
 		for (int i = 0; i < r->ntop; i++)
-			if (r->top[i].blocked < blocked && (slot < 0 || r->top[i].blocked < r->top[slot].blocked))
+			if (r->top[i].blocked < blocked &&
+			    (slot < 0 || r->top[i].blocked < r->top[slot].blocked))
 				slot = i;
 		if (slot < 0)
 			return 0;
@@ -293,15 +296,17 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 	if (r->nroots) /* qsort(NULL, 0, ...) is undefined */
 		qsort(r->roots, r->nroots, sizeof(*r->roots), by_comm_then_ns);
 	if (r->o.format == WS_FORMAT_JSON) {
-		fprintf(b, "{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
-			    ",\"events_lost\":%" PRIu64 ",\"events_lost_recursion\":%" PRIu64
-			    ",\"events_late\":%" PRIu64 ",\"threads\":%d,\"chains\":%" PRIu64
-			    ",\"waits_without_wakeup\":%" PRIu64 ",\"sources\":",
+		fprintf(b,
+			"{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
+			",\"events_lost\":%" PRIu64 ",\"events_lost_recursion\":%" PRIu64
+			",\"events_late\":%" PRIu64 ",\"threads\":%d,\"chains\":%" PRIu64
+			",\"waits_without_wakeup\":%" PRIu64 ",\"sources\":",
 			s->duration_ns, s->records, s->lost, s->lost_recursion, s->records_late,
 			s->threads, r->chains, s->waits_unexplained);
 		ws_json_str(b, s->sources);
-		fprintf(b, ",\"events_by_source\":%s,\"malformed_records\":%" PRIu64
-			    ",\"lost_by_cpu_kind\":%s,\"root_causes\":[",
+		fprintf(b,
+			",\"events_by_source\":%s,\"malformed_records\":%" PRIu64
+			",\"lost_by_cpu_kind\":%s,\"root_causes\":[",
 			s->events_by_source ? s->events_by_source : "{}", s->bad_records,
 			s->lost_detail ? s->lost_detail : "{}");
 		for (size_t i = 0; i < r->nroots; i++) {
@@ -323,8 +328,9 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		for (int i = 0; i < r->ntop; i++)
 			fprintf(b, "%s%s", i ? "\n" : "", r->top[i].text);
 		ws_format_duration(s->duration_ns, dur, sizeof(dur));
-		fprintf(b, "\nSummary: %s traced, %d threads, %" PRIu64 " records, %" PRIu64
-			    " waits reported; sources %s\n",
+		fprintf(b,
+			"\nSummary: %s traced, %d threads, %" PRIu64 " records, %" PRIu64
+			" waits reported; sources %s\n",
 			dur, s->threads, s->records, r->chains, s->sources);
 		for (size_t i = 0; i < r->nroots;) {
 			const char *comm = r->roots[i].comm;
@@ -335,14 +341,17 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			fprintf(b, "  %s: %s blocked;", comm, dur);
 			for (; i < r->nroots && strcmp(r->roots[i].comm, comm) == 0; i++) {
 				if (tot && r->roots[i].ns * 100 >= tot && shown++ < 3)
-					fprintf(b, "%s %.0f%% traces back to %s", shown > 1 ? "," : "",
-						100.0 * r->roots[i].ns / tot, r->roots[i].root);
+					fprintf(b, "%s %.0f%% traces back to %s",
+						shown > 1 ? "," : "", 100.0 * r->roots[i].ns / tot,
+						r->roots[i].root);
 			}
 			fprintf(b, "\n");
 		}
 		if (s->lost || s->lost_recursion)
-			fprintf(b, "  LOST: %" PRIu64 " records (ring full) and %" PRIu64
-				    " events skipped by the kernel; chains touching them are marked incomplete\n",
+			fprintf(b,
+				"  LOST: %" PRIu64 " records (ring full) and %" PRIu64
+				" events skipped by the kernel; chains touching them are marked "
+				"incomplete\n",
 				s->lost, s->lost_recursion);
 		else
 			fprintf(b, "  No records lost.\n");

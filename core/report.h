@@ -8,7 +8,10 @@
 #include "chain.h"
 #include "clock.h"
 
-enum ws_format { WS_FORMAT_TEXT, WS_FORMAT_JSON };
+enum ws_format {
+	WS_FORMAT_TEXT,
+	WS_FORMAT_JSON
+};
 
 /* Renders a claim as "futex 0x7f..." (the owning source's describe callback). */
 typedef void (*ws_describe_fn)(void *ctx, const struct ws_claim *c, char *buf, size_t len);
@@ -25,7 +28,7 @@ struct ws_report_opts {
 /* What the run saw, for the summary. */
 struct ws_summary {
 	uint64_t records, records_late, lost, lost_recursion, duration_ns;
-	const char *sources; /* "sched,futex,blkio" */
+	const char *sources;	 /* "sched,futex,blkio" */
 	const char *lost_detail; /* JSON object text, e.g. {"cpu0":{"0x101":3}} */
 	uint64_t waits_unexplained, wake_races, bad_records;
 	const char *events_by_source; /* JSON object text, e.g. {"sched":12,"futex":3} */

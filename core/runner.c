@@ -56,7 +56,9 @@ int ws_check_privilege(void)
 
 	if (geteuid() == 0 || (caps & admin) || ((caps & bpf) && (caps & perfmon)))
 		return 0;
-	fprintf(stderr, "whyslow: loading BPF programs needs root or CAP_BPF and CAP_PERFMON (this process has %s%s); run it with sudo\n",
+	fprintf(stderr,
+		"whyslow: loading BPF programs needs root or CAP_BPF and CAP_PERFMON (this process "
+		"has %s%s); run it with sudo\n",
 		caps & bpf ? "CAP_BPF but not CAP_PERFMON" : "neither",
 		caps & bpf ? "" : (caps & perfmon ? "; it has CAP_PERFMON only" : ""));
 	return -EPERM;
@@ -247,7 +249,8 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	if (n == sizeof(exec_err)) {
 		waitpid(pid, NULL, 0);
 		if (exec_err == -EPERM - 1000)
-			fprintf(stderr, "whyslow: cannot run the command as %s; use --as-root or -u USER\n",
+			fprintf(stderr,
+				"whyslow: cannot run the command as %s; use --as-root or -u USER\n",
 				o->user ? o->user : getenv("SUDO_USER"));
 		else
 			fprintf(stderr, "whyslow: %s: %s\n", o->argv[0],

@@ -10,13 +10,13 @@
 #include "session.h"
 
 struct ws_run_opts {
-	char **argv;	       /* run: the command */
-	const char *user;      /* run: -u USER */
-	bool as_root;	       /* run: keep root even under sudo */
-	uint32_t *pids;	       /* attach: targets */
+	char **argv;	  /* run: the command */
+	const char *user; /* run: -u USER */
+	bool as_root;	  /* run: keep root even under sudo */
+	uint32_t *pids;	  /* attach: targets */
 	int npids;
-	uint64_t duration_ns;  /* attach: 0 = until Ctrl-C or exit */
-	const char *output;    /* -o FILE, NULL = stdout */
+	uint64_t duration_ns; /* attach: 0 = until Ctrl-C or exit */
+	const char *output;   /* -o FILE, NULL = stdout */
 	/*
 	 * record / --perfetto (cmd_trace.c): on_start once analysis has started,
 	 * with the traced pids, before the command runs; 0 or -errno (printed).

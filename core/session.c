@@ -28,14 +28,16 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "min_block", WS_CFG_DURATION, "10ms", 0, 3600000000000ULL,
 	  "report waits (time off CPU) at least this long" },
 	{ "top", WS_CFG_U64, "5", 1, 100000, "text output: how many of the longest chains" },
-	{ "sources", WS_CFG_STRING, NULL, 0, 0, "comma-separated sources (default: all installed)" },
+	{ "sources", WS_CFG_STRING, NULL, 0, 0,
+	  "comma-separated sources (default: all installed)" },
 	{ "plugin_dir", WS_CFG_STRING, NULL, 0, 0, "directory the source plugins are loaded from" },
 	{ "ring_size", WS_CFG_U64, "16M", 65536, 1ULL << 30, "BPF ring buffer bytes (power of 2)" },
 	{ "reorder_window", WS_CFG_DURATION, "20ms", 1000000, 10000000000ULL,
 	  "how long records are held to restore timestamp order" },
 	{ "max_window", WS_CFG_DURATION, "60s", 1000000000ULL, 3600000000000ULL,
 	  "longest wait whose chain is kept whole; longer ones are marked incomplete" },
-	{ "duration", WS_CFG_DURATION, "0", 0, 0, "attach: stop after this long (0: until Ctrl-C)" },
+	{ "duration", WS_CFG_DURATION, "0", 0, 0,
+	  "attach: stop after this long (0: until Ctrl-C)" },
 	{ "command", WS_CFG_STRING, NULL, 0, 0,
 	  "with no run/attach on the command line: run this shell command" },
 	{ "attach", WS_CFG_STRING, NULL, 0, 0,
@@ -376,7 +378,8 @@ static int infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 		if (c.nfields > WS_CLAIM_FIELDS)
 			c.nfields = WS_CLAIM_FIELDS;
 		if (!have || c.strength > best.strength) {
-			memcpy(&best, &c, sizeof(c)); /* padding too: claims are compared as bytes */
+			/* padding too: claims are compared as bytes */
+			memcpy(&best, &c, sizeof(c));
 			have = true;
 		}
 	}
@@ -493,10 +496,10 @@ static int check_sources(const char *sources, char **found, int nfound)
 			char avail[256] = "";
 
 			for (int i = 0; i < nfound; i++)
-				snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail), "%s%s",
-					 i ? "," : "", found[i]);
-			fprintf(stderr, "whyslow: unknown source '%.*s' (available: %s)\n", (int)len,
-				p, avail);
+				snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail),
+					 "%s%s", i ? "," : "", found[i]);
+			fprintf(stderr, "whyslow: unknown source '%.*s' (available: %s)\n",
+				(int)len, p, avail);
 			return -EINVAL;
 		}
 		p = e ? e + 1 : NULL;
@@ -519,7 +522,8 @@ static int check_config(struct ws_session *s, char **found, int nfound)
 			known |= !strcmp(secs[i], found[k]);
 		if (!known) {
 			snprintf(err, sizeof(err),
-				 "%s:%d: unknown section [%s]; sections are [core] and one per installed source",
+				 "%s:%d: unknown section [%s]; sections are [core] and one per "
+				 "installed source",
 				 s->cfg->path ? s->cfg->path : "config",
 				 ws_config_section_line(s->cfg, secs[i]), secs[i]);
 			goto fail;
@@ -545,8 +549,7 @@ static int enabled_in_config(struct ws_session *s, const char *name, bool *on)
 	return 0;
 }
 
-int ws_session_open(struct ws_session **out, const struct ws_session_opts *o,
-		    struct ws_config *cfg)
+int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, struct ws_config *cfg)
 {
 	struct ws_session *s = calloc(1, sizeof(*s));
 	char **found = NULL, path[512], err[768];
@@ -568,11 +571,13 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o,
 		return nfound;
 	}
 	if (nfound == 0) {
-		fprintf(stderr, "whyslow: no plugins (*.so) in %s; set --plugin-dir\n", o->plugin_dir);
+		fprintf(stderr, "whyslow: no plugins (*.so) in %s; set --plugin-dir\n",
+			o->plugin_dir);
 		rc = -ENOENT;
 		goto out;
 	}
-	if ((rc = check_sources(o->sources, found, nfound)) || (rc = check_config(s, found, nfound)))
+	if ((rc = check_sources(o->sources, found, nfound)) ||
+	    (rc = check_config(s, found, nfound)))
 		goto out;
 	for (int i = 0; i < nfound; i++) {
 		bool on;
@@ -595,21 +600,25 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o,
 			goto out;
 		}
 		if (strcmp(l->p->name, found[i])) {
-			fprintf(stderr, "whyslow: %s: refused: it calls itself '%s'; the file must be named %s.so\n",
+			fprintf(stderr,
+				"whyslow: %s: refused: it calls itself '%s'; the file must be "
+				"named %s.so\n",
 				path, l->p->name, l->p->name);
 			ws_plugin_unload(l);
 			rc = -EINVAL;
 			goto out;
 		}
 		if (s->owner[l->p->kind_base >> 8] >= 0) {
-			fprintf(stderr, "whyslow: %s: refused: record kinds 0x%x.. already belong to %s\n",
+			fprintf(stderr,
+				"whyslow: %s: refused: record kinds 0x%x.. already belong to %s\n",
 				path, l->p->kind_base,
 				s->plugins[s->owner[l->p->kind_base >> 8]].p->name);
 			ws_plugin_unload(l);
 			rc = -EEXIST;
 			goto out;
 		}
-		if ((rc = ws_config_check_section(cfg, found[i], l->p->config_keys, err, sizeof(err)))) {
+		if ((rc = ws_config_check_section(cfg, found[i], l->p->config_keys, err,
+						  sizeof(err)))) {
 			/* "enabled" is every source's key; checked above */
 			if (!strstr(err, "unknown key 'enabled'")) {
 				fprintf(stderr, "whyslow: %s\n", err);
@@ -729,8 +738,8 @@ static int create_maps(struct ws_session *s, uint64_t ring_size)
 	s->tgids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ws_tgids", 4, 1, MAX_TGIDS, &none);
 	s->cpu_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ws_cpu", 4,
 				   sizeof(struct ws_cpu_state), 1, &none);
-	s->lost_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "ws_lost", 4, 8, MAX_LOST_KINDS,
-				    &none);
+	s->lost_fd =
+		bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "ws_lost", 4, 8, MAX_LOST_KINDS, &none);
 	if (s->ring_fd < 0 || s->tgids_fd < 0 || s->cpu_fd < 0 || s->lost_fd < 0) {
 		int err = -errno;
 
@@ -777,7 +786,8 @@ static void skip_missing_tracepoints(struct ws_session *s, struct bpf_object *ob
 		if (btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) < 0) {
 			bpf_program__set_autoload(p, false);
 			if (s->verbose)
-				fprintf(stderr, "whyslow: %s: kernel has no tracepoint %s; skipped\n",
+				fprintf(stderr,
+					"whyslow: %s: kernel has no tracepoint %s; skipped\n",
 					bpf_object__name(obj), sec + 7);
 		}
 	}
@@ -824,7 +834,8 @@ static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *
 		return 0;
 	bytes = p->bpf_object(&size);
 	if (!bytes || !size) {
-		fprintf(stderr, "whyslow: %s: the plugin returned no BPF object\n", s->plugins[i].path);
+		fprintf(stderr, "whyslow: %s: the plugin returned no BPF object\n",
+			s->plugins[i].path);
 		return -EINVAL;
 	}
 	s->objs[i] = bpf_object__open_mem(bytes, size, &oo);
@@ -833,8 +844,8 @@ static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *
 
 		err = -errno;
 		libbpf_strerror(err, why, sizeof(why));
-		fprintf(stderr, "whyslow: %s: its BPF object is not valid: %s\n", s->plugins[i].path,
-			why);
+		fprintf(stderr, "whyslow: %s: its BPF object is not valid: %s\n",
+			s->plugins[i].path, why);
 		return err;
 	}
 	if ((err = share_maps(s, s->objs[i]))) {
@@ -894,7 +905,9 @@ static int load_all(struct ws_session *s)
 		if (!j->obj || !j->err || err)
 			continue;
 		err = j->err;
-		fprintf(stderr, "whyslow: %s: the kernel refused its BPF programs: %s (-v shows the full log)\n",
+		fprintf(stderr,
+			"whyslow: %s: the kernel refused its BPF programs: %s (-v shows the full "
+			"log)\n",
 			i == s->nplugins ? "core" : s->plugins[i].p->name,
 			libbpf_reason(why, sizeof(why), err, i));
 	}
@@ -942,7 +955,8 @@ int ws_session_attach(struct ws_session *s)
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
 		err = -errno;
-		fprintf(stderr, "whyslow: this kernel has no BTF (/sys/kernel/btf/vmlinux): whyslow needs Linux >= 5.8 built with CONFIG_DEBUG_INFO_BTF\n");
+		fprintf(stderr, "whyslow: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+				"whyslow needs Linux >= 5.8 built with CONFIG_DEBUG_INFO_BTF\n");
 		return err;
 	}
 	s->core_skel = core_bpf__open();
@@ -997,10 +1011,16 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	const char *fmt = ws_config_str(s->cfg, "core", ws_core_keys, "format");
 	uint64_t min_block = 10000000, window = 20000000, max_window = 60000000000ULL, top = 5;
 	struct ws_graph_ops ops = {
-		.infer = infer_all, .on_wait = on_wait, .pid_traced = graph_pid_traced, .ctx = s,
+		.infer = infer_all,
+		.on_wait = on_wait,
+		.pid_traced = graph_pid_traced,
+		.ctx = s,
 	};
 	struct ws_report_opts ro = {
-		.out = out, .clock = &s->clock, .describe = describe, .describe_ctx = s,
+		.out = out,
+		.clock = &s->clock,
+		.describe = describe,
+		.describe_ctx = s,
 	};
 
 	ws_config_u64(s->cfg, "core", ws_core_keys, "min_block", &min_block);
@@ -1075,7 +1095,9 @@ int ws_session_poll(struct ws_session *s, int timeout_ms)
 	if (misses > s->recursion_misses) {
 		/* as a record, so a recording keeps the loss where it happened */
 		struct ws_rec_lost l = {
-			.hdr = { .size = sizeof(l), .kind = WS_KIND_LOST, .ts = now,
+			.hdr = { .size = sizeof(l),
+				 .kind = WS_KIND_LOST,
+				 .ts = now,
 				 .flags = WS_LOST_RECURSION },
 			.count = misses - s->recursion_misses,
 			.first_ts = s->last_poll_ns,

@@ -50,7 +50,7 @@ int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f)
 static int write_rec2(struct ws_trace_writer *w, uint16_t type, const void *a, size_t alen,
 		      const void *b, size_t blen)
 {
-	struct ws_trace_rec_hdr h = {.type = type};
+	struct ws_trace_rec_hdr h = { .type = type };
 
 	if (sizeof(h) + alen + blen > WS_TRACE_MAX_REC)
 		return -E2BIG;
@@ -113,7 +113,7 @@ int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m
 
 int ws_trace_write_devname(struct ws_trace_writer *w, uint32_t dev, const char *name)
 {
-	struct ws_trace_devname d = {.dev = dev};
+	struct ws_trace_devname d = { .dev = dev };
 
 	return write_rec2(w, WS_TR_DEVNAME, &d, sizeof(d), name, strlen(name) + 1);
 }
@@ -142,7 +142,7 @@ int ws_trace_write_summary(struct ws_trace_writer *w, const struct ws_trace_summ
 
 int ws_trace_write_end(struct ws_trace_writer *w)
 {
-	struct ws_trace_end e = {.events = w->events};
+	struct ws_trace_end e = { .events = w->events };
 
 	ws_trace_write_rec(w, WS_TR_END, &e, sizeof(e));
 	if (!w->err && fflush(w->f) == EOF)
@@ -290,7 +290,7 @@ static int read_header(struct reader *r)
 int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, void *ctx, char *err,
 		  size_t errlen)
 {
-	struct reader r = {.f = f, .name = name, .err = err, .errlen = errlen};
+	struct reader r = { .f = f, .name = name, .err = err, .errlen = errlen };
 	struct ws_trace_meta *meta = NULL;
 	uint64_t events = 0;
 	bool first = true;

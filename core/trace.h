@@ -19,12 +19,12 @@
 
 #include "clock.h"
 
-#define WS_TRACE_MAGIC	  "WHYSLOW" /* with its NUL: 8 bytes */
-#define WS_TRACE_MAJOR	  1
-#define WS_TRACE_MINOR	  0
-#define WS_TRACE_MAX_REC  (1u << 20) /* no record is larger; bounds the reader's buffer */
-#define WS_TRACE_MAX_PIDS 4096	     /* traced pids kept from the metadata */
-#define WS_TRACE_STR	  256
+#define WS_TRACE_MAGIC "WHYSLOW" /* with its NUL: 8 bytes */
+#define WS_TRACE_MAJOR 1
+#define WS_TRACE_MINOR 0
+#define WS_TRACE_MAX_REC (1u << 20) /* no record is larger; bounds the reader's buffer */
+#define WS_TRACE_MAX_PIDS 4096	    /* traced pids kept from the metadata */
+#define WS_TRACE_STR 256
 
 /* File header, at offset 0. Little-endian, like every field in the file. */
 struct ws_trace_file_hdr {

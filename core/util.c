@@ -13,8 +13,8 @@ int ws_parse_duration(const char *s, uint64_t *ns)
 	static const struct {
 		const char *suffix;
 		double mult;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 },
-		      { "", 1e6 } };
+	} units[] = { { "ns", 1 },  { "us", 1e3 }, { "ms", 1e6 },
+		      { "s", 1e9 }, { "m", 60e9 }, { "", 1e6 } };
 	char *end;
 	double v;
 
@@ -49,10 +49,23 @@ int ws_parse_u64(const char *s, uint64_t *out)
 	if (errno)
 		return -EINVAL;
 	switch (*end) {
-	case 'K': case 'k': v <<= 10; end++; break;
-	case 'M': case 'm': v <<= 20; end++; break;
-	case 'G': case 'g': v <<= 30; end++; break;
-	default: break;
+	case 'K':
+	case 'k':
+		v <<= 10;
+		end++;
+		break;
+	case 'M':
+	case 'm':
+		v <<= 20;
+		end++;
+		break;
+	case 'G':
+	case 'g':
+		v <<= 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end)
 		return -EINVAL;
@@ -62,7 +75,8 @@ int ws_parse_u64(const char *s, uint64_t *out)
 
 int ws_parse_bool(const char *s, int *out)
 {
-	static const char *yes[] = { "yes", "true", "on", "1" }, *no[] = { "no", "false", "off", "0" };
+	static const char *yes[] = { "yes", "true", "on", "1" },
+			  *no[] = { "no", "false", "off", "0" };
 
 	for (size_t i = 0; s && i < ARRAY_SIZE(yes); i++) {
 		if (strcasecmp(s, yes[i]) == 0) {
@@ -88,8 +102,11 @@ void ws_format_duration(uint64_t ns, char *buf, size_t len)
 		if (ns >= units[i].div) {
 			double v = ns / units[i].div;
 
-			snprintf(buf, len, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", v,
-				 units[i].unit);
+			snprintf(buf, len,
+				 v >= 100  ? "%.0f%s"
+				 : v >= 10 ? "%.1f%s"
+					   : "%.2f%s",
+				 v, units[i].unit);
 			/* "412.0ms" reads worse than "412ms" */
 			char *dot = strchr(buf, '.');
 

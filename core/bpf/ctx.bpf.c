@@ -50,44 +50,116 @@ static __always_inline void timer_enter(int delta)
 
 /* Hardware interrupts and the x86 system vectors that can wake tasks. */
 SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(ws_irq_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+int BPF_PROG(ws_irq_entry)
+{
+	bracket_enter(WS_CTX_HARDIRQ);
+	return 0;
+}
 SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(ws_irq_exit) { bracket_exit(); return 0; }
+int BPF_PROG(ws_irq_exit)
+{
+	bracket_exit();
+	return 0;
+}
 SEC("tp_btf/local_timer_entry")
-int BPF_PROG(ws_ltimer_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+int BPF_PROG(ws_ltimer_entry)
+{
+	bracket_enter(WS_CTX_HARDIRQ);
+	return 0;
+}
 SEC("tp_btf/local_timer_exit")
-int BPF_PROG(ws_ltimer_exit) { bracket_exit(); return 0; }
+int BPF_PROG(ws_ltimer_exit)
+{
+	bracket_exit();
+	return 0;
+}
 SEC("tp_btf/call_function_entry")
-int BPF_PROG(ws_cf_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+int BPF_PROG(ws_cf_entry)
+{
+	bracket_enter(WS_CTX_HARDIRQ);
+	return 0;
+}
 SEC("tp_btf/call_function_exit")
-int BPF_PROG(ws_cf_exit) { bracket_exit(); return 0; }
+int BPF_PROG(ws_cf_exit)
+{
+	bracket_exit();
+	return 0;
+}
 SEC("tp_btf/call_function_single_entry")
-int BPF_PROG(ws_cfs_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+int BPF_PROG(ws_cfs_entry)
+{
+	bracket_enter(WS_CTX_HARDIRQ);
+	return 0;
+}
 SEC("tp_btf/call_function_single_exit")
-int BPF_PROG(ws_cfs_exit) { bracket_exit(); return 0; }
+int BPF_PROG(ws_cfs_exit)
+{
+	bracket_exit();
+	return 0;
+}
 SEC("tp_btf/irq_work_entry")
-int BPF_PROG(ws_iw_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+int BPF_PROG(ws_iw_entry)
+{
+	bracket_enter(WS_CTX_HARDIRQ);
+	return 0;
+}
 SEC("tp_btf/irq_work_exit")
-int BPF_PROG(ws_iw_exit) { bracket_exit(); return 0; }
+int BPF_PROG(ws_iw_exit)
+{
+	bracket_exit();
+	return 0;
+}
 SEC("tp_btf/reschedule_entry")
-int BPF_PROG(ws_resched_entry) { bracket_enter(WS_CTX_HARDIRQ); return 0; }
+int BPF_PROG(ws_resched_entry)
+{
+	bracket_enter(WS_CTX_HARDIRQ);
+	return 0;
+}
 SEC("tp_btf/reschedule_exit")
-int BPF_PROG(ws_resched_exit) { bracket_exit(); return 0; }
+int BPF_PROG(ws_resched_exit)
+{
+	bracket_exit();
+	return 0;
+}
 
 SEC("tp_btf/softirq_entry")
-int BPF_PROG(ws_softirq_entry) { bracket_enter(WS_CTX_SOFTIRQ); return 0; }
+int BPF_PROG(ws_softirq_entry)
+{
+	bracket_enter(WS_CTX_SOFTIRQ);
+	return 0;
+}
 SEC("tp_btf/softirq_exit")
-int BPF_PROG(ws_softirq_exit) { bracket_exit(); return 0; }
+int BPF_PROG(ws_softirq_exit)
+{
+	bracket_exit();
+	return 0;
+}
 
 /* Timer callbacks: a wakeup inside one is a timeout or a sleep ending. */
 SEC("tp_btf/hrtimer_expire_entry")
-int BPF_PROG(ws_hrtimer_entry) { timer_enter(1); return 0; }
+int BPF_PROG(ws_hrtimer_entry)
+{
+	timer_enter(1);
+	return 0;
+}
 SEC("tp_btf/hrtimer_expire_exit")
-int BPF_PROG(ws_hrtimer_exit) { timer_enter(-1); return 0; }
+int BPF_PROG(ws_hrtimer_exit)
+{
+	timer_enter(-1);
+	return 0;
+}
 SEC("tp_btf/timer_expire_entry")
-int BPF_PROG(ws_timer_entry) { timer_enter(1); return 0; }
+int BPF_PROG(ws_timer_entry)
+{
+	timer_enter(1);
+	return 0;
+}
 SEC("tp_btf/timer_expire_exit")
-int BPF_PROG(ws_timer_exit) { timer_enter(-1); return 0; }
+int BPF_PROG(ws_timer_exit)
+{
+	timer_enter(-1);
+	return 0;
+}
 
 /*
  * The scheduler never switches tasks inside an interrupt, so a switch closes

@@ -197,7 +197,7 @@ static void fmt_ns(uint64_t ns, char *buf, size_t len)
 	static const struct {
 		uint64_t div;
 		const char *unit;
-	} u[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "us"}};
+	} u[] = { { 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" } };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {

@@ -9,9 +9,9 @@
 #define WS_BLKIO_DONE (WS_KIND_BLKIO + 1)
 
 /* Values of ws_blkio_done.op (the kernel's REQ_OP_*, cmd_flags & 0xff). */
-#define WS_BLKIO_OP_READ    0
-#define WS_BLKIO_OP_WRITE   1
-#define WS_BLKIO_OP_FLUSH   2
+#define WS_BLKIO_OP_READ 0
+#define WS_BLKIO_OP_WRITE 1
+#define WS_BLKIO_OP_FLUSH 2
 #define WS_BLKIO_OP_DISCARD 3
 
 /*

@@ -19,13 +19,13 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #if defined(__TARGET_ARCH_x86)
-#define NR_futex	 202
-#define NR_futex_waitv	 449
-#define NR_futex_wake	 454
-#define NR_futex_wait	 455
+#define NR_futex 202
+#define NR_futex_waitv 449
+#define NR_futex_wake 454
+#define NR_futex_wait 455
 #define NR_futex_requeue 456
 /* The user registers a syscall was entered with; sys_enter passes them as they are. */
-#define SYS_NR(regs)   BPF_CORE_READ(regs, orig_ax)
+#define SYS_NR(regs) BPF_CORE_READ(regs, orig_ax)
 #define SYS_ARG0(regs) BPF_CORE_READ(regs, di)
 #define SYS_ARG1(regs) BPF_CORE_READ(regs, si)
 #define SYS_ARG2(regs) BPF_CORE_READ(regs, dx)
@@ -33,19 +33,19 @@ char LICENSE[] SEC("license") = "GPL";
 #define SYS_ARG4(regs) BPF_CORE_READ(regs, r8)
 #define SYS_ARG5(regs) BPF_CORE_READ(regs, r9)
 #elif defined(__TARGET_ARCH_arm64)
-#define NR_futex	 98
-#define NR_futex_waitv	 449
-#define NR_futex_wake	 454
-#define NR_futex_wait	 455
+#define NR_futex 98
+#define NR_futex_waitv 449
+#define NR_futex_wake 454
+#define NR_futex_wait 455
 #define NR_futex_requeue 456
 /* x0 is overwritten by the return value; orig_x0 keeps the first argument. */
-#define SYS_NR(regs)	 BPF_CORE_READ(regs, syscallno)
-#define SYS_ARG0(regs)	 BPF_CORE_READ(regs, orig_x0)
-#define SYS_ARG1(regs)	 BPF_CORE_READ(regs, regs[1])
-#define SYS_ARG2(regs)	 BPF_CORE_READ(regs, regs[2])
-#define SYS_ARG3(regs)	 BPF_CORE_READ(regs, regs[3])
-#define SYS_ARG4(regs)	 BPF_CORE_READ(regs, regs[4])
-#define SYS_ARG5(regs)	 BPF_CORE_READ(regs, regs[5])
+#define SYS_NR(regs) BPF_CORE_READ(regs, syscallno)
+#define SYS_ARG0(regs) BPF_CORE_READ(regs, orig_x0)
+#define SYS_ARG1(regs) BPF_CORE_READ(regs, regs[1])
+#define SYS_ARG2(regs) BPF_CORE_READ(regs, regs[2])
+#define SYS_ARG3(regs) BPF_CORE_READ(regs, regs[3])
+#define SYS_ARG4(regs) BPF_CORE_READ(regs, regs[4])
+#define SYS_ARG5(regs) BPF_CORE_READ(regs, regs[5])
 #else
 #error "futex source: unsupported architecture (define __TARGET_ARCH_x86 or _arm64)"
 #endif

@@ -20,7 +20,7 @@
 #define CALL_ADDRS 12
 
 /* Live in-flight calls at most; a full table drops its oldest call. */
-#define TABLE_MIN_CAP  256
+#define TABLE_MIN_CAP 256
 #define TABLE_MAX_LIVE 65536
 
 struct call {
@@ -42,7 +42,11 @@ static struct {
 	bool warned;
 } tab;
 
-enum role { ROLE_NONE, ROLE_BLOCK, ROLE_WAKE };
+enum role {
+	ROLE_NONE,
+	ROLE_BLOCK,
+	ROLE_WAKE
+};
 
 static const char *const cmd_names[] = {
 	[WS_FUTEX_WAIT] = "FUTEX_WAIT",

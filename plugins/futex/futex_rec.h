@@ -7,35 +7,35 @@
 
 /* Numbers are never reused. */
 #define WS_FUTEX_ENTER (WS_KIND_FUTEX + 1)
-#define WS_FUTEX_EXIT  (WS_KIND_FUTEX + 2)
+#define WS_FUTEX_EXIT (WS_KIND_FUTEX + 2)
 
 /*
  * Which futex system call, independent of the architecture's syscall
  * numbers, so user space never needs to know them.
  */
-#define WS_FUTEX_SYS_FUTEX   1 /* futex(2): cmd says what it does */
-#define WS_FUTEX_SYS_WAITV   2 /* futex_waitv(2) */
-#define WS_FUTEX_SYS_WAKE    3 /* futex_wake(2) */
-#define WS_FUTEX_SYS_WAIT    4 /* futex_wait(2) */
+#define WS_FUTEX_SYS_FUTEX 1   /* futex(2): cmd says what it does */
+#define WS_FUTEX_SYS_WAITV 2   /* futex_waitv(2) */
+#define WS_FUTEX_SYS_WAKE 3    /* futex_wake(2) */
+#define WS_FUTEX_SYS_WAIT 4    /* futex_wait(2) */
 #define WS_FUTEX_SYS_REQUEUE 5 /* futex_requeue(2) */
 
 /* futex(2) commands (uapi <linux/futex.h>; #defines, so not in vmlinux.h). */
-#define WS_FUTEX_WAIT		 0
-#define WS_FUTEX_WAKE		 1
-#define WS_FUTEX_REQUEUE	 3
-#define WS_FUTEX_CMP_REQUEUE	 4
-#define WS_FUTEX_WAKE_OP	 5
-#define WS_FUTEX_LOCK_PI	 6
-#define WS_FUTEX_UNLOCK_PI	 7
-#define WS_FUTEX_TRYLOCK_PI	 8
-#define WS_FUTEX_WAIT_BITSET	 9
-#define WS_FUTEX_WAKE_BITSET	 10
+#define WS_FUTEX_WAIT 0
+#define WS_FUTEX_WAKE 1
+#define WS_FUTEX_REQUEUE 3
+#define WS_FUTEX_CMP_REQUEUE 4
+#define WS_FUTEX_WAKE_OP 5
+#define WS_FUTEX_LOCK_PI 6
+#define WS_FUTEX_UNLOCK_PI 7
+#define WS_FUTEX_TRYLOCK_PI 8
+#define WS_FUTEX_WAIT_BITSET 9
+#define WS_FUTEX_WAKE_BITSET 10
 #define WS_FUTEX_WAIT_REQUEUE_PI 11
-#define WS_FUTEX_CMP_REQUEUE_PI	 12
-#define WS_FUTEX_LOCK_PI2	 13
-#define WS_FUTEX_PRIVATE_FLAG	 128
-#define WS_FUTEX_CLOCK_REALTIME	 256
-#define WS_FUTEX_CMD_MASK	 (~(WS_FUTEX_PRIVATE_FLAG | WS_FUTEX_CLOCK_REALTIME))
+#define WS_FUTEX_CMP_REQUEUE_PI 12
+#define WS_FUTEX_LOCK_PI2 13
+#define WS_FUTEX_PRIVATE_FLAG 128
+#define WS_FUTEX_CLOCK_REALTIME 256
+#define WS_FUTEX_CMD_MASK (~(WS_FUTEX_PRIVATE_FLAG | WS_FUTEX_CLOCK_REALTIME))
 
 /* Addresses read from a futex_waitv/futex_requeue array; the rest are not recorded. */
 #define WS_FUTEX_MAX_ADDRS 8

@@ -28,7 +28,7 @@
 #include "klock_rec.h"
 #include "klock.skel.h"
 
-#define TABLE_MIN_CAP  256
+#define TABLE_MIN_CAP 256
 #define TABLE_MAX_LIVE 65536
 
 /* One traced thread inside a blocking contention. */
@@ -247,7 +247,8 @@ static int klock_configure(const struct ws_host *host, struct bpf_object *obj)
 
 	if (!n)
 		host->log(WS_LOG_WARN, "klock",
-			  "no kernel symbol addresses in /proc/kallsyms; lock waits are named but no releaser is proven");
+			  "no kernel symbol addresses in /proc/kallsyms; lock waits are named but "
+			  "no releaser is proven");
 	if ((err = host->set_rodata(obj, "klock_fn_lo", lo, sizeof(lo))) ||
 	    (err = host->set_rodata(obj, "klock_fn_hi", hi, sizeof(hi))) ||
 	    (err = host->set_rodata(obj, "klock_fn_id", id, sizeof(id))) ||
@@ -357,7 +358,8 @@ static int klock_infer(const struct ws_host *host, const struct ws_wait *w, stru
 			 fn_names[c->fn]);
 	else
 		snprintf(out->evidence, sizeof(out->evidence),
-			 "blocked in kernel lock contention (%s); woken by the waker, release not seen",
+			 "blocked in kernel lock contention (%s); woken by the waker, release not "
+			 "seen",
 			 type);
 	host->claim_hex(out, "lock", c->lock);
 	host->claim_str(out, "lock_type", type);
@@ -412,7 +414,8 @@ static const struct ws_plugin klock_plugin = {
 	.abi_major = WS_ABI_MAJOR,
 	.abi_minor = WS_ABI_MINOR,
 	.name = "klock",
-	.description = "kernel lock contention: the sleeping kernel lock (mutex, rwsem, ...) a thread waited for and who released it",
+	.description = "kernel lock contention: the sleeping kernel lock (mutex, rwsem, ...) a "
+		       "thread waited for and who released it",
 	.version = "1.0",
 	.kind_base = WS_KIND_KLOCK,
 	.bpf_object = klock_bpf_object,

@@ -7,19 +7,19 @@
 
 /* Numbers are never reused. */
 #define WS_KLOCK_BEGIN (WS_KIND_KLOCK + 1)
-#define WS_KLOCK_END   (WS_KIND_KLOCK + 2)
-#define WS_KLOCK_WAKE  (WS_KIND_KLOCK + 3)
+#define WS_KLOCK_END (WS_KIND_KLOCK + 2)
+#define WS_KLOCK_WAKE (WS_KIND_KLOCK + 3)
 
 /*
  * contention_begin's flags (include/trace/events/lock.h; #defines, so not in
  * vmlinux.h). Stable since they appeared in 5.19.
  */
-#define KLOCK_F_SPIN   (1U << 0)
-#define KLOCK_F_READ   (1U << 1)
-#define KLOCK_F_WRITE  (1U << 2)
-#define KLOCK_F_RT     (1U << 3)
+#define KLOCK_F_SPIN (1U << 0)
+#define KLOCK_F_READ (1U << 1)
+#define KLOCK_F_WRITE (1U << 2)
+#define KLOCK_F_RT (1U << 3)
 #define KLOCK_F_PERCPU (1U << 4)
-#define KLOCK_F_MUTEX  (1U << 5)
+#define KLOCK_F_MUTEX (1U << 5)
 
 /*
  * Kernel functions that release a sleeping lock and wake its waiters
@@ -44,7 +44,7 @@ enum klock_fn {
 };
 
 /* Address ranges BPF matches stack frames against (rodata klock_fn_*). */
-#define KLOCK_MAX_FN	 16
+#define KLOCK_MAX_FN 16
 /* Kernel stack frames of the waker looked at. */
 #define KLOCK_MAX_FRAMES 32
 
@@ -81,11 +81,11 @@ struct ws_klock_wake {
 	__u32 flags;
 	__u32 wakee_tid;
 	__u32 wakee_pid;
-	__u32 fn;	  /* enum klock_fn */
+	__u32 fn; /* enum klock_fn */
 	__u64 waker_lock;
 	__u32 waker_flags;
-	__u16 nframes;	  /* kernel stack frames looked at */
-	__u16 nfn;	  /* release functions BPF knew of (0: no evidence possible) */
+	__u16 nframes; /* kernel stack frames looked at */
+	__u16 nfn;     /* release functions BPF knew of (0: no evidence possible) */
 };
 
 #endif

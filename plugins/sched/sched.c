@@ -140,9 +140,9 @@ static int sched_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	}
 	if (wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)) {
 		claim_set(out, WS_CLAIM_FALLBACK, "unknown", 0, true,
-			  wk->ctx & WS_CTX_HARDIRQ ?
-				  "woken from a hardware interrupt no source explained" :
-				  "woken from a softirq no source explained");
+			  wk->ctx & WS_CTX_HARDIRQ
+				  ? "woken from a hardware interrupt no source explained"
+				  : "woken from a softirq no source explained");
 		return 1;
 	}
 	if (!wk->waker_tid) {

@@ -8,9 +8,9 @@
 /* Numbers are never reused. */
 #define WS_SCHED_SWITCH (WS_KIND_SCHED + 1)
 #define WS_SCHED_WAKING (WS_KIND_SCHED + 2)
-#define WS_SCHED_FORK	(WS_KIND_SCHED + 3)
-#define WS_SCHED_EXIT	(WS_KIND_SCHED + 4)
-#define WS_SCHED_COMM	(WS_KIND_SCHED + 5)
+#define WS_SCHED_FORK (WS_KIND_SCHED + 3)
+#define WS_SCHED_EXIT (WS_KIND_SCHED + 4)
+#define WS_SCHED_COMM (WS_KIND_SCHED + 5)
 
 #define WS_COMM_LEN 16
 

@@ -69,8 +69,7 @@ static int template_decode(const struct ws_host *host, const struct ws_rec_hdr *
  * next, root when the chain must end here. A wakeup in interrupt context
  * (w->wake->ctx & WS_CTX_HARDIRQ/SOFTIRQ) was not done by waker_tid.
  */
-static int template_infer(const struct ws_host *host, const struct ws_wait *w,
-			  struct ws_claim *out)
+static int template_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
 {
 	(void)host;
 	(void)w;

@@ -16,7 +16,7 @@
  * and never reuse a number.
  */
 #define TEMPLATE_KIND_BASE (WS_KIND_THIRD_PARTY + 0x0f00)
-#define TEMPLATE_EXEC	   (TEMPLATE_KIND_BASE + 1)
+#define TEMPLATE_EXEC (TEMPLATE_KIND_BASE + 1)
 
 /* A traced process called execve(): hdr.tid / hdr.pid, and its new name. */
 struct template_exec {

@@ -33,7 +33,7 @@ extern "C" {
 #define WS_ABI_MINOR 0
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
-#define WS_PLUGIN_EXPORT     __attribute__((visibility("default")))
+#define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
 
 struct bpf_object;
 struct ws_host;
@@ -112,10 +112,10 @@ struct ws_thread_event {
 struct ws_wait {
 	size_t sz;
 	uint32_t tid, pid;
-	uint64_t start_ns;	   /* when it switched out */
-	uint32_t off_state;	   /* prev_state at switch-out */
+	uint64_t start_ns;	    /* when it switched out */
+	uint32_t off_state;	    /* prev_state at switch-out */
 	const struct ws_wake *wake; /* the wakeup that ended the wait */
-	bool waker_traced;	   /* the waker belongs to a traced process */
+	bool waker_traced;	    /* the waker belongs to a traced process */
 };
 
 /* Values of a claim's extra keys (ws_claim.fields). */
@@ -176,7 +176,7 @@ enum ws_config_type {
 struct ws_config_key {
 	const char *key;
 	enum ws_config_type type;
-	const char *def; /* default, as written in an ini file */
+	const char *def;   /* default, as written in an ini file */
 	uint64_t min, max; /* accepted range for U64 and DURATION (ns) */
 	const char *help;
 };
@@ -318,11 +318,11 @@ typedef const struct ws_plugin *(*ws_plugin_entry_fn)(void);
 #endif
 
 /* Define the entry symbol returning @desc (a struct ws_plugin). */
-#define WS_PLUGIN_DEFINE(desc)                                                                     \
-	WS_PLUGIN_LINKAGE WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void);     \
-	WS_PLUGIN_LINKAGE WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void)      \
-	{                                                                                          \
-		return &(desc);                                                                    \
+#define WS_PLUGIN_DEFINE(desc)                                                                 \
+	WS_PLUGIN_LINKAGE WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void); \
+	WS_PLUGIN_LINKAGE WS_PLUGIN_EXPORT const struct ws_plugin *whyslow_plugin_entry(void)  \
+	{                                                                                      \
+		return &(desc);                                                                \
 	}
 
 #ifdef __cplusplus

@@ -19,12 +19,12 @@
  * Third parties take a base at or above WS_KIND_THIRD_PARTY and say which in
  * their descriptor (struct ws_plugin.kind_base).
  */
-#define WS_KIND_RANGE	    0x100
-#define WS_KIND_CORE	    0x0000 /* the core itself (lost-record notes) */
-#define WS_KIND_SCHED	    0x0100
-#define WS_KIND_FUTEX	    0x0200
-#define WS_KIND_BLKIO	    0x0300
-#define WS_KIND_KLOCK	    0x0400
+#define WS_KIND_RANGE 0x100
+#define WS_KIND_CORE 0x0000 /* the core itself (lost-record notes) */
+#define WS_KIND_SCHED 0x0100
+#define WS_KIND_FUTEX 0x0200
+#define WS_KIND_BLKIO 0x0300
+#define WS_KIND_KLOCK 0x0400
 #define WS_KIND_THIRD_PARTY 0x1000
 
 #define WS_KIND_LOST (WS_KIND_CORE + 1) /* struct ws_rec_lost */
@@ -35,10 +35,10 @@
  * wakeup written in WS_CTX_HARDIRQ or WS_CTX_SOFTIRQ was not done by
  * "current": current is whatever task the interrupt happened to hit.
  */
-#define WS_CTX_TASK    0x0
+#define WS_CTX_TASK 0x0
 #define WS_CTX_HARDIRQ 0x1 /* inside a hardware interrupt or IPI handler */
 #define WS_CTX_SOFTIRQ 0x2 /* inside a softirq (also when run by ksoftirqd) */
-#define WS_CTX_TIMER   0x4 /* inside a timer or hrtimer expiry callback */
+#define WS_CTX_TIMER 0x4   /* inside a timer or hrtimer expiry callback */
 
 /*
  * Header of every record. @ctx_id names the interrupt bracket (one entry of
@@ -66,7 +66,8 @@ struct ws_rec_hdr {
  * touches [first_ts, hdr.ts] are incomplete.
  */
 /* ws_rec_lost.hdr.flags */
-#define WS_LOST_RECURSION 0x1 /* skipped by the kernel (a BPF program was running), not ring-full */
+#define WS_LOST_RECURSION 0x1 /* skipped by the kernel (a BPF program was running), not ring-full \
+			       */
 
 struct ws_rec_lost {
 	struct ws_rec_hdr hdr;
@@ -79,14 +80,14 @@ struct ws_rec_lost {
 /* Per-CPU state in the shared map ws_cpu, written by BPF only. */
 #define WS_CTX_STACK 8
 struct ws_cpu_state {
-	__u32 depth;		    /* nesting of interrupt brackets */
-	__u32 next_id;		    /* source of ctx_id values */
-	__u32 task_id;		    /* ctx_id outside any bracket */
-	__u32 timer;		    /* nesting of timer expiry callbacks */
-	__u32 id[WS_CTX_STACK];	    /* ctx_id of each open bracket */
-	__u8 kind[WS_CTX_STACK];    /* WS_CTX_HARDIRQ or WS_CTX_SOFTIRQ */
-	__u64 lost_pending;	    /* records lost and not yet reported */
-	__u64 lost_first_ts;	    /* when the first of them was lost */
+	__u32 depth;		 /* nesting of interrupt brackets */
+	__u32 next_id;		 /* source of ctx_id values */
+	__u32 task_id;		 /* ctx_id outside any bracket */
+	__u32 timer;		 /* nesting of timer expiry callbacks */
+	__u32 id[WS_CTX_STACK];	 /* ctx_id of each open bracket */
+	__u8 kind[WS_CTX_STACK]; /* WS_CTX_HARDIRQ or WS_CTX_SOFTIRQ */
+	__u64 lost_pending;	 /* records lost and not yet reported */
+	__u64 lost_first_ts;	 /* when the first of them was lost */
 	__u32 lost_first_kind;
 	__u32 reserved;
 };
