@@ -176,7 +176,8 @@ int ws_plugin_scan(const char *dir, char ***names)
 			n++;
 	}
 	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_str);
+	if (n) /* qsort(NULL, 0, ...) is undefined */
+		qsort(v, n, sizeof(*v), cmp_str);
 	*names = v;
 	return n;
 }

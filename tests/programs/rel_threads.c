@@ -29,12 +29,18 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		sleep_ms = atol(argv[2]);
 	pthread_attr_init(&a);
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan's frames and redzones overflow small stacks */
+	pthread_attr_setstacksize(&a, 512 * 1024);
+#else
 	pthread_attr_setstacksize(&a, 64 * 1024);
+#endif
 	for (long i = 0; t && i < n; i++)
 		if (!pthread_create(&t[i], &a, worker, NULL))
 			started++;
 	for (long i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	printf("%ld threads\n", started);
+	free(t);
 	return started == n ? 0 : 1;
 }
