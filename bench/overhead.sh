@@ -102,7 +102,15 @@ stop_tool() {
 	if [ -n "$TOOL_PID" ]; then
 		cpu=$(cpu_secs "$TOOL_PID")
 		kill -INT "$TOOL_PID" 2>/dev/null
-		for _ in $(seq 600); do kill -0 "$TOOL_PID" 2>/dev/null || break; sleep 0.1; done
+		# re-send SIGINT every 5 s (bpftrace 0.17 sometimes misses the first one and
+		# `wait` would then block forever), SIGKILL after 60 s
+		local k
+		for k in $(seq 600); do
+			kill -0 "$TOOL_PID" 2>/dev/null || break
+			[ $((k % 50)) = 0 ] && kill -INT "$TOOL_PID" 2>/dev/null
+			sleep 0.1
+		done
+		kill -KILL "$TOOL_PID" 2>/dev/null
 		wait "$TOOL_PID" 2>/dev/null
 		TOOL_PID=
 	fi
