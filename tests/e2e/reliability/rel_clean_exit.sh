@@ -8,33 +8,6 @@ rel_init clean_exit "$@"
 W=$REL_WORK
 command -v setsid >/dev/null || rel_skip "setsid not installed"
 
-# wait until process $1 holds BPF programs (it has attached), then a little longer
-wait_attached() {
-	for _ in $(seq 100); do
-		grep -qs '^prog_id:' /proc/"$1"/fdinfo/* && { sleep 0.5; return 0; }
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-# wait for pid $1 (a child of this shell) for at most $2 seconds; sets RC and ELAPSED (ms)
-wait_rc() {
-	local t0=$(date +%s%N)
-	for _ in $(seq $(($2 * 20))); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$1" 2>/dev/null; then
-		kill -KILL "$1"
-		wait "$1" 2>/dev/null
-		RC=timeout
-	else
-		wait "$1"
-		RC=$?
-	fi
-	ELAPSED=$((($(date +%s%N) - t0) / 1000000))
-}
 
 sleep 120 &
 TARGET=$!
