@@ -156,7 +156,7 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 				ws_graph_comm(r->g, l->ran[k].tid), d2);
 		}
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
-		fprintf(b, "was running on CPU %u for %s of it", l->cpu, dur);
+		fprintf(b, "was running (on CPU) for %s of it", dur);
 	} else if (!l->claim) {
 		fprintf(b, "not observed for %s", dur);
 	} else {
