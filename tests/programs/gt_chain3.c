@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 		gt_die("ordering broken: A [%" PRIu64 ", %" PRIu64 "] B [%" PRIu64 ", %" PRIu64
 		       "] read [%" PRIu64 ", %" PRIu64 "]", wait_a.start_ns, wait_a.end_ns,
 		       wait_b.start_ns, wait_b.end_ns, rd.start_ns, rd.end_ns);
-	if (wait_a.end_ns - wait_a.start_ns > (rd.end_ns - rd.start_ns) + 50000000u)
+	if (wait_a.end_ns - wait_a.start_ns > gt_slack_limit(rd.end_ns - rd.start_ns))
 		gt_die("A waited %.1f ms, read took %.1f ms: too much slack",
 		       (double)(wait_a.end_ns - wait_a.start_ns) / 1e6,
 		       (double)(rd.end_ns - rd.start_ns) / 1e6);

@@ -98,4 +98,16 @@ void gt_json_read(FILE *f, const struct gt_opts *o, const char *role, const stru
 		  int last);
 void gt_json_wait(FILE *f, const char *role, const struct gt_wait *w, int last);
 
+/*
+ * The longest a wait may be for a read of @read_ns to still be most of it, so the expected chain
+ * (the reader's block I/O) is the right answer: 50 ms of scheduling slack, or 40% of the read
+ * on a loaded machine.
+ */
+static inline uint64_t gt_slack_limit(uint64_t read_ns)
+{
+	uint64_t slack = read_ns * 2 / 5;
+
+	return read_ns + (slack > 50000000u ? slack : 50000000u);
+}
+
 #endif

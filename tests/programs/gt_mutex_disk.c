@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 	if (!(wt.start_ns <= rd.start_ns && rd.end_ns <= wt.end_ns))
 		gt_die("ordering broken: wait [%" PRIu64 ", %" PRIu64 "] read [%" PRIu64 ", %" PRIu64
 		       "]", wt.start_ns, wt.end_ns, rd.start_ns, rd.end_ns);
-	if (wt.end_ns - wt.start_ns > (rd.end_ns - rd.start_ns) + 50000000u)
+	if (wt.end_ns - wt.start_ns > gt_slack_limit(rd.end_ns - rd.start_ns))
 		gt_die("victim waited %.1f ms, read took %.1f ms: too much slack",
 		       (double)(wt.end_ns - wt.start_ns) / 1e6, (double)(rd.end_ns - rd.start_ns) / 1e6);
 
