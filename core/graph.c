@@ -23,6 +23,7 @@ struct claim_slot {
 struct name_slot {
 	uint32_t tid, pid; /* tid 0: empty */
 	char comm[WS_COMM];
+	uint64_t seen; /* last record naming it, so names of long-gone tids can go */
 };
 
 struct cpu_run {
@@ -175,7 +176,8 @@ static struct name_slot *name_slot(struct ws_graph *g, uint32_t tid, bool create
 	return &g->names[i];
 }
 
-static void name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm)
+static void name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm,
+		     uint64_t ts)
 {
 	struct name_slot *n;
 
@@ -185,6 +187,7 @@ static void name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char 
 	if (!n)
 		return;
 	n->pid = pid;
+	n->seen = ts;
 	if (comm)
 		strncpy(n->comm, comm, WS_COMM - 1);
 }
@@ -532,7 +535,7 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	struct ws_thread *t;
 
 	g->st.switches++;
-	name_set(g, sw->next_tid, sw->next_pid, sw->next_comm);
+	name_set(g, sw->next_tid, sw->next_pid, sw->next_comm, sw->ts);
 	if (sw->prev_pid)
 		prev_pid = sw->prev_pid;
 	cpu_push(g, sw->cpu, sw->ts, sw->next_tid, sw->next_pid);
@@ -558,7 +561,7 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 
 	g->st.wakes++;
 	if (!(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)))
-		name_set(g, wk->waker_tid, wk->waker_pid, wk->waker_comm);
+		name_set(g, wk->waker_tid, wk->waker_pid, wk->waker_comm, wk->ts);
 	if (!g->ops.pid_traced(g->ops.ctx, wk->wakee_pid))
 		return;
 	t = thread_get(g, wk->wakee_tid, wk->wakee_pid, wk->ts);
@@ -594,7 +597,7 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 	switch (ev->type) {
 	case WS_THREAD_NEW:
 	case WS_THREAD_COMM:
-		name_set(g, ev->tid, ev->pid, ev->comm);
+		name_set(g, ev->tid, ev->pid, ev->comm, ev->ts);
 		t = ws_graph_thread(g, ev->tid);
 		if (t && ev->type == WS_THREAD_NEW) {
 			/* a reused tid: whatever had it before is gone */
@@ -707,6 +710,32 @@ static void thread_free(struct ws_graph *g, struct ws_thread *t)
 	free(t);
 }
 
+/*
+ * Forget names not seen since @before, unless a thread still alive holds the tid: with tid
+ * churn the table would otherwise follow every tid ever seen. Rebuilt only when it has grown
+ * well past the live threads, so the cost stays proportional to what is dropped.
+ */
+static void names_evict(struct ws_graph *g, uint64_t before)
+{
+	struct name_slot *old = g->names;
+	size_t oldcap = g->names_cap;
+
+	if (g->nnames < 4096 || g->nnames < 4 * g->nthreads)
+		return;
+	g->names = calloc(oldcap, sizeof(*g->names));
+	if (!g->names) {
+		g->names = old;
+		return;
+	}
+	g->nnames = 0;
+	for (size_t i = 0; i < oldcap; i++) {
+		if (!old[i].tid || (old[i].seen < before && !ws_graph_thread(g, old[i].tid)))
+			continue;
+		*name_slot(g, old[i].tid, true) = old[i];
+	}
+	free(old);
+}
+
 void ws_graph_evict(struct ws_graph *g, uint64_t now)
 {
 	uint64_t before = now > g->max_window ? now - g->max_window : 0;
@@ -746,6 +775,8 @@ void ws_graph_evict(struct ws_graph *g, uint64_t now)
 			h->head = 0;
 		}
 	}
+	names_evict(g, before);
+
 	size_t k = 0;
 
 	for (size_t i = 0; i < g->nlosses; i++)
