@@ -34,7 +34,7 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "ring_size", WS_CFG_U64, "16M", 65536, 1ULL << 30, "BPF ring buffer bytes (power of 2)" },
 	{ "reorder_window", WS_CFG_DURATION, "20ms", 1000000, 10000000000ULL,
 	  "how long records are held to restore timestamp order" },
-	{ "max_window", WS_CFG_DURATION, "60s", 1000000000ULL, 3600000000000ULL,
+	{ "max_window", WS_CFG_DURATION, "10s", 1000000000ULL, 3600000000000ULL,
 	  "longest wait whose chain is kept whole; longer ones are marked incomplete" },
 	{ "duration", WS_CFG_DURATION, "0", 0, 0,
 	  "attach: stop after this long (0: until Ctrl-C)" },
@@ -1009,7 +1009,7 @@ bool ws_session_any_traced(struct ws_session *s)
 int ws_session_start(struct ws_session *s, FILE *out)
 {
 	const char *fmt = ws_config_str(s->cfg, "core", ws_core_keys, "format");
-	uint64_t min_block = 10000000, window = 20000000, max_window = 60000000000ULL, top = 5;
+	uint64_t min_block = 10000000, window = 20000000, max_window = 10000000000ULL, top = 5;
 	struct ws_graph_ops ops = {
 		.infer = infer_all,
 		.on_wait = on_wait,
