@@ -442,6 +442,8 @@ static void thread_retire(struct ws_graph *g, struct ws_thread *t, uint64_t ts)
 static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
 {
 	struct ws_ival *c = cur(t);
+	/* transition() may move t->iv: keep the ending stint's start, not a pointer into it */
+	uint64_t stint_start = c ? c->start : WS_NO_END;
 	uint64_t ts = sw->ts;
 
 	if (t->exiting || (sw->prev_state & WS_TASK_DEAD)) {
@@ -465,7 +467,7 @@ static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_
 	 * was still being traced. Only a wakeup seen during the stint that is
 	 * ending now can be that one.
 	 */
-	if (t->pending && c && t->pending_ts >= c->start) {
+	if (t->pending && stint_start != WS_NO_END && t->pending_ts >= stint_start) {
 		struct ws_ival *b = cur(t);
 
 		b->claim = t->pending_claim;

@@ -1133,6 +1133,35 @@ Test(chain, wait_with_no_wakeup_at_all_is_unknown)
 	cr_expect_eq(R.waits_without_wakeup, 1);
 }
 
+/*
+ * The race over and over: each switch-out that consumes an early wakeup opens
+ * two intervals, so one of them grows A's timeline while the ending stint is
+ * still being read (the ASan run catches a stale pointer there).
+ */
+Test(chain, repeated_early_wakeups_all_explain_their_waits)
+{
+	const int rounds = 300;
+	double t = 0;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	for (int i = 0; i < rounds; i++, t += 1) {
+		wake(T(t + 0.5), 1, B, A);
+		sw(T(t + 0.6), 0, A, 1, Z);
+		sw(T(t + 0.9), 0, Z, 0, A);
+	}
+	/* the last one long enough to be reported */
+	wake(T(t + 0.5), 1, B, A);
+	sw(T(t + 0.6), 0, A, 1, Z);
+	sw(T(t + 40.6), 0, Z, 0, A);
+	finish();
+	cr_expect_eq(R.waits_without_wakeup, 0, "%s", R.text);
+	cr_assert_eq(R.nchains, 1, "%s", R.text);
+	cr_expect_eq(chain_of(A)->blocked_ns, (long long)(40 * MS));
+	cr_expect_str_eq(chain_of(A)->links[0].kind, "runqueue", "%s", chain_of(A)->line);
+}
+
 /* ---- 14: min_block --------------------------------------------------------------------------------------- */
 
 Test(chain, waits_shorter_than_min_block_are_not_reported)

@@ -70,6 +70,12 @@ rel_cleanup() {
 	if [ "$rc" = 0 ] && [ "${REL_KEEP:-0}" != 1 ]; then
 		rm -rf "$REL_WORK"
 	else
+		# CI keeps only the test's own output: carry whyslow's stderr (a sanitizer report) into it
+		for f in "$REL_WORK"/*.stderr; do
+			[ -s "$f" ] || continue
+			echo "--- $f (first 40 lines)" >&2
+			head -n 40 "$f" >&2
+		done
 		echo "work directory kept: $REL_WORK" >&2
 	fi
 	exit $rc
