@@ -171,8 +171,79 @@ static int push_seg(struct ws_chain *c, const char *kind, const struct ws_thread
 		return 0;
 	if (ws_grow((void **)&c->segs, &c->segs_cap, c->nsegs + 1, sizeof(*c->segs)))
 		return -ENOMEM;
-	c->segs[c->nsegs++] = (struct ws_segment){ t, kind, t->tid, s, e - s, cl };
+	c->segs[c->nsegs++] = (struct ws_segment){ t, kind, t->tid, s, e - s, cl, 0, { { 0 } } };
 	return 0;
+}
+
+/* Close a run of merged pieces: it takes the kind that filled most of it. */
+static void run_close(struct ws_segment *run, struct ws_segment *out)
+{
+	int best = 0;
+
+	for (int k = 1; k < run->nmix; k++)
+		if (run->mix[k].ns > run->mix[best].ns)
+			best = k;
+	run->kind = run->mix[best].kind;
+	run->claim = run->mix[best].claim;
+	if (run->nmix == 1)
+		run->nmix = 0;
+	*out = *run;
+}
+
+static void run_add(struct ws_segment *run, const struct ws_segment *s)
+{
+	int k;
+
+	for (k = 0; k < run->nmix; k++)
+		if (run->mix[k].kind == s->kind && run->mix[k].claim == s->claim)
+			break;
+	if (k == WS_SEG_MIX)
+		k = WS_SEG_MIX - 1; /* more kinds than slots: the last one stands for the rest */
+	else if (k == run->nmix)
+		run->mix[run->nmix++] = (struct ws_seg_mix){ s->kind, s->claim, 0 };
+	run->mix[k].ns += s->dur;
+	run->dur = s->start + s->dur - run->start;
+}
+
+/*
+ * Merge the pieces c->segs[from..] of [a, b] that are shorter than its
+ * 1/WS_CHAIN_SEG_PARTS into runs at least that long, in place: the pieces
+ * still tile [a, b] exactly, and there are at most about 3 * WS_CHAIN_SEG_PARTS.
+ */
+static void coalesce(struct ws_chain *c, size_t from, uint64_t a, uint64_t b)
+{
+	uint64_t q = (b - a) / WS_CHAIN_SEG_PARTS;
+	struct ws_segment run;
+	size_t out = from;
+	bool open = false;
+
+	if (c->nsegs - from <= WS_CHAIN_SEG_PARTS)
+		return;
+	for (size_t i = from; i < c->nsegs; i++) {
+		struct ws_segment s = c->segs[i];
+
+		if (s.dur >= q) {
+			if (open)
+				run_close(&run, &c->segs[out++]);
+			open = false;
+			c->segs[out++] = s;
+			continue;
+		}
+		if (!open) {
+			run = s;
+			run.dur = 0;
+			run.nmix = 0;
+			open = true;
+		}
+		run_add(&run, &s);
+		if (run.dur >= q) {
+			run_close(&run, &c->segs[out++]);
+			open = false;
+		}
+	}
+	if (open)
+		run_close(&run, &c->segs[out++]);
+	c->nsegs = out;
 }
 
 /* Break [a, b] into the pieces of @t's timeline, gaps included, so they add up to b - a. */
@@ -196,8 +267,9 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 		if (e > at)
 			at = e;
 	}
-	if (at < b)
-		return push_seg(c, WS_KIND_UNKNOWN, t, at, b, NULL);
+	if (at < b && (err = push_seg(c, WS_KIND_UNKNOWN, t, at, b, NULL)))
+		return err;
+	coalesce(c, 0, a, b);
 	return 0;
 }
 
@@ -283,9 +355,11 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 		fill_link(g, &c->links[0], t, &rq, d->wake, d->end);
 		c->nlinks = 1;
 	}
-	if (ws_graph_window_incomplete(g, d->start, d->end)) {
+	const char *gap = ws_graph_window_gap(g, d->start, d->end);
+
+	if (gap) {
 		c->incomplete = true;
-		c->why_incomplete = "records were lost during this wait";
+		c->why_incomplete = gap;
 	}
 	root_of_link(g, &c->links[c->nlinks - 1], c->root, sizeof(c->root));
 	return 0;

@@ -33,12 +33,29 @@ struct ws_link {
 	struct ws_cpu_user ran[WS_CHAIN_MAX_RAN];
 };
 
+/*
+ * A waker that switched thousands of times during a wait would give as many
+ * segments; pieces shorter than 1/WS_CHAIN_SEG_PARTS of the wait are merged
+ * with their neighbours instead, the merged piece named after the kind that
+ * filled most of it, with every kind's share in @mix.
+ */
+#define WS_CHAIN_SEG_PARTS 64
+#define WS_SEG_MIX 8
+
+struct ws_seg_mix {
+	const char *kind;
+	const struct ws_claim *claim;
+	uint64_t ns;
+};
+
 struct ws_segment {
 	const struct ws_thread *thread; /* whose timeline this piece is (tids get reused) */
 	const char *kind;
 	uint32_t tid;
 	uint64_t start, dur;
 	const struct ws_claim *claim;
+	int nmix; /* 0: one kind throughout */
+	struct ws_seg_mix mix[WS_SEG_MIX];
 };
 
 struct ws_chain {

@@ -185,6 +185,8 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	m->max_window_ns = 10000000000ULL;
 	ws_config_u64(j->cfg, "core", ws_core_keys, "min_block", &m->min_block_ns);
 	ws_config_u64(j->cfg, "core", ws_core_keys, "max_window", &m->max_window_ns);
+	m->max_history = 128ULL << 20;
+	ws_config_u64(j->cfg, "core", ws_core_keys, "max_history", &m->max_history);
 	for (int i = 0; i < npids && m->npids < WS_TRACE_MAX_PIDS; i++)
 		m->pids[m->npids++] = pids[i];
 
@@ -444,6 +446,10 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	if (m->max_window_ns) {
 		snprintf(v, sizeof(v), "%" PRIu64 "ns", m->max_window_ns);
 		ws_config_set(&r->cfg, "core", "max_window", v);
+	}
+	if (m->max_history) {
+		snprintf(v, sizeof(v), "%" PRIu64, m->max_history);
+		ws_config_set(&r->cfg, "core", "max_history", v);
 	}
 	if (r->top)
 		ws_config_set(&r->cfg, "core", "top", r->top);

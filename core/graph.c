@@ -4,6 +4,9 @@
  * timestamp order; nothing links two threads except a wakeup one of them did.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,8 @@ struct loss {
 struct ws_graph {
 	struct ws_graph_ops ops;
 	uint64_t min_block, max_window;
+	uint64_t max_history; /* bytes of intervals and CPU runs kept at most */
+	size_t live_runs;     /* CPU run entries kept, all CPUs */
 
 	struct ws_thread **threads; /* open addressing by tid; current incarnations */
 	size_t nthreads, threads_cap;
@@ -529,6 +534,7 @@ static void cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid
 	if (ws_grow((void **)&h->r, &h->cap, h->n + 1, sizeof(*h->r)))
 		return;
 	h->r[h->n++] = (struct cpu_run){ .ts = ts, .tid = tid, .pid = pid };
+	g->live_runs++;
 }
 
 void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
@@ -625,14 +631,14 @@ void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to)
 	g->losses[g->nlosses++] = (struct loss){ from, to };
 }
 
-bool ws_graph_window_incomplete(struct ws_graph *g, uint64_t from, uint64_t to)
+const char *ws_graph_window_gap(struct ws_graph *g, uint64_t from, uint64_t to)
 {
-	if (from < g->evicted_max)
-		return true;
 	for (size_t i = 0; i < g->nlosses; i++)
 		if (g->losses[i].from <= to && g->losses[i].to >= from)
-			return true;
-	return false;
+			return "records were lost during this wait";
+	if (from < g->evicted_max)
+		return "history this far back was dropped (max_window, max_history)";
+	return NULL;
 }
 
 int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to,
@@ -686,7 +692,27 @@ int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t
 
 /* ---- eviction -------------------------------------------------------------------------- */
 
-static void thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t before)
+/*
+ * An array that was sized for a burst and is now mostly empty gives the
+ * memory back, so RSS follows the history kept, not its high-water mark.
+ */
+static size_t shrink(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap = n * 2 < 256 ? 256 : n * 2;
+	void *p;
+
+	if (*cap <= 256 || *cap < 4 * n)
+		return 0;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return 0;
+	*arr = p;
+	ncap = *cap - ncap;
+	*cap -= ncap;
+	return ncap * elem;
+}
+
+static size_t thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t before)
 {
 	while (t->head < t->n && t->iv[t->head].end != WS_NO_END && t->iv[t->head].end < before) {
 		if (t->iv[t->head].end > g->evicted_max)
@@ -700,16 +726,35 @@ static void thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t befor
 		t->n -= t->head;
 		t->head = 0;
 	}
+	return shrink((void **)&t->iv, &t->cap, t->n, sizeof(*t->iv));
 }
 
-static void thread_free(struct ws_graph *g, struct ws_thread *t)
+static size_t thread_free(struct ws_graph *g, struct ws_thread *t)
 {
+	size_t bytes = sizeof(*t) + t->cap * sizeof(*t->iv);
+
 	for (size_t i = t->head; i < t->n; i++) {
 		claim_put(g, t->iv[i].claim);
 		g->st.live_intervals--;
 	}
 	free(t->iv);
 	free(t);
+	return bytes;
+}
+
+static size_t cpu_evict(struct ws_graph *g, struct cpu_hist *h, uint64_t before)
+{
+	/* the run in progress at @before stays: it says who held the CPU then */
+	while (h->head + 1 < h->n && h->r[h->head + 1].ts < before) {
+		h->head++;
+		g->live_runs--;
+	}
+	if (h->head > 64 && h->head * 2 > h->n) {
+		memmove(h->r, h->r + h->head, (h->n - h->head) * sizeof(*h->r));
+		h->n -= h->head;
+		h->head = 0;
+	}
+	return shrink((void **)&h->r, &h->cap, h->n, sizeof(*h->r));
 }
 
 /*
@@ -738,11 +783,72 @@ static void names_evict(struct ws_graph *g, uint64_t before)
 	free(old);
 }
 
+static uint64_t history_bytes(struct ws_graph *g)
+{
+	return g->st.live_intervals * sizeof(struct ws_ival) +
+	       g->live_runs * sizeof(struct cpu_run);
+}
+
+/* Bytes of history that eviction at @before would keep. */
+static uint64_t bytes_kept(struct ws_graph *g, uint64_t before)
+{
+	uint64_t iv = 0, runs = 0;
+
+	for (size_t i = 0; i < g->threads_cap; i++)
+		if (g->threads[i])
+			iv += g->threads[i]->n - ws_thread_find(g->threads[i], before);
+	for (struct ws_thread *t = g->dead; t; t = t->next_dead)
+		if (t->died >= before)
+			iv += t->n - t->head;
+	for (size_t c = 0; c < g->ncpus; c++) {
+		struct cpu_hist *h = &g->cpus[c];
+		size_t lo = h->head, hi = h->n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (h->r[mid].ts < before)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		runs += h->n - lo;
+	}
+	return iv * sizeof(struct ws_ival) + runs * sizeof(struct cpu_run);
+}
+
+/*
+ * Over budget: move the horizon forward until half the budget is kept (the
+ * slack spares a search on every pass). Waits reaching back past it are then
+ * reported incomplete through evicted_max, as for max_window.
+ */
+static uint64_t budget_horizon(struct ws_graph *g, uint64_t before, uint64_t now)
+{
+	uint64_t lo = before, hi = now;
+
+	if (!g->max_history || history_bytes(g) <= g->max_history ||
+	    bytes_kept(g, before) <= g->max_history)
+		return before;
+	while (lo + 1000000 < hi) { /* 1 ms is fine enough */
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (bytes_kept(g, mid) > g->max_history / 2)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	g->st.history_trims++;
+	if (!g->st.shortest_history_ns || now - hi < g->st.shortest_history_ns)
+		g->st.shortest_history_ns = now - hi;
+	return hi;
+}
+
 void ws_graph_evict(struct ws_graph *g, uint64_t now)
 {
 	uint64_t before = now > g->max_window ? now - g->max_window : 0;
 	uint64_t oldest_open = now;
 	struct ws_thread **pp;
+	size_t freed = 0;
 
 	/* keep what any wait still in progress may need to be explained */
 	for (size_t i = 0; i < g->threads_cap; i++) {
@@ -753,30 +859,22 @@ void ws_graph_evict(struct ws_graph *g, uint64_t now)
 	}
 	if (oldest_open > before)
 		before = oldest_open;
+	before = budget_horizon(g, before, now);
 	for (size_t i = 0; i < g->threads_cap; i++)
 		if (g->threads[i])
-			thread_evict(g, g->threads[i], before);
+			freed += thread_evict(g, g->threads[i], before);
 	for (pp = &g->dead; *pp;) {
 		struct ws_thread *t = *pp;
 
 		if (t->died < before) {
 			*pp = t->next_dead;
-			thread_free(g, t);
+			freed += thread_free(g, t);
 		} else {
 			pp = &t->next_dead;
 		}
 	}
-	for (size_t c = 0; c < g->ncpus; c++) {
-		struct cpu_hist *h = &g->cpus[c];
-
-		while (h->head + 1 < h->n && h->r[h->head + 1].ts < before)
-			h->head++;
-		if (h->head > 64 && h->head * 2 > h->n) {
-			memmove(h->r, h->r + h->head, (h->n - h->head) * sizeof(*h->r));
-			h->n -= h->head;
-			h->head = 0;
-		}
-	}
+	for (size_t c = 0; c < g->ncpus; c++)
+		freed += cpu_evict(g, &g->cpus[c], before);
 	names_evict(g, before);
 
 	size_t k = 0;
@@ -785,12 +883,33 @@ void ws_graph_evict(struct ws_graph *g, uint64_t now)
 		if (g->losses[i].to >= before)
 			g->losses[k++] = g->losses[i];
 	g->nlosses = k;
+#ifdef __GLIBC__
+	/* glibc keeps freed heap pages mapped; after a burst, hand them back */
+	if (freed >= (4u << 20))
+		malloc_trim(0);
+#endif
+}
+
+void ws_graph_retire_pid(struct ws_graph *g, uint32_t pid, uint64_t ts)
+{
+	struct ws_thread *gone[64];
+	size_t n;
+
+	/* retiring unlinks from the table: collect first, then retire */
+	do {
+		n = 0;
+		for (size_t i = 0; i < g->threads_cap && n < 64; i++)
+			if (g->threads[i] && g->threads[i]->pid == pid)
+				gone[n++] = g->threads[i];
+		for (size_t i = 0; i < n; i++)
+			thread_retire(g, gone[i], ts);
+	} while (n == 64);
 }
 
 /* ---- life cycle ------------------------------------------------------------------------ */
 
 struct ws_graph *ws_graph_new(const struct ws_graph_ops *ops, uint64_t min_block_ns,
-			      uint64_t max_window_ns)
+			      uint64_t max_window_ns, uint64_t max_history_bytes)
 {
 	struct ws_graph *g = calloc(1, sizeof(*g));
 
@@ -799,6 +918,7 @@ struct ws_graph *ws_graph_new(const struct ws_graph_ops *ops, uint64_t min_block
 	g->ops = *ops;
 	g->min_block = min_block_ns;
 	g->max_window = max_window_ns;
+	g->max_history = max_history_bytes;
 	if (threads_grow(g)) {
 		free(g);
 		return NULL;
@@ -835,4 +955,5 @@ void ws_graph_stats(struct ws_graph *g, struct ws_graph_stats *st)
 {
 	*st = g->st;
 	st->claims = g->claims_live;
+	st->history_bytes = history_bytes(g);
 }

@@ -66,8 +66,12 @@ struct ws_graph_ops {
 
 struct ws_graph;
 
+/*
+ * History older than @max_window_ns, or beyond @max_history_bytes of intervals and CPU runs
+ * (0: no limit), is dropped; waits reaching back past what is kept are marked incomplete.
+ */
 struct ws_graph *ws_graph_new(const struct ws_graph_ops *ops, uint64_t min_block_ns,
-			      uint64_t max_window_ns);
+			      uint64_t max_window_ns, uint64_t max_history_bytes);
 void ws_graph_free(struct ws_graph *g);
 
 void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw);
@@ -77,6 +81,8 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to);
 /* Drop history no future chain can need; call now and then with the stream's time. */
 void ws_graph_evict(struct ws_graph *g, uint64_t now);
+/* Thread group @pid is gone: retire any thread of it still open (its end was not seen). */
+void ws_graph_retire_pid(struct ws_graph *g, uint32_t pid, uint64_t ts);
 
 /* Lookups for the chain walk. */
 struct ws_thread *ws_graph_thread_at(struct ws_graph *g, uint32_t tid, uint64_t ts);
@@ -84,8 +90,8 @@ struct ws_thread *ws_graph_thread(struct ws_graph *g, uint32_t tid);
 const struct ws_claim *ws_graph_claim(struct ws_graph *g, uint32_t id);
 /* Index of the first interval of @t that ends after @ts (may be t->n). */
 size_t ws_thread_find(const struct ws_thread *t, uint64_t ts);
-/* Did any loss window, or evicted history, touch [from, to]? */
-bool ws_graph_window_incomplete(struct ws_graph *g, uint64_t from, uint64_t to);
+/* Why [from, to] is not fully known (a loss window, or history dropped), or NULL. */
+const char *ws_graph_window_gap(struct ws_graph *g, uint64_t from, uint64_t to);
 /* Name of the thread (any, traced or not) last seen with @tid; "?" if none. */
 const char *ws_graph_comm(struct ws_graph *g, uint32_t tid);
 uint32_t ws_graph_pid_of(struct ws_graph *g, uint32_t tid);
@@ -100,6 +106,9 @@ int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t
 
 struct ws_graph_stats {
 	uint64_t threads, switches, wakes, waits_unexplained, races, live_intervals, claims;
+	uint64_t history_bytes;	      /* intervals and CPU runs kept now */
+	uint64_t history_trims;	      /* times max_history moved the horizon forward */
+	uint64_t shortest_history_ns; /* least history kept when it did */
 };
 void ws_graph_stats(struct ws_graph *g, struct ws_graph_stats *st);
 

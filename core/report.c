@@ -135,6 +135,15 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		fprintf(b, ",\"tid\":%u,\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, s->tid,
 			s->start, s->dur);
 		json_fields(b, s->claim);
+		if (s->nmix) {
+			fprintf(b, ",\"mix\":[");
+			for (int k = 0; k < s->nmix; k++) {
+				fprintf(b, "%s{\"kind\":", k ? "," : "");
+				ws_json_str(b, s->mix[k].kind);
+				fprintf(b, ",\"ns\":%" PRIu64 "}", s->mix[k].ns);
+			}
+			fprintf(b, "]");
+		}
 		fprintf(b, "}");
 	}
 	fprintf(b, "]}\n");
@@ -306,9 +315,11 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		ws_json_str(b, s->sources);
 		fprintf(b,
 			",\"events_by_source\":%s,\"malformed_records\":%" PRIu64
-			",\"lost_by_cpu_kind\":%s,\"root_causes\":[",
+			",\"lost_by_cpu_kind\":%s,\"history_trimmed\":%" PRIu64
+			",\"shortest_history_ns\":%" PRIu64 ",\"root_causes\":[",
 			s->events_by_source ? s->events_by_source : "{}", s->bad_records,
-			s->lost_detail ? s->lost_detail : "{}");
+			s->lost_detail ? s->lost_detail : "{}", s->history_trims,
+			s->shortest_history_ns);
 		for (size_t i = 0; i < r->nroots; i++) {
 			uint64_t tot = comm_total(r, r->roots[i].comm);
 
@@ -355,6 +366,14 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 				s->lost, s->lost_recursion);
 		else
 			fprintf(b, "  No records lost.\n");
+		if (s->history_trims) {
+			ws_format_duration(s->shortest_history_ns, dur, sizeof(dur));
+			fprintf(b,
+				"  HISTORY: max_history was reached %" PRIu64
+				" times (as little as %s kept); chains reaching back further are "
+				"marked incomplete: raise [core] max_history to keep more\n",
+				s->history_trims, dur);
+		}
 	}
 	if ((fflush(r->o.out) == EOF || ferror(r->o.out)) && !err)
 		err = errno ? -errno : -EIO;

@@ -31,6 +31,7 @@ struct ws_summary {
 	const char *sources;	 /* "sched,futex,blkio" */
 	const char *lost_detail; /* JSON object text, e.g. {"cpu0":{"0x101":3}} */
 	uint64_t waits_unexplained, wake_races, bad_records;
+	uint64_t history_trims, shortest_history_ns; /* max_history reached; least kept then */
 	const char *events_by_source; /* JSON object text, e.g. {"sched":12,"futex":3} */
 	int threads;
 };

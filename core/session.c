@@ -21,6 +21,7 @@
 #define MAX_TGIDS 16384
 #define MAX_LOST_KINDS 1024
 #define EVICT_EVERY_NS 1000000000ULL
+#define GONE_GRACE_NS 1000000000ULL
 
 const struct ws_config_key ws_core_keys[] = {
 	{ "format", WS_CFG_STRING, "text", 0, 0, "output format: text or json" },
@@ -36,6 +37,9 @@ const struct ws_config_key ws_core_keys[] = {
 	  "how long records are held to restore timestamp order" },
 	{ "max_window", WS_CFG_DURATION, "10s", 1000000000ULL, 3600000000000ULL,
 	  "longest wait whose chain is kept whole; longer ones are marked incomplete" },
+	{ "max_history", WS_CFG_U64, "128M", 1ULL << 20, 1ULL << 40,
+	  "most memory for the history chains are walked over; past it the oldest goes first and "
+	  "waits reaching back further are marked incomplete" },
 	{ "duration", WS_CFG_DURATION, "0", 0, 0,
 	  "attach: stop after this long (0: until Ctrl-C)" },
 	{ "command", WS_CFG_STRING, NULL, 0, 0,
@@ -72,6 +76,11 @@ struct ws_session {
 	struct ws_chain chain;
 	uint32_t *pids; /* traced thread groups, open addressing, 0 empty */
 	size_t npids, pids_cap;
+	struct gone_pid {
+		uint32_t pid;
+		uint64_t ts;
+	} * gone; /* thread groups whose last thread exited, dropped a little later */
+	size_t ngone, gone_cap;
 	uint64_t records, bad_records, lost, last_evict, first_ts, last_ts, start_mono;
 	uint64_t by_plugin[WS_MAX_PLUGINS]; /* records each source wrote */
 	char by_source_json[512];
@@ -132,6 +141,70 @@ static int pid_add(struct ws_session *s, uint32_t pid)
 	s->pids[i] = pid;
 	s->npids++;
 	return 0;
+}
+
+/* Rebuild the set without the pids of s->gone[0..n) (a few a second at most). */
+static void pids_drop(struct ws_session *s, size_t n)
+{
+	uint32_t *old = s->pids;
+	size_t oldcap = s->pids_cap;
+
+	s->pids = calloc(oldcap, sizeof(*s->pids));
+	if (!s->pids) {
+		s->pids = old;
+		return;
+	}
+	s->npids = 0;
+	for (size_t i = 0; i < oldcap; i++) {
+		bool drop = false;
+
+		for (size_t k = 0; k < n && !drop; k++)
+			drop = old[i] == s->gone[k].pid;
+		if (old[i] && !drop)
+			pid_add(s, old[i]);
+	}
+	free(old);
+}
+
+/* A traced thread group lost its last thread at @ts (core record from the kernel filter). */
+static void pid_gone(struct ws_session *s, uint32_t pid, uint64_t ts)
+{
+	if (!pid_traced(s, pid) ||
+	    ws_grow((void **)&s->gone, &s->gone_cap, s->ngone + 1, sizeof(*s->gone)))
+		return;
+	s->gone[s->ngone++] = (struct gone_pid){ pid, ts };
+}
+
+/* A new traced thread group took @pid: an earlier exit of that pid no longer applies. */
+static void pid_reborn(struct ws_session *s, uint32_t pid)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->ngone; i++)
+		if (s->gone[i].pid != pid)
+			s->gone[k++] = s->gone[i];
+	s->ngone = k;
+}
+
+/*
+ * Forget thread groups gone for a while: their last switch-outs have been
+ * dispatched by then, and a later process reusing the pid is not one we trace.
+ * Threads still open (their end was lost) are retired.
+ */
+static void pids_expire(struct ws_session *s, uint64_t now)
+{
+	size_t n = 0, k = 0;
+
+	while (n < s->ngone && s->gone[n].ts + GONE_GRACE_NS < now)
+		n++;
+	if (!n)
+		return;
+	pids_drop(s, n);
+	for (size_t i = 0; i < n; i++)
+		ws_graph_retire_pid(s->g, s->gone[i].pid, s->gone[i].ts);
+	for (size_t i = n; i < s->ngone; i++)
+		s->gone[k++] = s->gone[i];
+	s->ngone = k;
 }
 
 /* ---- host table ------------------------------------------------------------------------ */
@@ -231,8 +304,10 @@ static void host_wake(const struct ws_wake *wk)
 static void host_thread_event(const struct ws_thread_event *ev)
 {
 	/* the sched source reports only forks of traced threads */
-	if (ev->type == WS_THREAD_NEW)
+	if (ev->type == WS_THREAD_NEW) {
+		pid_reborn(cur, ev->pid);
 		pid_add(cur, ev->pid);
+	}
 	ws_graph_thread_event(cur->g, ev);
 }
 
@@ -427,12 +502,15 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 	s->last_ts = rec->ts;
 	if (rec->kind == WS_KIND_LOST) {
 		/* its window was noted when it arrived: see note_loss() */
+	} else if (rec->kind == WS_KIND_PROC_EXIT) {
+		pid_gone(s, rec->pid, rec->ts);
 	} else if (o >= 0) {
 		s->by_plugin[o]++;
 		if (s->plugins[o].p->decode && s->plugins[o].p->decode(&host, rec) < 0)
 			s->bad_records++;
 	}
 	if (rec->ts - s->last_evict > EVICT_EVERY_NS) {
+		pids_expire(s, rec->ts);
 		ws_graph_evict(s->g, rec->ts);
 		s->last_evict = rec->ts;
 	}
@@ -1010,6 +1088,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 {
 	const char *fmt = ws_config_str(s->cfg, "core", ws_core_keys, "format");
 	uint64_t min_block = 10000000, window = 20000000, max_window = 10000000000ULL, top = 5;
+	uint64_t max_history = 128ULL << 20;
 	struct ws_graph_ops ops = {
 		.infer = infer_all,
 		.on_wait = on_wait,
@@ -1026,6 +1105,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	ws_config_u64(s->cfg, "core", ws_core_keys, "min_block", &min_block);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "reorder_window", &window);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "max_window", &max_window);
+	ws_config_u64(s->cfg, "core", ws_core_keys, "max_history", &max_history);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "top", &top);
 	ro.format = fmt && !strcmp(fmt, "json") ? WS_FORMAT_JSON : WS_FORMAT_TEXT;
 	ro.top = top;
@@ -1033,7 +1113,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		ws_clock_anchor(&s->clock);
 	s->start_mono = ws_clock_mono_now();
 	s->last_poll_ns = s->start_mono;
-	s->g = ws_graph_new(&ops, min_block, max_window);
+	s->g = ws_graph_new(&ops, min_block, max_window, max_history);
 	s->ro = ws_reorder_new(window, dispatch, s);
 	s->rep = s->g ? ws_report_new(&ro, s->g) : NULL;
 	if (!s->g || !s->ro || !s->rep)
@@ -1188,6 +1268,8 @@ void ws_session_summary(struct ws_session *s, struct ws_summary *sum)
 	sum->threads = st.threads;
 	sum->waits_unexplained = st.waits_unexplained;
 	sum->wake_races = st.races;
+	sum->history_trims = st.history_trims;
+	sum->shortest_history_ns = st.shortest_history_ns;
 	sum->bad_records = s->bad_records;
 	s->by_source_json[0] = 0;
 	for (int i = 0; i < s->nplugins; i++) {
@@ -1275,6 +1357,7 @@ void ws_session_free(struct ws_session *s)
 	ws_reorder_free(s->ro);
 	ws_graph_free(s->g);
 	free(s->pids);
+	free(s->gone);
 	free(s->devs);
 	free(s->lost_json);
 	free(s);

@@ -77,7 +77,7 @@ struct ws_trace_meta {
 	char versions[WS_TRACE_STR]; /* "sched=0.1.0,futex=0.1.0,..." */
 	char command[WS_TRACE_STR];  /* what was recorded, for people */
 	struct ws_clock clock;
-	uint64_t min_block_ns, max_window_ns; /* 0: not recorded */
+	uint64_t min_block_ns, max_window_ns, max_history; /* 0: not recorded */
 	uint32_t pids[WS_TRACE_MAX_PIDS];     /* thread groups traced from the start */
 	int npids;
 };

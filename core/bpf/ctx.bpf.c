@@ -196,8 +196,14 @@ int BPF_PROG(ws_follow_exit, struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 	int live = BPF_CORE_READ(p, signal, live.counter);
+	struct ws_rec_hdr *r;
 
-	if (live == 0)
-		bpf_map_delete_elem(&ws_tgids, &tgid);
+	if (live != 0 || !ws_traced_tgid(tgid))
+		return 0;
+	/* tell user space too, so its copy of the filter forgets the pid as well */
+	r = ws_reserve(sizeof(*r), WS_KIND_PROC_EXIT);
+	if (r)
+		ws_submit(r);
+	bpf_map_delete_elem(&ws_tgids, &tgid);
 	return 0;
 }

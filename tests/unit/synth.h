@@ -191,4 +191,14 @@ static inline struct ws_rec_lost syn_lost(uint64_t ts, uint16_t cpu, uint32_t cu
 	return r;
 }
 
+/* The last thread of thread group @pid (@tid, current on @cpu) is exiting. */
+static inline struct ws_rec_hdr syn_proc_exit(uint64_t ts, uint16_t cpu, uint32_t tid, uint32_t pid)
+{
+	struct ws_rec_hdr h;
+
+	syn_hdr(&h, sizeof(h), WS_KIND_PROC_EXIT, ts, cpu, tid, pid, WS_CTX_TASK,
+		SYN_TASK_CTX_ID(cpu));
+	return h;
+}
+
 #endif

@@ -236,7 +236,7 @@ static struct {
 	size_t len;
 	int nchains;
 	struct chain ch[128];
-	long long waits_without_wakeup, summary_chains;
+	long long waits_without_wakeup, summary_chains, history_trimmed;
 	bool have_summary;
 	char *summary; /* the summary line */
 } R;
@@ -325,19 +325,26 @@ static void check_contract(const struct chain *c)
 
 /* ---- running a scenario ----------------------------------------------------------------------- */
 
-static void begin_with(const char *min_block)
+static void begin_cfg(const char *min_block, const char *max_history)
 {
 	struct ws_session_opts o = { .plugin_dir = PLUGIN_BUILD_DIR };
 
 	memset(&R, 0, sizeof(R));
 	cr_assert_eq(ws_config_set(&R.cfg, "core", "format", "json"), 0);
 	cr_assert_eq(ws_config_set(&R.cfg, "core", "min_block", min_block), 0);
+	if (max_history)
+		cr_assert_eq(ws_config_set(&R.cfg, "core", "max_history", max_history), 0);
 	cr_assert_eq(ws_session_open(&R.s, &o, &R.cfg), 0, "cannot open a session on %s",
 		     PLUGIN_BUILD_DIR);
 	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
 	R.f = open_memstream(&R.text, &R.len);
 	cr_assert_not_null(R.f);
 	cr_assert_eq(ws_session_start(R.s, R.f), 0);
+}
+
+static void begin_with(const char *min_block)
+{
+	begin_cfg(min_block, NULL);
 }
 
 static void begin(void)
@@ -369,6 +376,7 @@ static void finish(void)
 			R.summary = p;
 			R.waits_without_wakeup = get_int(o, "waits_without_wakeup", NO_VAL);
 			R.summary_chains = get_int(o, "chains", NO_VAL);
+			R.history_trimmed = get_int(o, "history_trimmed", NO_VAL);
 		}
 		if (!nl[1])
 			break;
@@ -1160,6 +1168,84 @@ Test(chain, repeated_early_wakeups_all_explain_their_waits)
 	cr_assert_eq(R.nchains, 1, "%s", R.text);
 	cr_expect_eq(chain_of(A)->blocked_ns, (long long)(40 * MS));
 	cr_expect_str_eq(chain_of(A)->links[0].kind, "runqueue", "%s", chain_of(A)->line);
+}
+
+/* ---- history budget and gone processes ------------------------------------------------------ */
+
+/*
+ * A waits 5 s on a futex; meanwhile B runs in 60000 short slices (120000
+ * intervals, ~2.9 MB of timeline) before it wakes A. @max_history decides
+ * whether all of that can be kept.
+ */
+static void busy_waker_scenario(const char *max_history)
+{
+	begin_cfg("10ms", max_history);
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	fenter(T(1), 0, A, WS_FUTEX_WAIT, X);
+	sw(T(2), 0, A, 1, 0);
+	for (int i = 0; i < 60000; i++) {
+		double t = 3 + i * 0.08;
+
+		sw(T(t), 1, B, 0, Z);
+		sw(T(t + 0.04), 1, Z, 0, B);
+	}
+	fenter(T(5000), 1, B, WS_FUTEX_WAKE, X);
+	wake(T(5000.1), 1, B, A);
+	fexit(T(5000.2), 1, B, WS_FUTEX_WAKE, 1);
+	sw(T(5000.3), 0, 0, 0, A);
+	fexit(T(5000.4), 0, A, WS_FUTEX_WAIT, 0);
+	finish();
+}
+
+Test(chain, history_within_budget_keeps_a_long_chain_whole)
+{
+	const struct chain *c;
+
+	busy_waker_scenario(NULL);
+	c = chain_of(A);
+	cr_expect_eq(R.history_trimmed, 0, "%s", R.summary);
+	cr_expect_str_eq(c->links[0].kind, "futex", "%s", c->line);
+	cr_expect(!c->incomplete, "%s", c->line);
+	/* 120000 slices of B, merged: a bounded segment list that still tiles the wait */
+	cr_expect_leq(c->nsegs, 3 * 64);
+	cr_expect(strstr(c->line, "\"mix\":[{\"kind\":\"running\"") ||
+			  strstr(c->line, "\"mix\":[{\"kind\":\"runqueue\""),
+		  "merged segments carry their mix");
+}
+
+Test(chain, history_over_budget_is_dropped_and_the_chain_says_so)
+{
+	const struct chain *c;
+
+	busy_waker_scenario("1M");
+	c = chain_of(A);
+	cr_expect_geq(R.history_trimmed, 1, "%s", R.summary);
+	/* the evidence for the link itself is kept; what B did early in the wait is not */
+	cr_expect_str_eq(c->links[0].kind, "futex", "%s", c->line);
+	cr_expect(c->incomplete, "a chain over dropped history must say so");
+	cr_expect(strstr(c->line, "history this far back was dropped") != NULL, "the reason");
+}
+
+/*
+ * Process P's last thread exits; later an unrelated process gets pid P again
+ * (no fork from anything traced) and its thread waits. That is not ours.
+ */
+Test(chain, reused_pid_of_an_exited_process_is_not_traced)
+{
+	struct ws_rec_hdr gone = syn_proc_exit(T(1), 0, A, P);
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	ws_session_feed(R.s, &gone);
+	sw(T(1.01), 0, A, 0x80 /* TASK_DEAD */, 0);
+	/* two seconds on: the new owner of pid P */
+	sw(T(2000), 0, 0, 0, A);
+	sw(T(2001), 0, A, 1, Z);
+	wake(T(2100), 0, Z, A);
+	sw(T(2150), 0, Z, 0, A);
+	finish();
+	cr_expect_eq(R.nchains, 0, "a process that was never traced got a chain:\n%s", R.text);
 }
 
 /* ---- 14: min_block --------------------------------------------------------------------------------------- */

@@ -28,6 +28,11 @@
 #define WS_KIND_THIRD_PARTY 0x1000
 
 #define WS_KIND_LOST (WS_KIND_CORE + 1) /* struct ws_rec_lost */
+/*
+ * The last thread of a traced thread group (hdr.pid) is exiting: the core
+ * stops tracing that pid. A bare ws_rec_hdr, written by the core itself.
+ */
+#define WS_KIND_PROC_EXIT (WS_KIND_CORE + 2)
 
 /*
  * Execution context a record was written in (ws_rec_hdr.ctx), maintained by
