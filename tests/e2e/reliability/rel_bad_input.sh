@@ -10,13 +10,14 @@ rel_init bad_input "$@"
 
 W=$REL_WORK
 OUT=$W/out.jsonl
+WRAP=() # a command that whyslow runs under (the BTF test hides the kernel's BTF)
 
 # expect NAME WANT_RC REGEX -- whyslow ARGS...   (WANT_RC "nz" = any non-zero)
 expect() {
 	local name=$1 want=$2 re=$3 rc n bad=""
 	shift 4
 	rm -f "$OUT" "$OUT".tmp.*
-	timeout -k 2 20 "$WHYSLOW" "$@" >"$W/stdout" 2>"$W/stderr"
+	timeout -k 2 20 "${WRAP[@]}" "$WHYSLOW" "$@" >"$W/stdout" 2>"$W/stderr"
 	rc=$?
 	if [ "$want" = nz ]; then
 		{ [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -lt 128 ]; } || bad+=" exit $rc (want non-zero error);"
@@ -114,5 +115,16 @@ expect "PID not a number" nz "not a process id" -- attach -o "$OUT" 12abc
 expect "unwritable output path /proc/nope/x" nz "/proc/nope/x" -- run -o /proc/nope/x -- true
 expect "unwritable output path /sys/kernel/x" nz "/sys/kernel/x" -- run -o /sys/kernel/x -- true
 expect "unwritable output path for attach" nz "/proc/nope/x" -- attach -o /proc/nope/x $$
+
+# --- the kernel --------------------------------------------------------------------------------
+# A kernel without BTF, seen from a private mount namespace where /sys/kernel/btf is empty.
+mkdir -p "$W/nobtf"
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	WRAP=(unshare -m sh -c 'mount --bind "$0" /sys/kernel/btf && exec "$@"' "$W/nobtf")
+	expect "kernel without BTF" nz "no BTF.*CONFIG_DEBUG_INFO_BTF" -- run -o "$OUT" -- true
+	WRAP=()
+else
+	notok "kernel without BTF: cannot make a mount namespace to hide /sys/kernel/btf (unshare -m)"
+fi
 
 rel_done
