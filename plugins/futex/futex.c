@@ -28,6 +28,7 @@ struct call {
 	uint32_t pid;
 	uint32_t syscall; /* WS_FUTEX_SYS_* */
 	uint32_t cmd;
+	bool shared;	   /* a process-shared futex (no PRIVATE flag): keyed by memory, not mm */
 	uint64_t ts;	   /* enter */
 	uint64_t src, dst; /* requeue: from, to */
 	uint32_t nown;	   /* addrs[0..nown) are the call's own */
@@ -299,6 +300,11 @@ static int decode_enter(const struct ws_host *host, const struct ws_futex_enter 
 	c->pid = e->hdr.pid;
 	c->syscall = e->syscall;
 	c->cmd = e->cmd;
+	/* futex(2) and futex_wake/futex_wait(2) use the same PRIVATE bit; arrays carry per-entry
+	 * flags that are not recorded, so they stay private (same process only) */
+	c->shared = (e->syscall == WS_FUTEX_SYS_FUTEX || e->syscall == WS_FUTEX_SYS_WAKE ||
+		     e->syscall == WS_FUTEX_SYS_WAIT) &&
+		    !(e->op & WS_FUTEX_PRIVATE_FLAG);
 	c->ts = e->hdr.ts;
 	add_addr(c, e->uaddr);
 	/* uaddr2 is a futex only for these; for the rest it is unused or a timeout. */
@@ -351,15 +357,13 @@ static int futex_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	const struct ws_wake *wk = w->wake;
 	const struct call *victim, *waker;
 	const char *vop, *wop;
+	bool other;
 	uint32_t i;
 
 	if (!wk)
 		return 0;
 	/* In an interrupt, current did not do the wakeup: it is no evidence. */
 	if (wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ))
-		return 0;
-	/* Futex addresses name memory of one address space only. */
-	if (w->pid != wk->waker_pid)
 		return 0;
 	victim = lookup(w->tid);
 	if (!victim || victim->pid != w->pid || role_of(victim->syscall, victim->cmd) != ROLE_BLOCK)
@@ -372,6 +376,15 @@ static int futex_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	    role_of(waker->syscall, waker->cmd) != ROLE_WAKE)
 		return 0;
 	if (waker->ts > wk->ts)
+		return 0;
+	/*
+	 * A private futex names memory of one address space. Across processes only
+	 * shared futexes on both sides can match, and then by the same address: a
+	 * mapping inherited through fork has it in both (one mapped elsewhere is
+	 * not recognised, and the link stays a plain wakeup).
+	 */
+	other = w->pid != wk->waker_pid;
+	if (other && !(victim->shared && waker->shared))
 		return 0;
 	vop = op_name(victim->syscall, victim->cmd);
 	wop = op_name(waker->syscall, waker->cmd);
@@ -388,6 +401,9 @@ static int futex_infer(const struct ws_host *host, const struct ws_wait *w, stru
 		if (alias)
 			snprintf(out->evidence, sizeof(out->evidence),
 				 "waker in %s on the uaddr the wait was requeued to", wop);
+		else if (other)
+			snprintf(out->evidence, sizeof(out->evidence),
+				 "waker (another process) in %s on the same shared uaddr", wop);
 		else
 			snprintf(out->evidence, sizeof(out->evidence), "waker in %s on same uaddr",
 				 wop);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check whyslow's JSON Lines output against a ground-truth program's truth file.
 
-    check_chain.py --truth truth.json --json whyslow.jsonl --case mutex_disk|chain3|trap
+    check_chain.py --truth truth.json --json whyslow.jsonl --case mutex_disk|chain3|trap|pshared
 
 1. Shape: every line is a JSON object with a "type"; chains carry the contract's fields; each
    link i+1 describes the thread that link i names in woken_by; exactly one {"type":"summary"},
@@ -189,17 +189,19 @@ def expected_links(case, t):
 
     def futex(role, mutex, waker, wait_role):
         w = t["waits"][wait_role]
-        return {"kind": "futex", "tid": th[role]["tid"], "pid": pid, "comm": th[role]["comm"],
+        return {"kind": "futex", "tid": th[role]["tid"], "pid": th[role].get("pid", pid),
+                "comm": th[role]["comm"],
                 "addr": mx[mutex], "woken_by": th[waker]["tid"], "_role": role,
                 "_window": (w["start_ns"], w["end_ns"])}
 
     def bio(role):
         r = t["reads"][role]
-        return {"kind": "block_io", "tid": th[role]["tid"], "pid": pid, "comm": th[role]["comm"],
+        return {"kind": "block_io", "tid": th[role]["tid"], "pid": th[role].get("pid", pid),
+                "comm": th[role]["comm"],
                 "dev": r["dev"], "sector": r["sector"], "bytes": r["bytes"], "op": r["op"],
                 "_role": role, "_window": (r["start_ns"], r["end_ns"])}
 
-    if case == "mutex_disk":
+    if case in ("mutex_disk", "pshared"):  # pshared: the holder is another process
         return "victim", [futex("victim", "M", "holder", "victim"), bio("holder")]
     if case == "chain3":
         return "a", [futex("a", "M1", "b", "a"), futex("b", "M2", "c", "b"), bio("c")]
@@ -283,7 +285,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--truth", required=True)
     ap.add_argument("--json", required=True, help="whyslow's JSON Lines output")
-    ap.add_argument("--case", required=True, choices=["mutex_disk", "chain3", "trap"])
+    ap.add_argument("--case", required=True, choices=["mutex_disk", "chain3", "trap", "pshared"])
     ap.add_argument("--tolerance-ms", type=float, default=30.0,
                     help="slack allowed between blocked_ns and the real wait (plus 10%%)")
     args = ap.parse_args()

@@ -210,7 +210,8 @@ static int read_task_file(pid_t tid, const char *what, char *buf, size_t len)
 	ssize_t n;
 	int fd;
 
-	snprintf(p, sizeof(p), "/proc/self/task/%d/%s", (int)tid, what);
+	/* /proc/TID (not listed, but there) also reaches threads of other processes */
+	snprintf(p, sizeof(p), "/proc/%d/%s", (int)tid, what);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

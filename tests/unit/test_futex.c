@@ -151,21 +151,27 @@ static void hdr(struct ws_rec_hdr *h, uint16_t size, uint16_t kind, uint32_t tid
 	h->ts = ts;
 }
 
-/* futex(2) with @cmd on @uaddr (and @uaddr2) entered by @tid at @ts. */
-static void enter(uint32_t tid, uint32_t pid, uint64_t ts, uint32_t cmd, uint64_t uaddr,
-		  uint64_t uaddr2)
+/* futex(2) with @cmd on @uaddr (and @uaddr2) entered by @tid at @ts; @shared: no PRIVATE flag. */
+static void enter_as(uint32_t tid, uint32_t pid, uint64_t ts, uint32_t cmd, uint64_t uaddr,
+		     uint64_t uaddr2, bool shared)
 {
 	struct ws_futex_enter e;
 
 	memset(&e, 0, sizeof(e));
 	hdr(&e.hdr, sizeof(e), WS_FUTEX_ENTER, tid, pid, ts);
 	e.syscall = WS_FUTEX_SYS_FUTEX;
-	e.op = cmd | WS_FUTEX_PRIVATE_FLAG;
+	e.op = cmd | (shared ? 0 : WS_FUTEX_PRIVATE_FLAG);
 	e.cmd = cmd;
 	e.val = 1;
 	e.uaddr = uaddr;
 	e.uaddr2 = uaddr2;
 	cr_assert_eq(plug->decode(&host, &e.hdr), 0);
+}
+
+static void enter(uint32_t tid, uint32_t pid, uint64_t ts, uint32_t cmd, uint64_t uaddr,
+		  uint64_t uaddr2)
+{
+	enter_as(tid, pid, ts, cmd, uaddr, uaddr2, false);
 }
 
 static void leave(uint32_t tid, uint32_t pid, uint64_t ts, int64_t ret)
@@ -309,6 +315,31 @@ Test(futex, other_process_same_addr_no_claim)
 	enter(11, PID, 100, WS_FUTEX_WAIT, X, 0);
 	enter(21, PID2, 200, WS_FUTEX_WAKE, X, 0);
 	cr_assert_eq(ask(11, PID, 110, 210, 21, PID2, WS_CTX_TASK, &c), 0);
+}
+
+/* A process-shared mutex between a parent and its child: both sides shared, same address. */
+Test(futex, other_process_shared_futex_claims)
+{
+	struct ws_claim c;
+
+	enter_as(11, PID, 100, WS_FUTEX_WAIT, X, 0, true);
+	enter_as(21, PID2, 200, WS_FUTEX_WAKE, X, 0, true);
+	cr_assert_eq(ask(11, PID, 110, 210, 21, PID2, WS_CTX_TASK, &c), 1);
+	expect_claim(&c, 21, X, "FUTEX_WAIT", "FUTEX_WAKE");
+	cr_assert(strstr(c.evidence, "another process"), "%s", c.evidence);
+}
+
+/* Only one side shared (or neither): the same address in two processes proves nothing. */
+Test(futex, other_process_half_shared_no_claim)
+{
+	struct ws_claim c;
+
+	enter_as(11, PID, 100, WS_FUTEX_WAIT, X, 0, true);
+	enter_as(21, PID2, 200, WS_FUTEX_WAKE, X, 0, false);
+	cr_assert_eq(ask(11, PID, 110, 210, 21, PID2, WS_CTX_TASK, &c), 0);
+	leave(21, PID2, 220, 1);
+	enter_as(21, PID2, 300, WS_FUTEX_WAKE, Y, 0, true);
+	cr_assert_eq(ask(11, PID, 110, 310, 21, PID2, WS_CTX_TASK, &c), 0);
 }
 
 Test(futex, requeue_alias_claims)
