@@ -190,18 +190,29 @@ static void run_close(struct ws_segment *run, struct ws_segment *out)
 	*out = *run;
 }
 
-static void run_add(struct ws_segment *run, const struct ws_segment *s)
+static void mix_add(struct ws_segment *run, const char *kind, const struct ws_claim *claim,
+		    uint64_t ns)
 {
 	int k;
 
 	for (k = 0; k < run->nmix; k++)
-		if (run->mix[k].kind == s->kind && run->mix[k].claim == s->claim)
+		if (run->mix[k].kind == kind && run->mix[k].claim == claim)
 			break;
 	if (k == WS_SEG_MIX)
 		k = WS_SEG_MIX - 1; /* more kinds than slots: the last one stands for the rest */
 	else if (k == run->nmix)
-		run->mix[run->nmix++] = (struct ws_seg_mix){ s->kind, s->claim, 0 };
-	run->mix[k].ns += s->dur;
+		run->mix[run->nmix++] = (struct ws_seg_mix){ kind, claim, 0 };
+	run->mix[k].ns += ns;
+}
+
+/* @s may itself be a merged piece (coalesce() runs again as the list grows). */
+static void run_add(struct ws_segment *run, const struct ws_segment *s)
+{
+	if (s->nmix)
+		for (int k = 0; k < s->nmix; k++)
+			mix_add(run, s->mix[k].kind, s->mix[k].claim, s->mix[k].ns);
+	else
+		mix_add(run, s->kind, s->claim, s->dur);
 	run->dur = s->start + s->dur - run->start;
 }
 
@@ -266,6 +277,9 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 			return err;
 		if (e > at)
 			at = e;
+		/* merge as we go: a waker with millions of slices must not need them all at once */
+		if (c->nsegs >= 4 * WS_CHAIN_SEG_PARTS)
+			coalesce(c, 0, a, b);
 	}
 	if (at < b && (err = push_seg(c, WS_KIND_UNKNOWN, t, at, b, NULL)))
 		return err;
