@@ -24,14 +24,18 @@ char LICENSE[] SEC("license") = "GPL";
 #define NR_futex_wake 454
 #define NR_futex_wait 455
 #define NR_futex_requeue 456
-/* The user registers a syscall was entered with; sys_enter passes them as they are. */
-#define SYS_NR(regs) BPF_CORE_READ(regs, orig_ax)
-#define SYS_ARG0(regs) BPF_CORE_READ(regs, di)
-#define SYS_ARG1(regs) BPF_CORE_READ(regs, si)
-#define SYS_ARG2(regs) BPF_CORE_READ(regs, dx)
-#define SYS_ARG3(regs) BPF_CORE_READ(regs, r10)
-#define SYS_ARG4(regs) BPF_CORE_READ(regs, r8)
-#define SYS_ARG5(regs) BPF_CORE_READ(regs, r9)
+/*
+ * The user registers a syscall was entered with; sys_enter passes them as they are. The
+ * pointer is BTF-typed here, so these are plain loads, not a probe-read helper call each:
+ * sys_exit runs on every syscall of every task, and this is its first test.
+ */
+#define SYS_NR(regs) ((regs)->orig_ax)
+#define SYS_ARG0(regs) ((regs)->di)
+#define SYS_ARG1(regs) ((regs)->si)
+#define SYS_ARG2(regs) ((regs)->dx)
+#define SYS_ARG3(regs) ((regs)->r10)
+#define SYS_ARG4(regs) ((regs)->r8)
+#define SYS_ARG5(regs) ((regs)->r9)
 #elif defined(__TARGET_ARCH_arm64)
 #define NR_futex 98
 #define NR_futex_waitv 449
@@ -39,13 +43,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define NR_futex_wait 455
 #define NR_futex_requeue 456
 /* x0 is overwritten by the return value; orig_x0 keeps the first argument. */
-#define SYS_NR(regs) BPF_CORE_READ(regs, syscallno)
-#define SYS_ARG0(regs) BPF_CORE_READ(regs, orig_x0)
-#define SYS_ARG1(regs) BPF_CORE_READ(regs, regs[1])
-#define SYS_ARG2(regs) BPF_CORE_READ(regs, regs[2])
-#define SYS_ARG3(regs) BPF_CORE_READ(regs, regs[3])
-#define SYS_ARG4(regs) BPF_CORE_READ(regs, regs[4])
-#define SYS_ARG5(regs) BPF_CORE_READ(regs, regs[5])
+#define SYS_NR(regs) ((regs)->syscallno)
+#define SYS_ARG0(regs) ((regs)->orig_x0)
+#define SYS_ARG1(regs) ((regs)->regs[1])
+#define SYS_ARG2(regs) ((regs)->regs[2])
+#define SYS_ARG3(regs) ((regs)->regs[3])
+#define SYS_ARG4(regs) ((regs)->regs[4])
+#define SYS_ARG5(regs) ((regs)->regs[5])
 #else
 #error "futex source: unsupported architecture (define __TARGET_ARCH_x86 or _arm64)"
 #endif
