@@ -116,6 +116,24 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 	}
 }
 
+#define WHY_DROPPED "history this far back was dropped (max_window, max_history)"
+
+/* The chain looked at @t's timeline from @from: was any of it already dropped? */
+static void check_kept(struct ws_chain *c, uint64_t evicted_to, uint64_t from)
+{
+	if (from < evicted_to && !c->incomplete) {
+		c->incomplete = true;
+		c->why_incomplete = WHY_DROPPED;
+	}
+}
+
+/* A runqueue link names who held its CPU: was that CPU's history kept? */
+static void check_cpu_kept(struct ws_graph *g, struct ws_chain *c, const struct ws_link *l)
+{
+	if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0)
+		check_kept(c, ws_graph_cpu_evicted_to(g, l->cpu), l->start);
+}
+
 /*
  * Follow the dominant interval of each waker from thread @t over [a, b],
  * appending links to @c until a root, a cycle or the depth limit.
@@ -135,8 +153,10 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 				return;
 			}
 		}
+		check_kept(c, t->evicted_to, a);
 		iv = dominant(t, a, b, &s, &e, &first, &total);
 		fill_link(g, l, t, iv, s, e);
+		check_cpu_kept(g, c, l);
 		if (iv) {
 			/* the link is the whole group; the walk goes on in its longest part */
 			l->start = first;
@@ -264,6 +284,7 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 	uint64_t at = a;
 	int err;
 
+	check_kept(c, t->evicted_to, a);
 	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b && at < b; i++) {
 		const struct ws_ival *iv = &t->iv[i];
 		const struct ws_claim *cl =
@@ -368,12 +389,11 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 
 		fill_link(g, &c->links[0], t, &rq, d->wake, d->end);
 		c->nlinks = 1;
+		check_cpu_kept(g, c, &c->links[0]);
 	}
-	const char *gap = ws_graph_window_gap(g, d->start, d->end);
-
-	if (gap) {
+	if (ws_graph_window_lost(g, d->start, d->end)) {
 		c->incomplete = true;
-		c->why_incomplete = gap;
+		c->why_incomplete = "records were lost during this wait";
 	}
 	root_of_link(g, &c->links[c->nlinks - 1], c->root, sizeof(c->root));
 	return 0;

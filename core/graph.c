@@ -37,6 +37,7 @@ struct cpu_run {
 struct cpu_hist {
 	struct cpu_run *r;
 	size_t head, n, cap;
+	uint64_t evicted_to; /* runs before this were dropped */
 };
 
 struct loss {
@@ -69,7 +70,6 @@ struct ws_graph {
 	struct loss *losses;
 	size_t nlosses, losses_cap;
 
-	uint64_t evicted_max; /* latest end of any interval dropped */
 	struct ws_graph_stats st;
 };
 
@@ -631,14 +631,17 @@ void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to)
 	g->losses[g->nlosses++] = (struct loss){ from, to };
 }
 
-const char *ws_graph_window_gap(struct ws_graph *g, uint64_t from, uint64_t to)
+bool ws_graph_window_lost(struct ws_graph *g, uint64_t from, uint64_t to)
 {
 	for (size_t i = 0; i < g->nlosses; i++)
 		if (g->losses[i].from <= to && g->losses[i].to >= from)
-			return "records were lost during this wait";
-	if (from < g->evicted_max)
-		return "history this far back was dropped (max_window, max_history)";
-	return NULL;
+			return true;
+	return false;
+}
+
+uint64_t ws_graph_cpu_evicted_to(struct ws_graph *g, uint16_t cpu)
+{
+	return cpu < g->ncpus ? g->cpus[cpu].evicted_to : 0;
 }
 
 int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to,
@@ -715,8 +718,8 @@ static size_t shrink(void **arr, size_t *cap, size_t n, size_t elem)
 static size_t thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t before)
 {
 	while (t->head < t->n && t->iv[t->head].end != WS_NO_END && t->iv[t->head].end < before) {
-		if (t->iv[t->head].end > g->evicted_max)
-			g->evicted_max = t->iv[t->head].end;
+		if (t->iv[t->head].end > t->evicted_to)
+			t->evicted_to = t->iv[t->head].end;
 		claim_put(g, t->iv[t->head].claim);
 		t->head++;
 		g->st.live_intervals--;
@@ -748,6 +751,7 @@ static size_t cpu_evict(struct ws_graph *g, struct cpu_hist *h, uint64_t before)
 	while (h->head + 1 < h->n && h->r[h->head + 1].ts < before) {
 		h->head++;
 		g->live_runs--;
+		h->evicted_to = h->r[h->head].ts;
 	}
 	if (h->head > 64 && h->head * 2 > h->n) {
 		memmove(h->r, h->r + h->head, (h->n - h->head) * sizeof(*h->r));
@@ -820,7 +824,7 @@ static uint64_t bytes_kept(struct ws_graph *g, uint64_t before)
 /*
  * Over budget: move the horizon forward until half the budget is kept (the
  * slack spares a search on every pass). Waits reaching back past it are then
- * reported incomplete through evicted_max, as for max_window.
+ * reported incomplete (each thread's evicted_to), as for max_window.
  */
 static uint64_t budget_horizon(struct ws_graph *g, uint64_t before, uint64_t now)
 {

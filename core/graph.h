@@ -34,6 +34,7 @@ struct ws_thread {
 
 	struct ws_ival *iv; /* timeline, in time order, [head, n) live */
 	size_t head, n, cap;
+	uint64_t evicted_to; /* its timeline before this was dropped (0: nothing was) */
 
 	/* current off-CPU period */
 	uint64_t off_start; /* 0: none known */
@@ -90,8 +91,10 @@ struct ws_thread *ws_graph_thread(struct ws_graph *g, uint32_t tid);
 const struct ws_claim *ws_graph_claim(struct ws_graph *g, uint32_t id);
 /* Index of the first interval of @t that ends after @ts (may be t->n). */
 size_t ws_thread_find(const struct ws_thread *t, uint64_t ts);
-/* Why [from, to] is not fully known (a loss window, or history dropped), or NULL. */
-const char *ws_graph_window_gap(struct ws_graph *g, uint64_t from, uint64_t to);
+/* Did records get lost during [from, to]? */
+bool ws_graph_window_lost(struct ws_graph *g, uint64_t from, uint64_t to);
+/* @cpu's run history before this was dropped (0: nothing was). */
+uint64_t ws_graph_cpu_evicted_to(struct ws_graph *g, uint16_t cpu);
 /* Name of the thread (any, traced or not) last seen with @tid; "?" if none. */
 const char *ws_graph_comm(struct ws_graph *g, uint32_t tid);
 uint32_t ws_graph_pid_of(struct ws_graph *g, uint32_t tid);

@@ -325,7 +325,7 @@ static void check_contract(const struct chain *c)
 
 /* ---- running a scenario ----------------------------------------------------------------------- */
 
-static void begin_cfg(const char *min_block, const char *max_history)
+static void begin_cfg3(const char *min_block, const char *max_history, const char *max_window)
 {
 	struct ws_session_opts o = { .plugin_dir = PLUGIN_BUILD_DIR };
 
@@ -334,12 +334,19 @@ static void begin_cfg(const char *min_block, const char *max_history)
 	cr_assert_eq(ws_config_set(&R.cfg, "core", "min_block", min_block), 0);
 	if (max_history)
 		cr_assert_eq(ws_config_set(&R.cfg, "core", "max_history", max_history), 0);
+	if (max_window)
+		cr_assert_eq(ws_config_set(&R.cfg, "core", "max_window", max_window), 0);
 	cr_assert_eq(ws_session_open(&R.s, &o, &R.cfg), 0, "cannot open a session on %s",
 		     PLUGIN_BUILD_DIR);
 	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
 	R.f = open_memstream(&R.text, &R.len);
 	cr_assert_not_null(R.f);
 	cr_assert_eq(ws_session_start(R.s, R.f), 0);
+}
+
+static void begin_cfg(const char *min_block, const char *max_history)
+{
+	begin_cfg3(min_block, max_history, NULL);
 }
 
 static void begin_with(const char *min_block)
@@ -1225,6 +1232,43 @@ Test(chain, history_over_budget_is_dropped_and_the_chain_says_so)
 	cr_expect_str_eq(c->links[0].kind, "futex", "%s", c->line);
 	cr_expect(c->incomplete, "a chain over dropped history must say so");
 	cr_expect(strstr(c->line, "history this far back was dropped") != NULL, "the reason");
+}
+
+/*
+ * A waits 3 s (longer than max_window, 1 s here) on a futex B wakes after
+ * one long timer sleep; meanwhile U runs in slices and its history is
+ * dropped. A's chain used none of U's: it is complete (the over-budget test
+ * above shows the other side: a chain over dropped history says so).
+ */
+Test(chain, dropped_history_marks_only_the_chains_that_used_it)
+{
+	const struct chain *c;
+
+	begin_cfg3("10ms", NULL, "1s");
+	sw(T(0), 0, 0, 0, B);
+	sw(T(0), 1, 0, 0, A);
+	fenter(T(1), 0, B, WS_FUTEX_WAIT, Y); /* B's nap: ended by a timer */
+	sw(T(2), 0, B, 1, U);
+	fenter(T(5), 1, A, WS_FUTEX_WAIT, X);
+	sw(T(10), 1, A, 1, C);
+	for (int i = 0; i < 280; i++) {
+		sw(T(20 + i * 10), 0, U, 0, 0);
+		sw(T(25 + i * 10), 0, 0, 0, U);
+	}
+	wake_ctx(T(2900), 0, U, WS_CTX_HARDIRQ | WS_CTX_TIMER, 77, B);
+	sw(T(2901), 0, U, 0, B);
+	fexit(T(2902), 0, B, WS_FUTEX_WAIT, -110);
+	fenter(T(2903), 0, B, WS_FUTEX_WAKE, X);
+	wake(T(2904), 0, B, A);
+	fexit(T(2905), 0, B, WS_FUTEX_WAKE, 1);
+	sw(T(2906), 1, C, 1, A);
+	fexit(T(2907), 1, A, WS_FUTEX_WAIT, 0);
+	finish();
+	c = chain_of(A);
+	cr_expect_str_eq(c->links[0].kind, "futex", "%s", c->line);
+	cr_assert_geq(c->nlinks, 2, "%s", c->line);
+	cr_expect_str_eq(c->links[1].kind, "sleep", "%s", c->line);
+	cr_expect(!c->incomplete, "nothing this chain used was dropped: %s", c->line);
 }
 
 /*
