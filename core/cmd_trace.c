@@ -181,11 +181,9 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	for (char **a = j->argv; a && *a && n < sizeof(m->command); a++)
 		n += snprintf(m->command + n, sizeof(m->command) - n, "%s%s", n ? " " : "", *a);
 	m->clock = *ws_session_clock(s);
-	m->min_block_ns = 10000000;
-	m->max_window_ns = 10000000000ULL;
+	/* the defaults live in ws_core_keys */
 	ws_config_u64(j->cfg, "core", ws_core_keys, "min_block", &m->min_block_ns);
 	ws_config_u64(j->cfg, "core", ws_core_keys, "max_window", &m->max_window_ns);
-	m->max_history = 128ULL << 20;
 	ws_config_u64(j->cfg, "core", ws_core_keys, "max_history", &m->max_history);
 	for (int i = 0; i < npids && m->npids < WS_TRACE_MAX_PIDS; i++)
 		m->pids[m->npids++] = pids[i];

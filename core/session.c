@@ -1088,8 +1088,8 @@ bool ws_session_any_traced(struct ws_session *s)
 int ws_session_start(struct ws_session *s, FILE *out)
 {
 	const char *fmt = ws_config_str(s->cfg, "core", ws_core_keys, "format");
-	uint64_t min_block = 10000000, window = 20000000, max_window = 10000000000ULL, top = 5;
-	uint64_t max_history = 128ULL << 20;
+	/* every one of these keys has its default in ws_core_keys; that is the only copy */
+	uint64_t min_block = 0, window = 0, max_window = 0, max_history = 0, top = 0;
 	struct ws_graph_ops ops = {
 		.infer = infer_all,
 		.on_wait = on_wait,
