@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -85,7 +86,7 @@ static long parse_long(const char *opt, const char *s, long min, long max)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s --dev /dev/loopN --cgroup DIR [--cgroup DIR...] --truth FILE\n"
+		"usage: %s --dev /dev/loopN --cgroup DIR [--cgroup DIR...] [--truth FILE]\n"
 		"          [--sleep-ms N] [--min-read-ms N]\n",
 		gt_prog);
 	exit(2);
@@ -125,7 +126,7 @@ void gt_parse(int argc, char **argv, struct gt_opts *o, int need_cgroups)
 		default: usage();
 		}
 	}
-	if (optind != argc || !o->dev || !o->truth)
+	if (optind != argc || !o->dev)
 		usage();
 	if (o->n_cgroups < need_cgroups)
 		gt_die("need %d --cgroup dir(s), got %d", need_cgroups, o->n_cgroups);
@@ -305,24 +306,58 @@ void gt_unlock(pthread_mutex_t *m)
 		gt_die("pthread_mutex_unlock(%p): %s", (void *)m, strerror(err));
 }
 
+/*
+ * The truth file is written as root, so it must never replace a path this program did not
+ * create: with no --truth nothing is kept; an existing path that is not a regular file (a
+ * device such as /dev/null, a FIFO) is written straight, never renamed over; a symlink is
+ * refused; a regular file or a new name gets a temporary file beside it, renamed over it at
+ * the end. (The demo once passed /dev/null, and the rename replaced the machine's /dev/null.)
+ */
 static char tmp_path[PATH_MAX];
+static bool truth_direct;
 
 FILE *gt_truth_open(const struct gt_opts *o)
 {
+	struct stat st;
 	FILE *f;
+	int fd;
 
-	if ((size_t)snprintf(tmp_path, sizeof(tmp_path), "%s.tmp", o->truth) >= sizeof(tmp_path))
+	truth_direct = false;
+	if (!o->truth || lstat(o->truth, &st) == 0) {
+		if (o->truth && S_ISLNK(st.st_mode))
+			gt_die("--truth %s is a symbolic link; name the file itself", o->truth);
+		if (!o->truth || !S_ISREG(st.st_mode)) {
+			truth_direct = true;
+			f = fopen(o->truth ? o->truth : "/dev/null", "we");
+			if (!f)
+				gt_die("cannot write %s: %s", o->truth, strerror(errno));
+			return f;
+		}
+	} else if (errno != ENOENT) {
+		gt_die("cannot check %s: %s", o->truth, strerror(errno));
+	}
+	if ((size_t)snprintf(tmp_path, sizeof(tmp_path), "%s.tmp.XXXXXX", o->truth) >=
+	    sizeof(tmp_path))
 		gt_die("truth path too long");
-	f = fopen(tmp_path, "w");
-	if (!f)
+	fd = mkostemp(tmp_path, O_CLOEXEC);
+	if (fd < 0 || !(f = fdopen(fd, "w")))
 		gt_die("cannot write %s: %s", tmp_path, strerror(errno));
 	return f;
 }
 
 void gt_truth_close(FILE *f, const struct gt_opts *o)
 {
+	struct stat st;
+
 	if (fflush(f) || ferror(f) || fclose(f))
-		gt_die("error writing %s", tmp_path);
+		gt_die("error writing %s", truth_direct ? o->truth : tmp_path);
+	if (truth_direct)
+		return;
+	/* the target may have changed since open: replace only a regular file, or nothing */
+	if (lstat(o->truth, &st) == 0 && !S_ISREG(st.st_mode)) {
+		unlink(tmp_path);
+		gt_die("%s is no longer a regular file; not replacing it", o->truth);
+	}
 	if (rename(tmp_path, o->truth))
 		gt_die("rename %s -> %s: %s", tmp_path, o->truth, strerror(errno));
 }

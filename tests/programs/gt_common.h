@@ -1,6 +1,6 @@
 /* Shared helpers for the ground-truth programs (tests/programs/gt_*.c).
  *
- * Every program takes  --dev /dev/loopN --cgroup DIR [--cgroup DIR2 ...] --truth FILE
+ * Every program takes  --dev /dev/loopN --cgroup DIR [--cgroup DIR2 ...] [--truth FILE]
  * [--sleep-ms N] [--min-read-ms N]  and writes one JSON object describing what really happened
  * to FILE.  All times are CLOCK_MONOTONIC nanoseconds (the clock bpf_ktime_get_ns() reads). */
 #ifndef GT_COMMON_H
