@@ -14,45 +14,24 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <whyslow/whyslow.bpf.h>
+#include <whyslow/arch.bpf.h>
 #include "futex_rec.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-#if defined(__TARGET_ARCH_x86)
-#define NR_futex 202
-#define NR_futex_waitv 449
-#define NR_futex_wake 454
-#define NR_futex_wait 455
-#define NR_futex_requeue 456
-/*
- * The user registers a syscall was entered with; sys_enter passes them as they are. The
- * pointer is BTF-typed here, so these are plain loads, not a probe-read helper call each:
- * sys_exit runs on every syscall of every task, and this is its first test.
- */
-#define SYS_NR(regs) ((regs)->orig_ax)
-#define SYS_ARG0(regs) ((regs)->di)
-#define SYS_ARG1(regs) ((regs)->si)
-#define SYS_ARG2(regs) ((regs)->dx)
-#define SYS_ARG3(regs) ((regs)->r10)
-#define SYS_ARG4(regs) ((regs)->r8)
-#define SYS_ARG5(regs) ((regs)->r9)
-#elif defined(__TARGET_ARCH_arm64)
-#define NR_futex 98
-#define NR_futex_waitv 449
-#define NR_futex_wake 454
-#define NR_futex_wait 455
-#define NR_futex_requeue 456
-/* x0 is overwritten by the return value; orig_x0 keeps the first argument. */
-#define SYS_NR(regs) ((regs)->syscallno)
-#define SYS_ARG0(regs) ((regs)->orig_x0)
-#define SYS_ARG1(regs) ((regs)->regs[1])
-#define SYS_ARG2(regs) ((regs)->regs[2])
-#define SYS_ARG3(regs) ((regs)->regs[3])
-#define SYS_ARG4(regs) ((regs)->regs[4])
-#define SYS_ARG5(regs) ((regs)->regs[5])
-#else
-#error "futex source: unsupported architecture (define __TARGET_ARCH_x86 or _arm64)"
-#endif
+/* syscall numbers and registers: <whyslow/arch.bpf.h>, the one place that knows the CPU */
+#define NR_futex WS_NR_futex
+#define NR_futex_waitv WS_NR_futex_waitv
+#define NR_futex_wake WS_NR_futex_wake
+#define NR_futex_wait WS_NR_futex_wait
+#define NR_futex_requeue WS_NR_futex_requeue
+#define SYS_NR WS_SYS_NR
+#define SYS_ARG0 WS_SYS_ARG0
+#define SYS_ARG1 WS_SYS_ARG1
+#define SYS_ARG2 WS_SYS_ARG2
+#define SYS_ARG3 WS_SYS_ARG3
+#define SYS_ARG4 WS_SYS_ARG4
+#define SYS_ARG5 WS_SYS_ARG5
 
 /* Syscall and command of each thread's emitted, unfinished call: its exit is written too. */
 struct inflight {
