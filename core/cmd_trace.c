@@ -154,6 +154,16 @@ static bool perfetto_sink(void *ctx, const struct ws_chain *c)
 	return true;
 }
 
+static void perfetto_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
+			  const struct ws_claim *claim)
+{
+	struct ws_trace_job *j = ctx;
+	int err = ws_perfetto_ival(j->pf, t, iv, claim);
+
+	if (err && !j->err)
+		j->err = err;
+}
+
 static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint32_t *pids,
 			int npids)
 {
@@ -218,6 +228,7 @@ int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, in
 			return -errno;
 		}
 		ws_session_set_chain_sink(s, perfetto_sink, j);
+		ws_session_set_ival_sink(s, perfetto_ival, j);
 	}
 	if (j->record_path && (err = record_start(j, s, pids, npids)))
 		return err;
@@ -261,13 +272,14 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 	return 0;
 }
 
-static int perfetto_finish(struct ws_trace_job *j, bool complete)
+static int perfetto_finish(struct ws_trace_job *j, struct ws_session *s, bool complete)
 {
 	struct ws_outfile o;
 	int err;
 
 	if (!complete)
 		return 0;
+	ws_session_flush_timelines(s);
 	if (j->err) {
 		fprintf(stderr, "whyslow: the Perfetto trace is incomplete: %s; %s not written\n",
 			strerror(-j->err), j->perfetto_path);
@@ -275,7 +287,7 @@ static int perfetto_finish(struct ws_trace_job *j, bool complete)
 	}
 	if (ws_outfile_open(&o, j->perfetto_path))
 		return -EIO;
-	err = ws_perfetto_write(j->pf, o.f);
+	err = ws_perfetto_write(j->pf, o.f, ws_session_clock(s));
 	return ws_outfile_close(&o, !err) ?: err;
 }
 
@@ -290,7 +302,7 @@ int ws_trace_job_finish(void *ctx, struct ws_session *s, bool complete)
 	}
 	if (j->pf) {
 		ws_session_set_chain_sink(s, NULL, NULL);
-		if ((e = perfetto_finish(j, complete)) && !err)
+		if ((e = perfetto_finish(j, s, complete)) && !err)
 			err = e;
 		ws_perfetto_free(j->pf);
 		j->pf = NULL;
@@ -407,6 +419,16 @@ static bool report_sink(void *ctx, const struct ws_chain *c)
 	return true;
 }
 
+static void report_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
+			const struct ws_claim *claim)
+{
+	struct replay *r = ctx;
+	int err = ws_perfetto_ival(r->pf, t, iv, claim);
+
+	if (err && !r->err)
+		r->err = err;
+}
+
 /* Note plugins whose version differs from the recording's: their records are decoded by this one.
  */
 static void check_versions(struct replay *r, const char *recorded)
@@ -466,6 +488,8 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		return err;
 	}
 	ws_session_set_chain_sink(r->s, report_sink, r);
+	if (r->pf)
+		ws_session_set_ival_sink(r->s, report_ival, r);
 	return 0;
 }
 
@@ -664,7 +688,14 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 			strerror(-r.err));
 		goto out_file;
 	}
-	if (r.pf && (e = ws_perfetto_write(r.pf, out))) {
+	if (r.pf)
+		ws_session_flush_timelines(r.s);
+	if (r.err) {
+		fprintf(stderr, "whyslow: %s: Perfetto export failed: %s\n", r.file,
+			strerror(-r.err));
+		goto out_file;
+	}
+	if (r.pf && (e = ws_perfetto_write(r.pf, out, ws_session_clock(r.s)))) {
 		fprintf(stderr, "whyslow: cannot write the Perfetto trace: %s\n", strerror(-e));
 		goto out_file;
 	}

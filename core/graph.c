@@ -70,6 +70,7 @@ struct ws_graph {
 	struct loss *losses;
 	size_t nlosses, losses_cap;
 
+	uint64_t last_ts; /* the latest record's time: where open intervals end at a flush */
 	struct ws_graph_stats st;
 };
 
@@ -451,7 +452,8 @@ static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_
 	uint64_t stint_start = c ? c->start : WS_NO_END;
 	uint64_t ts = sw->ts;
 
-	if (t->exiting || (sw->prev_state & WS_TASK_DEAD)) {
+	/* an exiting thread that is only preempted comes back to finish dying */
+	if ((sw->prev_state & WS_TASK_DEAD) || (t->exiting && sw->prev_state != 0)) {
 		thread_retire(g, t, ts);
 		return;
 	}
@@ -543,6 +545,8 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	struct ws_thread *t;
 
 	g->st.switches++;
+	if (sw->ts > g->last_ts)
+		g->last_ts = sw->ts;
 	name_set(g, sw->next_tid, sw->next_pid, sw->next_comm, sw->ts);
 	if (sw->prev_pid)
 		prev_pid = sw->prev_pid;
@@ -568,6 +572,8 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 	struct ws_ival *c;
 
 	g->st.wakes++;
+	if (wk->ts > g->last_ts)
+		g->last_ts = wk->ts;
 	if (!(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)))
 		name_set(g, wk->waker_tid, wk->waker_pid, wk->waker_comm, wk->ts);
 	if (!g->ops.pid_traced(g->ops.ctx, wk->wakee_pid))
@@ -715,11 +721,19 @@ static size_t shrink(void **arr, size_t *cap, size_t n, size_t elem)
 	return ncap * elem;
 }
 
+/* Interval @iv of @t is final and leaves the history: show it to whoever exports timelines. */
+static void ival_done(struct ws_graph *g, const struct ws_thread *t, const struct ws_ival *iv)
+{
+	if (g->ops.on_ival)
+		g->ops.on_ival(g->ops.ctx, t, iv, iv->claim ? ws_graph_claim(g, iv->claim) : NULL);
+}
+
 static size_t thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t before)
 {
 	while (t->head < t->n && t->iv[t->head].end != WS_NO_END && t->iv[t->head].end < before) {
 		if (t->iv[t->head].end > t->evicted_to)
 			t->evicted_to = t->iv[t->head].end;
+		ival_done(g, t, &t->iv[t->head]);
 		claim_put(g, t->iv[t->head].claim);
 		t->head++;
 		g->st.live_intervals--;
@@ -737,12 +751,34 @@ static size_t thread_free(struct ws_graph *g, struct ws_thread *t)
 	size_t bytes = sizeof(*t) + t->cap * sizeof(*t->iv);
 
 	for (size_t i = t->head; i < t->n; i++) {
+		ival_done(g, t, &t->iv[i]);
 		claim_put(g, t->iv[i].claim);
 		g->st.live_intervals--;
 	}
 	free(t->iv);
 	free(t);
 	return bytes;
+}
+
+static void thread_flush(struct ws_graph *g, struct ws_thread *t)
+{
+	for (size_t i = t->head; i < t->n; i++) {
+		struct ws_ival iv = t->iv[i];
+
+		if (iv.end == WS_NO_END)
+			iv.end = g->last_ts > iv.start ? g->last_ts : iv.start;
+		ival_done(g, t, &iv);
+	}
+}
+
+void ws_graph_flush(struct ws_graph *g)
+{
+	for (size_t i = 0; i < g->threads_cap; i++)
+		if (g->threads[i])
+			thread_flush(g, g->threads[i]);
+	for (struct ws_thread *t = g->dead; t; t = t->next_dead)
+		thread_flush(g, t);
+	g->ops.on_ival = NULL;
 }
 
 static size_t cpu_evict(struct ws_graph *g, struct cpu_hist *h, uint64_t before)
@@ -934,6 +970,7 @@ void ws_graph_free(struct ws_graph *g)
 {
 	if (!g)
 		return;
+	g->ops.on_ival = NULL; /* freeing is not the end of a timeline; ws_graph_flush() is */
 	for (size_t i = 0; i < g->threads_cap; i++)
 		if (g->threads[i])
 			thread_free(g, g->threads[i]);

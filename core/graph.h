@@ -62,6 +62,13 @@ struct ws_graph_ops {
 	void (*on_wait)(void *ctx, const struct ws_wait_done *d);
 	/* Is thread group @pid traced? */
 	bool (*pid_traced)(void *ctx, uint32_t pid);
+	/*
+	 * Optional: an interval of @t's timeline is final and leaves the history (@claim its
+	 * explanation, or NULL). Every interval reaches it once, in no particular order across
+	 * threads, by the time ws_graph_flush() returns; what a full timeline export needs.
+	 */
+	void (*on_ival)(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
+			const struct ws_claim *claim);
 	void *ctx;
 };
 
@@ -82,6 +89,11 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to);
 /* Drop history no future chain can need; call now and then with the stream's time. */
 void ws_graph_evict(struct ws_graph *g, uint64_t now);
+/*
+ * The stream has ended: hand every interval still kept to ops.on_ival (an open one ends at the
+ * last record's time); after this on_ival is no longer called.
+ */
+void ws_graph_flush(struct ws_graph *g);
 /* Thread group @pid is gone: retire any thread of it still open (its end was not seen). */
 void ws_graph_retire_pid(struct ws_graph *g, uint32_t pid, uint64_t ts);
 

@@ -14,6 +14,7 @@
 struct pthread {
 	uint32_t tid, pid; /* tid 0: empty slot */
 	char comm[WS_COMM];
+	uint64_t mark_end; /* end of its last wakeup marker (threads with no timeline) */
 };
 
 struct ws_perfetto {
@@ -170,59 +171,57 @@ static FILE *event_begin(struct ws_perfetto *p)
 	return p->spool;
 }
 
-static const char *state_of(const char *kind)
+static const char *state_name(uint8_t state)
 {
-	if (!strcmp(kind, WS_KIND_RUNNING))
+	switch (state) {
+	case WS_STATE_RUNNING:
 		return "running";
-	if (!strcmp(kind, WS_KIND_RUNQUEUE))
+	case WS_STATE_RUNNABLE:
 		return "runnable";
-	return "blocked";
+	case WS_STATE_BLOCKED:
+		return "blocked";
+	default:
+		return "not observed";
+	}
 }
 
-/* "futex 0x7f..", "block_io loop0 sector 2048 4096 bytes read": the reason in a few words. */
-static void label(char *buf, size_t len, const char *kind, const struct ws_claim *cl)
+/* "blocked: futex addr=0x7f..": the state and, for a wait, its reason in a few words. */
+static void label(char *buf, size_t len, uint8_t state, const struct ws_claim *cl)
 {
-	size_t n = snprintf(buf, len, "%s: %s", state_of(kind), kind);
+	size_t n;
 
-	for (unsigned int i = 0; cl && i < cl->nfields && i < WS_CLAIM_FIELDS && n < len; i++) {
+	if (!cl || state != WS_STATE_BLOCKED) {
+		snprintf(buf, len, "%s", state_name(state));
+		return;
+	}
+	n = snprintf(buf, len, "blocked: %.*s", (int)sizeof(cl->kind), cl->kind);
+	for (unsigned int i = 0; i < cl->nfields && i < WS_CLAIM_FIELDS && n < len; i++) {
 		const struct ws_field *f = &cl->fields[i];
 
 		if (f->type == WS_FIELD_HEX)
-			n += snprintf(buf + n, len - n, " %s=0x%" PRIx64, f->key, f->u);
+			n += snprintf(buf + n, len - n, " %.*s=0x%" PRIx64, (int)sizeof(f->key),
+				      f->key, f->u);
 		else if (f->type == WS_FIELD_U64)
-			n += snprintf(buf + n, len - n, " %s=%" PRIu64, f->key, f->u);
+			n += snprintf(buf + n, len - n, " %.*s=%" PRIu64, (int)sizeof(f->key),
+				      f->key, f->u);
 		else if (f->type == WS_FIELD_STR)
-			n += snprintf(buf + n, len - n, " %s=%.*s", f->key, (int)sizeof(f->s),
-				      f->s);
+			n += snprintf(buf + n, len - n, " %.*s=%.*s", (int)sizeof(f->key), f->key,
+				      (int)sizeof(f->s), f->s);
 	}
 }
 
-static void slice(struct ws_perfetto *p, const struct pthread *t, const char *name, const char *cat,
-		  uint64_t start, uint64_t dur, const struct ws_claim *cl, const char *evidence,
-		  uint32_t woken_by, uint32_t victim)
+static void claim_args(FILE *f, const struct ws_claim *cl)
 {
-	FILE *f;
+	char key[sizeof(cl->fields[0].key) + 1], s[sizeof(cl->fields[0].s) + 1];
+	char evidence[sizeof(cl->evidence) + 1];
 
-	if (!first_time(p, ws_hash_bytes(name, strlen(name)) ^ ws_hash64(t->tid) ^
-				   ws_hash64(start * 31 + dur)))
-		return;
-	f = event_begin(p);
-	fprintf(f, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"cat\":", t->pid, t->tid);
-	ws_json_str(f, cat);
-	fputs(",\"name\":", f);
-	ws_json_str(f, name);
-	json_us(f, "ts", start);
-	json_us(f, "dur", dur);
-	fprintf(f, ",\"args\":{\"chain_of\":%u", victim);
-	if (woken_by)
-		fprintf(f, ",\"woken_by\":%u", woken_by);
-	if (evidence) {
-		fputs(",\"evidence\":", f);
-		ws_json_str(f, evidence);
-	}
-	for (unsigned int i = 0; cl && i < cl->nfields && i < WS_CLAIM_FIELDS; i++) {
+	snprintf(evidence, sizeof(evidence), "%.*s", (int)sizeof(cl->evidence), cl->evidence);
+	fputs(",\"evidence\":", f);
+	ws_json_str(f, evidence);
+	if (cl->woken_by)
+		fprintf(f, ",\"woken_by\":%u", cl->woken_by);
+	for (unsigned int i = 0; i < cl->nfields && i < WS_CLAIM_FIELDS; i++) {
 		const struct ws_field *fl = &cl->fields[i];
-		char key[sizeof(fl->key) + 1], s[sizeof(fl->s) + 1];
 
 		snprintf(key, sizeof(key), "%.*s", (int)sizeof(fl->key), fl->key);
 		fputc(',', f);
@@ -237,11 +236,46 @@ static void slice(struct ws_perfetto *p, const struct pthread *t, const char *na
 			ws_json_str(f, s);
 		}
 	}
+}
+
+static void slice_begin(struct ws_perfetto *p, const struct pthread *t, const char *name,
+			const char *cat, uint64_t start, uint64_t dur)
+{
+	FILE *f = event_begin(p);
+
+	fprintf(f, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"cat\":", t->pid, t->tid);
+	ws_json_str(f, cat);
+	fputs(",\"name\":", f);
+	ws_json_str(f, name);
+	json_us(f, "ts", start);
+	json_us(f, "dur", dur);
+}
+
+int ws_perfetto_ival(struct ws_perfetto *p, const struct ws_thread *th, const struct ws_ival *iv,
+		     const struct ws_claim *cl)
+{
+	const struct pthread *t = th_get(p, th->tid, th->pid, th->comm);
+	char name[256];
+	FILE *f;
+
+	if (!t)
+		return -ENOMEM;
+	label(name, sizeof(name), iv->state, cl);
+	slice_begin(p, t, name, state_name(iv->state), iv->start, iv->end - iv->start);
+	f = p->spool;
+	fputs(",\"args\":{", f);
+	if (iv->state == WS_STATE_RUNNING)
+		fprintf(f, "\"cpu\":%u", iv->cpu);
+	else
+		fprintf(f, "\"state\":\"%s\"", state_name(iv->state));
+	if (cl && iv->state == WS_STATE_BLOCKED)
+		claim_args(f, cl);
 	fputs("}}", f);
+	return ferror(f) ? -EIO : 0;
 }
 
 static void flow_end(struct ws_perfetto *p, const char *ph, const struct pthread *t, uint64_t id,
-		     uint64_t ts)
+		     uint64_t ts, uint32_t victim)
 {
 	FILE *f = event_begin(p);
 
@@ -250,78 +284,74 @@ static void flow_end(struct ws_perfetto *p, const char *ph, const struct pthread
 		"\"id\":%" PRIu64 ",\"bp\":\"e\"",
 		ph, t->pid, t->tid, id);
 	json_us(f, "ts", ts);
-	fputc('}', f);
+	fprintf(f, ",\"args\":{\"chain_of\":%u}}", victim);
 }
 
 /*
- * Link @i of @c was ended by a wakeup from its woken_by thread: a marker slice
- * on the waker just before the wakeup, one on the wakee just after, and an
- * arrow between them.
+ * A thread with no timeline of its own (untraced, or before whyslow first saw it) gets a
+ * short marker slice ending at its wakeup for the arrow to start from; markers of one thread
+ * never overlap, so the track stays properly nested. False if no marker could be placed.
+ */
+static bool wake_marker(struct ws_perfetto *p, struct pthread *waker, const struct pthread *wakee,
+			uint64_t wake, uint32_t victim)
+{
+	uint64_t start = wake >= MARK_NS ? wake - MARK_NS : 0;
+	char name[64];
+	FILE *f;
+
+	if (waker->mark_end >= wake)
+		return true; /* the previous marker covers this wakeup too */
+	if (start < waker->mark_end)
+		start = waker->mark_end;
+	if (start >= wake)
+		return false;
+	snprintf(name, sizeof(name), "wakes %s (%u)", wakee->comm[0] ? wakee->comm : "?",
+		 wakee->tid);
+	slice_begin(p, waker, name, "wakeup", start, wake - start);
+	f = p->spool;
+	fprintf(f, ",\"args\":{\"chain_of\":%u}}", victim);
+	waker->mark_end = wake;
+	return true;
+}
+
+/*
+ * Link @i of @c was ended by a wakeup from the thread of link @i+1: an arrow from the waker's
+ * slice at the wakeup to the wakee's. Both are traced threads whose timelines are exported
+ * whole, so the arrow binds to the real slices; only a waker without a timeline gets a marker.
  */
 static int wake_flow(struct ws_perfetto *p, const struct ws_chain *c, int i, uint32_t victim)
 {
-	const struct ws_link *l = &c->links[i];
-	const struct ws_link *nx = i + 1 < c->nlinks ? &c->links[i + 1] : NULL;
-	uint64_t wake = l->start + l->dur, rdur = MARK_NS, id;
-	const struct pthread *wakee, *waker;
-	char name[96];
+	const struct ws_link *l = &c->links[i], *nx = &c->links[i + 1];
+	uint64_t wake = l->start + l->dur, id;
+	const struct pthread *wakee;
+	struct pthread *waker;
 
-	if (wake < MARK_NS)
-		return 0;
 	wakee = th_get(p, l->tid, l->pid, l->comm);
-	waker = nx && nx->tid == l->woken_by ? th_get(p, nx->tid, nx->pid, nx->comm)
-					     : th_get(p, l->woken_by, 0, NULL);
+	waker = th_get(p, nx->tid, nx->pid, nx->comm);
 	if (!wakee || !waker)
 		return -ENOMEM;
 	if (!first_time(p, ws_hash64(((uint64_t)l->tid << 32 | l->woken_by) ^ ws_hash64(wake))))
 		return 0; /* this wakeup is already drawn, from another chain */
-	/* the victim's own wakeup: runnable until it got the CPU back */
-	if (i == 0 && c->end > wake + MARK_NS)
-		rdur = c->end - wake;
-	snprintf(name, sizeof(name), "wakes %s (%u)", wakee->comm[0] ? wakee->comm : "?",
-		 wakee->tid);
-	slice(p, waker, name, "wakeup", wake - MARK_NS, MARK_NS, NULL, NULL, 0, victim);
-	snprintf(name, sizeof(name), "%s (woken by %u)", i == 0 ? "runnable" : "woken", waker->tid);
-	slice(p, wakee, name, i == 0 ? "runnable" : "wakeup", wake, rdur, NULL, NULL, l->woken_by,
-	      victim);
+	if ((!nx->thread || wake <= nx->thread->born) &&
+	    !wake_marker(p, waker, wakee, wake, victim))
+		return 0;
 	id = p->next_flow++;
-	flow_end(p, "s", waker, id, wake - MARK_NS / 2);
-	flow_end(p, "f", wakee, id, wake + MARK_NS / 2);
+	flow_end(p, "s", waker, id, wake, victim);
+	flow_end(p, "f", wakee, id, wake, victim);
 	return 0;
 }
 
 int ws_perfetto_chain(struct ws_perfetto *p, const struct ws_chain *c)
 {
 	uint32_t victim = c->victim ? c->victim->tid : c->nlinks ? c->links[0].tid : 0;
-	char name[256];
 
 	if (c->victim && !th_get(p, c->victim->tid, c->victim->pid, c->victim->comm))
 		return -ENOMEM;
-	for (int i = 0; i < c->nlinks && i < WS_CHAIN_MAX_LINKS; i++) {
+	for (int i = 0; i + 1 < c->nlinks && i + 1 < WS_CHAIN_MAX_LINKS; i++) {
 		const struct ws_link *l = &c->links[i];
-		const struct pthread *t = th_get(p, l->tid, l->pid, l->comm);
-
-		if (!t)
-			return -ENOMEM;
-		label(name, sizeof(name), l->kind, l->claim);
-		slice(p, t, name, state_of(l->kind), l->start, l->dur ? l->dur : 1, l->claim,
-		      l->evidence, l->has_woken_by ? l->woken_by : 0, victim);
-	}
-	for (size_t i = 0; i < c->nsegs; i++) {
-		const struct ws_segment *sg = &c->segs[i];
-		const struct pthread *t = th_get(p, sg->tid, 0, NULL);
-
-		if (!t)
-			return -ENOMEM;
-		label(name, sizeof(name), sg->kind, sg->claim);
-		slice(p, t, name, state_of(sg->kind), sg->start, sg->dur ? sg->dur : 1, sg->claim,
-		      sg->claim ? sg->claim->evidence : NULL, sg->claim ? sg->claim->woken_by : 0,
-		      victim);
-	}
-	for (int i = 0; i < c->nlinks && i < WS_CHAIN_MAX_LINKS; i++) {
 		int err;
 
-		if (c->links[i].has_woken_by && c->links[i].woken_by &&
+		if (l->has_woken_by && l->woken_by && c->links[i + 1].tid == l->woken_by &&
 		    (err = wake_flow(p, c, i, victim)))
 			return err;
 	}
@@ -340,15 +370,19 @@ static void meta(FILE *out, bool *first, const char *what, uint32_t pid, uint32_
 	*first = false;
 }
 
-int ws_perfetto_write(struct ws_perfetto *p, FILE *out)
+int ws_perfetto_write(struct ws_perfetto *p, FILE *out, const struct ws_clock *clock)
 {
 	bool first = p->nevents == 0;
-	char buf[65536], name[64];
+	char buf[65536], name[64], iso[48];
 	size_t n;
 
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"whyslow\"},"
-	      "\"traceEvents\":[",
-	      out);
+	/* ts are CLOCK_MONOTONIC microseconds; the anchor maps them to the text report's times */
+	ws_clock_iso(clock->wall_ns, iso, sizeof(iso));
+	fprintf(out,
+		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"whyslow\","
+		"\"clock\":\"CLOCK_MONOTONIC\",\"anchor_monotonic_us\":%" PRIu64 ".%03u,"
+		"\"anchor_utc\":\"%s\"},\"traceEvents\":[",
+		clock->mono_ns / 1000, (unsigned int)(clock->mono_ns % 1000), iso);
 	rewind(p->spool);
 	while ((n = fread(buf, 1, sizeof(buf), p->spool)) > 0)
 		fwrite(buf, 1, n, out);

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Perfetto / chrome://tracing export: Chrome trace-event JSON with one track
- * per thread (grouped by process), a slice for every link and segment of
- * every reported chain (running, runnable or blocked, labelled with its
- * reason), and flow arrows from each waker's wakeup to the thread it woke.
+ * per traced thread (grouped by process) holding its whole timeline as it was
+ * observed — running, runnable and blocked slices, each wait labelled with its
+ * reason — so a track's slices never overlap; and, for every reported chain,
+ * flow arrows from each waker's slice at the wakeup to the thread it woke. A
+ * waker with no timeline (untraced) gets a short marker slice to start from.
+ * otherData carries the anchor that maps ts (CLOCK_MONOTONIC) to wall time.
  *
- * Events are spooled to a temporary file as chains arrive, so memory holds
- * only the thread table and the set of slices already written.
+ * Events are spooled to a temporary file as they arrive, so memory holds only
+ * the thread table and the set of wakeups already drawn.
  */
 #ifndef WS_PERFETTO_H
 #define WS_PERFETTO_H
@@ -15,17 +18,21 @@
 #include <stdio.h>
 
 #include "chain.h"
+#include "clock.h"
 
 struct ws_perfetto;
 
 /* NULL on failure (errno set). */
 struct ws_perfetto *ws_perfetto_new(void);
 void ws_perfetto_free(struct ws_perfetto *p);
-/* Add the slices and flows of one chain. 0 or -errno. */
+/* Add one interval of a thread's timeline (@claim: its explanation, or NULL). 0 or -errno. */
+int ws_perfetto_ival(struct ws_perfetto *p, const struct ws_thread *t, const struct ws_ival *iv,
+		     const struct ws_claim *claim);
+/* Add the wakeup arrows of one chain. 0 or -errno. */
 int ws_perfetto_chain(struct ws_perfetto *p, const struct ws_chain *c);
 /* Name a thread (the recording's thread-name records); chains name their own. 0 or -errno. */
 int ws_perfetto_thread(struct ws_perfetto *p, uint32_t tid, uint32_t pid, const char *comm);
-/* Write the whole trace to @out. 0 or -errno. */
-int ws_perfetto_write(struct ws_perfetto *p, FILE *out);
+/* Write the whole trace to @out, with @clock's anchor. 0 or -errno. */
+int ws_perfetto_write(struct ws_perfetto *p, FILE *out, const struct ws_clock *clock);
 
 #endif

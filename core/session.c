@@ -91,6 +91,8 @@ struct ws_session {
 	void *tap_ctx;
 	ws_chain_sink_fn sink;
 	void *sink_ctx;
+	ws_ival_sink_fn ival_sink;
+	void *ival_sink_ctx;
 	struct ws_dev_name *devs;
 	size_t ndevs, devs_cap;
 	uint64_t lost_total, end_mono;
@@ -478,6 +480,15 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 static bool graph_pid_traced(void *ctx, uint32_t pid)
 {
 	return pid_traced(ctx, pid);
+}
+
+static void on_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
+		    const struct ws_claim *claim)
+{
+	struct ws_session *s = ctx;
+
+	if (s->ival_sink)
+		s->ival_sink(s->ival_sink_ctx, t, iv, claim);
 }
 
 static void describe(void *ctx, const struct ws_claim *c, char *buf, size_t len)
@@ -1094,6 +1105,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		.infer = infer_all,
 		.on_wait = on_wait,
 		.pid_traced = graph_pid_traced,
+		.on_ival = on_ival,
 		.ctx = s,
 	};
 	struct ws_report_opts ro = {
@@ -1321,6 +1333,19 @@ void ws_session_set_chain_sink(struct ws_session *s, ws_chain_sink_fn fn, void *
 {
 	s->sink = fn;
 	s->sink_ctx = ctx;
+}
+
+void ws_session_set_ival_sink(struct ws_session *s, ws_ival_sink_fn fn, void *ctx)
+{
+	s->ival_sink = fn;
+	s->ival_sink_ctx = ctx;
+}
+
+void ws_session_flush_timelines(struct ws_session *s)
+{
+	if (s->g)
+		ws_graph_flush(s->g);
+	s->ival_sink = NULL;
 }
 
 void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock)

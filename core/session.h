@@ -65,6 +65,15 @@ void ws_session_set_tap(struct ws_session *s, ws_tap_fn fn, void *ctx);
  */
 typedef bool (*ws_chain_sink_fn)(void *ctx, const struct ws_chain *c);
 void ws_session_set_chain_sink(struct ws_session *s, ws_chain_sink_fn fn, void *ctx);
+/*
+ * Every interval of every traced thread's timeline, once each, as it leaves the history (for
+ * a full timeline export). Call ws_session_flush_timelines() after ws_session_finish() to get
+ * the rest; after that the sink is not called again.
+ */
+typedef void (*ws_ival_sink_fn)(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
+				const struct ws_claim *claim);
+void ws_session_set_ival_sink(struct ws_session *s, ws_ival_sink_fn fn, void *ctx);
+void ws_session_flush_timelines(struct ws_session *s);
 /* Mark the session as a replay (before start): @clock is the recording's anchor. */
 void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock);
 const struct ws_clock *ws_session_clock(struct ws_session *s);

@@ -9,13 +9,21 @@
   its pid a process_name;
 - flows: every id has exactly one "s" and one "f", the "s" not after the "f", both bp "e", and
   each end lies inside a slice on its own track (what bp "e" binds to);
+- slices on one track are properly nested, never partly overlapping (Perfetto's rule);
+- every traced thread's timeline (slices of cat running/runnable/blocked/not observed) is one
+  unbroken stretch: each slice starts where the one before it ended;
+- otherData carries the wall-clock anchor (anchor_monotonic_us, anchor_utc);
 - with --chains: every woken_by hop of every reported chain (link i woken by link i+1's
-  thread) appears as a flow from the waker's track to the wakee's track.
+  thread) appears as a flow from the waker's track to the wakee's track, and the victim's
+  timeline covers its whole wait.
 Exit 0 ok, 1 problems (listed), 2 usage. Python 3 standard library only.
 """
 import collections
 import json
 import sys
+
+TIMELINE = ("running", "runnable", "blocked", "not observed")
+EPS = 0.0015  # microseconds: ts and dur carry nanoseconds as three decimals
 
 
 def main(argv):
@@ -33,8 +41,12 @@ def main(argv):
     if not isinstance(evs, list):
         print("check_perfetto: no traceEvents list", file=sys.stderr)
         return 1
+    other = doc.get("otherData", {})
+    if "anchor_monotonic_us" not in other or "anchor_utc" not in other:
+        errs.append("otherData has no wall-clock anchor: %r" % (other,))
     threads, procs = set(), set()
     slices = collections.defaultdict(list)
+    timeline = collections.defaultdict(list)
     flows = collections.defaultdict(list)
     for i, e in enumerate(evs):
         if not isinstance(e, dict) or not all(k in e for k in ("ph", "pid", "tid")):
@@ -50,6 +62,8 @@ def main(argv):
             if not isinstance(e.get("name"), str) or e.get("dur", -1) < 0 or "ts" not in e:
                 errs.append("slice %d malformed: %r" % (i, e))
             slices[key].append((e["ts"], e["ts"] + e["dur"]))
+            if e.get("cat") in TIMELINE:
+                timeline[key].append((e["ts"], e["ts"] + e["dur"]))
         elif ph in ("s", "f"):
             if e.get("bp") != "e" or "id" not in e:
                 errs.append("flow event %d lacks bp e or id: %r" % (i, e))
@@ -61,6 +75,22 @@ def main(argv):
             errs.append("pid %d tid %d has events but no thread_name track" % key)
         if key[0] not in procs:
             errs.append("pid %d has events but no process_name" % key[0])
+    for key, sl in slices.items():
+        # sorted by start, longest first: each slice must end inside every open one
+        open_ends = []
+        for a, b in sorted(sl, key=lambda x: (x[0], -x[1])):
+            while open_ends and open_ends[-1] <= a + EPS:
+                open_ends.pop()
+            if open_ends and b > open_ends[-1] + EPS:
+                errs.append("tid %d: slice [%s, %s] overlaps the end of an enclosing slice at %s" % (key[1], a, b, open_ends[-1]))
+                break
+            open_ends.append(b)
+    for key, sl in timeline.items():
+        sl.sort()
+        for (a0, b0), (a1, b1) in zip(sl, sl[1:]):
+            if abs(a1 - b0) > EPS:
+                errs.append("tid %d: timeline %s at %s, then the next slice starts at %s" % (key[1], "gap" if a1 > b0 else "overlap", b0, a1))
+                break
     edges = set()
     for fid, fl in flows.items():
         s = [e for e in fl if e["ph"] == "s"]
@@ -85,6 +115,14 @@ def main(argv):
                     continue
                 nchains += 1
                 links = c["links"]
+                v = [k for k in timeline if k[1] == c["tid"]]
+                if not v:
+                    errs.append("chain of tid %d: the victim has no timeline" % c["tid"])
+                elif links and "start_ns" in links[0]:
+                    lo, hi = links[0]["start_ns"] / 1000.0, (links[0]["start_ns"] + links[0]["duration_ns"]) / 1000.0
+                    sl = timeline[v[0]]
+                    if min(a for a, _ in sl) > lo + EPS or max(b for _, b in sl) < hi - EPS:
+                        errs.append("chain of tid %d: its wait [%s, %s] is not inside its timeline" % (c["tid"], lo, hi))
                 for a, b in zip(links, links[1:]):
                     if a.get("woken_by") is not None and (b["tid"], a["tid"]) not in edges:
                         errs.append("chain of tid %d: no flow from tid %d to tid %d" % (c["tid"], b["tid"], a["tid"]))

@@ -63,7 +63,7 @@ gt_main() {
 	cg=$("$SLOWDISK" cgroup "$dev" "$iops") || gt_fail "slowdisk.sh cgroup failed"
 	echo "gt_$case: device $dev ($(sed -n 's/^MAJMIN=//p' <<<"$setup")), blkio group $cg ($iops read IOPS), work dir $GT_WORK"
 
-	local cmd=("$WHYSLOW" run --as-root --format json -o "$out" --
+	local cmd=("$WHYSLOW" run --as-root --format json -o "$out" --perfetto "$GT_WORK/trace.json" --
 		   "$GT_PROGRAM" --dev "$dev" --cgroup "$cg" --truth "$truth" "${extra[@]}")
 	echo "+ ${cmd[*]}"
 	timeout -k 5 100 "${cmd[@]}" >"$GT_WORK/whyslow.stdout" 2>"$GT_WORK/whyslow.stderr"
@@ -81,6 +81,8 @@ gt_main() {
 
 	echo "--- check_chain ---"
 	"$PYTHON" "$CHECK_CHAIN" --truth "$truth" --json "$out" --case "$case" || gt_fail "check_chain.py found a mismatch (see above)"
+	echo "--- check_perfetto (the same run's Perfetto export) ---"
+	"$PYTHON" "$GT_DIR/check_perfetto.py" "$GT_WORK/trace.json" --chains "$out" || gt_fail "check_perfetto.py found a problem in the Perfetto export (see above)"
 	GT_OK=1
 	echo "PASS gt_$case"
 }

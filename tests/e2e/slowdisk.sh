@@ -5,8 +5,9 @@
 #                                  prints DEV=/dev/loopN and MAJMIN=7:N
 #   slowdisk.sh cgroup DEV IOPS    create a FRESH cgroup-v1 blkio group whyslow-test-<random>,
 #                                  throttle reads of DEV's I/O to IOPS per second, print its dir
-#   slowdisk.sh teardown           remove every whyslow-test-* group (moving tasks out first) and
-#                                  detach the loop devices (and files) that setup created
+#   slowdisk.sh teardown           remove the whyslow-test-* groups that `cgroup` created with this
+#                                  state (moving tasks out first) and detach the loop devices (and
+#                                  files) that setup created; another run's groups are left alone
 #
 # How the delay is made (see docs in PLATFORM.md, "A disk read of known, long latency"): the loop
 # device runs in direct-I/O mode, so its request is issued in the reader's context and completes
@@ -100,6 +101,8 @@ cmd_cgroup() {
 		dir=
 	done
 	[ -n "$dir" ] || die "cannot create a cgroup under $BLKIO"
+	# teardown removes only the groups this state dir made: other runs may be using theirs
+	mkdir -p "$STATE" && echo "$dir" >>"$STATE/groups" || { rmdir "$dir"; die "cannot write $STATE/groups"; }
 	for t in "${targets[@]}"; do
 		if ! echo "$t $iops" >"$dir/blkio.throttle.read_iops_device"; then
 			rmdir "$dir"; die "cannot set read_iops_device '$t $iops' in $dir"
@@ -110,8 +113,9 @@ cmd_cgroup() {
 
 cmd_teardown() {
 	local rc=0 d tid dev img
-	if [ -d "$BLKIO" ]; then
-		for d in "$BLKIO"/whyslow-test-*; do
+	if [ -f "$STATE/groups" ]; then
+		while read -r d; do
+			case $d in "$BLKIO"/whyslow-test-*) ;; *) continue ;; esac
 			[ -d "$d" ] || continue
 			# Move any task still in the group back to the root group, then remove it.
 			while read -r tid; do
@@ -121,7 +125,8 @@ cmd_teardown() {
 				sleep 0.2
 				rmdir "$d" 2>/dev/null || { echo "slowdisk.sh: cannot remove $d" >&2; rc=1; }
 			fi
-		done
+		done <"$STATE/groups"
+		rm -f "$STATE/groups"
 	fi
 	if [ -f "$STATE/loops" ]; then
 		while read -r dev img; do
