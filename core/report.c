@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reasons.h"
 #include "report.h"
 #include "util.h"
 
@@ -27,7 +28,10 @@ struct ws_report {
 	struct root_total *roots;
 	size_t nroots, roots_cap;
 	uint64_t chains, blocked_total;
+	struct ws_reasons *reasons;
 };
+
+static int render_text(void *ctx, const struct ws_chain *c, char **text);
 
 struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g)
 {
@@ -37,12 +41,14 @@ struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph 
 		return NULL;
 	r->o = *o;
 	r->g = g;
-	if (r->o.top > 0) {
+	r->reasons = ws_reasons_new(render_text, r);
+	if (r->o.top > 0)
 		r->top = calloc(r->o.top, sizeof(*r->top));
-		if (!r->top) {
-			free(r);
-			return NULL;
-		}
+	if (!r->reasons || (r->o.top > 0 && !r->top)) {
+		ws_reasons_free(r->reasons);
+		free(r->top);
+		free(r);
+		return NULL;
 	}
 	return r;
 }
@@ -206,6 +212,25 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		fprintf(b, "   (incomplete: %s)\n", c->why_incomplete);
 }
 
+/* The text of one chain, as the report prints it, into a malloc'd string. */
+static int render_text(void *ctx, const struct ws_chain *c, char **text)
+{
+	size_t len = 0;
+	FILE *b;
+
+	*text = NULL;
+	b = open_memstream(text, &len);
+	if (!b)
+		return -ENOMEM;
+	text_chain(ctx, c, b);
+	if (fclose(b)) {
+		free(*text);
+		*text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static void add_root(struct ws_report *r, const char *comm, const char *root, uint64_t ns)
 {
 	for (size_t i = 0; i < r->nroots; i++) {
@@ -225,11 +250,12 @@ static void add_root(struct ws_report *r, const char *comm, const char *root, ui
 int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 {
 	const char *comm = c->victim->comm[0] ? c->victim->comm : "?";
-	size_t len = 0;
 	char *text = NULL;
-	FILE *b;
+	int err;
 
 	r->chains++;
+	if ((err = ws_reasons_add(r->reasons, c)))
+		return err;
 	r->blocked_total += c->end - c->start;
 	for (size_t i = 0; i < c->nsegs; i++) {
 		char root[96];
@@ -255,14 +281,8 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 		if (slot < 0)
 			return 0;
 	}
-	b = open_memstream(&text, &len);
-	if (!b)
-		return -ENOMEM;
-	text_chain(r, c, b);
-	if (fclose(b)) {
-		free(text);
-		return -ENOMEM;
-	}
+	if ((err = render_text(r, c, &text)))
+		return err;
 	free(r->top[slot].text);
 	r->top[slot].blocked = blocked;
 	r->top[slot].text = text;
@@ -305,6 +325,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 	if (r->nroots) /* qsort(NULL, 0, ...) is undefined */
 		qsort(r->roots, r->nroots, sizeof(*r->roots), by_comm_then_ns);
 	if (r->o.format == WS_FORMAT_JSON) {
+		ws_reasons_json(r->reasons, b);
 		fprintf(b,
 			"{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
 			",\"events_lost\":%" PRIu64 ",\"events_lost_recursion\":%" PRIu64
@@ -336,6 +357,9 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			qsort(r->top, r->ntop, sizeof(*r->top), by_blocked);
 		if (!r->ntop)
 			fprintf(b, "No wait reached the --min-block threshold.\n");
+		ws_reasons_text(r->reasons, b, r->o.top);
+		if (r->ntop)
+			fprintf(b, "The longest single waits:\n");
 		for (int i = 0; i < r->ntop; i++)
 			fprintf(b, "%s%s", i ? "\n" : "", r->top[i].text);
 		ws_format_duration(s->duration_ns, dur, sizeof(dur));
@@ -388,5 +412,6 @@ void ws_report_free(struct ws_report *r)
 		free(r->top[i].text);
 	free(r->top);
 	free(r->roots);
+	ws_reasons_free(r->reasons);
 	free(r);
 }

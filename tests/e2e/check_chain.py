@@ -114,9 +114,9 @@ def check_shape(records, rep):
     elif records and records[-1][1]["type"] != "summary":
         rep.err("the summary (line %d) is not the last record (last is line %d, type %r)"
                 % (summaries[0], records[-1][0], records[-1][1]["type"]))
-    other = sorted({o["type"] for _, o in records} - {"chain", "summary"})
+    other = sorted({o["type"] for _, o in records} - {"chain", "reason", "summary"})
     if other:
-        rep.note("record types besides chain/summary (not checked): %s" % ", ".join(other))
+        rep.note("record types besides chain/reason/summary (not checked): %s" % ", ".join(other))
     for no, c in records:
         if c["type"] != "chain":
             continue

@@ -37,7 +37,7 @@ def load(p):
     objs = [json.loads(l) for l in open(p) if l.strip()]
     assert objs and objs[-1]["type"] == "summary", f"{p}: no final summary"
     assert sum(o["type"] == "summary" for o in objs) == 1, f"{p}: more than one summary"
-    return objs[:-1], objs[-1]
+    return [o for o in objs if o["type"] == "chain"], objs[-1]
 chains, s = load(sys.argv[1])
 by = s["events_by_source"]
 for src in ("sched", "futex", "blkio"):
