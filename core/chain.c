@@ -399,18 +399,21 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	return 0;
 }
 
+int ws_chain_walk_segment(struct ws_graph *g, const struct ws_segment *s, struct ws_chain *out)
+{
+	struct ws_thread *t = (struct ws_thread *)s->thread;
+
+	memset(out, 0, sizeof(*out));
+	if (t && strcmp(s->kind, WS_KIND_UNKNOWN) != 0)
+		walk(g, out, t, s->start, s->start + s->dur);
+	return out->nlinks;
+}
+
 void ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len)
 {
 	struct ws_chain tmp;
-	struct ws_thread *t = (struct ws_thread *)s->thread;
 
-	memset(&tmp, 0, sizeof(tmp));
-	if (!t || strcmp(s->kind, WS_KIND_UNKNOWN) == 0) {
-		snprintf(buf, len, "%s", s->kind);
-		return;
-	}
-	walk(g, &tmp, t, s->start, s->start + s->dur);
-	if (tmp.nlinks)
+	if (ws_chain_walk_segment(g, s, &tmp))
 		root_of_link(g, &tmp.links[tmp.nlinks - 1], buf, len);
 	else
 		snprintf(buf, len, "%s", s->kind);

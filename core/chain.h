@@ -74,6 +74,11 @@ struct ws_chain {
 int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c);
 void ws_chain_release(struct ws_chain *c);
 
+/*
+ * The links that explain segment @s (its thread's timeline over its window), walked the way a
+ * chain is, into @out (no segments). Returns the number of links.
+ */
+int ws_chain_walk_segment(struct ws_graph *g, const struct ws_segment *s, struct ws_chain *out);
 /* Root-cause key of the explanation of @tid's timeline over [from, to]. */
 void ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len);
 

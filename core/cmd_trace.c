@@ -333,6 +333,7 @@ static FILE *null_stream(void)
 enum {
 	OUT_TEXT,
 	OUT_JSON,
+	OUT_FOLDED,
 	OUT_PERFETTO
 };
 
@@ -357,8 +358,8 @@ static const char report_usage[] =
 	"the same chains the live run would have. Needs neither root nor BPF.\n"
 	"\n"
 	"Options:\n"
-	"      --format FMT       text (default), json (JSON Lines) or perfetto (trace-event JSON\n"
-	"                         for ui.perfetto.dev or chrome://tracing)\n"
+	"      --format FMT       text (default), json (JSON Lines), folded (flame graph stacks)\n"
+	"                         or perfetto (trace-event JSON for ui.perfetto.dev)\n"
 	"  -o, --output FILE      write to FILE (complete, or not at all) instead of stdout\n"
 	"      --min-block DUR    report waits at least this long (default: the recording's)\n"
 	"      --top N            text: show the N longest chains (default 5)\n"
@@ -456,7 +457,10 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		return -EINVAL;
 	}
 	so.sources = m->sources;
-	ws_config_set(&r->cfg, "core", "format", r->format == OUT_JSON ? "json" : "text");
+	ws_config_set(&r->cfg, "core", "format",
+		      r->format == OUT_JSON	? "json"
+		      : r->format == OUT_FOLDED ? "folded"
+						: "text");
 	if (r->min_block) {
 		ws_config_set(&r->cfg, "core", "min_block", r->min_block);
 	} else if (m->min_block_ns) {
@@ -586,6 +590,8 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 				r->format = OUT_TEXT;
 			else if (!strcmp(v, "json"))
 				r->format = OUT_JSON;
+			else if (!strcmp(v, "folded"))
+				r->format = OUT_FOLDED;
 			else if (!strcmp(v, "perfetto"))
 				r->format = OUT_PERFETTO;
 			else

@@ -17,7 +17,7 @@ static const char usage[] =
 	"       whyslow [options] attach [options] PID...\n"
 	"       whyslow -c whyslow.ini [run ... | attach ...]\n"
 	"       whyslow record [-o FILE] [options] -- COMMAND [ARGS...] | attach PID...\n"
-	"       whyslow report [FILE] [--format text|json|perfetto] [-o OUT] (see report --help)\n"
+	"       whyslow report [FILE] [--format text|json|folded|perfetto] [-o OUT] (report --help)\n"
 	"\n"
 	"Explains why a program was slow: every wait of a traced thread (off CPU for at least\n"
 	"--min-block) is walked back along proven wakeups to its root cause — a futex holder,\n"
@@ -28,7 +28,8 @@ static const char usage[] =
 	"source)\n"
 	"      --sources LIST     comma-separated sources to enable, e.g. sched,futex,blkio\n"
 	"      --plugin-dir DIR   load source plugins from DIR (env WHYSLOW_PLUGIN_DIR)\n"
-	"      --format FMT       text (default) or json (JSON Lines, one chain per line)\n"
+	"      --format FMT       text (default), json (JSON Lines, one chain per line) or folded\n"
+	"                         (one line per piece of a wait, for flame graphs)\n"
 	"  -o, --output FILE      write the report to FILE (complete, or not at all)\n"
 	"      --min-block DUR    report waits at least this long (default 10ms)\n"
 	"      --top N            text: show the N longest chains (default 5)\n"
@@ -84,8 +85,9 @@ static int set_core(struct cli *c, const char *opt, const char *key, const char 
 		return bad("%s needs a value%s", opt, "");
 	if (k && ws_config_check_value(k, val, why, sizeof(why)))
 		return bad("%s: %s", opt, why);
-	if (!strcmp(key, "format") && strcmp(val, "text") && strcmp(val, "json"))
-		return bad("%s: '%s' is not text or json", opt, val);
+	if (!strcmp(key, "format") && strcmp(val, "text") && strcmp(val, "json") &&
+	    strcmp(val, "folded"))
+		return bad("%s: '%s' is not text, json or folded", opt, val);
 	if (c->nset == (int)ARRAY_SIZE(c->set_key))
 		return -E2BIG;
 	c->set_key[c->nset] = key;

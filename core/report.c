@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded.h"
 #include "reasons.h"
 #include "report.h"
 #include "util.h"
@@ -267,6 +268,10 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 		json_chain(r, c, r->o.out);
 		return ferror(r->o.out) ? -EIO : 0;
 	}
+	if (r->o.format == WS_FORMAT_FOLDED) {
+		ws_folded_chain(r->o.out, r->g, c);
+		return ferror(r->o.out) ? -EIO : 0;
+	}
 	/* text: keep the N longest, rendered now while the graph still holds them */
 	uint64_t blocked = c->end - c->start;
 	int slot = -1;
@@ -324,7 +329,9 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 
 	if (r->nroots) /* qsort(NULL, 0, ...) is undefined */
 		qsort(r->roots, r->nroots, sizeof(*r->roots), by_comm_then_ns);
-	if (r->o.format == WS_FORMAT_JSON) {
+	if (r->o.format == WS_FORMAT_FOLDED) {
+		/* nothing but stacks: flame graph tools read every line */
+	} else if (r->o.format == WS_FORMAT_JSON) {
 		ws_reasons_json(r->reasons, b);
 		fprintf(b,
 			"{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64

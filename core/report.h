@@ -10,7 +10,8 @@
 
 enum ws_format {
 	WS_FORMAT_TEXT,
-	WS_FORMAT_JSON
+	WS_FORMAT_JSON,
+	WS_FORMAT_FOLDED, /* folded stacks for flame graphs; no summary */
 };
 
 /* Renders a claim as "futex 0x7f..." (the owning source's describe callback). */

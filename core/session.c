@@ -25,7 +25,8 @@
 #define MISSES_EVERY_NS 250000000ULL
 
 const struct ws_config_key ws_core_keys[] = {
-	{ "format", WS_CFG_STRING, "text", 0, 0, "output format: text or json" },
+	{ "format", WS_CFG_STRING, "text", 0, 0,
+	  "output format: text, json or folded (flame graph stacks)" },
 	{ "output", WS_CFG_STRING, NULL, 0, 0, "write the report to this file instead of stdout" },
 	{ "min_block", WS_CFG_DURATION, "10ms", 0, 3600000000000ULL,
 	  "report waits (time off CPU) at least this long" },
@@ -1120,7 +1121,9 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	ws_config_u64(s->cfg, "core", ws_core_keys, "max_window", &max_window);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "max_history", &max_history);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "top", &top);
-	ro.format = fmt && !strcmp(fmt, "json") ? WS_FORMAT_JSON : WS_FORMAT_TEXT;
+	ro.format = !fmt || !strcmp(fmt, "text") ? WS_FORMAT_TEXT
+		    : !strcmp(fmt, "folded")	 ? WS_FORMAT_FOLDED
+						 : WS_FORMAT_JSON;
 	ro.top = top;
 	if (!s->replay)
 		ws_clock_anchor(&s->clock);

@@ -7,7 +7,8 @@
 # For each DATA_DIR/gt_<case>.data with its gt_<case>.truth.json (written by the ground-truth
 # program during that recording; see record_report.sh RECORD_SAVE): report --format json must
 # give the right chain (check_chain.py), twice the same, and report --format perfetto must pass
-# check_perfetto.py with every chain hop drawn as a flow.
+# check_perfetto.py with every chain hop drawn as a flow, and report --format folded must parse
+# back with its weights equal to the chains' blocked time (check_folded.py).
 set -u
 WHYSLOW=$1 DATA=$2 CHECK_CHAIN=$3 CHECK_PERFETTO=$4
 PYTHON=${PYTHON:-python3}
@@ -28,6 +29,10 @@ for data in "$DATA"/gt_*.data; do
 		fail "check_chain.py: wrong chain in $data"
 	"$WHYSLOW" report "$data" --format perfetto -o "$work/trace.json" || fail "perfetto export"
 	"$PYTHON" "$CHECK_PERFETTO" "$work/trace.json" --chains "$work/a.jsonl" || fail "perfetto check"
+	"$WHYSLOW" report "$data" --format folded >"$work/folded" || fail "folded export"
+	"$PYTHON" "$(dirname "$0")/check_folded.py" "$work/folded" "$work/a.jsonl" || fail "folded check"
+	"$PYTHON" "$(dirname "$0")/../../tools/flamegraph.py" "$work/folded" >"$work/fg.svg" &&
+		grep -q '<svg' "$work/fg.svg" || fail "tools/flamegraph.py could not draw the folded stacks"
 	"$WHYSLOW" report "$data" >"$work/text" || fail "text report"
 	grep -q 'blocked' "$work/text" || fail "text report shows no chain"
 	# a victim filter that matches nothing leaves only the summary
