@@ -491,6 +491,10 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		fprintf(stderr, "whyslow: cannot start the analysis: %s\n", strerror(-err));
 		return err;
 	}
+	/* a recording of `run` follows its command's main thread, as the live run did */
+	if (m->npids && strncmp(m->command, "attach", 6) &&
+	    (err = ws_session_follow(r->s, m->pids[0])))
+		return err;
 	ws_session_set_chain_sink(r->s, report_sink, r);
 	if (r->pf)
 		ws_session_set_ival_sink(r->s, report_ival, r);

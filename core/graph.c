@@ -70,7 +70,9 @@ struct ws_graph {
 	struct loss *losses;
 	size_t nlosses, losses_cap;
 
-	uint64_t last_ts; /* the latest record's time: where open intervals end at a flush */
+	uint64_t last_ts;    /* the latest record's time: where open intervals end at a flush */
+	uint32_t follow_tid; /* every wait of this thread goes to on_wait (ws_graph_follow) */
+	uint64_t follow_min;
 	struct ws_graph_stats st;
 };
 
@@ -182,8 +184,7 @@ static struct name_slot *name_slot(struct ws_graph *g, uint32_t tid, bool create
 	return &g->names[i];
 }
 
-static void name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm,
-		     uint64_t ts)
+static void name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm, uint64_t ts)
 {
 	struct name_slot *n;
 
@@ -498,13 +499,16 @@ static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_s
 		g->st.waits_unexplained++;
 	}
 	transition(g, t, ts, WS_STATE_RUNNING, sw->cpu);
-	if (t->off_start && ts - t->off_start >= g->min_block && g->ops.on_wait) {
+	if (t->off_start && g->ops.on_wait &&
+	    (ts - t->off_start >= g->min_block ||
+	     (t->tid == g->follow_tid && ts - t->off_start >= g->follow_min))) {
 		struct ws_wait_done d = {
 			.t = t,
 			.start = t->off_start,
 			.wake = t->wake_ts ? t->wake_ts : ts,
 			.end = ts,
 			.cpu = sw->cpu,
+			.below_min_block = ts - t->off_start < g->min_block,
 		};
 
 		/* the runnable stretch ran on the CPU it got back on */
@@ -964,6 +968,12 @@ struct ws_graph *ws_graph_new(const struct ws_graph_ops *ops, uint64_t min_block
 		return NULL;
 	}
 	return g;
+}
+
+void ws_graph_follow(struct ws_graph *g, uint32_t tid, uint64_t min_ns)
+{
+	g->follow_tid = tid;
+	g->follow_min = min_ns ? min_ns : 1;
 }
 
 void ws_graph_free(struct ws_graph *g)

@@ -53,6 +53,7 @@ struct ws_wait_done {
 	struct ws_thread *t;
 	uint64_t start, wake, end; /* off CPU at start, woken at wake, on CPU at end */
 	uint16_t cpu;		   /* CPU it got back on */
+	bool below_min_block;	   /* only the followed thread's (ws_graph_follow) */
 };
 
 struct ws_graph_ops {
@@ -81,6 +82,8 @@ struct ws_graph;
 struct ws_graph *ws_graph_new(const struct ws_graph_ops *ops, uint64_t min_block_ns,
 			      uint64_t max_window_ns, uint64_t max_history_bytes);
 void ws_graph_free(struct ws_graph *g);
+/* Hand on_wait every wait of thread @tid of at least @min_ns, however short (critical path). */
+void ws_graph_follow(struct ws_graph *g, uint32_t tid, uint64_t min_ns);
 
 void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw);
 void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk);

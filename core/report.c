@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "critpath.h"
 #include "folded.h"
 #include "reasons.h"
 #include "report.h"
@@ -30,6 +31,7 @@ struct ws_report {
 	size_t nroots, roots_cap;
 	uint64_t chains, blocked_total;
 	struct ws_reasons *reasons;
+	struct ws_critpath *cp; /* run: the command's main thread, or NULL */
 };
 
 static int render_text(void *ctx, const struct ws_chain *c, char **text);
@@ -257,6 +259,7 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 	r->chains++;
 	if ((err = ws_reasons_add(r->reasons, c)))
 		return err;
+	ws_report_follow_chain(r, c);
 	r->blocked_total += c->end - c->start;
 	for (size_t i = 0; i < c->nsegs; i++) {
 		char root[96];
@@ -292,6 +295,26 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 	r->top[slot].blocked = blocked;
 	r->top[slot].text = text;
 	return 0;
+}
+
+int ws_report_follow(struct ws_report *r, uint32_t tid)
+{
+	ws_critpath_free(r->cp);
+	r->cp = ws_critpath_new(tid);
+	return r->cp ? 0 : -ENOMEM;
+}
+
+void ws_report_follow_chain(struct ws_report *r, const struct ws_chain *c)
+{
+	if (r->cp && c->victim->tid == ws_critpath_tid(r->cp))
+		ws_critpath_chain(r->cp, r->g, c);
+}
+
+void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct ws_ival *iv,
+		    const struct ws_claim *claim)
+{
+	if (r->cp && t->tid == ws_critpath_tid(r->cp))
+		ws_critpath_ival(r->cp, t, iv, claim);
 }
 
 static int by_blocked(const void *a, const void *b)
@@ -332,6 +355,8 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 	if (r->o.format == WS_FORMAT_FOLDED) {
 		/* nothing but stacks: flame graph tools read every line */
 	} else if (r->o.format == WS_FORMAT_JSON) {
+		if (r->cp)
+			ws_critpath_json(r->cp, b);
 		ws_reasons_json(r->reasons, b);
 		fprintf(b,
 			"{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
@@ -362,6 +387,8 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 	} else {
 		if (r->ntop)
 			qsort(r->top, r->ntop, sizeof(*r->top), by_blocked);
+		if (r->cp)
+			ws_critpath_text(r->cp, b);
 		if (!r->ntop)
 			fprintf(b, "No wait reached the --min-block threshold.\n");
 		ws_reasons_text(r->reasons, b, r->o.top);
@@ -420,5 +447,6 @@ void ws_report_free(struct ws_report *r)
 	free(r->top);
 	free(r->roots);
 	ws_reasons_free(r->reasons);
+	ws_critpath_free(r->cp);
 	free(r);
 }

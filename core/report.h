@@ -42,7 +42,14 @@ struct ws_report;
 struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g);
 /* Report one chain (JSON: written at once; text: kept if among the top N). */
 int ws_report_chain(struct ws_report *r, const struct ws_chain *c);
-/* Text: the top N chains and the ranked root causes; JSON: the summary line. */
+/* Account thread @tid's whole life as the run's critical path. 0 or -ENOMEM. */
+int ws_report_follow(struct ws_report *r, uint32_t tid);
+/* A wait of the followed thread below the reporting threshold: critical path only. */
+void ws_report_follow_chain(struct ws_report *r, const struct ws_chain *c);
+/* A final interval of a traced thread's timeline (see ws_graph_ops.on_ival). */
+void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct ws_ival *iv,
+		    const struct ws_claim *claim);
+/* Text: the critical path, reasons, top N chains and root causes; JSON: the same objects. */
 int ws_report_finish(struct ws_report *r, const struct ws_summary *s);
 void ws_report_free(struct ws_report *r);
 

@@ -228,6 +228,8 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		err = ws_session_attach(s);
 	if (!err)
 		err = ws_session_start(s, out.f);
+	if (!err)
+		err = ws_session_follow(s, pid);
 	if (!err && o->on_start) {
 		uint32_t traced = pid;
 

@@ -472,6 +472,10 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 	struct ws_session *s = ctx;
 	int err = ws_chain_build(s->g, d, &s->chain);
 
+	if (!err && d->below_min_block) {
+		ws_report_follow_chain(s->rep, &s->chain); /* the critical path's, not a report's */
+		return;
+	}
 	if (!err && (!s->sink || s->sink(s->sink_ctx, &s->chain)))
 		err = ws_report_chain(s->rep, &s->chain);
 	if (err && !s->err)
@@ -488,6 +492,7 @@ static void on_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *
 {
 	struct ws_session *s = ctx;
 
+	ws_report_ival(s->rep, t, iv, claim);
 	if (s->ival_sink)
 		s->ival_sink(s->ival_sink_ctx, t, iv, claim);
 }
@@ -1320,6 +1325,8 @@ int ws_session_finish(struct ws_session *s)
 	struct ws_summary sum;
 	int err = ws_session_drain(s);
 
+	/* the rest of every timeline reaches the critical path (and any timeline export) now */
+	ws_graph_flush(s->g);
 	ws_session_summary(s, &sum);
 	if (!err)
 		err = ws_report_finish(s->rep, &sum);
@@ -1336,6 +1343,16 @@ void ws_session_set_chain_sink(struct ws_session *s, ws_chain_sink_fn fn, void *
 {
 	s->sink = fn;
 	s->sink_ctx = ctx;
+}
+
+int ws_session_follow(struct ws_session *s, uint32_t tid)
+{
+	uint64_t min_block = 0;
+
+	ws_config_u64(s->cfg, "core", ws_core_keys, "min_block", &min_block);
+	/* shorter waits are counted by the thread's own state, without a walk each */
+	ws_graph_follow(s->g, tid, min_block / WS_CHAIN_SEG_PARTS);
+	return ws_report_follow(s->rep, tid);
 }
 
 void ws_session_set_ival_sink(struct ws_session *s, ws_ival_sink_fn fn, void *ctx)

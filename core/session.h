@@ -72,6 +72,8 @@ void ws_session_set_chain_sink(struct ws_session *s, ws_chain_sink_fn fn, void *
  */
 typedef void (*ws_ival_sink_fn)(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
 				const struct ws_claim *claim);
+/* After start: account thread @tid's whole life as the critical path of the run. 0 or -errno. */
+int ws_session_follow(struct ws_session *s, uint32_t tid);
 void ws_session_set_ival_sink(struct ws_session *s, ws_ival_sink_fn fn, void *ctx);
 void ws_session_flush_timelines(struct ws_session *s);
 /* Mark the session as a replay (before start): @clock is the recording's anchor. */

@@ -83,6 +83,8 @@ gt_main() {
 	"$PYTHON" "$CHECK_CHAIN" --truth "$truth" --json "$out" --case "$case" || gt_fail "check_chain.py found a mismatch (see above)"
 	echo "--- check_perfetto (the same run's Perfetto export) ---"
 	"$PYTHON" "$GT_DIR/check_perfetto.py" "$GT_WORK/trace.json" --chains "$out" || gt_fail "check_perfetto.py found a problem in the Perfetto export (see above)"
+	echo "--- check_critpath (every moment of the command's main thread accounted for) ---"
+	"$PYTHON" "$GT_DIR/check_critpath.py" "$out" || gt_fail "check_critpath.py found a problem (see above)"
 	GT_OK=1
 	echo "PASS gt_$case"
 }

@@ -29,6 +29,9 @@ for data in "$DATA"/gt_*.data; do
 		fail "check_chain.py: wrong chain in $data"
 	"$WHYSLOW" report "$data" --format perfetto -o "$work/trace.json" || fail "perfetto export"
 	"$PYTHON" "$CHECK_PERFETTO" "$work/trace.json" --chains "$work/a.jsonl" || fail "perfetto check"
+	# the recording is of a run whose main thread waits on the victim, which waits on the read
+	"$PYTHON" "$(dirname "$0")/check_critpath.py" "$work/a.jsonl" --top "block I/O" ||
+		fail "critical path check"
 	"$WHYSLOW" report "$data" --format folded >"$work/folded" || fail "folded export"
 	"$PYTHON" "$(dirname "$0")/check_folded.py" "$work/folded" "$work/a.jsonl" || fail "folded check"
 	"$PYTHON" "$(dirname "$0")/../../tools/flamegraph.py" "$work/folded" >"$work/fg.svg" &&
