@@ -395,6 +395,10 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 		c->incomplete = true;
 		c->why_incomplete = "records were lost during this wait";
 	}
+	if (ws_graph_window_oom(g, d->start, d->end)) {
+		c->incomplete = true;
+		c->why_incomplete = "whyslow ran out of memory during this wait";
+	}
 	root_of_link(g, &c->links[c->nlinks - 1], c->root, sizeof(c->root));
 	return 0;
 }

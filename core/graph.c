@@ -72,9 +72,26 @@ struct ws_graph {
 
 	uint64_t last_ts;    /* the latest record's time: where open intervals end at a flush */
 	uint32_t follow_tid; /* every wait of this thread goes to on_wait (ws_graph_follow) */
+	/* out of memory: what could not be kept spans [oom_from, oom_to]; chains there are
+	 * incomplete */
+	uint64_t oom_from, oom_to;
 	uint64_t follow_min;
 	struct ws_graph_stats st;
 };
+
+/*
+ * Memory ran out around @ts: something of the history was not kept. Nothing is allocated here
+ * (that is what failed); the window only grows, and every chain that overlaps it is marked
+ * incomplete, the summary counts the failures.
+ */
+static void oom(struct ws_graph *g, uint64_t ts)
+{
+	if (!g->st.oom || ts < g->oom_from)
+		g->oom_from = ts;
+	if (ts > g->oom_to)
+		g->oom_to = ts;
+	g->st.oom++;
+}
 
 /* ---- thread table ------------------------------------------------------------------- */
 
@@ -259,8 +276,10 @@ static uint32_t claim_intern(struct ws_graph *g, const struct ws_claim *c)
 	uint32_t *slot, id;
 
 	if ((g->claims_live + 1) * 2 > g->claim_index_cap &&
-	    claim_index_rebuild(g, g->claim_index_cap ? g->claim_index_cap * 2 : 256))
+	    claim_index_rebuild(g, g->claim_index_cap ? g->claim_index_cap * 2 : 256)) {
+		oom(g, g->last_ts);
 		return CLAIM_NONE;
+	}
 	slot = claim_index_slot(g, c, h);
 	if (*slot) {
 		g->claims[*slot].refs++;
@@ -270,8 +289,10 @@ static uint32_t claim_intern(struct ws_graph *g, const struct ws_claim *c)
 		id = g->claim_free[--g->nfree];
 	} else {
 		if (ws_grow((void **)&g->claims, &g->claims_cap, g->nclaims + 1,
-			    sizeof(*g->claims)))
+			    sizeof(*g->claims))) {
+			oom(g, g->last_ts);
 			return CLAIM_NONE;
+		}
 		if (!g->nclaims)
 			g->nclaims = 1; /* id 0 means "no claim" */
 		id = g->nclaims++;
@@ -336,14 +357,18 @@ static struct ws_thread *thread_get(struct ws_graph *g, uint32_t tid, uint32_t p
 {
 	struct ws_thread **s, *t;
 
-	if ((g->nthreads + 1) * 2 > g->threads_cap && threads_grow(g))
+	if ((g->nthreads + 1) * 2 > g->threads_cap && threads_grow(g)) {
+		oom(g, ts);
 		return NULL;
+	}
 	s = thread_slot(g, tid);
 	if (*s)
 		return *s;
 	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (!t) {
+		oom(g, ts);
 		return NULL;
+	}
 	t->tid = tid;
 	t->pid = pid;
 	t->born = ts;
@@ -380,8 +405,10 @@ static void transition(struct ws_graph *g, struct ws_thread *t, uint64_t ts, uin
 		c->end = ts < c->start ? c->start : ts;
 		ts = c->end;
 	}
-	if (ws_grow((void **)&t->iv, &t->cap, t->n + 1, sizeof(*t->iv)))
+	if (ws_grow((void **)&t->iv, &t->cap, t->n + 1, sizeof(*t->iv))) {
+		oom(g, ts);
 		return;
+	}
 	t->iv[t->n++] =
 		(struct ws_ival){ .start = ts, .end = WS_NO_END, .cpu = cpu, .state = state };
 	g->st.live_intervals++;
@@ -530,15 +557,19 @@ static void cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid
 		size_t n = cpu + 1;
 		struct cpu_hist *p = realloc(g->cpus, n * sizeof(*p));
 
-		if (!p)
+		if (!p) {
+			oom(g, ts);
 			return;
+		}
 		memset(p + g->ncpus, 0, (n - g->ncpus) * sizeof(*p));
 		g->cpus = p;
 		g->ncpus = n;
 	}
 	h = &g->cpus[cpu];
-	if (ws_grow((void **)&h->r, &h->cap, h->n + 1, sizeof(*h->r)))
+	if (ws_grow((void **)&h->r, &h->cap, h->n + 1, sizeof(*h->r))) {
+		oom(g, ts);
 		return;
+	}
 	h->r[h->n++] = (struct cpu_run){ .ts = ts, .tid = tid, .pid = pid };
 	g->live_runs++;
 }
@@ -636,8 +667,11 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 
 void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to)
 {
-	if (ws_grow((void **)&g->losses, &g->losses_cap, g->nlosses + 1, sizeof(*g->losses)))
+	if (ws_grow((void **)&g->losses, &g->losses_cap, g->nlosses + 1, sizeof(*g->losses))) {
+		oom(g, from);
+		oom(g, to);
 		return;
+	}
 	g->losses[g->nlosses++] = (struct loss){ from, to };
 }
 
@@ -647,6 +681,11 @@ bool ws_graph_window_lost(struct ws_graph *g, uint64_t from, uint64_t to)
 		if (g->losses[i].from <= to && g->losses[i].to >= from)
 			return true;
 	return false;
+}
+
+bool ws_graph_window_oom(struct ws_graph *g, uint64_t from, uint64_t to)
+{
+	return g->st.oom && g->oom_from <= to && g->oom_to >= from;
 }
 
 uint64_t ws_graph_cpu_evicted_to(struct ws_graph *g, uint16_t cpu)

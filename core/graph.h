@@ -106,6 +106,8 @@ struct ws_thread *ws_graph_thread(struct ws_graph *g, uint32_t tid);
 const struct ws_claim *ws_graph_claim(struct ws_graph *g, uint32_t id);
 /* Index of the first interval of @t that ends after @ts (may be t->n). */
 size_t ws_thread_find(const struct ws_thread *t, uint64_t ts);
+/* Did memory run out (history not kept) during [from, to]? */
+bool ws_graph_window_oom(struct ws_graph *g, uint64_t from, uint64_t to);
 /* Did records get lost during [from, to]? */
 bool ws_graph_window_lost(struct ws_graph *g, uint64_t from, uint64_t to);
 /* @cpu's run history before this was dropped (0: nothing was). */
@@ -127,6 +129,7 @@ struct ws_graph_stats {
 	uint64_t history_bytes;	      /* intervals and CPU runs kept now */
 	uint64_t history_trims;	      /* times max_history moved the horizon forward */
 	uint64_t shortest_history_ns; /* least history kept when it did */
+	uint64_t oom;		      /* times memory ran out and history was not kept */
 };
 void ws_graph_stats(struct ws_graph *g, struct ws_graph_stats *st);
 

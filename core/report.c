@@ -369,10 +369,11 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		fprintf(b,
 			",\"events_by_source\":%s,\"malformed_records\":%" PRIu64
 			",\"lost_by_cpu_kind\":%s,\"history_trimmed\":%" PRIu64
-			",\"shortest_history_ns\":%" PRIu64 ",\"root_causes\":[",
+			",\"shortest_history_ns\":%" PRIu64 ",\"out_of_memory\":%" PRIu64
+			",\"root_causes\":[",
 			s->events_by_source ? s->events_by_source : "{}", s->bad_records,
 			s->lost_detail ? s->lost_detail : "{}", s->history_trims,
-			s->shortest_history_ns);
+			s->shortest_history_ns, s->out_of_memory);
 		for (size_t i = 0; i < r->nroots; i++) {
 			uint64_t tot = comm_total(r, r->roots[i].comm);
 
@@ -432,6 +433,11 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 				"marked incomplete: raise [core] max_history to keep more\n",
 				s->history_trims, dur);
 		}
+		if (s->out_of_memory)
+			fprintf(b,
+				"  MEMORY: the analysis ran out of memory %" PRIu64
+				" times; chains over those moments are marked incomplete\n",
+				s->out_of_memory);
 	}
 	if ((fflush(r->o.out) == EOF || ferror(r->o.out)) && !err)
 		err = errno ? -errno : -EIO;

@@ -33,6 +33,7 @@ struct ws_summary {
 	const char *lost_detail; /* JSON object text, e.g. {"cpu0":{"0x101":3}} */
 	uint64_t waits_unexplained, wake_races, bad_records;
 	uint64_t history_trims, shortest_history_ns; /* max_history reached; least kept then */
+	uint64_t out_of_memory;			     /* allocations that failed in the analysis */
 	const char *events_by_source; /* JSON object text, e.g. {"sched":12,"futex":3} */
 	int threads;
 };

@@ -1297,6 +1297,7 @@ void ws_session_summary(struct ws_session *s, struct ws_summary *sum)
 	sum->waits_unexplained = st.waits_unexplained;
 	sum->wake_races = st.races;
 	sum->history_trims = st.history_trims;
+	sum->out_of_memory = st.oom;
 	sum->shortest_history_ns = st.shortest_history_ns;
 	sum->bad_records = s->bad_records;
 	s->by_source_json[0] = 0;

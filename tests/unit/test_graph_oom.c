@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Out of memory in the graph is never silent: the history it could not keep marks the chains
+ * that overlap it incomplete, and the summary counts it. realloc fails on demand here: this
+ * test links with -Wl,--wrap=realloc (tests/meson.build).
+ */
+#include <criterion/criterion.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chain.h"
+#include "graph.h"
+
+static bool fail_realloc;
+
+void *__real_realloc(void *p, size_t n);
+void *__wrap_realloc(void *p, size_t n);
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	return fail_realloc ? NULL : __real_realloc(p, n);
+}
+
+static struct ws_graph *g;
+static struct ws_chain chain;
+static int waits;
+static bool incomplete;
+static const char *why;
+
+static int infer(void *ctx, const struct ws_wait *w, struct ws_claim *out)
+{
+	(void)ctx;
+	out->strength = WS_CLAIM_FALLBACK;
+	snprintf(out->kind, sizeof(out->kind), "wakeup");
+	out->woken_by = w->wake->waker_tid;
+	snprintf(out->evidence, sizeof(out->evidence), "test");
+	return 1;
+}
+
+static void on_wait(void *ctx, const struct ws_wait_done *d)
+{
+	(void)ctx;
+	cr_assert_eq(ws_chain_build(g, d, &chain), 0);
+	waits++;
+	incomplete = chain.incomplete;
+	why = chain.why_incomplete;
+}
+
+static bool traced(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid == 100;
+}
+
+static void sw(uint64_t ms, uint32_t cpu, uint32_t prev, uint32_t state, uint32_t next)
+{
+	struct ws_switch s = { .sz = sizeof(s),
+			       .ts = ms * 1000000,
+			       .cpu = cpu,
+			       .prev_tid = prev,
+			       .prev_pid = prev ? 100 : 0,
+			       .prev_state = state,
+			       .next_tid = next,
+			       .next_pid = next ? 100 : 0,
+			       .next_comm = "t" };
+
+	ws_graph_switch(g, &s);
+}
+
+static void wake(uint64_t ms, uint32_t cpu, uint32_t waker, uint32_t wakee)
+{
+	struct ws_wake w = { .sz = sizeof(w),
+			     .ts = ms * 1000000,
+			     .cpu = cpu,
+			     .waker_tid = waker,
+			     .waker_pid = 100,
+			     .waker_comm = "waker",
+			     .wakee_tid = wakee,
+			     .wakee_pid = 100 };
+
+	ws_graph_wake(g, &w);
+}
+
+static void run(bool starve)
+{
+	struct ws_graph_ops ops = { .infer = infer, .on_wait = on_wait, .pid_traced = traced };
+	struct ws_graph_stats st;
+
+	g = ws_graph_new(&ops, 10000000, 10000000000ULL, 0);
+	cr_assert_not_null(g);
+	waits = 0;
+	sw(1, 0, 0, 0, 10); /* victim runs on CPU 0 */
+	sw(1, 1, 0, 0, 20); /* waker on CPU 1 */
+	sw(2, 0, 10, 1, 0); /* victim blocks */
+	fail_realloc = starve;
+	sw(20, 0, 0, 0, 30); /* a thread first seen now: its timeline needs memory */
+	sw(21, 0, 30, 1, 0);
+	fail_realloc = false;
+	wake(40, 1, 20, 10);
+	sw(41, 0, 0, 0, 10); /* victim back after 39 ms */
+	cr_assert_eq(waits, 1);
+	ws_graph_stats(g, &st);
+	if (starve) {
+		cr_assert_gt(st.oom, 0, "the failed allocation was not counted");
+		cr_assert(incomplete, "a chain over the failed allocation must be incomplete");
+		cr_assert_str_eq(why, "whyslow ran out of memory during this wait");
+	} else {
+		cr_assert_eq(st.oom, 0);
+		cr_assert_not(incomplete, "why: %s", why ? why : "");
+	}
+	ws_chain_release(&chain);
+	ws_graph_free(g);
+}
+
+Test(graph_oom, memory_running_out_marks_the_chains_over_it)
+{
+	run(true);
+}
+
+Test(graph_oom, the_same_run_with_memory_is_complete)
+{
+	run(false);
+}
