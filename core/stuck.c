@@ -54,11 +54,19 @@ static enum ws_open_kind classify(const struct ws_task_snap *s)
 		return WS_OPEN_STOPPED;
 	if (s->in_syscall && s->nr == SYS_futex && ws_futex_op_waits((uint32_t)s->args[1]))
 		return WS_OPEN_FUTEX;
-	if (s->state == 'D')
-		return has_frame(s, "io_schedule") || has_frame(s, "blk_") ||
-				       has_frame(s, "folio_wait") || has_frame(s, "bit_wait_io")
-			       ? WS_OPEN_BLOCK_IO
-			       : WS_OPEN_DISK;
+	if (s->state == 'D') {
+		/* frames of a wait for a block request (the kernel stack, root only) */
+		static const char *const block_frames[] = {
+			"io_schedule",	      "submit_bio_wait", "blk_",	"bio_",
+			"__blkdev_direct_IO", "iomap_dio",	 "__iomap_dio", "folio_wait",
+			"bit_wait_io",	      "wait_on_page",
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(block_frames); i++)
+			if (has_frame(s, block_frames[i]))
+				return WS_OPEN_BLOCK_IO;
+		return WS_OPEN_DISK;
+	}
 	if (s->in_syscall && (s->nr == SYS_clock_nanosleep || s->nr == SYS_nanosleep))
 		return WS_OPEN_SLEEP;
 	return s->in_syscall ? WS_OPEN_SYSCALL : WS_OPEN_OTHER;

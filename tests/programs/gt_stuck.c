@@ -198,6 +198,7 @@ static int disk(int argc, char **argv)
 		if (i)
 			gt_join_cgroup(opts.cgroups[i]);
 		gt_slow_read(&opts, gt_pick_offset(&opts, i), &rd);
+		gt_log("read %d took %.0f ms", i, (double)(rd.end_ns - rd.start_ns) / 1e6);
 	}
 	gt_unlock(&M);
 	pthread_join(t, NULL);
