@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "procsnap.h"
 
 static int read_text(const char *path, char *buf, size_t len)
@@ -144,6 +145,8 @@ int ws_procsnap_task(uint32_t pid, uint32_t tid, uint64_t sched_now, struct ws_t
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->pid = pid;
+	/* after @sched_now was read: now - off_cpu_ns is then no earlier than its last run */
+	t->read_mono_ns = ws_clock_mono_now();
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
 	if ((err = read_text(path, buf, sizeof(buf))))
 		return err;

@@ -29,7 +29,8 @@ struct ws_task_snap {
 	uint64_t exec_start_ns; /* sched clock of its last run (0: unknown) */
 	uint64_t timeslices;	/* times it got a CPU (schedstat), for "did it run since" */
 	bool have_timeslices;
-	uint64_t off_cpu_ns; /* off CPU for at least this long (0: no evidence) */
+	uint64_t off_cpu_ns;   /* off CPU for at least this long (0: no evidence) */
+	uint64_t read_mono_ns; /* CLOCK_MONOTONIC just before its state was read */
 };
 
 /* The sched clock now, as the kernel shows it for this thread (0: unknown). */

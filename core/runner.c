@@ -117,9 +117,34 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
  * nothing is left to look at.
  */
 static bool open_waits(struct ws_stuck *st, const uint32_t *pids, int npids,
-		       const struct ws_stuck *earlier)
+		       const struct ws_stuck *earlier, uint64_t gap_ns)
 {
-	return npids && !ws_stuck_take(st, pids, npids, OPEN_SAMPLE_GAP_NS, earlier);
+	return npids && !ws_stuck_take(st, pids, npids, gap_ns, earlier);
+}
+
+/*
+ * Waits already in progress when tracing began: hand them to the analysis
+ * as records (so a recording carries them too); each is reported when it
+ * ends, from the moment /proc proves it had begun by.
+ */
+static void feed_open_waits(struct ws_session *s, const struct ws_stuck *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		const struct ws_stuck_thread *t = &st->t[i];
+		struct ws_rec_open_wait w = { 0 };
+
+		if ((t->s.state != 'S' && t->s.state != 'D') || !ws_stuck_since(t))
+			continue;
+		w.hdr.size = sizeof(w);
+		w.hdr.kind = WS_KIND_OPEN_WAIT;
+		w.hdr.tid = t->s.tid;
+		w.hdr.pid = t->s.pid;
+		w.hdr.ts = t->s.read_mono_ns;
+		w.since_ns = ws_stuck_since(t);
+		w.off_state = t->s.state == 'D' ? 2 : 1;
+		memcpy(w.comm, t->s.comm, sizeof(w.comm));
+		ws_session_feed(s, &w.hdr);
+	}
 }
 
 /*
@@ -320,7 +345,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	if (waitpid(pid, &status, WNOHANG) == 0) {
 		uint32_t traced = pid;
 
-		have_open = open_waits(&open, &traced, 1, NULL);
+		have_open = open_waits(&open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS);
 	}
 	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock);
 	if (have_open) {
@@ -392,11 +417,14 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		return 1;
 	}
 	/* waits already in progress: the state at attach bounds how long they last */
-	have_start = open_waits(&start, o->pids, o->npids, NULL);
+	have_start = open_waits(&start, o->pids, o->npids, NULL, 0);
+	if (have_start)
+		feed_open_waits(s, &start);
 	if (o->duration_ns)
 		deadline = ws_clock_mono_now() + o->duration_ns;
 	err = loop(s, 0, NULL, deadline);
-	have_open = open_waits(&open, o->pids, o->npids, have_start ? &start : NULL);
+	have_open = open_waits(&open, o->pids, o->npids, have_start ? &start : NULL,
+			       OPEN_SAMPLE_GAP_NS);
 	if (have_start)
 		ws_stuck_free(&start);
 	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock);

@@ -196,11 +196,9 @@ int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t
 	struct sample a, b;
 	struct timespec gap = { (time_t)(gap_ns / 1000000000ULL), (long)(gap_ns % 1000000000ULL) };
 	struct ws_waitfor_node *nodes;
-	uint64_t a_mono;
 	int err, nc;
 
 	memset(st, 0, sizeof(*st));
-	a_mono = ws_clock_mono_now();
 	if ((err = sample(&a, pids, npids))) {
 		free(a.t);
 		return err;
@@ -234,12 +232,13 @@ int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t
 			t->owner = old->owner;
 		bound(t, t->s.off_cpu_ns, "time since it last ran (sched clock)");
 		if (t->steady)
-			bound(t, st->mono_ns - a_mono, "did not run between two samples");
+			bound(t, t->s.read_mono_ns - old->s.read_mono_ns,
+			      "did not run between two samples");
 		if (earlier) {
 			const struct ws_stuck_thread *e = find(earlier->t, earlier->n, t->s.tid);
 
 			if (same_wait(e, t))
-				bound(t, st->mono_ns - earlier->mono_ns,
+				bound(t, t->s.read_mono_ns - e->s.read_mono_ns,
 				      "did not run since tracing began");
 		}
 	}

@@ -61,6 +61,14 @@ int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t
 		  const struct ws_stuck *earlier);
 void ws_stuck_free(struct ws_stuck *st);
 
+/* When @t's wait began at the latest (CLOCK_MONOTONIC); 0 without evidence. */
+static inline uint64_t ws_stuck_since(const struct ws_stuck_thread *t)
+{
+	return t->at_least_ns && t->at_least_ns < t->s.read_mono_ns
+		       ? t->s.read_mono_ns - t->at_least_ns
+		       : 0;
+}
+
 /*
  * Write the open waits of at least @min_block_ns (and every thread of a
  * deadlock or an owner chain), then the deadlocks. @json: JSON Lines

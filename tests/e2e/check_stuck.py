@@ -80,6 +80,23 @@ def main():
                  (h["kind"], h.get("syscall")))
         print("check_stuck: victim %d on 0x%x held by %d, in block I/O: ok" %
               (victim["tid"], int(victim["waits"], 16), holder["tid"]))
+    elif a.case == "disk_joined":
+        # the victim's wait began before tracing and ended during it: one chain for it, from
+        # the holder's wakeup back to the holder's block I/O
+        victim, holder = truth["threads"]
+        chains = [o for o in objs if o.get("type") == "chain" and o["tid"] == victim["tid"]]
+        if len(chains) != 1:
+            fail("expected one chain for the victim tid %d, got %d" % (victim["tid"], len(chains)))
+        links = chains[0]["links"]
+        if links[0]["woken_by"] != holder["tid"]:
+            fail("the victim was woken by %s, truth %d" % (links[0]["woken_by"], holder["tid"]))
+        if len(links) < 2 or links[1]["tid"] != holder["tid"] or links[1]["kind"] != "block_io":
+            fail("the chain does not reach the holder's block I/O: %s" % links)
+        if chains[0]["blocked_ns"] < a.min_ns:
+            fail("the victim's wait is %d ns, it lasted at least %d" % (chains[0]["blocked_ns"],
+                                                                        a.min_ns))
+        print("check_stuck: victim %d blocked %.2fs (begun before attach) <- %d <- block I/O: ok"
+              % (victim["tid"], chains[0]["blocked_ns"] / 1e9, holder["tid"]))
     elif a.case == "sleep":
         o = opens.get(truth["tid"])
         if not o or o["kind"] != "sleep" or o.get("syscall") != "clock_nanosleep":

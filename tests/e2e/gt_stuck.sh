@@ -119,6 +119,19 @@ expect $rc 0 "attach on the mutex held across slow reads"
 "$PYTHON" "$CHECK" --truth "$GT_WORK/disk.truth" --json "$GT_WORK/disk.jsonl" --case disk || gt_fail "disk: wrong chain"
 wait "$GT_PID" || gt_fail "gt_stuck disk failed: $(cat "$GT_WORK/disk.stderr")"
 
+echo "== the same, traced until the holder lets go: the wait begun before attach gets its chain"
+cgs=()
+for _ in 1 2 3; do
+	cgs+=(--cgroup "$("$SLOWDISK" cgroup "$dev" 2)") || gt_fail "slowdisk.sh cgroup failed"
+done
+start_gt joined disk --dev "$dev" "${cgs[@]}" --min-read-ms 200
+t0=$(now_ns)
+timeout -k 5 60 "$WHYSLOW" attach --duration 20s --format json -o "$GT_WORK/joined.jsonl" "$GT_PID" 2>"$GT_WORK/joined.err"
+expect $? 0 "attach until the mutex holder is done"
+# the victim was blocked at least from the truth line until attach began to return
+"$PYTHON" "$CHECK" --truth "$GT_WORK/joined.truth" --json "$GT_WORK/joined.jsonl" --case disk_joined --min-ns 500000000 || gt_fail "joined: wrong chain"
+wait "$GT_PID" || gt_fail "gt_stuck disk failed: $(cat "$GT_WORK/joined.stderr")"
+
 [ -c /dev/null ] || gt_fail "/dev/null is no longer a character device"
 GT_OK=1
 echo "PASS gt_stuck"
