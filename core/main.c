@@ -337,6 +337,8 @@ int main(int argc, char **argv)
 	ws_config_u64(&cfg, "core", ws_core_keys, "duration", &ro.duration_ns);
 	ws_config_u64(&cfg, "core", ws_core_keys, "min_block", &ro.min_block_ns);
 	ro.json = !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "json");
+	ro.open_waits =
+		ro.json || !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text");
 	fflush(stdout);
 	rc = !strcmp(c.cmd, "run") ? ws_run_command(s, &ro) : ws_attach(s, &ro);
 out:

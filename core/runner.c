@@ -116,10 +116,10 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
  * @earlier (from attach time) bounding how long they lasted. false when
  * nothing is left to look at.
  */
-static bool open_waits(struct ws_stuck *st, const uint32_t *pids, int npids,
-		       const struct ws_stuck *earlier, uint64_t gap_ns)
+static bool open_waits(const struct ws_run_opts *o, struct ws_stuck *st, const uint32_t *pids,
+		       int npids, const struct ws_stuck *earlier, uint64_t gap_ns)
 {
-	return npids && !ws_stuck_take(st, pids, npids, gap_ns, earlier);
+	return o->open_waits && npids && !ws_stuck_take(st, pids, npids, gap_ns, earlier);
 }
 
 /*
@@ -266,7 +266,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 {
 	int go[2], report[2], status = 0, err, exec_err = 0;
 	struct ws_stuck open;
-	bool have_open = false, deadlock = false;
+	bool have_open = false, deadlock = false, still_running = false;
 	struct ws_outfile out;
 	pid_t pid;
 	ssize_t n;
@@ -342,16 +342,17 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	}
 	err = loop(s, pid, &status, o->duration_ns ? ws_clock_mono_now() + o->duration_ns : 0);
 	/* --duration ran out with the command still running: what is it waiting for? */
-	if (waitpid(pid, &status, WNOHANG) == 0) {
+	if (o->duration_ns && waitpid(pid, &status, WNOHANG) == 0) {
 		uint32_t traced = pid;
 
-		have_open = open_waits(&open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS);
+		still_running = true;
+		have_open = open_waits(o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS);
 	}
 	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock);
-	if (have_open) {
+	if (have_open)
 		ws_stuck_free(&open);
+	if (still_running)
 		status = end_command(pid);
-	}
 	if (err)
 		return 1;
 	if (deadlock)
@@ -417,13 +418,13 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		return 1;
 	}
 	/* waits already in progress: the state at attach bounds how long they last */
-	have_start = open_waits(&start, o->pids, o->npids, NULL, 0);
+	have_start = open_waits(o, &start, o->pids, o->npids, NULL, 0);
 	if (have_start)
 		feed_open_waits(s, &start);
 	if (o->duration_ns)
 		deadline = ws_clock_mono_now() + o->duration_ns;
 	err = loop(s, 0, NULL, deadline);
-	have_open = open_waits(&open, o->pids, o->npids, have_start ? &start : NULL,
+	have_open = open_waits(o, &open, o->pids, o->npids, have_start ? &start : NULL,
 			       OPEN_SAMPLE_GAP_NS);
 	if (have_start)
 		ws_stuck_free(&start);

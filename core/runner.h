@@ -19,6 +19,7 @@ struct ws_run_opts {
 	const char *output;   /* -o FILE, NULL = stdout */
 	/* the waits still open at the end (stuck.h) are reported like chains */
 	uint64_t min_block_ns;
+	bool open_waits; /* report them (text and json) */
 	bool json;
 	/*
 	 * record / --perfetto (cmd_trace.c): on_start once analysis has started,
