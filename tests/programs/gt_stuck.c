@@ -6,7 +6,8 @@
  *   gt_stuck disk --dev /dev/loopN --cgroup D1 [--cgroup D2 ...]
  *                       a victim blocks on mutex M while its holder does one slow read per
  *                       cgroup (each ~1000/IOPS ms), so a tracer attaching meanwhile finds the
- *                       victim's wait already in progress and its holder in block I/O
+ *                       victim's wait already in progress and its holder in block I/O; with
+ *                       GT_STUCK_UNTIL_USR1 set, the holder reads on until SIGUSR1
  *
  * Once the interesting state is reached (every waiter asleep in its futex call), one JSON line
  * with the truth goes to stdout: {"case":..,"threads":[{"pid","tid","waits":"0x..",
@@ -176,10 +177,16 @@ static void *victim(void *arg)
 
 static int disk(int argc, char **argv)
 {
+	sigset_t usr1;
 	struct gt_read rd;
 	pthread_t t;
 
 	gt_parse(argc, argv, &opts, 1);
+	/* blocked in every thread (the victim inherits the mask): only ever pending */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (pthread_sigmask(SIG_BLOCK, &usr1, NULL))
+		gt_die("pthread_sigmask failed");
 	gt_setname("gt-holder");
 	gt_join_cgroup(opts.cgroups[0]);
 	gt_lock(&M);
@@ -194,6 +201,25 @@ static int disk(int argc, char **argv)
 	       (int)getpid(), (int)tid_victim, (uintptr_t)&M, (int)getpid(), (int)gt_gettid(),
 	       (uintptr_t)&M);
 	fflush(stdout);
+	if (getenv("GT_STUCK_UNTIL_USR1")) {
+		/*
+		 * Read until the test, its tracer ready, says stop: the holder is in
+		 * block I/O when the tracer attaches, and reads remain most of the
+		 * victim's wait however long attaching takes. One group throttles them
+		 * all, letting some through at once (PLATFORM.md): no minimum here.
+		 */
+		sigset_t pending;
+
+		opts.min_read_ms = 0;
+		for (int i = 0;; i++) {
+			gt_slow_read(&opts, gt_pick_offset(&opts, i % 64), &rd);
+			if (sigpending(&pending) || sigismember(&pending, SIGUSR1))
+				break;
+		}
+		gt_unlock(&M);
+		pthread_join(t, NULL);
+		return 0;
+	}
 	for (int i = 0; i < opts.n_cgroups; i++) {
 		if (i)
 			gt_join_cgroup(opts.cgroups[i]);
