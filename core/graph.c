@@ -665,6 +665,25 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 	}
 }
 
+void ws_graph_open_wait(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm,
+			uint64_t since, uint32_t off_state)
+{
+	struct ws_thread *t;
+
+	if (!g->ops.pid_traced(g->ops.ctx, pid))
+		return;
+	t = thread_get(g, tid, pid, since);
+	/* an event already said more than /proc did */
+	if (!t || t->n > t->head || cur_state(t) != WS_STATE_UNKNOWN)
+		return;
+	if (comm && !t->comm[0])
+		strncpy(t->comm, comm, WS_COMM - 1);
+	transition(g, t, since, WS_STATE_BLOCKED, 0);
+	t->off_start = since;
+	t->off_state = off_state;
+	t->wake_ts = 0;
+}
+
 void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to)
 {
 	if (ws_grow((void **)&g->losses, &g->losses_cap, g->nlosses + 1, sizeof(*g->losses))) {

@@ -88,6 +88,12 @@ void ws_graph_follow(struct ws_graph *g, uint32_t tid, uint64_t min_ns);
 void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw);
 void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk);
 void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev);
+/*
+ * Thread @tid was already off CPU (in @off_state) since @since when tracing
+ * began, and nothing has been seen of it yet: its wait is open from @since.
+ */
+void ws_graph_open_wait(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm,
+			uint64_t since, uint32_t off_state);
 /* Records were lost on some CPU between @from and @to. */
 void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to);
 /* Drop history no future chain can need; call now and then with the stream's time. */

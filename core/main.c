@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_stuck.h"
 #include "cmd_trace.h"
 #include "config.h"
 #include "runner.h"
@@ -17,6 +18,7 @@ static const char usage[] =
 	"       whyslow [options] attach [options] PID...\n"
 	"       whyslow -c whyslow.ini [run ... | attach ...]\n"
 	"       whyslow record [-o FILE] [options] -- COMMAND [ARGS...] | attach PID...\n"
+	"       whyslow stuck [--format text|json] PID...  (what each thread waits for, now)\n"
 	"       whyslow report [FILE] [--format text|json|folded|perfetto] [-o OUT] (report --help)\n"
 	"\n"
 	"Explains why a program was slow: every wait of a traced thread (off CPU for at least\n"
@@ -33,7 +35,8 @@ static const char usage[] =
 	"  -o, --output FILE      write the report to FILE (complete, or not at all)\n"
 	"      --min-block DUR    report waits at least this long (default 10ms)\n"
 	"      --top N            text: show the N longest chains (default 5)\n"
-	"      --duration DUR     attach: stop after DUR (default: Ctrl-C or exit)\n"
+	"      --duration DUR     stop tracing after DUR and report (run: then kill the "
+	"command)\n"
 	"  -u, --user USER        run: run the command as USER (default under sudo: $SUDO_USER)\n"
 	"      --as-root          run: keep root for the command\n"
 	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
@@ -193,6 +196,10 @@ static int parse(struct cli *c, int argc, char **argv)
 			c->cmd = a;
 			c->report_at = i + 1;
 			return 0;
+		} else if (!c->cmd && !c->record && !strcmp(a, "stuck")) {
+			c->cmd = a;
+			c->report_at = i + 1;
+			return 0;
 		} else if (!c->cmd && !c->record && !strcmp(a, "record")) {
 			c->record = true;
 		} else if (!c->cmd && (!strcmp(a, "run") || !strcmp(a, "attach"))) {
@@ -261,6 +268,10 @@ int main(int argc, char **argv)
 		rc = ws_cmd_report(argc - c.report_at, argv + c.report_at, &g);
 		goto out;
 	}
+	if (c.cmd && !strcmp(c.cmd, "stuck")) {
+		rc = ws_cmd_stuck(argc - c.report_at, argv + c.report_at);
+		goto out;
+	}
 	if (c.record && !c.cmd) {
 		fprintf(stderr, "whyslow: record what? give record -- COMMAND or record attach "
 				"PID; see whyslow --help\n");
@@ -324,6 +335,10 @@ int main(int argc, char **argv)
 			ro.output = c.live ? c.live : "/dev/null";
 	}
 	ws_config_u64(&cfg, "core", ws_core_keys, "duration", &ro.duration_ns);
+	ws_config_u64(&cfg, "core", ws_core_keys, "min_block", &ro.min_block_ns);
+	ro.json = !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "json");
+	ro.open_waits =
+		ro.json || !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text");
 	fflush(stdout);
 	rc = !strcmp(c.cmd, "run") ? ws_run_command(s, &ro) : ws_attach(s, &ro);
 out:

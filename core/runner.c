@@ -14,8 +14,13 @@
 #include "clock.h"
 #include "outfile.h"
 #include "runner.h"
+#include "stuck.h"
 
 #define POLL_MS 100
+/* the open waits at the end: a thread that did not run between two samples this far apart */
+#define OPEN_SAMPLE_GAP_NS 100000000ULL
+/* run --duration: how long the command has to end after SIGTERM before SIGKILL */
+#define KILL_GRACE_MS 1000
 
 static volatile sig_atomic_t stop_requests;
 static volatile sig_atomic_t forward_sig;
@@ -106,11 +111,61 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 	return err;
 }
 
-static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
-		  const struct ws_run_opts *o)
+/*
+ * The waits of @pids still open now: two samples of /proc (stuck.c), with
+ * @earlier (from attach time) bounding how long they lasted. false when
+ * nothing is left to look at.
+ */
+static bool open_waits(const struct ws_run_opts *o, struct ws_stuck *st, const uint32_t *pids,
+		       int npids, const struct ws_stuck *earlier, uint64_t gap_ns)
 {
-	int err = ws_session_finish(s);
+	return o->open_waits && npids && !ws_stuck_take(st, pids, npids, gap_ns, earlier);
+}
 
+/*
+ * Waits already in progress when tracing began: hand them to the analysis
+ * as records (so a recording carries them too); each is reported when it
+ * ends, from the moment /proc proves it had begun by.
+ */
+static void feed_open_waits(struct ws_session *s, const struct ws_stuck *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		const struct ws_stuck_thread *t = &st->t[i];
+		struct ws_rec_open_wait w = { 0 };
+
+		if ((t->s.state != 'S' && t->s.state != 'D') || !ws_stuck_since(t))
+			continue;
+		w.hdr.size = sizeof(w);
+		w.hdr.kind = WS_KIND_OPEN_WAIT;
+		w.hdr.tid = t->s.tid;
+		w.hdr.pid = t->s.pid;
+		w.hdr.ts = t->s.read_mono_ns;
+		w.since_ns = ws_stuck_since(t);
+		w.off_state = t->s.state == 'D' ? 2 : 1;
+		memcpy(w.comm, t->s.comm, sizeof(w.comm));
+		ws_session_feed(s, &w.hdr);
+	}
+}
+
+/*
+ * Report, with the open waits (@open, may be NULL): in JSON before the
+ * summary line that ends the stream, in text after the summary. Sets
+ * *@deadlock when one was reported.
+ */
+static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
+		  const struct ws_run_opts *o, const struct ws_stuck *open, bool *deadlock)
+{
+	int err = 0;
+
+	if (open && o->json) {
+		err = ws_session_drain(s);
+		*deadlock = ws_stuck_print(out->f, open, o->min_block_ns, true, NULL) > 0;
+	}
+	if (!err)
+		err = ws_session_finish(s);
+	if (!err && open && !o->json)
+		*deadlock = ws_stuck_print(out->f, open, o->min_block_ns, false,
+					   "Still blocked when tracing ended (open waits)") > 0;
 	if (o->on_finish && o->on_finish(o->hook_ctx, s, !err && !loop_err) && !err)
 		err = -EIO;
 	if (loop_err)
@@ -186,9 +241,32 @@ static void child_main(int go, int report, const struct ws_run_opts *o)
 	_exit(127);
 }
 
+/*
+ * run --duration: the command is still running when tracing ends. It is
+ * killed (SIGTERM, then SIGKILL after KILL_GRACE_MS): `run` owns the command's
+ * life, as Ctrl-C shows; to leave a process running, attach to it instead.
+ * Returns its wait status.
+ */
+static int end_command(pid_t pid)
+{
+	int status = 0;
+
+	kill(pid, SIGTERM);
+	for (int i = 0; i < KILL_GRACE_MS / 10; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
 int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 {
 	int go[2], report[2], status = 0, err, exec_err = 0;
+	struct ws_stuck open;
+	bool have_open = false, deadlock = false, still_running = false;
 	struct ws_outfile out;
 	pid_t pid;
 	ssize_t n;
@@ -262,9 +340,23 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		ws_outfile_close(&out, false);
 		return exec_err == -ENOENT ? 127 : 126;
 	}
-	err = loop(s, pid, &status, 0);
-	if (finish(s, &out, err, o))
+	err = loop(s, pid, &status, o->duration_ns ? ws_clock_mono_now() + o->duration_ns : 0);
+	/* --duration ran out with the command still running: what is it waiting for? */
+	if (o->duration_ns && waitpid(pid, &status, WNOHANG) == 0) {
+		uint32_t traced = pid;
+
+		still_running = true;
+		have_open = open_waits(o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS);
+	}
+	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock);
+	if (have_open)
+		ws_stuck_free(&open);
+	if (still_running)
+		status = end_command(pid);
+	if (err)
 		return 1;
+	if (deadlock)
+		return WS_EXIT_DEADLOCK;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
@@ -293,6 +385,8 @@ static int tgid_of(uint32_t tid, uint32_t *tgid)
 
 int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 {
+	struct ws_stuck start, open;
+	bool have_start = false, have_open = false, deadlock = false;
 	struct ws_outfile out;
 	uint64_t deadline = 0;
 	int err = 0;
@@ -323,8 +417,21 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		ws_outfile_close(&out, false);
 		return 1;
 	}
+	/* waits already in progress: the state at attach bounds how long they last */
+	have_start = open_waits(o, &start, o->pids, o->npids, NULL, 0);
+	if (have_start)
+		feed_open_waits(s, &start);
 	if (o->duration_ns)
 		deadline = ws_clock_mono_now() + o->duration_ns;
 	err = loop(s, 0, NULL, deadline);
-	return finish(s, &out, err, o) ? 1 : 0;
+	have_open = open_waits(o, &open, o->pids, o->npids, have_start ? &start : NULL,
+			       OPEN_SAMPLE_GAP_NS);
+	if (have_start)
+		ws_stuck_free(&start);
+	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock);
+	if (have_open)
+		ws_stuck_free(&open);
+	if (err)
+		return 1;
+	return deadlock ? WS_EXIT_DEADLOCK : 0;
 }

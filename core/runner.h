@@ -15,8 +15,12 @@ struct ws_run_opts {
 	bool as_root;	  /* run: keep root even under sudo */
 	uint32_t *pids;	  /* attach: targets */
 	int npids;
-	uint64_t duration_ns; /* attach: 0 = until Ctrl-C or exit */
+	uint64_t duration_ns; /* 0 = until Ctrl-C or exit; run: then the command is killed */
 	const char *output;   /* -o FILE, NULL = stdout */
+	/* the waits still open at the end (stuck.h) are reported like chains */
+	uint64_t min_block_ns;
+	bool open_waits; /* report them (text and json) */
+	bool json;
 	/*
 	 * record / --perfetto (cmd_trace.c): on_start once analysis has started,
 	 * with the traced pids, before the command runs; 0 or -errno (printed).
@@ -27,7 +31,10 @@ struct ws_run_opts {
 	void *hook_ctx;
 };
 
-/* Exit status for main(): the command's (run), 0 (attach), or 1/126/127 on error. */
+/*
+ * Exit status for main(): the command's (run), 0 (attach), 3 (WS_EXIT_DEADLOCK)
+ * when a deadlock was still there at the end, or 1/126/127 on error.
+ */
 int ws_run_command(struct ws_session *s, const struct ws_run_opts *o);
 int ws_attach(struct ws_session *s, const struct ws_run_opts *o);
 

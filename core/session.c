@@ -43,7 +43,7 @@ const struct ws_config_key ws_core_keys[] = {
 	  "most memory for the history chains are walked over; past it the oldest goes first and "
 	  "waits reaching back further are marked incomplete" },
 	{ "duration", WS_CFG_DURATION, "0", 0, 0,
-	  "attach: stop after this long (0: until Ctrl-C)" },
+	  "stop tracing after this long (0: until Ctrl-C); run then ends the command" },
 	{ "command", WS_CFG_STRING, NULL, 0, 0,
 	  "with no run/attach on the command line: run this shell command" },
 	{ "attach", WS_CFG_STRING, NULL, 0, 0,
@@ -507,6 +507,20 @@ static void describe(void *ctx, const struct ws_claim *c, char *buf, size_t len)
 	snprintf(buf, len, "%s (%s)", c->kind, c->evidence);
 }
 
+static void open_wait(struct ws_session *s, const struct ws_rec_hdr *rec)
+{
+	const struct ws_rec_open_wait *w = (const void *)rec;
+	char comm[sizeof(w->comm) + 1];
+
+	if (rec->size < sizeof(*w) || w->since_ns > rec->ts) {
+		s->bad_records++;
+		return;
+	}
+	memcpy(comm, w->comm, sizeof(w->comm));
+	comm[sizeof(w->comm)] = 0;
+	ws_graph_open_wait(s->g, rec->tid, rec->pid, comm, w->since_ns, w->off_state);
+}
+
 static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 {
 	struct ws_session *s = ctx;
@@ -522,6 +536,8 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 		/* its window was noted when it arrived: see note_loss() */
 	} else if (rec->kind == WS_KIND_PROC_EXIT) {
 		pid_gone(s, rec->pid, rec->ts);
+	} else if (rec->kind == WS_KIND_OPEN_WAIT) {
+		open_wait(s, rec);
 	} else if (o >= 0) {
 		s->by_plugin[o]++;
 		if (s->plugins[o].p->decode && s->plugins[o].p->decode(&host, rec) < 0)

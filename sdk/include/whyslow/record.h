@@ -33,6 +33,13 @@
  * stops tracing that pid. A bare ws_rec_hdr, written by the core itself.
  */
 #define WS_KIND_PROC_EXIT (WS_KIND_CORE + 2)
+/*
+ * Thread hdr.tid (of hdr.pid) was already off CPU when tracing began: /proc
+ * showed it blocked at hdr.ts, off CPU since at least @since_ns. Written by
+ * the core itself (struct ws_rec_open_wait), so the wait is reported when it
+ * ends, and recordings replay it.
+ */
+#define WS_KIND_OPEN_WAIT (WS_KIND_CORE + 3)
 
 /*
  * Execution context a record was written in (ws_rec_hdr.ctx), maintained by
@@ -80,6 +87,14 @@ struct ws_rec_lost {
 	__u64 first_ts;
 	__u32 first_kind; /* kind of the first record lost */
 	__u32 reserved;
+};
+
+struct ws_rec_open_wait {
+	struct ws_rec_hdr hdr;
+	__u64 since_ns;	 /* CLOCK_MONOTONIC: off CPU at least since then (it may have begun earlier) */
+	__u32 off_state; /* 1 sleeping (S), 2 uninterruptible (D), as sched_switch's prev_state */
+	__u32 reserved;
+	char comm[16];
 };
 
 /* Per-CPU state in the shared map ws_cpu, written by BPF only. */

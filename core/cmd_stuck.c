@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_stuck.h"
+#include "stuck.h"
+#include "util.h"
+
+/* Two samples this far apart: a thread that did not run between them is really stuck. */
+#define SAMPLE_GAP_NS 100000000ULL
+
+static const char usage[] =
+	"Usage: whyslow stuck [--format text|json] [--min-block DUR] PID...\n"
+	"\n"
+	"A snapshot of what every thread of the processes waits for, now, without tracing:\n"
+	"the syscall it sleeps in, how long it has been off CPU at least, who holds the mutex\n"
+	"it waits for (read from the mutex itself), the chain of holders, and deadlocks.\n"
+	"Exit status 3 when a deadlock is found, 0 otherwise, 1 on error.\n"
+	"Needs ptrace access to the processes (their user, or root), not BPF.\n"
+	"\n"
+	"  --format FMT     text (default) or json (JSON Lines: deadlock and open_wait objects)\n"
+	"  --min-block DUR  show waits off CPU at least this long (default 10ms)\n";
+
+int ws_cmd_stuck(int argc, char **argv)
+{
+	struct ws_stuck st;
+	uint64_t min_block = 10000000ULL, v;
+	uint32_t *pids = calloc(argc ? argc : 1, sizeof(*pids));
+	int npids = 0, err, found;
+	bool json = false;
+
+	if (!pids)
+		return 1;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			free(pids);
+			return 0;
+		} else if (!strcmp(a, "--format") && val &&
+			   (!strcmp(val, "text") || !strcmp(val, "json"))) {
+			json = !strcmp(val, "json");
+			i++;
+		} else if (!strcmp(a, "--min-block") && val &&
+			   !ws_parse_duration(val, &min_block)) {
+			i++;
+		} else if (a[0] != '-' && !ws_parse_u64(a, &v) && v > 0 && v <= 4194304) {
+			pids[npids++] = (uint32_t)v;
+		} else {
+			fprintf(stderr,
+				"whyslow: stuck: bad argument '%s' (expected --format text|json, --min-block DUR or a PID); see whyslow stuck --help\n",
+				a);
+			free(pids);
+			return 1;
+		}
+	}
+	if (!npids) {
+		fprintf(stderr, "whyslow: stuck needs a PID; see whyslow stuck --help\n");
+		free(pids);
+		return 1;
+	}
+	/* any thread id names its process */
+	for (int i = 0; i < npids; i++) {
+		uint32_t tgid = ws_procsnap_tgid(pids[i]);
+
+		if (!tgid) {
+			fprintf(stderr, "whyslow: no process or thread with PID %u\n", pids[i]);
+			free(pids);
+			return 1;
+		}
+		pids[i] = tgid;
+	}
+	err = ws_stuck_take(&st, pids, npids, SAMPLE_GAP_NS, NULL);
+	free(pids);
+	if (err) {
+		fprintf(stderr, "whyslow: stuck: cannot read the processes: %s\n", strerror(-err));
+		return 1;
+	}
+	found = ws_stuck_print(stdout, &st, min_block, json, NULL);
+	if (!json && !found && !st.n)
+		puts("no threads");
+	ws_stuck_free(&st);
+	if (fflush(stdout)) {
+		fprintf(stderr, "whyslow: writing the output: %s\n", strerror(errno));
+		return 1;
+	}
+	return found ? WS_EXIT_DEADLOCK : 0;
+}

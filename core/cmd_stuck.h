@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: MIT */
+/* `whyslow stuck PID...`: a one-shot snapshot of every thread's wait, owners and deadlocks. */
+#ifndef WS_CMD_STUCK_H
+#define WS_CMD_STUCK_H
+
+/* @argv: the arguments after "stuck". Exit status for main(). */
+int ws_cmd_stuck(int argc, char **argv);
+
+#endif

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "owner.h"
+
+/* glibc's mutex kinds (nptl/pthreadP.h); anything else is not a mutex we understand */
+#define KIND_TYPE_MASK 0x3 /* NORMAL, RECURSIVE, ERRORCHECK, ADAPTIVE */
+#define KIND_ROBUST 0x10
+#define KIND_PI 0x20
+#define KIND_PP 0x40
+#define KIND_PSHARED 0x80
+#define KIND_ELISION 0x100
+#define KIND_NO_ELISION 0x200
+#define KIND_KNOWN                                                                        \
+	(KIND_TYPE_MASK | KIND_ROBUST | KIND_PI | KIND_PP | KIND_PSHARED | KIND_ELISION | \
+	 KIND_NO_ELISION)
+
+static uint32_t futex_cmd(uint32_t op)
+{
+	return op & FUTEX_CMD_MASK;
+}
+
+bool ws_futex_op_waits(uint32_t op)
+{
+	switch (futex_cmd(op)) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET:
+	case FUTEX_LOCK_PI:
+	case FUTEX_LOCK_PI2:
+	case FUTEX_WAIT_REQUEUE_PI:
+		return true;
+	}
+	return false;
+}
+
+bool ws_futex_op_pi(uint32_t op)
+{
+	return futex_cmd(op) == FUTEX_LOCK_PI || futex_cmd(op) == FUTEX_LOCK_PI2;
+}
+
+bool ws_futex_op_private(uint32_t op)
+{
+	return op & FUTEX_PRIVATE_FLAG;
+}
+
+const char *ws_futex_op_name(uint32_t op, char *buf, unsigned len)
+{
+	static const char *const names[] = {
+		[FUTEX_WAIT] = "FUTEX_WAIT",
+		[FUTEX_WAKE] = "FUTEX_WAKE",
+		[FUTEX_REQUEUE] = "FUTEX_REQUEUE",
+		[FUTEX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
+		[FUTEX_WAKE_OP] = "FUTEX_WAKE_OP",
+		[FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
+		[FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
+		[FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
+		[FUTEX_WAIT_BITSET] = "FUTEX_WAIT_BITSET",
+		[FUTEX_WAKE_BITSET] = "FUTEX_WAKE_BITSET",
+		[FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
+		[FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
+		[FUTEX_LOCK_PI2] = "FUTEX_LOCK_PI2",
+	};
+	uint32_t cmd = futex_cmd(op);
+
+	if (cmd < sizeof(names) / sizeof(names[0]) && names[cmd])
+		snprintf(buf, len, "%s%s", names[cmd], ws_futex_op_private(op) ? "_PRIVATE" : "");
+	else
+		snprintf(buf, len, "FUTEX_op_%u", op);
+	return buf;
+}
+
+static bool none(struct ws_owner *out, const char *why)
+{
+	out->evidence = WS_OWNER_NONE;
+	out->tid = 0;
+	out->why = why;
+	return false;
+}
+
+bool ws_owner_from_pi_word(uint32_t word, ws_tid_live_fn is_live, void *ctx, struct ws_owner *out)
+{
+	uint32_t tid = word & FUTEX_TID_MASK;
+
+	if (!tid)
+		return none(out, "the PI futex word names no owner");
+	if (word & FUTEX_OWNER_DIED)
+		return none(out, "the PI futex's owner died");
+	if (!is_live(ctx, tid, out->pshared))
+		return none(out, "the PI futex word names no live thread");
+	out->evidence = WS_OWNER_PI_WORD;
+	out->tid = tid;
+	out->why = NULL;
+	return true;
+}
+
+bool ws_owner_from_mutex(const struct ws_mutex_words *m, bool pshared, ws_tid_live_fn is_live,
+			 void *ctx, struct ws_owner *out)
+{
+	uint32_t kind = (uint32_t)m->kind;
+
+	out->pshared = pshared;
+	/* a destroyed mutex has kind -1; a condvar or a tid word has no valid kind there */
+	if (m->kind < 0 || (kind & ~KIND_KNOWN))
+		return none(out, "not a glibc mutex (kind)");
+	if (kind & (KIND_PI | KIND_PP))
+		return none(out, "a PI/PP mutex waited on with a plain futex call");
+	if (!!(kind & KIND_PSHARED) != pshared)
+		return none(out, "not a glibc mutex (pshared flag and futex call disagree)");
+	if (m->lock == 0)
+		return none(out, "the mutex is not locked");
+	if (m->owner <= 0)
+		return none(out, "the mutex names no owner");
+	if (kind & KIND_ROBUST) {
+		/* robust mutexes keep the owner's tid in the lock word itself */
+		if (((uint32_t)m->lock & FUTEX_TID_MASK) != (uint32_t)m->owner)
+			return none(out, "not a glibc mutex (robust lock word and owner differ)");
+	} else if (m->lock != 1 && m->lock != 2) {
+		return none(out, "not a glibc mutex (lock word)");
+	}
+	if ((kind & KIND_TYPE_MASK) != 1 && m->count != 0)
+		return none(out, "not a glibc mutex (count on a non-recursive mutex)");
+	if (m->nusers == 0)
+		return none(out, "not a glibc mutex (no users on a locked mutex)");
+	if (!is_live(ctx, (uint32_t)m->owner, pshared))
+		return none(out, "the mutex owner is not a live thread");
+	out->evidence = WS_OWNER_MUTEX_WORD;
+	out->tid = (uint32_t)m->owner;
+	out->why = NULL;
+	return true;
+}
+
+int ws_owner_read(uint32_t pid, uint64_t uaddr, uint32_t op, ws_tid_live_fn is_live, void *ctx,
+		  struct ws_owner *out)
+{
+	struct ws_mutex_words m;
+	struct iovec local = { &m, sizeof(m) }, remote = { (void *)(uintptr_t)uaddr, sizeof(m) };
+	size_t want = ws_futex_op_pi(op) ? sizeof(m.lock) : sizeof(m);
+	ssize_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->pshared = !ws_futex_op_private(op);
+	if (!ws_futex_op_waits(op)) {
+		none(out, "not a futex wait");
+		return 0;
+	}
+	remote.iov_len = want;
+	local.iov_len = want;
+	n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != want) {
+		none(out, "the lock's memory is not fully readable");
+		return 0;
+	}
+	if (ws_futex_op_pi(op))
+		ws_owner_from_pi_word((uint32_t)m.lock, is_live, ctx, out);
+	else if (futex_cmd(op) == FUTEX_WAIT_REQUEUE_PI)
+		none(out, "a condition variable (requeue to a PI mutex)");
+	else
+		ws_owner_from_mutex(&m, out->pshared, is_live, ctx, out);
+	return 0;
+}

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "clock.h"
+#include "stuck.h"
+#include "util.h"
+#include "waitfor.h"
+
+#define MAX_PROCS 64 /* processes a snapshot follows owners into */
+#define MAX_HOPS 16
+
+/* ---- sampling ------------------------------------------------------------------------------ */
+
+struct sample {
+	struct ws_stuck_thread *t;
+	size_t n;
+	uint32_t pids[MAX_PROCS];
+	int npids;
+	bool no_syscall_access;
+};
+
+struct live_ctx {
+	uint32_t pid; /* the waiter's process */
+};
+
+/* A lock's owner must be a live thread of the waiter's process (or of any, for pshared). */
+static bool tid_live(void *ctx, uint32_t tid, bool pshared)
+{
+	const struct live_ctx *l = ctx;
+	uint32_t tgid = ws_procsnap_tgid(tid);
+
+	return tgid && (pshared || tgid == l->pid);
+}
+
+static bool has_frame(const struct ws_task_snap *s, const char *prefix)
+{
+	for (int i = 0; i < s->nkstack; i++)
+		if (!strncmp(s->kstack[i], prefix, strlen(prefix)))
+			return true;
+	return false;
+}
+
+static enum ws_open_kind classify(const struct ws_task_snap *s)
+{
+	if (!ws_task_blocked(s))
+		return WS_OPEN_NONE;
+	if (s->state == 'T' || s->state == 't')
+		return WS_OPEN_STOPPED;
+	if (s->in_syscall && s->nr == SYS_futex && ws_futex_op_waits((uint32_t)s->args[1]))
+		return WS_OPEN_FUTEX;
+	if (s->state == 'D') {
+		/* frames of a wait for a block request (the kernel stack, root only) */
+		static const char *const block_frames[] = {
+			"io_schedule",	      "submit_bio_wait", "blk_",	"bio_",
+			"__blkdev_direct_IO", "iomap_dio",	 "__iomap_dio", "folio_wait",
+			"bit_wait_io",	      "wait_on_page",
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(block_frames); i++)
+			if (has_frame(s, block_frames[i]))
+				return WS_OPEN_BLOCK_IO;
+		return WS_OPEN_DISK;
+	}
+	if (s->in_syscall && (s->nr == SYS_clock_nanosleep || s->nr == SYS_nanosleep))
+		return WS_OPEN_SLEEP;
+	return s->in_syscall ? WS_OPEN_SYSCALL : WS_OPEN_OTHER;
+}
+
+static void read_owner(struct ws_stuck_thread *t)
+{
+	struct live_ctx l = { t->s.pid };
+
+	if (t->kind != WS_OPEN_FUTEX)
+		return;
+	if (ws_owner_read(t->s.pid, t->addr, t->op, tid_live, &l, &t->owner))
+		t->owner.why = "the process's memory is not readable (needs ptrace access)";
+}
+
+static bool have_pid(const struct sample *sm, uint32_t pid)
+{
+	for (int i = 0; i < sm->npids; i++)
+		if (sm->pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* Snapshot one process into @sm. 0 or -errno. */
+static int sample_pid(struct sample *sm, uint32_t pid)
+{
+	struct ws_task_snap *v;
+	struct ws_stuck_thread *nt;
+	size_t n;
+	int err = ws_procsnap_take(pid, &v, &n);
+
+	if (err)
+		return err;
+	nt = realloc(sm->t, (sm->n + n) * sizeof(*nt));
+	if (!nt) {
+		free(v);
+		return -ENOMEM;
+	}
+	sm->t = nt;
+	for (size_t i = 0; i < n; i++) {
+		struct ws_stuck_thread *t = &sm->t[sm->n++];
+
+		memset(t, 0, sizeof(*t));
+		t->s = v[i];
+		t->kind = classify(&t->s);
+		if (t->s.syscall_denied)
+			sm->no_syscall_access = true;
+		if (t->kind == WS_OPEN_FUTEX) {
+			t->addr = t->s.args[0];
+			t->op = (uint32_t)t->s.args[1];
+		}
+	}
+	free(v);
+	return 0;
+}
+
+/*
+ * Sample @pids and every process that owns a lock one of their threads waits
+ * for, and read those owners. 0, or -errno when none of @pids could be read.
+ */
+static int sample(struct sample *sm, const uint32_t *pids, int npids)
+{
+	int ok = 0, err = -ESRCH;
+
+	memset(sm, 0, sizeof(*sm));
+	for (int i = 0; i < npids && sm->npids < MAX_PROCS; i++) {
+		if (have_pid(sm, pids[i]))
+			continue;
+		sm->pids[sm->npids++] = pids[i];
+		int e = sample_pid(sm, pids[i]);
+
+		if (e == -ENOMEM)
+			return e;
+		if (!e)
+			ok++;
+		else
+			err = e;
+	}
+	if (!ok)
+		return err;
+	/* owners first in the named processes, then in processes they lead to */
+	for (size_t i = 0; i < sm->n; i++) {
+		struct ws_stuck_thread *t = &sm->t[i];
+		uint32_t tgid;
+
+		read_owner(t);
+		if (t->owner.evidence == WS_OWNER_NONE || sm->npids == MAX_PROCS)
+			continue;
+		tgid = ws_procsnap_tgid(t->owner.tid);
+		if (tgid && !have_pid(sm, tgid)) {
+			sm->pids[sm->npids++] = tgid;
+			if (sample_pid(sm, tgid) == -ENOMEM)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static const struct ws_stuck_thread *find(const struct ws_stuck_thread *t, size_t n, uint32_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].s.tid == tid)
+			return &t[i];
+	return NULL;
+}
+
+/* The same wait in both samples, and no timeslice between them: it never ran. */
+static bool same_wait(const struct ws_stuck_thread *a, const struct ws_stuck_thread *b)
+{
+	return a && ws_task_blocked(&a->s) && ws_task_blocked(&b->s) && a->kind == b->kind &&
+	       a->s.in_syscall == b->s.in_syscall && a->s.nr == b->s.nr &&
+	       !memcmp(a->s.args, b->s.args, sizeof(a->s.args)) && a->s.have_timeslices &&
+	       b->s.have_timeslices && a->s.timeslices == b->s.timeslices;
+}
+
+static void bound(struct ws_stuck_thread *t, uint64_t ns, const char *why)
+{
+	if (ns > t->at_least_ns) {
+		t->at_least_ns = ns;
+		t->since_why = why;
+	}
+}
+
+int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t gap_ns,
+		  const struct ws_stuck *earlier)
+{
+	struct sample a, b;
+	struct timespec gap = { (time_t)(gap_ns / 1000000000ULL), (long)(gap_ns % 1000000000ULL) };
+	struct ws_waitfor_node *nodes;
+	int err, nc;
+
+	memset(st, 0, sizeof(*st));
+	if ((err = sample(&a, pids, npids))) {
+		free(a.t);
+		return err;
+	}
+	nanosleep(&gap, NULL);
+	st->mono_ns = ws_clock_mono_now();
+	{
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		st->wall_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	}
+	/* the second sample covers every process the first one reached */
+	if ((err = sample(&b, a.pids, a.npids))) {
+		free(a.t);
+		free(b.t);
+		return err;
+	}
+	for (size_t i = 0; i < b.n; i++) {
+		struct ws_stuck_thread *t = &b.t[i];
+		const struct ws_stuck_thread *old = find(a.t, a.n, t->s.tid);
+
+		if (t->kind == WS_OPEN_NONE)
+			continue;
+		t->steady = same_wait(old, t);
+		/*
+		 * A lock whose waiter and holder both never ran between the samples
+		 * cannot have changed hands: keep the owner read in between.
+		 */
+		if (t->steady && old->owner.evidence != WS_OWNER_NONE)
+			t->owner = old->owner;
+		bound(t, t->s.off_cpu_ns, "time since it last ran (sched clock)");
+		if (t->steady)
+			bound(t, t->s.read_mono_ns - old->s.read_mono_ns,
+			      "did not run between two samples");
+		if (earlier) {
+			const struct ws_stuck_thread *e = find(earlier->t, earlier->n, t->s.tid);
+
+			if (same_wait(e, t))
+				bound(t, t->s.read_mono_ns - e->s.read_mono_ns,
+				      "did not run since tracing began");
+		}
+	}
+	free(a.t);
+	st->t = b.t;
+	st->n = b.n;
+	st->no_syscall_access = b.no_syscall_access;
+
+	/* deadlocks: only among steady waits whose owners the lock itself named */
+	nodes = calloc(st->n ? st->n : 1, sizeof(*nodes));
+	st->cycles = calloc(st->n ? st->n : 1, sizeof(*st->cycles));
+	st->cycle_len = calloc(st->n ? st->n : 1, sizeof(*st->cycle_len));
+	if (!nodes || !st->cycles || !st->cycle_len) {
+		free(nodes);
+		ws_stuck_free(st);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		nodes[i].tid = st->t[i].s.tid;
+		if (st->t[i].steady && st->t[i].owner.evidence != WS_OWNER_NONE)
+			nodes[i].owner = st->t[i].owner.tid;
+	}
+	nc = ws_waitfor_cycles(nodes, st->n, st->cycles, st->cycle_len, (int)st->n);
+	free(nodes);
+	if (nc < 0) {
+		ws_stuck_free(st);
+		return nc;
+	}
+	st->ncycles = nc;
+	for (size_t c = 0, at = 0; c < (size_t)nc; at += st->cycle_len[c++])
+		for (size_t k = 0; k < st->cycle_len[c]; k++)
+			st->t[st->cycles[at + k]].in_cycle = true;
+	return 0;
+}
+
+void ws_stuck_free(struct ws_stuck *st)
+{
+	free(st->t);
+	free(st->cycles);
+	free(st->cycle_len);
+	memset(st, 0, sizeof(*st));
+}
+
+/* ---- output -------------------------------------------------------------------------------- */
+
+/* "at least" must not round up: keep three significant digits, rounded down. */
+static void fmt_at_least(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t p = 1;
+
+	while (ns / p >= 1000)
+		p *= 10;
+	ws_format_duration(ns / p * p, buf, len);
+}
+
+static const char *lock_word(const struct ws_stuck_thread *t)
+{
+	return t->owner.evidence == WS_OWNER_PI_WORD ? "PI futex" : "mutex";
+}
+
+static const char *evidence_name(enum ws_owner_evidence e)
+{
+	return e == WS_OWNER_PI_WORD ? "PI futex word" : "mutex word";
+}
+
+static const char *kind_name(enum ws_open_kind k)
+{
+	static const char *const names[] = {
+		[WS_OPEN_NONE] = "running",	 [WS_OPEN_FUTEX] = "futex",
+		[WS_OPEN_BLOCK_IO] = "block_io", [WS_OPEN_DISK] = "uninterruptible",
+		[WS_OPEN_SLEEP] = "sleep",	 [WS_OPEN_SYSCALL] = "syscall",
+		[WS_OPEN_STOPPED] = "stopped",	 [WS_OPEN_OTHER] = "unknown",
+	};
+	return names[k];
+}
+
+/* "futex 0x7f.. (FUTEX_WAIT_PRIVATE)", "block I/O (pread64 fd 3)", "a sleep (clock_nanosleep)" */
+static void describe(const struct ws_stuck_thread *t, char *buf, size_t len)
+{
+	char nb[32], ob[40];
+	const char *sc = t->s.in_syscall ? ws_syscall_name(t->s.nr, nb, sizeof(nb)) : NULL;
+
+	switch (t->kind) {
+	case WS_OPEN_FUTEX:
+		snprintf(buf, len, "futex 0x%" PRIx64 " (%s)", t->addr,
+			 ws_futex_op_name(t->op, ob, sizeof(ob)));
+		break;
+	case WS_OPEN_BLOCK_IO:
+	case WS_OPEN_DISK:
+		if (sc)
+			snprintf(buf, len, "%s (%s, arg 0x%" PRIx64 ", in %s)",
+				 t->kind == WS_OPEN_BLOCK_IO ? "block I/O"
+							     : "an uninterruptible wait",
+				 sc, t->s.args[0], t->s.nkstack ? t->s.kstack[0] : "the kernel");
+		else
+			snprintf(buf, len, "%s (in %s)",
+				 t->kind == WS_OPEN_BLOCK_IO ? "block I/O"
+							     : "an uninterruptible wait",
+				 t->s.nkstack ? t->s.kstack[0] : "the kernel");
+		break;
+	case WS_OPEN_SLEEP:
+		snprintf(buf, len, "a sleep (%s, a timer)", sc);
+		break;
+	case WS_OPEN_SYSCALL:
+		snprintf(buf, len, "%s (args 0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ")", sc,
+			 t->s.args[0], t->s.args[1], t->s.args[2]);
+		break;
+	case WS_OPEN_STOPPED:
+		snprintf(buf, len, "a stop (state %c: a signal or a debugger)", t->s.state);
+		break;
+	default:
+		snprintf(buf, len, "an unknown wait (state %c%s)", t->s.state,
+			 t->s.syscall_denied ? "; its syscall is not readable without ptrace access"
+					     : "");
+		break;
+	}
+}
+
+static void print_blocked(FILE *f, const struct ws_stuck_thread *t)
+{
+	char what[160], d[32];
+
+	describe(t, what, sizeof(what));
+	fprintf(f, "tid %u (%s) blocked ", t->s.tid, t->s.comm);
+	if (t->at_least_ns) {
+		fmt_at_least(t->at_least_ns, d, sizeof(d));
+		fprintf(f, "at least %s so far ", d);
+	}
+	fprintf(f, "on %s — still waiting", what);
+}
+
+static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck_thread *t)
+{
+	const struct ws_stuck_thread *seen[MAX_HOPS + 1];
+	int nseen = 0;
+
+	print_blocked(f, t);
+	fputc('\n', f);
+	if (t->in_cycle) { /* its owners are the DEADLOCK line above */
+		fprintf(f, " ← held by tid %u (owner from the %s): the DEADLOCK above\n",
+			t->owner.tid, evidence_name(t->owner.evidence));
+		return;
+	}
+	seen[nseen++] = t;
+	while (nseen <= MAX_HOPS) {
+		const struct ws_stuck_thread *o;
+
+		if (t->kind == WS_OPEN_FUTEX && t->owner.evidence == WS_OWNER_NONE) {
+			fprintf(f, " ← holder unknown: %s\n",
+				t->owner.why ? t->owner.why : "no owner evidence");
+			return;
+		}
+		if (t->owner.evidence == WS_OWNER_NONE)
+			return;
+		o = find(st->t, st->n, t->owner.tid);
+		fprintf(f, " ← held by tid %u (%s) (owner from the %s)\n", t->owner.tid,
+			o ? o->s.comm : "?", evidence_name(t->owner.evidence));
+		if (!o)
+			return;
+		for (int i = 0; i < nseen; i++)
+			if (seen[i] == o) {
+				fprintf(f, " ← which waits as above: a cycle (deadlock)\n");
+				return;
+			}
+		if (o->kind == WS_OPEN_NONE) {
+			fprintf(f, " ← tid %u (%s) is running (state %c)\n", o->s.tid, o->s.comm,
+				o->s.state);
+			return;
+		}
+		fputs(" ← ", f);
+		print_blocked(f, o);
+		fputc('\n', f);
+		seen[nseen++] = o;
+		t = o;
+	}
+}
+
+static void json_thread_fields(FILE *f, const struct ws_stuck_thread *t)
+{
+	char nb[32], ob[40];
+
+	fprintf(f, "\"tid\":%u,\"pid\":%u,\"comm\":", t->s.tid, t->s.pid);
+	ws_json_str(f, t->s.comm);
+	fprintf(f, ",\"state\":\"%c\",\"kind\":\"%s\",\"blocked_at_least_ns\":%" PRIu64, t->s.state,
+		kind_name(t->kind), t->at_least_ns);
+	fputs(",\"blocked_evidence\":", f);
+	if (t->since_why)
+		ws_json_str(f, t->since_why);
+	else
+		fputs("null", f);
+	if (t->s.in_syscall) {
+		fputs(",\"syscall\":", f);
+		ws_json_str(f, ws_syscall_name(t->s.nr, nb, sizeof(nb)));
+		fprintf(f, ",\"nr\":%ld,\"args\":[", t->s.nr);
+		for (int i = 0; i < 6; i++)
+			fprintf(f, "%s\"0x%" PRIx64 "\"", i ? "," : "", t->s.args[i]);
+		fputc(']', f);
+	}
+	if (t->kind == WS_OPEN_FUTEX) {
+		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"op\":", t->addr);
+		ws_json_str(f, ws_futex_op_name(t->op, ob, sizeof(ob)));
+		if (t->owner.evidence != WS_OWNER_NONE) {
+			fprintf(f, ",\"owner\":%u,\"owner_evidence\":\"%s\"", t->owner.tid,
+				t->owner.evidence == WS_OWNER_PI_WORD ? "pi_futex_word"
+								      : "mutex_word");
+		} else {
+			fputs(",\"owner\":null,\"owner_unknown\":", f);
+			ws_json_str(f, t->owner.why ? t->owner.why : "no owner evidence");
+		}
+	}
+	fputs(",\"kstack\":[", f);
+	for (int i = 0; i < t->s.nkstack; i++) {
+		if (i)
+			fputc(',', f);
+		ws_json_str(f, t->s.kstack[i]);
+	}
+	fputc(']', f);
+}
+
+static void json_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck_thread *t)
+{
+	const struct ws_stuck_thread *hop = t;
+
+	fputs("{\"type\":\"open_wait\",\"open\":true,", f);
+	json_thread_fields(f, t);
+	fprintf(f, ",\"deadlock\":%s,\"links\":[", t->in_cycle ? "true" : "false");
+	/* the owners, in order, each once */
+	for (int n = 0; n < MAX_HOPS && hop->owner.evidence != WS_OWNER_NONE; n++) {
+		const struct ws_stuck_thread *o = find(st->t, st->n, hop->owner.tid);
+
+		if (!o || o == t)
+			break;
+		if (n)
+			fputc(',', f);
+		fputc('{', f);
+		json_thread_fields(f, o);
+		fputc('}', f);
+		hop = o;
+	}
+	fputs("]}\n", f);
+}
+
+/* "tid 101 (a) waits for mutex 0x.. held by tid 102 (b), which waits for ... held by tid 101 (a)"
+ */
+static void text_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc, size_t len)
+{
+	fputs("DEADLOCK: ", f);
+	for (size_t k = 0; k < len; k++) {
+		const struct ws_stuck_thread *t = &st->t[cyc[k]], *o = &st->t[cyc[(k + 1) % len]];
+
+		if (k)
+			fputs(", which waits for ", f);
+		else
+			fprintf(f, "tid %u (%s) waits for ", t->s.tid, t->s.comm);
+		fprintf(f, "%s 0x%" PRIx64 " held by tid %u (%s)", lock_word(t), t->addr, o->s.tid,
+			o->s.comm);
+		if (o->s.pid != t->s.pid)
+			fprintf(f, " in pid %u", o->s.pid);
+	}
+	fputc('\n', f);
+}
+
+static void json_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc, size_t len)
+{
+	char ob[40];
+
+	fputs("{\"type\":\"deadlock\",\"threads\":[", f);
+	for (size_t k = 0; k < len; k++) {
+		const struct ws_stuck_thread *t = &st->t[cyc[k]], *o = &st->t[cyc[(k + 1) % len]];
+
+		fprintf(f, "%s{\"tid\":%u,\"pid\":%u,\"comm\":", k ? "," : "", t->s.tid, t->s.pid);
+		ws_json_str(f, t->s.comm);
+		fprintf(f,
+			",\"waits_for\":\"0x%" PRIx64 "\",\"lock\":\"%s\",\"syscall\":\"futex\","
+			"\"op\":",
+			t->addr, lock_word(t));
+		ws_json_str(f, ws_futex_op_name(t->op, ob, sizeof(ob)));
+		fprintf(f, ",\"held_by\":%u,\"owner_evidence\":\"%s\"}", o->s.tid,
+			t->owner.evidence == WS_OWNER_PI_WORD ? "pi_futex_word" : "mutex_word");
+	}
+	fputs("]}\n", f);
+}
+
+static bool reported(const struct ws_stuck_thread *t, uint64_t min_block_ns)
+{
+	return t->kind != WS_OPEN_NONE && (t->in_cycle || t->at_least_ns >= min_block_ns);
+}
+
+int ws_stuck_print(FILE *f, const struct ws_stuck *st, uint64_t min_block_ns, bool json,
+		   const char *heading)
+{
+	size_t shown = 0;
+	char d[32];
+
+	for (size_t i = 0; i < st->n; i++)
+		shown += reported(&st->t[i], min_block_ns);
+	if (!json && heading) {
+		ws_format_duration(min_block_ns, d, sizeof(d));
+		fprintf(f, "\n%s: %zu of %zu threads blocked at least %s\n", heading, shown, st->n,
+			d);
+	}
+	for (size_t c = 0, at = 0; c < (size_t)st->ncycles; at += st->cycle_len[c++]) {
+		if (json)
+			json_deadlock(f, st, st->cycles + at, st->cycle_len[c]);
+		else
+			text_deadlock(f, st, st->cycles + at, st->cycle_len[c]);
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		if (!reported(&st->t[i], min_block_ns))
+			continue;
+		if (json)
+			json_chain(f, st, &st->t[i]);
+		else
+			text_chain(f, st, &st->t[i]);
+	}
+	if (!json && st->no_syscall_access)
+		fputs("(some threads' syscalls were not readable: run as the process's user or "
+		      "with sudo for ptrace access)\n",
+		      f);
+	return st->ncycles;
+}
