@@ -66,3 +66,32 @@ arm64_binfmt() {
 	[ -e $bm/qemu-aarch64 ] && return 0
 	grep -v '^#' /usr/lib/binfmt.d/qemu-aarch64.conf >$bm/register
 }
+
+arm64_build() {	# BUILD_DIR
+	if [ ! -f "$1/build.ninja" ]; then
+		meson setup "$1" --cross-file "$TOP/cross/arm64.ini" --buildtype=debugoptimized \
+			-Dbtf="$DEPS/vmlinux.btf" -Dpkg_config_path="$DEPS/pkgconfig" >/dev/null
+	fi
+	ninja -C "$1" >/dev/null
+	echo "tools/arm64: built $1/ (whyslow: $(file -b "$1/core/whyslow" | cut -d, -f1-2))"
+}
+
+# The unit suite only: the root and sdk suites would attach arm64 BPF to the running x86_64 kernel.
+arm64_unit_tests() {	# BUILD_DIR
+	arm64_binfmt
+	QEMU_SET_ENV=LD_LIBRARY_PATH=$DEPS/crit/usr/lib/aarch64-linux-gnu \
+		meson test -C "$1" --suite unit --print-errorlogs
+}
+
+# What the guest runs besides whyslow: Debian's arm64 busybox, bash, coreutils and losetup, with
+# their libraries, unpacked by tools/arm64/mkinitramfs.sh.
+arm64_fetch_userland() {
+	[ -f "$DEPS/debs/userland/.done" ] && return 0
+	rm -rf "$DEPS/debs/userland"
+	mkdir -p "$DEPS/debs/userland"
+	(cd "$DEPS/debs/userland" && apt-get download -qq -o APT::Sandbox::User=root \
+		busybox-static:arm64 bash:arm64 coreutils:arm64 mount:arm64 libtinfo6:arm64 \
+		libacl1:arm64 libattr1:arm64 libgmp10:arm64 libselinux1:arm64 libsmartcols1:arm64 \
+		libmount1:arm64 libblkid1:arm64 libpcre2-8-0:arm64)
+	touch "$DEPS/debs/userland/.done"
+}
