@@ -34,11 +34,12 @@ cp "$PKGROOT/sbin/losetup" "$ROOT/usr/sbin/"
 cp "$BUILD/core/whyslow" "$ROOT/ws/bin/"
 cp "$BUILD"/plugins/*.so "$ROOT/ws/plugins/"
 for c in "$@"; do cp "$BUILD/tests/programs/gt_$c" "$ROOT/ws/programs/"; cp "$TOP/tests/e2e/gt_$c.sh" "$ROOT/ws/e2e/"; done
-cp "$TOP/tests/e2e/gt_lib.sh" "$TOP/tests/e2e/slowdisk.sh" "$ROOT/ws/e2e/"
+# The checkers only so that gt_lib.sh finds them; they run on the host (tools/arm64/pyshim).
+cp "$TOP/tests/e2e/gt_lib.sh" "$TOP/tests/e2e/slowdisk.sh" "$TOP"/tests/e2e/check_*.py "$ROOT/ws/e2e/"
 echo "$*" >"$ROOT/ws/cases"
 cp "$TOP/tools/arm64/guest-init" "$ROOT/init"
-cp "$TOP/tools/arm64/collect.sh" "$ROOT/ws/collect.sh"
-chmod +x "$ROOT/init" "$ROOT/ws/collect.sh" "$ROOT"/ws/e2e/*.sh
+cp "$TOP/tools/arm64/pyshim" "$ROOT/ws/pyshim"
+chmod +x "$ROOT/init" "$ROOT/ws/pyshim" "$ROOT"/ws/e2e/*.sh
 echo "root:x:0:0:root:/:/bin/sh" >"$ROOT/etc/passwd"
 echo "root:x:0:" >"$ROOT/etc/group"
 
