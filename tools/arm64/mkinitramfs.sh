@@ -18,16 +18,14 @@ if [ ! -f "$PKGROOT/.done" ]; then
 	touch "$PKGROOT/.done"
 fi
 cp "$PKGROOT/bin/busybox" "$ROOT/bin/busybox"
-for a in $("$PKGROOT/bin/busybox" --list 2>/dev/null || qemu-aarch64-static "$PKGROOT/bin/busybox" --list); do
-	[ -e "$ROOT/bin/$a" ] || ln -s busybox "$ROOT/bin/$a"
-done
+# Its applet links are made in the guest (/init: busybox --install -s): hundreds of `ln` here
+# take minutes on a loaded machine.
+ln -s busybox "$ROOT/bin/sh"
 # GNU tools first in PATH (slowdisk.sh uses GNU options: stat %Hd, mktemp --suffix, losetup --direct-io).
 cp "$PKGROOT/bin/bash" "$ROOT/usr/bin/"
 ln -sf /usr/bin/bash "$ROOT/bin/bash"
-for f in "$PKGROOT"/bin/* "$PKGROOT"/usr/bin/*; do
-	case $(basename "$f") in busybox|bash) continue ;; esac
-	[ -f "$f" ] && [ ! -L "$f" ] && cp "$f" "$ROOT/usr/bin/"
-done
+find "$PKGROOT/bin" "$PKGROOT/usr/bin" -maxdepth 1 -type f ! -name busybox ! -name bash \
+	-exec cp -t "$ROOT/usr/bin/" {} +
 cp "$PKGROOT/sbin/losetup" "$ROOT/usr/sbin/"
 
 # whyslow, its plugins, the ground truths and the scripts that run them.
@@ -49,23 +47,24 @@ libdirs=("$PKGROOT/lib/aarch64-linux-gnu" "$PKGROOT/usr/lib/aarch64-linux-gnu"
 	 /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu)
 mkdir -p "$ROOT/lib/aarch64-linux-gnu"
 cp -L /lib/ld-linux-aarch64.so.1 "$ROOT/lib/"
-declare -A seen=()
-queue=()
-while IFS= read -r f; do queue+=("$f"); done < <(find "$ROOT" -type f)
-while [ ${#queue[@]} -gt 0 ]; do
-	f=${queue[0]}; queue=("${queue[@]:1}")
-	for lib in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+# One readelf over many files per round (process start-up is what costs on a loaded machine).
+needed_of() { readelf -d "$@" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u; }
+declare -A seen=([ld-linux-aarch64.so.1]=1)
+mapfile -t todo < <(find "$ROOT" -type f ! -name '*.ko' ! -name '*.sh' ! -name '*.py')
+while [ ${#todo[@]} -gt 0 ]; do
+	new=()
+	for lib in $(needed_of "${todo[@]}"); do
 		[ -n "${seen[$lib]:-}" ] && continue
 		seen[$lib]=1
-		[ "$lib" = ld-linux-aarch64.so.1 ] && continue
 		found=
 		for d in "${libdirs[@]}"; do
 			if [ -e "$d/$lib" ]; then found=$d/$lib; break; fi
 		done
-		[ -n "$found" ] || { echo "mkinitramfs.sh: no arm64 $lib (needed by $f)" >&2; exit 1; }
+		[ -n "$found" ] || { echo "mkinitramfs.sh: no arm64 library $lib in ${libdirs[*]}" >&2; exit 1; }
 		cp -L "$found" "$ROOT/lib/aarch64-linux-gnu/$lib"
-		queue+=("$ROOT/lib/aarch64-linux-gnu/$lib")
+		new+=("$ROOT/lib/aarch64-linux-gnu/$lib")
 	done
+	todo=("${new[@]}")
 done
 
 # Modules, in load order (modules.dep and the ext4/jbd2 soft dependency on crc32c).
