@@ -71,6 +71,14 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	return 0;
 }
 
+/*
+ * sched_entity.sched_delayed exists from 6.12 on: a vmlinux.h of an older kernel
+ * (Debian 12's arm64 6.1) lacks it, so name it through a CO-RE flavor of our own.
+ */
+struct sched_entity___delayed {
+	unsigned char sched_delayed;
+} __attribute__((preserve_access_index));
+
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ws_sched_waking, struct task_struct *p)
 {
@@ -85,7 +93,9 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	 * dequeue the scheduler merely delayed (EEVDF, 6.12+): it did sleep.
 	 */
 	if (p->on_rq == 1) {
-		if (!bpf_core_field_exists(p->se.sched_delayed) || !p->se.sched_delayed)
+		struct sched_entity___delayed *se = (void *)&p->se;
+
+		if (!bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed)
 			return 0;
 	}
 	rq_wait_begin(tid);
