@@ -226,6 +226,12 @@ static int blkio_describe(const struct ws_claim *c, char *buf, size_t len)
 			field_str(c, "op"), q, d);
 }
 
+/* Every request on one disk is one cause when a waker's waits are weighed. */
+static int blkio_resource(const struct ws_claim *c, char *buf, size_t len)
+{
+	return snprintf(buf, len, "block I/O on %s", field_str(c, "dev"));
+}
+
 static void blkio_fini(const struct ws_host *host)
 {
 	(void)host;
@@ -248,6 +254,7 @@ static const struct ws_plugin blkio_plugin = {
 	.infer = blkio_infer,
 	.describe = blkio_describe,
 	.fini = blkio_fini,
+	.resource = blkio_resource,
 };
 
 WS_PLUGIN_DEFINE(blkio_plugin)
