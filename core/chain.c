@@ -36,8 +36,9 @@ static const char *state_kind(const struct ws_ival *iv, const struct ws_claim *c
 static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, uint64_t e,
 				 struct ws_cpu_user *ran, int *nran, uint64_t *idle)
 {
-	struct ws_cpu_user all[WS_CHAIN_MAX_RAN + 1];
-	int n = ws_graph_cpu_users(g, cpu, s, e, all, WS_CHAIN_MAX_RAN + 1), k = 0;
+	/* room for many: the holders are gathered in time order and only then sorted */
+	struct ws_cpu_user all[64];
+	int n = ws_graph_cpu_users(g, cpu, s, e, all, 64), k = 0;
 
 	*idle = 0;
 	for (int i = 0; i < n; i++) {

@@ -20,7 +20,8 @@ import json
 import re
 import sys
 
-KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "untraced", "unknown", "running"}
+KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "untraced", "unknown", "running",
+         "wakeup_latency", "signal", "kernel_lock"}
 MS = 1_000_000
 
 
@@ -88,6 +89,17 @@ def check_link_shape(where, link, rep):
     if "woken_by" not in link or not (link["woken_by"] is None or is_int(link["woken_by"])):
         rep.err("%s: \"woken_by\" missing or not an integer/null: %r"
                 % (where, link.get("woken_by")))
+    waits, longest = link.get("waits"), link.get("longest_ns")
+    if not is_int(waits) or waits < 1 or not is_int(longest):
+        rep.err("%s: \"waits\" (>= 1) and \"longest_ns\" must be integers: %r, %r"
+                % (where, waits, longest))
+    elif is_int(link.get("duration_ns")):
+        # one wait is its own length; several say so, and none is longer than their sum
+        if waits == 1 and longest != link["duration_ns"]:
+            rep.err("%s: one wait of %d ns, yet longest_ns %d" % (where, link["duration_ns"], longest))
+        if waits > 1 and not 0 < longest <= link["duration_ns"]:
+            rep.err("%s: %d waits, longest_ns %d of duration_ns %d"
+                    % (where, waits, longest, link["duration_ns"]))
     kind = link.get("kind")
     if isinstance(kind, str) and kind not in KINDS:
         rep.err("%s: unknown kind %r (contract: %s)" % (where, kind, ", ".join(sorted(KINDS))))
@@ -95,10 +107,16 @@ def check_link_shape(where, link, rep):
         a = link.get("addr")
         if not isinstance(a, str) or not re.fullmatch(r"0x[0-9a-fA-F]+", a):
             rep.err("%s: futex link needs \"addr\" as a 0x hex string, got %r" % (where, a))
-    if kind == "block_io":
+    if kind == "block_io" and is_int(waits) and waits > 1:
+        # several requests: the resource they share, not one request's details
+        if not isinstance(link.get("resource"), str):
+            rep.err("%s: block_io link of %d waits needs \"resource\" (string), got %r"
+                    % (where, waits, link.get("resource")))
+    elif kind == "block_io":
         if not isinstance(link.get("dev"), str):
             rep.err("%s: block_io link needs \"dev\" (string), got %r" % (where, link.get("dev")))
-        for k in ("sector", "bytes"):
+        # a cache flush has no sector
+        for k in ("sector", "bytes") if link.get("op") != "flush" else ("bytes",):
             if not is_int(link.get(k)):
                 rep.err("%s: block_io link needs \"%s\" (integer), got %r" % (where, k, link.get(k)))
         if not isinstance(link.get("op"), str):
