@@ -251,7 +251,9 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		text_phrase(r, l, b);
 		fprintf(b, "\n");
 		if (l->has_woken_by) {
-			fprintf(b, " ← woken by tid %u (%s)%s\n", l->woken_by,
+			/* of several waits, the walk goes on through the longest one's waker */
+			fprintf(b, " ← %swoken by tid %u (%s)%s\n",
+				l->waits > 1 ? "the longest " : "", l->woken_by,
 				ws_graph_comm(r->g, l->woken_by),
 				i + 1 == c->nlinks && l->claim && l->claim->root
 					? ", not traced: not explained further"

@@ -1445,11 +1445,8 @@ Test(chain, many_short_requests_on_one_disk_outweigh_running)
  * B waits three times on futex Y (20 ms each, woken by C), running 4 ms between: the link is
  * three waits of 20 ms, never one wait of 60 ms.
  */
-Test(chain, separate_waits_on_one_futex_are_counted_not_summed_into_one)
+static void three_futex_waits_scenario(void)
 {
-	const struct chain *c;
-
-	begin();
 	sw(T(0), 0, 0, 0, A);
 	sw(T(0), 1, 0, 0, B);
 	sw(T(0), 2, 0, 0, C);
@@ -1470,6 +1467,14 @@ Test(chain, separate_waits_on_one_futex_are_counted_not_summed_into_one)
 	wake(T(80.1), 1, B, A);
 	fexit(T(80.2), 1, B, WS_FUTEX_WAKE, 1);
 	sw(T(81), 0, 0, 0, A);
+}
+
+Test(chain, separate_waits_on_one_futex_are_counted_not_summed_into_one)
+{
+	const struct chain *c;
+
+	begin();
+	three_futex_waits_scenario();
 	finish();
 	c = chain_of(A);
 	cr_assert_geq(c->nlinks, 2, "%s", c->line);
@@ -1523,4 +1528,30 @@ Test(chain, runnable_behind_another_thread_is_runqueue)
 	cr_expect_eq(c->links[0].nran, 1, "%s", c->line);
 	cr_expect_eq(c->links[0].ran_tid[0], Z, "%s", c->line);
 	cr_expect_str_eq(c->root, "runqueue on CPU 0", "%s", c->line);
+}
+
+/* The text says the same: three waits, their average and longest, and whose waker goes on. */
+Test(chain, text_of_several_waits_counts_them)
+{
+	struct ws_session_opts o = { .plugin_dir = PLUGIN_BUILD_DIR };
+
+	memset(&R, 0, sizeof(R));
+	cr_assert_eq(ws_config_set(&R.cfg, "core", "format", "text"), 0);
+	cr_assert_eq(ws_config_set(&R.cfg, "core", "min_block", "10ms"), 0);
+	cr_assert_eq(ws_session_open(&R.s, &o, &R.cfg), 0);
+	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
+	R.f = open_memstream(&R.text, &R.len);
+	cr_assert_not_null(R.f);
+	cr_assert_eq(ws_session_start(R.s, R.f), 0);
+	three_futex_waits_scenario();
+	cr_assert_eq(ws_session_finish(R.s), 0);
+	fclose(R.f);
+	cr_expect(strstr(R.text,
+			 "tid 102 (t102) blocked 60ms in 3 waits for futex 0x7f2a3c002000 "
+			 "(20ms on average, longest 20ms)"),
+		  "%s", R.text);
+	cr_expect(strstr(R.text, " ← the longest woken by tid 104 (t104)"), "%s", R.text);
+	ws_session_free(R.s);
+	ws_config_free(&R.cfg);
+	free(R.text);
 }
