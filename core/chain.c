@@ -30,22 +30,54 @@ static const char *state_kind(const struct ws_ival *iv, const struct ws_claim *c
 }
 
 /*
- * What @t was doing for most of [a, b]: its intervals grouped by state (and,
- * when blocked, by the claim explaining them), the largest group winning; a
- * thread running in 50 ms slices between preemptions was "running", not
- * "preempted". Returns the group's longest interval, clipped to [*s, *e] (a
- * blocked one is where the walk continues), with the group's first start in
- * *first and its clipped total in *total. NULL when @t's timeline does not
- * reach into the window at all.
+ * Who held @cpu over [s, e] (the idle task left out, its time in *idle): runnable there was
+ * waiting for the CPU to wake up when it was mostly idle, for other threads otherwise.
  */
+static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, uint64_t e,
+				 struct ws_cpu_user *ran, int *nran, uint64_t *idle)
+{
+	/* room for many: the holders are gathered in time order and only then sorted */
+	struct ws_cpu_user all[64];
+	int n = ws_graph_cpu_users(g, cpu, s, e, all, 64), k = 0;
+
+	*idle = 0;
+	for (int i = 0; i < n; i++) {
+		if (all[i].tid == 0)
+			*idle += all[i].ns;
+		else if (k < WS_CHAIN_MAX_RAN && ran)
+			ran[k++] = all[i];
+	}
+	if (nran)
+		*nran = k;
+	return e > s && *idle * 2 >= e - s ? WS_KIND_WAKEUP_LATENCY : WS_KIND_RUNQUEUE;
+}
+
+/*
+ * What @t was doing for most of [a, b]: its intervals grouped by state and, when blocked, by
+ * the resource their claims name (every request on one disk is one cause, each wait on one
+ * futex too; a claim naming none is its own), the largest group winning. A thread running in
+ * 50 ms slices between preemptions was "running", not "preempted"; 200 short writes to vda
+ * outweigh 20 ms of running. @d->iv is the group's longest interval, clipped to [d->s, d->e]
+ * (a blocked one is where the walk continues). NULL when @t's timeline does not reach into
+ * the window at all.
+ */
+struct dominant {
+	const struct ws_ival *iv;
+	uint64_t s, e;	       /* iv clipped to the window */
+	uint64_t first, total; /* the group's first start, its clipped total */
+	uint64_t longest;      /* its longest separate piece */
+	uint32_t pieces;       /* its separate pieces (adjacent intervals are one) */
+};
+
 #define GROUPS 32
-static const struct ws_ival *dominant(const struct ws_thread *t, uint64_t a, uint64_t b,
-				      uint64_t *s, uint64_t *e, uint64_t *first, uint64_t *total)
+static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread *t, uint64_t a,
+				      uint64_t b, struct dominant *d)
 {
 	struct group {
 		uint8_t state;
-		uint32_t claim;
-		uint64_t total, first, longest;
+		uint64_t key;
+		uint64_t total, first, longest_iv, piece, longest, end;
+		uint32_t pieces;
 		const struct ws_ival *iv;
 	} gr[GROUPS];
 	int n = 0, best = -1;
@@ -54,34 +86,50 @@ static const struct ws_ival *dominant(const struct ws_thread *t, uint64_t a, uin
 		const struct ws_ival *iv = &t->iv[i];
 		uint64_t cs = iv->start > a ? iv->start : a;
 		uint64_t ce = iv->end < b ? iv->end : b;
-		uint32_t claim = iv->state == WS_STATE_BLOCKED ? iv->claim : 0;
+		uint64_t key =
+			iv->state == WS_STATE_BLOCKED ? ws_graph_claim_group(g, iv->claim) : 0;
+		struct group *p;
 		int k;
 
 		if (ce <= cs)
 			continue;
-		for (k = 0; k < n && (gr[k].state != iv->state || gr[k].claim != claim); k++)
+		for (k = 0; k < n && (gr[k].state != iv->state || gr[k].key != key); k++)
 			;
 		if (k == n) {
 			if (n == GROUPS)
 				continue; /* a window this busy: the first groups stand for it */
-			gr[n++] = (struct group){ iv->state, claim, 0, cs, 0, NULL };
+			gr[n++] = (struct group){ .state = iv->state, .key = key, .first = cs };
 		}
-		gr[k].total += ce - cs;
-		if (ce - cs > gr[k].longest) {
-			gr[k].longest = ce - cs;
-			gr[k].iv = iv;
+		p = &gr[k];
+		p->total += ce - cs;
+		if (ce - cs > p->longest_iv) {
+			p->longest_iv = ce - cs;
+			p->iv = iv;
 		}
+		/* a blocked interval is one wait; running or runnable ones that touch are one
+		 * stretch */
+		if (!p->pieces || iv->state == WS_STATE_BLOCKED || cs != p->end) {
+			p->pieces++;
+			p->piece = 0;
+		}
+		p->piece += ce - cs;
+		p->end = ce;
+		if (p->piece > p->longest)
+			p->longest = p->piece;
 	}
 	for (int k = 0; k < n; k++)
 		if (best < 0 || gr[k].total > gr[best].total)
 			best = k;
 	if (best < 0)
 		return NULL;
-	*s = gr[best].iv->start > a ? gr[best].iv->start : a;
-	*e = gr[best].iv->end < b ? gr[best].iv->end : b;
-	*first = gr[best].first;
-	*total = gr[best].total;
-	return gr[best].iv;
+	d->iv = gr[best].iv;
+	d->s = d->iv->start > a ? d->iv->start : a;
+	d->e = d->iv->end < b ? d->iv->end : b;
+	d->first = gr[best].first;
+	d->total = gr[best].total;
+	d->longest = gr[best].longest;
+	d->pieces = gr[best].pieces;
+	return d->iv;
 }
 
 static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thread *t,
@@ -97,6 +145,8 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 	l->comm = t->comm[0] ? t->comm : ws_graph_comm(g, t->tid);
 	l->start = s;
 	l->dur = e - s;
+	l->waits = 1;
+	l->longest = e - s;
 	l->kind = iv ? state_kind(iv, cl) : WS_KIND_UNKNOWN;
 	l->claim = cl;
 	l->cpu = iv ? iv->cpu : 0;
@@ -109,8 +159,12 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 	} else if (iv->state == WS_STATE_RUNNING) {
 		l->evidence = "it was on CPU: its own work delayed the wakeup";
 	} else if (iv->state == WS_STATE_RUNNABLE) {
-		l->evidence = "runnable, waiting for a CPU others held";
-		l->nran = ws_graph_cpu_users(g, iv->cpu, s, e, l->ran, WS_CHAIN_MAX_RAN);
+		l->kind = runnable_kind(g, iv->cpu, s, e, l->ran, &l->nran, &l->idle_ns);
+		l->evidence =
+			strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0
+				? "runnable while the CPU ran its idle task: it was waking up "
+				  "(IPI, leaving a C-state), not busy with others"
+				: "runnable, waiting for a CPU others held";
 	} else {
 		l->evidence = "blocked; no claim recorded";
 	}
@@ -130,7 +184,7 @@ static void check_kept(struct ws_chain *c, uint64_t evicted_to, uint64_t from)
 /* A runqueue link names who held its CPU: was that CPU's history kept? */
 static void check_cpu_kept(struct ws_graph *g, struct ws_chain *c, const struct ws_link *l)
 {
-	if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0)
+	if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0 || strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0)
 		check_kept(c, ws_graph_cpu_evicted_to(g, l->cpu), l->start);
 }
 
@@ -144,7 +198,8 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 	while (t && c->nlinks < WS_CHAIN_MAX_LINKS) {
 		struct ws_link *l = &c->links[c->nlinks];
 		const struct ws_ival *iv;
-		uint64_t s = a, e = b, first = a, total = 0;
+		struct dominant d = { .s = a, .e = b };
+		uint64_t s, e;
 
 		for (int i = 0; i < c->nlinks; i++) {
 			if (c->links[i].thread == t) {
@@ -154,13 +209,17 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 			}
 		}
 		check_kept(c, t->evicted_to, a);
-		iv = dominant(t, a, b, &s, &e, &first, &total);
+		iv = dominant(g, t, a, b, &d);
+		s = d.s;
+		e = d.e;
 		fill_link(g, l, t, iv, s, e);
 		check_cpu_kept(g, c, l);
 		if (iv) {
 			/* the link is the whole group; the walk goes on in its longest part */
-			l->start = first;
-			l->dur = total;
+			l->start = d.first;
+			l->dur = d.total;
+			l->waits = d.pieces;
+			l->longest = d.longest;
 		}
 		c->nlinks++;
 		if (!iv || iv->state == WS_STATE_UNKNOWN) {
@@ -292,9 +351,14 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 		uint64_t s = iv->start > at ? iv->start : at;
 		uint64_t e = iv->end < b ? iv->end : b;
 
+		const char *kind = state_kind(iv, cl);
+		uint64_t idle;
+
+		if (iv->state == WS_STATE_RUNNABLE)
+			kind = runnable_kind(g, iv->cpu, s, e, NULL, NULL, &idle);
 		if ((err = push_seg(c, WS_KIND_UNKNOWN, t, at, s, NULL)))
 			return err;
-		if ((err = push_seg(c, state_kind(iv, cl), t, s, e, cl)))
+		if ((err = push_seg(c, kind, t, s, e, cl)))
 			return err;
 		if (e > at)
 			at = e;
@@ -312,16 +376,13 @@ static void root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf,
 {
 	const struct ws_claim *cl = l->claim;
 
-	if (cl && strcmp(cl->kind, "block_io") == 0) {
-		for (unsigned int i = 0; i < cl->nfields; i++) {
-			if (strcmp(cl->fields[i].key, "dev") == 0) {
-				snprintf(buf, len, "block I/O on %s", cl->fields[i].s);
-				return;
-			}
-		}
-		snprintf(buf, len, "block I/O");
+	/* a root its source names a resource for is grouped by it: "block I/O on vda" */
+	if (cl && cl->root && ws_graph_resource(g, cl, buf, len) > 0) {
+		return;
 	} else if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
 		snprintf(buf, len, "runqueue on CPU %u", l->cpu);
+	} else if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
+		snprintf(buf, len, "wakeup latency on CPU %u", l->cpu);
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
 		snprintf(buf, len, "CPU work in %s", l->comm);
 	} else if (cl && strcmp(cl->kind, "sleep") == 0) {
@@ -367,8 +428,12 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	else
 		err = push_seg(c, blocked ? (cl ? cl->kind : WS_KIND_UNKNOWN) : WS_KIND_UNKNOWN, t,
 			       d->start, d->wake, cl);
-	if (!err)
-		err = push_seg(c, WS_KIND_RUNQUEUE, t, d->wake, d->end, NULL);
+	if (!err) {
+		uint64_t idle;
+
+		err = push_seg(c, runnable_kind(g, d->cpu, d->wake, d->end, NULL, NULL, &idle), t,
+			       d->wake, d->end, NULL);
+	}
 	if (err)
 		return err;
 

@@ -17,6 +17,8 @@
 #define WS_KIND_RUNNING "running"
 #define WS_KIND_RUNQUEUE "runqueue"
 #define WS_KIND_UNKNOWN "unknown"
+/* Runnable on a CPU that was idle: the CPU waking up (IPI, C-state exit), not contention. */
+#define WS_KIND_WAKEUP_LATENCY "wakeup_latency"
 
 struct ws_link {
 	const struct ws_thread *thread;
@@ -29,8 +31,16 @@ struct ws_link {
 	const struct ws_claim *claim; /* NULL for core kinds */
 	const char *evidence;
 	uint16_t cpu; /* running/runqueue */
-	int nran;     /* runqueue: who held the CPU */
+	int nran;     /* runqueue: who held the CPU (never the idle task) */
 	struct ws_cpu_user ran[WS_CHAIN_MAX_RAN];
+	uint64_t idle_ns; /* runqueue/wakeup_latency: of dur, the CPU ran its idle task */
+	/*
+	 * The link stands for @waits separate intervals of the thread (waits when
+	 * blocked, stretches when running or runnable), @dur in all; the longest
+	 * was @longest. One wait: dur == longest.
+	 */
+	uint32_t waits;
+	uint64_t longest;
 };
 
 /*

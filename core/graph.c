@@ -20,7 +20,8 @@
 struct claim_slot {
 	struct ws_claim c;
 	uint64_t hash;
-	uint32_t refs; /* 0: free */
+	uint64_t group; /* see ws_graph_claim_group */
+	uint32_t refs;	/* 0: free */
 };
 
 struct name_slot {
@@ -269,6 +270,43 @@ static int claim_index_rebuild(struct ws_graph *g, size_t cap)
 	return 0;
 }
 
+int ws_graph_resource(struct ws_graph *g, const struct ws_claim *c, char *buf, size_t len)
+{
+	int n = 0;
+
+	if (len)
+		buf[0] = 0;
+	if (c && len && g->ops.resource)
+		n = g->ops.resource(g->ops.ctx, c, buf, len);
+	if (n <= 0 || (size_t)n >= len) {
+		if (len)
+			buf[0] = 0;
+		return 0;
+	}
+	return n;
+}
+
+/*
+ * Odd keys name a resource (its source, kind and name hashed); even keys are a claim's own id,
+ * for claims that name none. Computed once, when the claim is first interned.
+ */
+static uint64_t claim_group_of(struct ws_graph *g, const struct ws_claim *c, uint32_t id)
+{
+	char res[128];
+	int n = ws_graph_resource(g, c, res, sizeof(res));
+
+	if (n <= 0)
+		return (uint64_t)id << 1;
+	return (ws_hash_bytes(res, n) ^ ws_hash_bytes(c->kind, strnlen(c->kind, sizeof(c->kind))) ^
+		((uint64_t)c->owner << 48)) |
+	       1;
+}
+
+uint64_t ws_graph_claim_group(struct ws_graph *g, uint32_t id)
+{
+	return id && id < g->nclaims && g->claims[id].refs ? g->claims[id].group : 0;
+}
+
 /* Intern @c (whose padding and unused bytes must be zero); returns an id, 0 on ENOMEM. */
 static uint32_t claim_intern(struct ws_graph *g, const struct ws_claim *c)
 {
@@ -299,6 +337,7 @@ static uint32_t claim_intern(struct ws_graph *g, const struct ws_claim *c)
 	}
 	g->claims[id].c = *c;
 	g->claims[id].hash = h;
+	g->claims[id].group = claim_group_of(g, c, id);
 	g->claims[id].refs = 1;
 	g->claims_live++;
 	*slot = id;

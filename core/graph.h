@@ -9,6 +9,7 @@
 #define WS_GRAPH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <whyslow/plugin.h>
@@ -70,6 +71,8 @@ struct ws_graph_ops {
 	 */
 	void (*on_ival)(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
 			const struct ws_claim *claim);
+	/* The resource @c is about ("block I/O on vda"): length written, 0 if it names none. */
+	int (*resource)(void *ctx, const struct ws_claim *c, char *buf, size_t len);
 	void *ctx;
 };
 
@@ -110,6 +113,13 @@ void ws_graph_retire_pid(struct ws_graph *g, uint32_t pid, uint64_t ts);
 struct ws_thread *ws_graph_thread_at(struct ws_graph *g, uint32_t tid, uint64_t ts);
 struct ws_thread *ws_graph_thread(struct ws_graph *g, uint32_t tid);
 const struct ws_claim *ws_graph_claim(struct ws_graph *g, uint32_t id);
+/*
+ * Claims about one resource (same source, kind and resource, e.g. every request on vda) share
+ * a group key; a claim that names no resource is a group of its own.
+ */
+uint64_t ws_graph_claim_group(struct ws_graph *g, uint32_t id);
+/* The resource claim @c is about, from its source; 0 (buf empty) when it names none. */
+int ws_graph_resource(struct ws_graph *g, const struct ws_claim *c, char *buf, size_t len);
 /* Index of the first interval of @t that ends after @ts (may be t->n). */
 size_t ws_thread_find(const struct ws_thread *t, uint64_t ts);
 /* Did memory run out (history not kept) during [from, to]? */

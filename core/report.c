@@ -86,6 +86,13 @@ static void json_fields(FILE *b, const struct ws_claim *c)
 	}
 }
 
+/* Kinds about a CPU rather than a resource: the link says which CPU. */
+static bool is_cpu_kind(const char *kind)
+{
+	return strcmp(kind, WS_KIND_RUNQUEUE) == 0 || strcmp(kind, WS_KIND_RUNNING) == 0 ||
+	       strcmp(kind, WS_KIND_WAKEUP_LATENCY) == 0;
+}
+
 static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
 	char ts[40];
@@ -119,11 +126,27 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 			fprintf(b, "%u", l->woken_by);
 		else
 			fprintf(b, "null");
-		fprintf(b, ",\"evidence\":");
+		fprintf(b, ",\"waits\":%u,\"longest_ns\":%" PRIu64 ",\"evidence\":", l->waits,
+			l->longest);
 		ws_json_str(b, l->evidence ? l->evidence : "");
-		json_fields(b, l->claim);
-		if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0 || strcmp(l->kind, WS_KIND_RUNNING) == 0)
+		if (l->waits > 1) {
+			char res[128];
+
+			/* one claim's details (a sector...) would stand for all; name the resource
+			 */
+			if (l->claim && ws_graph_resource(r->g, l->claim, res, sizeof(res)) > 0) {
+				fprintf(b, ",\"resource\":");
+				ws_json_str(b, res);
+			} else {
+				json_fields(b, l->claim);
+			}
+		} else {
+			json_fields(b, l->claim);
+		}
+		if (is_cpu_kind(l->kind))
 			fprintf(b, ",\"cpu\":%u", l->cpu);
+		if (l->idle_ns)
+			fprintf(b, ",\"idle_ns\":%" PRIu64, l->idle_ns);
 		if (l->nran) {
 			fprintf(b, ",\"ran\":[");
 			for (int k = 0; k < l->nran; k++) {
@@ -143,7 +166,9 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		ws_json_str(b, s->kind);
 		fprintf(b, ",\"tid\":%u,\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, s->tid,
 			s->start, s->dur);
-		json_fields(b, s->claim);
+		if (!s->nmix) /* a merged piece's kinds are in its mix; no one claim stands for it
+			       */
+			json_fields(b, s->claim);
 		if (s->nmix) {
 			fprintf(b, ",\"mix\":[");
 			for (int k = 0; k < s->nmix; k++) {
@@ -158,13 +183,29 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 	fprintf(b, "]}\n");
 }
 
+/* " (0.4ms on average, longest 1.2ms)" after a link that stands for @n separate intervals. */
+static void text_many(FILE *b, uint32_t n, uint64_t total, uint64_t longest, const char *what)
+{
+	char avg[32], lng[32];
+
+	ws_format_duration(total / n, avg, sizeof(avg));
+	ws_format_duration(longest, lng, sizeof(lng));
+	if (what)
+		fprintf(b, " in %u %s (%s on average, longest %s)", n, what, avg, lng);
+	else
+		fprintf(b, " (%s on average, longest %s)", avg, lng);
+}
+
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
 static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 {
 	char dur[32], what[160];
 
 	ws_format_duration(l->dur, dur, sizeof(dur));
-	if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
+	if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
+		fprintf(b, "waited %s for CPU %u to wake up (it was idle: IPI, C-state exit)", dur,
+			l->cpu);
+	} else if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
 		fprintf(b, "waited %s for CPU %u", dur, l->cpu);
 		for (int k = 0; k < l->nran; k++) {
 			char d2[32];
@@ -173,10 +214,22 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 			fprintf(b, "%s tid %u (%s) %s", k ? "," : ", held by", l->ran[k].tid,
 				ws_graph_comm(r->g, l->ran[k].tid), d2);
 		}
+		if (l->idle_ns) {
+			ws_format_duration(l->idle_ns, what, sizeof(what));
+			fprintf(b, "%s idle %s", l->nran ? "," : ", it was", what);
+		}
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
 		fprintf(b, "was running (on CPU) for %s of it", dur);
+		if (l->waits > 1)
+			text_many(b, l->waits, l->dur, l->longest, "stretches");
 	} else if (!l->claim) {
 		fprintf(b, "not observed for %s", dur);
+	} else if (l->waits > 1) {
+		/* several separate waits: never print their sum as if it were one */
+		if (ws_graph_resource(r->g, l->claim, what, sizeof(what)) <= 0)
+			describe(r, l, what, sizeof(what));
+		fprintf(b, "blocked %s in %u waits for %s", dur, l->waits, what);
+		text_many(b, l->waits, l->dur, l->longest, NULL);
 	} else {
 		describe(r, l, what, sizeof(what));
 		fprintf(b, "blocked %s on %s", dur, what);
@@ -198,7 +251,9 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		text_phrase(r, l, b);
 		fprintf(b, "\n");
 		if (l->has_woken_by) {
-			fprintf(b, " ← woken by tid %u (%s)%s\n", l->woken_by,
+			/* of several waits, the walk goes on through the longest one's waker */
+			fprintf(b, " ← %swoken by tid %u (%s)%s\n",
+				l->waits > 1 ? "the longest " : "", l->woken_by,
 				ws_graph_comm(r->g, l->woken_by),
 				i + 1 == c->nlinks && l->claim && l->claim->root
 					? ", not traced: not explained further"

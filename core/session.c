@@ -521,6 +521,18 @@ static void open_wait(struct ws_session *s, const struct ws_rec_hdr *rec)
 	ws_graph_open_wait(s->g, rec->tid, rec->pid, comm, w->since_ns, w->off_state);
 }
 
+/* The resource a claim is about, from its source (ABI 1.1); 0 when it names none. */
+static int resource(void *ctx, const struct ws_claim *c, char *buf, size_t len)
+{
+	struct ws_session *s = ctx;
+	const struct ws_plugin *p = c->owner < s->nplugins ? s->plugins[c->owner].p : NULL;
+
+	if (!p || p->sz < offsetof(struct ws_plugin, resource) + sizeof(p->resource) ||
+	    !p->resource)
+		return 0;
+	return p->resource(c, buf, len);
+}
+
 static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 {
 	struct ws_session *s = ctx;
@@ -1128,6 +1140,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		.on_wait = on_wait,
 		.pid_traced = graph_pid_traced,
 		.on_ival = on_ival,
+		.resource = resource,
 		.ctx = s,
 	};
 	struct ws_report_opts ro = {

@@ -18,6 +18,27 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define REQ_OP_MASK_ 0xff
 
+/* The kernel's bit number of a request flag, as this kernel numbers it (CO-RE). */
+#define REQ_BIT_(name) (1U << bpf_core_enum_value(enum req_flag_bits, name))
+
+/* cmd_flags -> WS_BLKIO_F_*: what the request really is (a flush is not a 0-byte write). */
+static __always_inline __u32 ws_req_flags(__u32 f)
+{
+	__u32 w = WS_BLKIO_F_KNOWN;
+
+	if (f & REQ_BIT_(__REQ_PREFLUSH))
+		w |= WS_BLKIO_F_PREFLUSH;
+	if (f & REQ_BIT_(__REQ_FUA))
+		w |= WS_BLKIO_F_FUA;
+	if (f & REQ_BIT_(__REQ_SYNC))
+		w |= WS_BLKIO_F_SYNC;
+	if (f & REQ_BIT_(__REQ_META))
+		w |= WS_BLKIO_F_META;
+	if (f & REQ_BIT_(__REQ_RAHEAD))
+		w |= WS_BLKIO_F_RAHEAD;
+	return w;
+}
+
 struct rq_info {
 	__u64 insert_ts;
 	__u64 first_issue_ts;
@@ -128,7 +149,9 @@ int BPF_PROG(ws_blkio_complete, struct request *rq, blk_status_t error, unsigned
 		r->bytes = nr_bytes;
 		r->data_len = data_len;
 		r->op = flags & REQ_OP_MASK_;
-		r->sync = !!(flags & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)));
+		r->sync = !!(flags & REQ_BIT_(__REQ_SYNC));
+		r->flags = ws_req_flags(flags);
+		r->reserved = 0;
 		r->error = error;
 		if (ri) {
 			r->insert_ts = ri->insert_ts;

@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +65,8 @@ static int blkio_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 			host->log(WS_LOG_DEBUG, NAME, "unknown record kind %#x", rec->kind);
 		return 0;
 	}
-	if (rec->size < sizeof(struct ws_blkio_done))
+	/* recordings made before ws_blkio_done.flags have shorter records */
+	if (rec->size < offsetof(struct ws_blkio_done, flags))
 		return -EINVAL;
 	if (rec->cpu >= ncpus) {
 		unsigned int n = rec->cpu + 1u;
@@ -78,7 +81,8 @@ static int blkio_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 	c = &cpus[rec->cpu];
 	d = &c->d[c->next];
 	c->next = (c->next + 1) % DONE_PER_CPU;
-	memcpy(&d->r, rec, sizeof(d->r));
+	memset(&d->r, 0, sizeof(d->r));
+	memcpy(&d->r, rec, rec->size < sizeof(d->r) ? rec->size : sizeof(d->r));
 	d->seq = ++seq;
 	/* resolve the name now, while the device surely still exists (the core caches it) */
 	dev_name(host, d->r.dev, name, sizeof(name));
@@ -89,8 +93,9 @@ static int blkio_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
  * The completion that ran in the same interrupt bracket as @wk, before it:
  * the wakeup happened inside that completion. Most recent first, because a
  * bracket completing several requests wakes each waiter right after its own.
+ * With @before, the latest one older than that (in decode order).
  */
-static const struct ws_blkio_done *completion_of(const struct ws_wake *wk)
+static const struct done *completion_in(const struct ws_wake *wk, uint64_t before)
 {
 	const struct done *best = NULL;
 	const struct cpu_done *c;
@@ -105,33 +110,91 @@ static const struct ws_blkio_done *completion_of(const struct ws_wake *wk)
 		if (!d->seq || d->r.hdr.ctx_id != wk->ctx_id || d->r.hdr.ts > wk->ts ||
 		    !(d->r.hdr.ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)))
 			continue;
+		if (before && d->seq >= before)
+			continue;
 		if (!best || d->seq > best->seq)
 			best = d;
 	}
-	return best ? &best->r : NULL;
+	return best;
 }
 
-static const char *op_name(uint32_t op)
+/*
+ * The request whose completion woke @wk. An fsync's or fdatasync's empty write is ended by
+ * the kernel's flush machinery, which has cleared its PREFLUSH flag by then: what shows it
+ * was a flush is the flush request (REQ_OP_FLUSH) completed just before it in the same
+ * bracket; that request is returned, as its times are the wait's before and in the device.
+ */
+static const struct ws_blkio_done *completion_of(const struct ws_wake *wk)
 {
-	switch (op) {
+	const struct done *d = completion_in(wk, 0), *f;
+
+	if (!d)
+		return NULL;
+	if (d->r.op == WS_BLKIO_OP_WRITE && d->r.bytes == 0 && d->r.data_len == 0 &&
+	    (f = completion_in(wk, d->seq)) && f->r.op == WS_BLKIO_OP_FLUSH)
+		return &f->r;
+	return &d->r;
+}
+
+/* A cache flush: the flush request, or an empty write still flagged PREFLUSH. */
+static bool is_flush(const struct ws_blkio_done *r)
+{
+	return r->op == WS_BLKIO_OP_FLUSH ||
+	       ((r->flags & WS_BLKIO_F_PREFLUSH) && r->bytes == 0 && r->data_len == 0);
+}
+
+static const char *op_name(const struct ws_blkio_done *r)
+{
+	if (is_flush(r))
+		return "flush";
+	switch (r->op) {
 	case WS_BLKIO_OP_READ:
 		return "read";
 	case WS_BLKIO_OP_WRITE:
 		return "write";
-	case WS_BLKIO_OP_FLUSH:
-		return "flush";
 	case WS_BLKIO_OP_DISCARD:
 		return "discard";
+	case WS_BLKIO_OP_SECURE_ERASE:
+		return "secure_erase";
+	case WS_BLKIO_OP_WRITE_ZEROES:
+		return "write_zeroes";
 	default:
 		return "other";
 	}
+}
+
+/* "preflush,fua,sync,meta,readahead", or "" */
+static const char *flag_names(uint32_t f, char *buf, size_t len)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} n[] = { { WS_BLKIO_F_PREFLUSH, "preflush" },
+		  { WS_BLKIO_F_FUA, "fua" },
+		  { WS_BLKIO_F_SYNC, "sync" },
+		  { WS_BLKIO_F_META, "meta" },
+		  { WS_BLKIO_F_RAHEAD, "readahead" } };
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned int i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		int k;
+
+		if (!(f & n[i].bit))
+			continue;
+		k = snprintf(buf + at, len - at, "%s%s", at ? "," : "", n[i].name);
+		if (k < 0 || (size_t)k >= len - at)
+			break;
+		at += k;
+	}
+	return buf;
 }
 
 static int blkio_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_blkio_done *r;
 	uint64_t wait, queue = 0, latency = 0;
-	char name[32];
+	char name[32], flags[48];
 
 	if (!w->wake)
 		return 0;
@@ -154,10 +217,13 @@ static int blkio_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	snprintf(out->evidence, sizeof(out->evidence),
 		 "woken inside completion of the request on the same CPU");
 	host->claim_str(out, "dev", dev_name(host, r->dev, name, sizeof(name)));
-	host->claim_u64(out, "sector", r->sector);
+	if (!is_flush(r)) /* a flush has no sector (the kernel leaves it at -1 or 0) */
+		host->claim_u64(out, "sector", r->sector);
 	host->claim_u64(out, "bytes", r->bytes);
-	host->claim_str(out, "op", op_name(r->op));
+	host->claim_str(out, "op", op_name(r));
 	host->claim_u64(out, "sync", r->sync);
+	if (r->flags & WS_BLKIO_F_KNOWN)
+		host->claim_str(out, "flags", flag_names(r->flags, flags, sizeof(flags)));
 	host->claim_u64(out, "queue_ns", queue);
 	host->claim_u64(out, "device_ns", wait - queue);
 	host->claim_u64(out, "issued_by", r->submit_tid);
@@ -213,17 +279,43 @@ static void fmt_ns(uint64_t ns, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64 "ns", ns);
 }
 
+/* Whether the claim's "flags" list has @name. */
+static bool has_flag(const struct ws_claim *c, const char *name)
+{
+	const struct ws_field *f = field(c, "flags");
+	size_t n = strlen(name);
+
+	for (const char *p = f && f->type == WS_FIELD_STR ? f->s : ""; (p = strstr(p, name));
+	     p += n)
+		if ((p == f->s || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
+			return true;
+	return false;
+}
+
 static int blkio_describe(const struct ws_claim *c, char *buf, size_t len)
 {
-	char q[24], d[24];
+	const char *op = field_str(c, "op");
+	char q[24], d[24], what[160];
 
 	fmt_ns(field_u64(c, "queue_ns"), q, sizeof(q));
 	fmt_ns(field_u64(c, "device_ns"), d, sizeof(d));
-	return snprintf(buf, len,
-			"block I/O (dev %s, sector %" PRIu64 ", %" PRIu64
-			" bytes %s; %s before the device, %s in it)",
-			field_str(c, "dev"), field_u64(c, "sector"), field_u64(c, "bytes"),
-			field_str(c, "op"), q, d);
+	if (!strcmp(op, "flush"))
+		snprintf(what, sizeof(what), "cache flush");
+	else
+		/* a write with PREFLUSH flushes first; FUA writes through the cache */
+		snprintf(what, sizeof(what), "sector %" PRIu64 ", %" PRIu64 " bytes %s%s%s%s%s",
+			 field_u64(c, "sector"), field_u64(c, "bytes"), op,
+			 has_flag(c, "preflush") ? " after a cache flush" : "",
+			 has_flag(c, "fua") ? ", FUA" : "", has_flag(c, "meta") ? ", metadata" : "",
+			 has_flag(c, "readahead") ? ", readahead" : "");
+	return snprintf(buf, len, "block I/O (dev %s, %s; %s before the device, %s in it)",
+			field_str(c, "dev"), what, q, d);
+}
+
+/* Every request on one disk is one cause when a waker's waits are weighed. */
+static int blkio_resource(const struct ws_claim *c, char *buf, size_t len)
+{
+	return snprintf(buf, len, "block I/O on %s", field_str(c, "dev"));
 }
 
 static void blkio_fini(const struct ws_host *host)
@@ -248,6 +340,7 @@ static const struct ws_plugin blkio_plugin = {
 	.infer = blkio_infer,
 	.describe = blkio_describe,
 	.fini = blkio_fini,
+	.resource = blkio_resource,
 };
 
 WS_PLUGIN_DEFINE(blkio_plugin)

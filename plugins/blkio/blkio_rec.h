@@ -13,6 +13,19 @@
 #define WS_BLKIO_OP_WRITE 1
 #define WS_BLKIO_OP_FLUSH 2
 #define WS_BLKIO_OP_DISCARD 3
+#define WS_BLKIO_OP_SECURE_ERASE 5
+#define WS_BLKIO_OP_WRITE_ZEROES 9
+
+/*
+ * Bits of ws_blkio_done.flags, translated from the request's cmd_flags by
+ * the BPF side (the kernel's own bit numbers move between versions).
+ */
+#define WS_BLKIO_F_KNOWN 0x80000000u /* flags were read (0: a record from before them) */
+#define WS_BLKIO_F_PREFLUSH 0x1u     /* flush the device's cache first (fsync, fdatasync) */
+#define WS_BLKIO_F_FUA 0x2u	     /* forced unit access: written through the cache */
+#define WS_BLKIO_F_SYNC 0x4u	     /* someone waits for it */
+#define WS_BLKIO_F_META 0x8u	     /* file system metadata */
+#define WS_BLKIO_F_RAHEAD 0x10u	     /* readahead: nobody asked for it yet */
 
 /*
  * One block request completed (or partly completed) on hdr.cpu, written in
@@ -36,6 +49,9 @@ struct ws_blkio_done {
 	__u32 nr_requeues;    /* times given back by the driver */
 	__u32 submit_tid;     /* task that queued it (insert, else first issue); 0 unknown */
 	__u32 submit_pid;
+	/* appended: records written before this member are shorter (flags then read as 0) */
+	__u32 flags; /* WS_BLKIO_F_* */
+	__u32 reserved;
 };
 
 #endif

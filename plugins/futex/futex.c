@@ -439,6 +439,16 @@ static int futex_describe(const struct ws_claim *claim, char *buf, size_t len)
 	return snprintf(buf, len, "futex 0x%llx", (unsigned long long)addr->u);
 }
 
+/* Waits on one futex word are one cause, whoever woke each. */
+static int futex_resource(const struct ws_claim *claim, char *buf, size_t len)
+{
+	const struct ws_field *addr = field(claim, "addr");
+
+	if (!addr)
+		return 0;
+	return snprintf(buf, len, "futex 0x%llx", (unsigned long long)addr->u);
+}
+
 static void futex_fini(const struct ws_host *host)
 {
 	(void)host;
@@ -466,6 +476,7 @@ static const struct ws_plugin futex_plugin = {
 	.infer = futex_infer,
 	.describe = futex_describe,
 	.fini = futex_fini,
+	.resource = futex_resource,
 };
 
 WS_PLUGIN_DEFINE(futex_plugin)

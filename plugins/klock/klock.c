@@ -397,6 +397,16 @@ static int klock_describe(const struct ws_claim *claim, char *buf, size_t len)
 	return snprintf(buf, len, "kernel lock 0x%llx (%s)", (unsigned long long)lock->u, type->s);
 }
 
+/* Waits for one kernel lock are one cause, whoever released it each time. */
+static int klock_resource(const struct ws_claim *claim, char *buf, size_t len)
+{
+	const struct ws_field *lock = field(claim, "lock");
+
+	if (!lock)
+		return 0;
+	return snprintf(buf, len, "kernel lock 0x%llx", (unsigned long long)lock->u);
+}
+
 static void klock_fini(const struct ws_host *host)
 {
 	(void)host;
@@ -425,6 +435,7 @@ static const struct ws_plugin klock_plugin = {
 	.infer = klock_infer,
 	.describe = klock_describe,
 	.fini = klock_fini,
+	.resource = klock_resource,
 };
 
 WS_PLUGIN_DEFINE(klock_plugin)

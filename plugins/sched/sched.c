@@ -133,6 +133,11 @@ static int sched_infer(const struct ws_host *host, const struct ws_wait *w, stru
 {
 	const struct ws_wake *wk = w->wake;
 
+	/*
+	 * Issue 10 item 4 lands here: a timed wait whose timeout expired (known from the blocked
+	 * syscall) gets its own label ("futex 0x... wait timed out") and, through a resource
+	 * callback, a resource of its own, so timeouts never group with real sleeps or wakes.
+	 */
 	if (wk->ctx & WS_CTX_TIMER) {
 		claim_set(out, WS_CLAIM_SPECIFIC, "sleep", 0, true,
 			  "woken inside a timer expiry callback (sleep or timeout)");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check whyslow's JSON Lines output against a ground-truth program's truth file.
 
-    check_chain.py --truth truth.json --json whyslow.jsonl --case mutex_disk|chain3|trap|pshared
+    check_chain.py --truth truth.json --json whyslow.jsonl --case mutex_disk|chain3|trap|pshared|many_io
 
 1. Shape: every line is a JSON object with a "type"; chains carry the contract's fields; each
    link i+1 describes the thread that link i names in woken_by; exactly one {"type":"summary"},
@@ -20,7 +20,8 @@ import json
 import re
 import sys
 
-KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "untraced", "unknown", "running"}
+KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "untraced", "unknown", "running",
+         "wakeup_latency", "signal", "kernel_lock"}
 MS = 1_000_000
 
 
@@ -88,6 +89,17 @@ def check_link_shape(where, link, rep):
     if "woken_by" not in link or not (link["woken_by"] is None or is_int(link["woken_by"])):
         rep.err("%s: \"woken_by\" missing or not an integer/null: %r"
                 % (where, link.get("woken_by")))
+    waits, longest = link.get("waits"), link.get("longest_ns")
+    if not is_int(waits) or waits < 1 or not is_int(longest):
+        rep.err("%s: \"waits\" (>= 1) and \"longest_ns\" must be integers: %r, %r"
+                % (where, waits, longest))
+    elif is_int(link.get("duration_ns")):
+        # one wait is its own length; several say so, and none is longer than their sum
+        if waits == 1 and longest != link["duration_ns"]:
+            rep.err("%s: one wait of %d ns, yet longest_ns %d" % (where, link["duration_ns"], longest))
+        if waits > 1 and not 0 < longest <= link["duration_ns"]:
+            rep.err("%s: %d waits, longest_ns %d of duration_ns %d"
+                    % (where, waits, longest, link["duration_ns"]))
     kind = link.get("kind")
     if isinstance(kind, str) and kind not in KINDS:
         rep.err("%s: unknown kind %r (contract: %s)" % (where, kind, ", ".join(sorted(KINDS))))
@@ -95,10 +107,16 @@ def check_link_shape(where, link, rep):
         a = link.get("addr")
         if not isinstance(a, str) or not re.fullmatch(r"0x[0-9a-fA-F]+", a):
             rep.err("%s: futex link needs \"addr\" as a 0x hex string, got %r" % (where, a))
-    if kind == "block_io":
+    if kind == "block_io" and is_int(waits) and waits > 1:
+        # several requests: the resource they share, not one request's details
+        if not isinstance(link.get("resource"), str):
+            rep.err("%s: block_io link of %d waits needs \"resource\" (string), got %r"
+                    % (where, waits, link.get("resource")))
+    elif kind == "block_io":
         if not isinstance(link.get("dev"), str):
             rep.err("%s: block_io link needs \"dev\" (string), got %r" % (where, link.get("dev")))
-        for k in ("sector", "bytes"):
+        # a cache flush has no sector
+        for k in ("sector", "bytes") if link.get("op") != "flush" else ("bytes",):
             if not is_int(link.get(k)):
                 rep.err("%s: block_io link needs \"%s\" (integer), got %r" % (where, k, link.get(k)))
         if not isinstance(link.get("op"), str):
@@ -203,6 +221,14 @@ def expected_links(case, t):
 
     if case in ("mutex_disk", "pshared"):  # pshared: the holder is another process
         return "victim", [futex("victim", "M", "holder", "victim"), bio("holder")]
+    if case == "many_io":
+        # the holder's reads are one cause, block I/O on the device: one link counting them
+        m = t["many_reads"]["holder"]
+        return "victim", [futex("victim", "M", "holder", "victim"),
+                          {"kind": "block_io", "tid": th["holder"]["tid"], "pid": pid,
+                           "comm": th["holder"]["comm"],
+                           "resource": "block I/O on %s" % t["dev"], "_role": "holder",
+                           "_window": (m["start_ns"], m["end_ns"])}]
     if case == "chain3":
         return "a", [futex("a", "M1", "b", "a"), futex("b", "M2", "c", "b"), bio("c")]
     if case == "trap":
@@ -280,12 +306,36 @@ def walk(obj):
             yield from walk(v)
 
 
+def check_many_io(truth, c, rep):
+    """The link stands for several separate reads, says how many, and none is longer than real."""
+    m = truth["many_reads"]["holder"]
+    links = c["links"]
+    if len(links) < 2 or not isinstance(links[1], dict):
+        return
+    l = links[1]
+    waits, longest, dur = l.get("waits"), l.get("longest_ns"), l.get("duration_ns")
+    if not (is_int(waits) and 2 <= waits <= m["count"]):
+        rep.err("many_io: the block_io link counts %r waits, want 2..%d" % (waits, m["count"]))
+    if not (is_int(longest) and longest <= m["longest_ns"] + 2 * MS):
+        rep.err("many_io: longest_ns %r, but the longest real read took %s"
+                % (longest, ms(m["longest_ns"])))
+    if not (is_int(dur) and dur <= m["sum_ns"] + 5 * MS):
+        rep.err("many_io: duration_ns %r exceeds the reads' real total %s" % (dur, ms(m["sum_ns"])))
+    want_root = "block I/O on %s" % truth["dev"]
+    if c.get("root") != want_root:
+        rep.err("many_io: the chain's root is %r, want %r (the text and the summary must agree)"
+                % (c.get("root"), want_root))
+    else:
+        print("many_io: %s waits, longest %s, %s in all (reads: %d, %s in all, longest %s)"
+              % (waits, ms(longest), ms(dur), m["count"], ms(m["sum_ns"]), ms(m["longest_ns"])))
+
+
 # ----------------------------------------------------------------------------- main
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--truth", required=True)
     ap.add_argument("--json", required=True, help="whyslow's JSON Lines output")
-    ap.add_argument("--case", required=True, choices=["mutex_disk", "chain3", "trap", "pshared"])
+    ap.add_argument("--case", required=True, choices=["mutex_disk", "chain3", "trap", "pshared", "many_io"])
     ap.add_argument("--tolerance-ms", type=float, default=30.0,
                     help="slack allowed between blocked_ns and the real wait (plus 10%%)")
     args = ap.parse_args()
@@ -339,6 +389,9 @@ def main():
             rep.err("chain blocked_ns %s, but the victim really waited %s (allowed slack %s)"
                     % (ms(c["blocked_ns"]), ms(w1 - w0), ms(slack)))
         table = compare_links(exp, c["links"], rep, role_of)
+
+        if args.case == "many_io":
+            check_many_io(truth, c, rep)
 
         if args.case == "trap":
             u = truth["threads"]["unrelated"]["tid"]

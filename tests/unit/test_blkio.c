@@ -6,6 +6,8 @@
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -202,9 +204,9 @@ static const char *get_str(const struct ws_claim *c, const char *key)
 
 Test(blkio, softirq_wake_after_completion_is_block_io)
 {
-	static const char *const keys[] = {"dev",	 "sector",   "bytes",	  "op",
-					   "sync",	 "queue_ns", "device_ns", "issued_by",
-					   "latency_ns", "issues"};
+	static const char *const keys[] = { "dev",	  "sector",   "bytes",	   "op",
+					    "sync",	  "queue_ns", "device_ns", "issued_by",
+					    "latency_ns", "issues" };
 	uint64_t start = 1000 * MS, issue = start + 299 * MS, end = start + 300 * MS;
 	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 77, end - 5000, 88213, issue);
 	struct ws_claim c;
@@ -383,7 +385,7 @@ Test(blkio, short_record_is_rejected)
 {
 	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 3, 5000, 1, 500);
 
-	r.hdr.size = sizeof(r) - 8;
+	r.hdr.size = offsetof(struct ws_blkio_done, flags) - 4;
 	cr_assert_eq(pl->decode(&host, &r.hdr), -EINVAL);
 	r.hdr.size = sizeof(struct ws_rec_hdr);
 	cr_assert_eq(pl->decode(&host, &r.hdr), -EINVAL);
@@ -395,9 +397,9 @@ Test(blkio, durations_are_human_readable)
 		uint64_t q, d;
 		const char *want;
 	} t[] = {
-		{0, 950, "0ns before the device, 950ns in it"},
-		{1500, 12345678, "1.5us before the device, 12ms in it"},
-		{2500000000ull, 42000, "2.5s before the device, 42us in it"},
+		{ 0, 950, "0ns before the device, 950ns in it" },
+		{ 1500, 12345678, "1.5us before the device, 12ms in it" },
+		{ 2500000000ull, 42000, "2.5s before the device, 42us in it" },
 	};
 	struct ws_claim c;
 	char buf[160];
@@ -413,4 +415,124 @@ Test(blkio, durations_are_human_readable)
 		pl->describe(&c, buf, sizeof(buf));
 		cr_assert(strstr(buf, t[i].want), "%s lacks %s", buf, t[i].want);
 	}
+}
+
+/* fdatasync's cache flush: a request of 0 bytes at sector 0 with PREFLUSH (rwbs "FF"). */
+Test(blkio, cache_flush_is_named_a_flush_not_a_zero_byte_write)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 3, 5000, 0, 1000);
+	struct ws_claim c;
+	char buf[200];
+
+	r.op = WS_BLKIO_OP_WRITE;
+	r.bytes = 0;
+	r.data_len = 0;
+	r.flags = WS_BLKIO_F_KNOWN | WS_BLKIO_F_PREFLUSH | WS_BLKIO_F_SYNC;
+	feed(&r);
+	cr_assert_eq(ask(500, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
+	cr_assert_str_eq(get_str(&c, "op"), "flush");
+	cr_assert_str_eq(get_str(&c, "flags"), "preflush,sync");
+	pl->describe(&c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "block I/O (dev 4000:7, cache flush; 500ns before the device, 4.1us "
+			      "in it)");
+	cr_assert_null(strstr(buf, "sector"), "%s", buf);
+
+	for (unsigned int i = 0; i < c.nfields; i++)
+		cr_assert_str_neq(c.fields[i].key, "sector", "a flush has no sector");
+
+	/*
+	 * As the kernel really ends it: the flush request (REQ_OP_FLUSH, sector -1) completes,
+	 * then in the same bracket the empty write, its PREFLUSH flag already cleared.
+	 */
+	r = done(1, WS_CTX_SOFTIRQ, 9, 9000, UINT64_MAX, 8000);
+	r.op = WS_BLKIO_OP_FLUSH;
+	r.bytes = 0;
+	r.data_len = 0;
+	r.flags = WS_BLKIO_F_KNOWN | WS_BLKIO_F_PREFLUSH;
+	feed(&r);
+	r = done(1, WS_CTX_SOFTIRQ, 9, 9001, 0, 0);
+	r.op = WS_BLKIO_OP_WRITE;
+	r.bytes = 0;
+	r.data_len = 0;
+	r.flags = WS_BLKIO_F_KNOWN | WS_BLKIO_F_SYNC;
+	feed(&r);
+	cr_assert_eq(ask(7000, 1, WS_CTX_SOFTIRQ, 9, 9002, &c), 1);
+	cr_assert_str_eq(get_str(&c, "op"), "flush");
+	cr_assert_eq(get_u64(&c, "queue_ns"), 1000, "the flush request's issue time counts");
+	/* without the flush request before it in the bracket, an empty write stays a write */
+	r = done(1, WS_CTX_SOFTIRQ, 10, 9500, 0, 9100);
+	r.op = WS_BLKIO_OP_WRITE;
+	r.bytes = 0;
+	r.data_len = 0;
+	r.flags = WS_BLKIO_F_KNOWN;
+	feed(&r);
+	cr_assert_eq(ask(9050, 1, WS_CTX_SOFTIRQ, 10, 9600, &c), 1);
+	cr_assert_str_eq(get_str(&c, "op"), "write");
+
+	/* the flush request the block layer issues for it: REQ_OP_FLUSH */
+	r = done(1, WS_CTX_SOFTIRQ, 4, 6000, 0, 5500);
+	r.op = WS_BLKIO_OP_FLUSH;
+	r.bytes = 0;
+	r.data_len = 0;
+	r.flags = WS_BLKIO_F_KNOWN | WS_BLKIO_F_PREFLUSH;
+	feed(&r);
+	cr_assert_eq(ask(5400, 1, WS_CTX_SOFTIRQ, 4, 6100, &c), 1);
+	cr_assert_str_eq(get_str(&c, "op"), "flush");
+}
+
+Test(blkio, write_flags_are_named)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 3, 5000, 64, 1000);
+	struct ws_claim c;
+	char buf[200];
+
+	r.op = WS_BLKIO_OP_WRITE;
+	r.flags = WS_BLKIO_F_KNOWN | WS_BLKIO_F_PREFLUSH | WS_BLKIO_F_FUA | WS_BLKIO_F_META;
+	feed(&r);
+	cr_assert_eq(ask(500, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
+	cr_assert_str_eq(get_str(&c, "op"), "write");
+	pl->describe(&c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "block I/O (dev 4000:7, sector 64, 4096 bytes write after a cache "
+			      "flush, FUA, metadata; 500ns before the device, 4.1us in it)");
+
+	r = done(1, WS_CTX_SOFTIRQ, 4, 6000, 128, 5500);
+	r.flags = WS_BLKIO_F_KNOWN | WS_BLKIO_F_RAHEAD;
+	feed(&r);
+	cr_assert_eq(ask(5400, 1, WS_CTX_SOFTIRQ, 4, 6100, &c), 1);
+	pl->describe(&c, buf, sizeof(buf));
+	cr_assert(strstr(buf, "4096 bytes read, readahead;"), "%s", buf);
+
+	r = done(1, WS_CTX_SOFTIRQ, 5, 7000, 256, 6500);
+	r.op = WS_BLKIO_OP_WRITE_ZEROES;
+	feed(&r);
+	cr_assert_eq(ask(6400, 1, WS_CTX_SOFTIRQ, 5, 7100, &c), 1);
+	cr_assert_str_eq(get_str(&c, "op"), "write_zeroes");
+}
+
+/* A recording made before the flags were recorded: accepted, no flags claimed. */
+Test(blkio, record_from_before_flags_is_read_without_them)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 3, 5000, 8, 1000);
+	struct ws_claim c;
+
+	r.flags = WS_BLKIO_F_KNOWN | WS_BLKIO_F_FUA; /* beyond the old size: must not be read */
+	r.hdr.size = offsetof(struct ws_blkio_done, flags);
+	cr_assert_eq(pl->decode(&host, &r.hdr), 0);
+	cr_assert_eq(ask(500, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
+	for (unsigned int i = 0; i < c.nfields; i++)
+		cr_assert_str_neq(c.fields[i].key, "flags");
+}
+
+/* Every request on one disk is one resource, whatever its sector. */
+Test(blkio, resource_is_the_disk)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 3, 5000, 8, 1000);
+	struct ws_claim c;
+	char buf[64];
+
+	cr_assert_not_null(pl->resource);
+	feed(&r);
+	cr_assert_eq(ask(500, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
+	cr_assert_gt(pl->resource(&c, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "block I/O on 4000:7");
 }

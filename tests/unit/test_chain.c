@@ -34,7 +34,7 @@
 #define Y 0x7f2a3c002000ull
 
 #define T0 10000000000ull /* 10 s */
-#define T(ms) (T0 + (uint64_t)((ms) * 1000000.0 + 0.5))
+#define T(ms) (T0 + (uint64_t)((ms)*1000000.0 + 0.5))
 #define MS 1000000ull
 
 static uint32_t pid_of(uint32_t tid)
@@ -200,14 +200,15 @@ static void get_str(struct jv o, const char *key, char *buf, size_t len)
 		jv_str(v, buf, len);
 }
 
-/* ---- parsed output ---------------------------------------------------------------------------- */
+/* ---- parsed output ----------------------------------------------------------------------------
+ */
 
 #define NO_VAL (-1LL)
 #define MAX_SEGS 128
 
 struct link {
-	char kind[32], evidence[128], addr[32];
-	long long tid, woken_by, sector, cpu;
+	char kind[32], evidence[128], addr[32], resource[64];
+	long long tid, woken_by, sector, cpu, waits, longest_ns, idle_ns;
 	int nran;
 	long long ran_tid[WS_CHAIN_MAX_RAN];
 	long long start_ns, duration_ns;
@@ -270,6 +271,10 @@ static void parse_chain(struct chain *c, char *line)
 		l->tid = get_int(items[i], "tid", NO_VAL);
 		l->woken_by = get_int(items[i], "woken_by", NO_VAL);
 		l->sector = get_int(items[i], "sector", NO_VAL);
+		get_str(items[i], "resource", l->resource, sizeof(l->resource));
+		l->waits = get_int(items[i], "waits", NO_VAL);
+		l->longest_ns = get_int(items[i], "longest_ns", NO_VAL);
+		l->idle_ns = get_int(items[i], "idle_ns", 0);
 		l->cpu = get_int(items[i], "cpu", NO_VAL);
 		l->start_ns = get_int(items[i], "start_ns", NO_VAL);
 		l->duration_ns = get_int(items[i], "duration_ns", NO_VAL);
@@ -310,20 +315,38 @@ static void check_contract(const struct chain *c)
 				     "link %d tid %lld is not link %d's woken_by %lld: %s", i + 1,
 				     c->links[i + 1].tid, i, c->links[i].woken_by, c->line);
 	}
+	/* a link is one wait of its length, or says how many it stands for */
+	for (int i = 0; i < c->nlinks; i++) {
+		const struct link *l = &c->links[i];
+
+		cr_expect(l->waits >= 1, "link %d has no waits count: %s", i, c->line);
+		if (l->waits == 1)
+			cr_expect_eq(l->duration_ns, l->longest_ns,
+				     "link %d is one wait of %lld ns, yet its longest is %lld: %s",
+				     i, l->duration_ns, l->longest_ns, c->line);
+		else
+			cr_expect(l->longest_ns > 0 && l->longest_ns <= l->duration_ns,
+				  "link %d: %lld waits, longest %lld of %lld ns: %s", i, l->waits,
+				  l->longest_ns, l->duration_ns, c->line);
+		for (int k = 0; k < l->nran; k++)
+			cr_expect_neq(l->ran_tid[k], 0,
+				      "link %d names the idle task as a holder: %s", i, c->line);
+	}
 	for (int i = 0; i < c->nsegs; i++) {
 		const struct seg *s = &c->segs[i];
 
 		sum += s->duration_ns;
 		cr_expect(s->start_ns >= c->start_ns &&
 				  s->start_ns + s->duration_ns <= c->start_ns + c->blocked_ns,
-			  "segment %d [%lld +%lld] outside the wait [%lld +%lld]: %s", i, s->start_ns,
-			  s->duration_ns, c->start_ns, c->blocked_ns, c->line);
+			  "segment %d [%lld +%lld] outside the wait [%lld +%lld]: %s", i,
+			  s->start_ns, s->duration_ns, c->start_ns, c->blocked_ns, c->line);
 	}
 	cr_expect_eq(sum, c->blocked_ns, "segments add up to %lld, blocked_ns is %lld: %s", sum,
 		     c->blocked_ns, c->line);
 }
 
-/* ---- running a scenario ----------------------------------------------------------------------- */
+/* ---- running a scenario -----------------------------------------------------------------------
+ */
 
 static void begin_cfg3(const char *min_block, const char *max_history, const char *max_window)
 {
@@ -459,7 +482,8 @@ static bool mentions(const struct chain *c, uint32_t tid)
 	return strstr(c->line, name) != NULL || strstr(c->root, comm_of(tid)) != NULL;
 }
 
-/* ---- feeding ---------------------------------------------------------------------------------- */
+/* ---- feeding ----------------------------------------------------------------------------------
+ */
 
 #define FEED(rec) ws_session_feed(R.s, &(rec).hdr)
 
@@ -526,7 +550,8 @@ static void exit_(uint64_t ts, uint16_t cpu, uint32_t tid)
 
 static void lost(uint64_t ts, uint16_t cpu, uint32_t cur, uint64_t count, uint64_t first_ts)
 {
-	struct ws_rec_lost r = syn_lost(ts, cpu, cur, pid_of(cur), count, first_ts, WS_SCHED_SWITCH);
+	struct ws_rec_lost r =
+		syn_lost(ts, cpu, cur, pid_of(cur), count, first_ts, WS_SCHED_SWITCH);
 
 	FEED(r);
 }
@@ -549,7 +574,8 @@ static void futex_scenario(uint64_t wait_addr, uint64_t wake_addr)
 	fexit(T(303.5), 0, A, WS_FUTEX_WAIT, 0);
 }
 
-/* ---- 1, 2: futex ------------------------------------------------------------------------------ */
+/* ---- 1, 2: futex ------------------------------------------------------------------------------
+ */
 
 Test(chain, futex_wake_on_same_address_is_a_futex_link)
 {
@@ -590,7 +616,8 @@ Test(chain, futex_wake_on_other_address_is_only_a_wakeup)
 	cr_expect_not(c->incomplete, "%s", c->line);
 }
 
-/* ---- 3: interrupt-context wakeups --------------------------------------------------------------- */
+/* ---- 3: interrupt-context wakeups ---------------------------------------------------------------
+ */
 
 /*
  * A (cpu 0) goes into an uninterruptible sleep at 2ms; U runs on cpu 1 the
@@ -652,7 +679,8 @@ Test(chain, irq_wakeup_after_completion_in_other_bracket_is_unknown)
 	irq_scenario(78, false);
 	finish();
 	c = chain_of(A);
-	cr_expect_str_eq(c->links[0].kind, "unknown", "another bracket proves nothing: %s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "unknown", "another bracket proves nothing: %s",
+			 c->line);
 	cr_expect_eq(c->links[0].woken_by, NO_VAL);
 	cr_expect_not(mentions(c, U), "%s", c->line);
 }
@@ -691,7 +719,8 @@ Test(chain, irq_wakeup_while_current_is_in_futex_wake_is_not_futex)
 	cr_expect_not(mentions(c, U), "%s", c->line);
 }
 
-/* ---- 4: overlap is no edge ----------------------------------------------------------------------- */
+/* ---- 4: overlap is no edge
+ * ----------------------------------------------------------------------- */
 
 Test(chain, overlapping_unrelated_waits_stay_apart)
 {
@@ -699,7 +728,8 @@ Test(chain, overlapping_unrelated_waits_stay_apart)
 
 	begin();
 	futex_scenario(X, X);
-	/* C reads from disk on cpu 2 over the same time; the completion interrupt hits B on cpu 1 */
+	/* C reads from disk on cpu 2 over the same time; the completion interrupt hits B on cpu 1
+	 */
 	sw(T(0), 2, 0, 0, C);
 	sw(T(5), 2, C, 2, 0);
 	bdone(T(299), 1, B, WS_CTX_HARDIRQ, 55, 777, C, T(6));
@@ -718,7 +748,8 @@ Test(chain, overlapping_unrelated_waits_stay_apart)
 	cr_expect_not(mentions(c, A), "%s", c->line);
 }
 
-/* ---- 5: spurious wakeup ---------------------------------------------------------------------------- */
+/* ---- 5: spurious wakeup
+ * ---------------------------------------------------------------------------- */
 
 Test(chain, wakeup_by_thread_in_no_futex_call_is_wakeup)
 {
@@ -745,7 +776,8 @@ Test(chain, wakeup_by_thread_in_no_futex_call_is_wakeup)
 	cr_expect_str_eq(c->links[1].kind, "running");
 }
 
-/* ---- 6, 13: runqueue ------------------------------------------------------------------------------- */
+/* ---- 6, 13: runqueue
+ * ------------------------------------------------------------------------------- */
 
 /* A futex-waits on B; B is preempted by Z (untraced) on cpu 1 from 10ms to 290ms. */
 static void runnable_waker_scenario(void)
@@ -804,10 +836,11 @@ Test(chain, preempted_thread_is_a_runqueue_link)
 	cr_expect_eq(c->links[0].ran_tid[0], Z, "%s", c->line);
 }
 
-/* ---- 7: depth and cycles ------------------------------------------------------------------------------ */
+/* ---- 7: depth and cycles
+ * ------------------------------------------------------------------------------ */
 
 #define CH_BASE 301
-#define CH_N	21 /* 301..321: each of 301..320 woken by the next; 321 never sleeps */
+#define CH_N 21 /* 301..321: each of 301..320 woken by the next; 321 never sleeps */
 
 Test(chain, long_chain_stops_at_depth_limit)
 {
@@ -873,7 +906,8 @@ Test(chain, cycle_stops_and_is_incomplete, .timeout = 10)
 	cr_expect(strstr(c->why, "loop") != NULL, "why: %s", c->why);
 }
 
-/* ---- 8, 9: thread life ---------------------------------------------------------------------------------- */
+/* ---- 8, 9: thread life
+ * ---------------------------------------------------------------------------------- */
 
 #define R201 201
 
@@ -981,7 +1015,8 @@ Test(chain, waker_that_exited_is_still_named)
 	cr_expect_not(c->incomplete, "%s", c->line);
 }
 
-/* ---- 10: lost records ----------------------------------------------------------------------------------- */
+/* ---- 10: lost records
+ * ----------------------------------------------------------------------------------- */
 
 /* C waits 10..100ms (before any loss); A futex-waits 150..400ms on B. */
 static void loss_scenario(void)
@@ -1035,20 +1070,21 @@ Test(chain, loss_noted_after_the_wait_ended_still_marks_it)
 		  a->line);
 }
 
-/* ---- 11: segments ---------------------------------------------------------------------------------------- */
+/* ---- 11: segments
+ * ---------------------------------------------------------------------------------------- */
 
 Test(chain, segments_tile_the_wait_exactly)
 {
 	int checked = 0;
 
 	begin();
-	runnable_waker_scenario();	       /* A (futex, waker runnable), B (runqueue) */
-	sw(T(0), 2, 0, 0, C);		       /* C: block I/O on cpu 2 */
+	runnable_waker_scenario(); /* A (futex, waker runnable), B (runqueue) */
+	sw(T(0), 2, 0, 0, C);	   /* C: block I/O on cpu 2 */
 	sw(T(20), 2, C, 2, 0);
 	bdone(T(120), 2, 0, WS_CTX_HARDIRQ, 5, 42, C, T(21));
 	wake_ctx(T(120.01), 2, 0, WS_CTX_HARDIRQ, 5, C);
-	sw(T(150), 2, Z, 0, C);		       /* ... then 30ms on the runqueue */
-	sw(T(0), 3, 0, 0, S);		       /* S: preempted on cpu 3 */
+	sw(T(150), 2, Z, 0, C); /* ... then 30ms on the runqueue */
+	sw(T(0), 3, 0, 0, S);	/* S: preempted on cpu 3 */
 	sw(T(30), 3, S, 0, Z);
 	sw(T(75), 3, Z, 0, S);
 	finish();
@@ -1061,8 +1097,9 @@ Test(chain, segments_tile_the_wait_exactly)
 		for (int k = 0; k < c->nsegs; k++) {
 			const struct seg *s = &c->segs[k];
 
-			cr_expect_eq(s->start_ns, at, "segment %d does not start where the last ended: %s",
-				     k, c->line);
+			cr_expect_eq(s->start_ns, at,
+				     "segment %d does not start where the last ended: %s", k,
+				     c->line);
 			cr_expect_gt(s->duration_ns, 0, "%s", c->line);
 			at = s->start_ns + s->duration_ns;
 			sum += s->duration_ns;
@@ -1080,7 +1117,8 @@ Test(chain, segments_tile_the_wait_exactly)
 		for (int k = 0; k < a->nsegs; k++) {
 			if (a->segs[k].tid == B)
 				b_part += a->segs[k].duration_ns;
-			if (a->segs[k].tid == A && !strcmp(a->segs[k].kind, "runqueue"))
+			/* A queued on CPU 0 while it ran its idle task: wakeup latency */
+			if (a->segs[k].tid == A && !strcmp(a->segs[k].kind, "wakeup_latency"))
 				rq += a->segs[k].duration_ns;
 		}
 		cr_expect_eq(b_part, a->woken_after_ns, "%s", a->line);
@@ -1095,7 +1133,8 @@ Test(chain, segments_tile_the_wait_exactly)
 	}
 }
 
-/* ---- 12: the wakeup race ----------------------------------------------------------------------------------- */
+/* ---- 12: the wakeup race
+ * ----------------------------------------------------------------------------------- */
 
 /*
  * B wakes A (in FUTEX_WAIT) at 1.95ms, stamped before A's own switch-out at
@@ -1292,7 +1331,8 @@ Test(chain, reused_pid_of_an_exited_process_is_not_traced)
 	cr_expect_eq(R.nchains, 0, "a process that was never traced got a chain:\n%s", R.text);
 }
 
-/* ---- 14: min_block --------------------------------------------------------------------------------------- */
+/* ---- 14: min_block
+ * --------------------------------------------------------------------------------------- */
 
 Test(chain, waits_shorter_than_min_block_are_not_reported)
 {
@@ -1336,7 +1376,7 @@ Test(chain, waker_running_in_slices_is_running_for_their_total)
 	begin();
 	sw(T(0), 0, 0, 0, A);
 	sw(T(0), 1, 0, 0, B);
-	sw(T(1), 0, A, 1, 0); /* A sleeps at 1 ms */
+	sw(T(1), 0, A, 1, 0);  /* A sleeps at 1 ms */
 	sw(T(21), 1, B, 0, Z); /* B preempted for 30 ms: the longest single stretch */
 	sw(T(51), 1, Z, 0, B);
 	t = 51;
@@ -1355,4 +1395,163 @@ Test(chain, waker_running_in_slices_is_running_for_their_total)
 	/* running: 20 + 10 * 20 + 10 = 230 ms; runnable: 30 + 10 * 5 = 80 ms */
 	cr_expect_str_eq(c->links[1].kind, "running", "%s", c->line);
 	cr_expect_eq(c->links[1].duration_ns, (long long)(230 * MS), "%s", c->line);
+}
+
+/* ---- issue 10: what the waker was doing, waits counted, idle CPUs ------------------------------
+ */
+
+/*
+ * B runs 20 ms, then writes in 10 short requests of 5 ms each (different sectors, so different
+ * claims) with 1 ms of running between them, then wakes A. The requests are one cause, block
+ * I/O on one disk (50 ms), which outweighs B's running (30 ms): the link says so and counts them.
+ */
+Test(chain, many_short_requests_on_one_disk_outweigh_running)
+{
+	const struct chain *c;
+	double t = 21;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(1), 0, A, 1, 0); /* A sleeps at 1 ms */
+	for (int i = 0; i < 10; i++) {
+		sw(T(t), 1, B, 2, 0);
+		bdone(T(t + 5), 1, 0, WS_CTX_HARDIRQ, 100 + i, 1000 + 8 * i, B, T(t));
+		wake_ctx(T(t + 5.001), 1, 0, WS_CTX_HARDIRQ, 100 + i, B);
+		sw(T(t + 5.002), 1, 0, 0, B);
+		t += 6;
+	}
+	wake(T(t), 1, B, A);
+	sw(T(t + 0.5), 0, 0, 0, A);
+	finish();
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 2, "%s", c->line);
+	cr_expect_eq(c->links[1].tid, B);
+	cr_expect_str_eq(c->links[1].kind, "block_io", "%s", c->line);
+	cr_expect_eq(c->links[1].waits, 10, "%s", c->line);
+	/* each blocked from its switch-out to its wakeup: 5.001 ms */
+	cr_expect_eq(c->links[1].duration_ns, (long long)(10 * 5001000), "%s", c->line);
+	cr_expect_eq(c->links[1].longest_ns, (long long)5001000, "%s", c->line);
+	cr_expect_str_eq(c->links[1].resource, "block I/O on 7:99", "%s", c->line);
+	/* one request's sector would stand for all ten: not printed on the link */
+	cr_expect_eq(c->links[1].sector, NO_VAL, "%s", c->line);
+	cr_expect_str_eq(c->root, "block I/O on 7:99", "%s", c->line);
+	/* the chain's text and the summary agree on what dominated */
+	cr_expect_gt(summary_root_ns("t101", "block I/O on 7:99"),
+		     summary_root_ns("t101", "CPU work in t102"), "%s", R.summary);
+}
+
+/*
+ * B waits three times on futex Y (20 ms each, woken by C), running 4 ms between: the link is
+ * three waits of 20 ms, never one wait of 60 ms.
+ */
+static void three_futex_waits_scenario(void)
+{
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(0), 2, 0, 0, C);
+	fenter(T(1), 0, A, WS_FUTEX_WAIT, X);
+	sw(T(2), 0, A, 1, 0);
+	for (int i = 0; i < 3; i++) {
+		double t = 5 + 25 * i;
+
+		fenter(T(t), 1, B, WS_FUTEX_WAIT, Y);
+		sw(T(t + 0.5), 1, B, 1, 0);
+		fenter(T(t + 20.4), 2, C, WS_FUTEX_WAKE, Y);
+		wake(T(t + 20.5), 2, C, B);
+		fexit(T(t + 20.6), 2, C, WS_FUTEX_WAKE, 1);
+		sw(T(t + 21), 1, 0, 0, B);
+		fexit(T(t + 21.1), 1, B, WS_FUTEX_WAIT, 0);
+	}
+	fenter(T(80), 1, B, WS_FUTEX_WAKE, X);
+	wake(T(80.1), 1, B, A);
+	fexit(T(80.2), 1, B, WS_FUTEX_WAKE, 1);
+	sw(T(81), 0, 0, 0, A);
+}
+
+Test(chain, separate_waits_on_one_futex_are_counted_not_summed_into_one)
+{
+	const struct chain *c;
+
+	begin();
+	three_futex_waits_scenario();
+	finish();
+	c = chain_of(A);
+	cr_assert_geq(c->nlinks, 2, "%s", c->line);
+	cr_expect_eq(c->links[1].tid, B);
+	cr_expect_str_eq(c->links[1].kind, "futex", "%s", c->line);
+	cr_expect_eq(c->links[1].waits, 3, "%s", c->line);
+	cr_expect_eq(c->links[1].duration_ns, (long long)(60 * MS), "%s", c->line);
+	cr_expect_eq(c->links[1].longest_ns, (long long)(20 * MS), "%s", c->line);
+	cr_expect_str_eq(c->links[1].resource, "futex 0x7f2a3c002000", "%s", c->line);
+}
+
+/*
+ * A is woken at 12 ms onto CPU 0, which runs its idle task until A gets it at 40 ms: that is
+ * wakeup latency, never "held by tid 0 (swapper)".
+ */
+Test(chain, runnable_on_an_idle_cpu_is_wakeup_latency)
+{
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(2), 0, A, 1, 0); /* A sleeps; CPU 0 idles */
+	wake(T(12), 1, B, A);
+	sw(T(40), 0, 0, 0, A);
+	finish();
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "wakeup_latency", "%s", c->line);
+	cr_expect_eq(c->links[0].nran, 0, "%s", c->line);
+	cr_expect_eq(c->links[0].idle_ns, (long long)(28 * MS), "%s", c->line);
+	cr_expect_str_eq(c->root, "wakeup latency on CPU 0", "%s", c->line);
+	cr_expect_str_eq(c->segs[c->nsegs - 1].kind, "wakeup_latency", "%s", c->line);
+}
+
+/* The same wait with Z holding CPU 0 is contention: a runqueue link naming Z. */
+Test(chain, runnable_behind_another_thread_is_runqueue)
+{
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(2), 0, A, 1, Z);
+	wake(T(12), 1, B, A);
+	sw(T(40), 0, Z, 0, A);
+	finish();
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "runqueue", "%s", c->line);
+	cr_expect_eq(c->links[0].nran, 1, "%s", c->line);
+	cr_expect_eq(c->links[0].ran_tid[0], Z, "%s", c->line);
+	cr_expect_str_eq(c->root, "runqueue on CPU 0", "%s", c->line);
+}
+
+/* The text says the same: three waits, their average and longest, and whose waker goes on. */
+Test(chain, text_of_several_waits_counts_them)
+{
+	struct ws_session_opts o = { .plugin_dir = PLUGIN_BUILD_DIR };
+
+	memset(&R, 0, sizeof(R));
+	cr_assert_eq(ws_config_set(&R.cfg, "core", "format", "text"), 0);
+	cr_assert_eq(ws_config_set(&R.cfg, "core", "min_block", "10ms"), 0);
+	cr_assert_eq(ws_session_open(&R.s, &o, &R.cfg), 0);
+	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
+	R.f = open_memstream(&R.text, &R.len);
+	cr_assert_not_null(R.f);
+	cr_assert_eq(ws_session_start(R.s, R.f), 0);
+	three_futex_waits_scenario();
+	cr_assert_eq(ws_session_finish(R.s), 0);
+	fclose(R.f);
+	cr_expect(strstr(R.text,
+			 "tid 102 (t102) blocked 60ms in 3 waits for futex 0x7f2a3c002000 "
+			 "(20ms on average, longest 20ms)"),
+		  "%s", R.text);
+	cr_expect(strstr(R.text, " ← the longest woken by tid 104 (t104)"), "%s", R.text);
+	ws_session_free(R.s);
+	ws_config_free(&R.cfg);
+	free(R.text);
 }

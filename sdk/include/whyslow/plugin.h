@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 1
-#define WS_ABI_MINOR 0
+#define WS_ABI_MINOR 1
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -305,6 +305,20 @@ struct ws_plugin {
 
 	/* Called once when the session ends. NULL: nothing to release. */
 	void (*fini)(const struct ws_host *host);
+
+	/* ---- ABI 1.1 ---- */
+
+	/*
+	 * Name the resource a claim is about, without what is particular to
+	 * one wait: "block I/O on vda" (not the sector), "futex 0x7f2a3c001000".
+	 * Claims of one plugin with the same kind and the same resource are one
+	 * cause when the core weighs what a waker was doing (200 short requests
+	 * on one disk outweigh 20 ms of running), and the text names a link of
+	 * several waits by it ("in 200 waits for block I/O on vda"). Returns the
+	 * length written (snprintf semantics). NULL, or a result <= 0: every
+	 * distinct claim is its own resource.
+	 */
+	int (*resource)(const struct ws_claim *claim, char *buf, size_t len);
 };
 
 /* The entry symbol's type. */

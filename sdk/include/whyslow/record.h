@@ -25,6 +25,7 @@
 #define WS_KIND_FUTEX 0x0200
 #define WS_KIND_BLKIO 0x0300
 #define WS_KIND_KLOCK 0x0400
+#define WS_KIND_KILL 0x0500
 #define WS_KIND_THIRD_PARTY 0x1000
 
 #define WS_KIND_LOST (WS_KIND_CORE + 1) /* struct ws_rec_lost */

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kill source, user side: explains a wait as ended by a signal when the
+ * wakeup that ended it found a signal pending for the thread (recorded by
+ * kill.bpf.c in the same context just before): Ctrl-C is "SIGINT from the
+ * terminal's kworker", not a wakeup by that kworker.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <whyslow/plugin.h>
+
+#include "kill_rec.h"
+#include "kill.skel.h"
+
+#define NAME "kill"
+
+/* Both records of one wakeup are written back to back; a bound guards against stale ones. */
+#define SIGNAL_WAKE_NS 1000000ull
+#define SIGNALS_PER_CPU 4
+#define TASK_INTERRUPTIBLE_ 0x1
+#define SIGKILL_ 9
+
+struct sent {
+	struct ws_kill_wake r;
+	uint64_t seq; /* decode order; 0 = empty slot */
+};
+
+struct cpu_sent {
+	unsigned int next;
+	struct sent s[SIGNALS_PER_CPU];
+};
+
+static struct cpu_sent *cpus;
+static unsigned int ncpus;
+static uint64_t seq;
+
+static const void *kill_bpf_object(size_t *size)
+{
+	return kill_bpf__elf_bytes(size);
+}
+
+static int kill_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+{
+	struct cpu_sent *c;
+	struct sent *s;
+
+	(void)host;
+	if (rec->kind != WS_KILL_WAKE)
+		return 0;
+	if (rec->size < sizeof(struct ws_kill_wake))
+		return -EINVAL;
+	if (rec->cpu >= ncpus) {
+		unsigned int n = rec->cpu + 1u;
+		struct cpu_sent *p = realloc(cpus, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		memset(p + ncpus, 0, (n - ncpus) * sizeof(*p));
+		cpus = p;
+		ncpus = n;
+	}
+	c = &cpus[rec->cpu];
+	s = &c->s[c->next];
+	c->next = (c->next + 1) % SIGNALS_PER_CPU;
+	memcpy(&s->r, rec, sizeof(s->r));
+	s->r.sender_comm[WS_KILL_COMM_LEN - 1] = 0;
+	s->seq = ++seq;
+	return 0;
+}
+
+/* The record of @wk's own wakeup, written just before it in the same context. */
+static const struct ws_kill_wake *signal_of(const struct ws_wake *wk)
+{
+	const struct sent *best = NULL;
+
+	if (wk->cpu >= ncpus)
+		return NULL;
+	for (unsigned int i = 0; i < SIGNALS_PER_CPU; i++) {
+		const struct sent *s = &cpus[wk->cpu].s[i];
+
+		if (!s->seq || s->r.hdr.ctx_id != wk->ctx_id || s->r.hdr.ctx != wk->ctx ||
+		    s->r.hdr.ts > wk->ts || wk->ts - s->r.hdr.ts > SIGNAL_WAKE_NS ||
+		    s->r.wakee_tid != wk->wakee_tid || s->r.wakee_pid != wk->wakee_pid)
+			continue;
+		if (!best || s->seq > best->seq)
+			best = s;
+	}
+	return best ? &best->r : NULL;
+}
+
+static const char *sig_name(uint32_t sig)
+{
+	static const char *const n[] = {
+		[1] = "SIGHUP",	  [2] = "SIGINT",     [3] = "SIGQUIT",	[4] = "SIGILL",
+		[5] = "SIGTRAP",  [6] = "SIGABRT",    [7] = "SIGBUS",	[8] = "SIGFPE",
+		[9] = "SIGKILL",  [10] = "SIGUSR1",   [11] = "SIGSEGV", [12] = "SIGUSR2",
+		[13] = "SIGPIPE", [14] = "SIGALRM",   [15] = "SIGTERM", [16] = "SIGSTKFLT",
+		[17] = "SIGCHLD", [18] = "SIGCONT",   [19] = "SIGSTOP", [20] = "SIGTSTP",
+		[21] = "SIGTTIN", [22] = "SIGTTOU",   [23] = "SIGURG",	[24] = "SIGXCPU",
+		[25] = "SIGXFSZ", [26] = "SIGVTALRM", [27] = "SIGPROF", [28] = "SIGWINCH",
+		[29] = "SIGIO",	  [30] = "SIGPWR",    [31] = "SIGSYS",
+	};
+
+	return sig < sizeof(n) / sizeof(n[0]) && n[sig] ? n[sig] : NULL;
+}
+
+static int kill_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+{
+	const struct ws_kill_wake *s;
+	const char *name;
+	uint64_t others;
+	uint32_t sig;
+	char buf[16];
+	bool in_irq;
+
+	if (!w->wake || !(s = signal_of(w->wake)))
+		return 0;
+	/*
+	 * Only an interruptible sleep is ended by any signal; an uninterruptible one only by
+	 * SIGKILL (killable waits). Otherwise a pending signal is not what woke it.
+	 */
+	if (!(s->state & TASK_INTERRUPTIBLE_) && !(s->pending & (1ull << (SIGKILL_ - 1))))
+		return 0;
+	/*
+	 * A fatal signal makes the kernel add SIGKILL for every thread of the process: name the
+	 * signal that was sent, SIGKILL only when nothing else is pending.
+	 */
+	others = s->pending & ~(1ull << (SIGKILL_ - 1));
+	sig = others ? (uint32_t)__builtin_ctzll(others) + 1 : SIGKILL_;
+	name = sig_name(sig);
+	if (!name) {
+		snprintf(buf, sizeof(buf), "SIG%u", sig);
+		name = buf;
+	}
+	in_irq = w->wake->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ | WS_CTX_TIMER);
+	out->strength = WS_CLAIM_SPECIFIC;
+	snprintf(out->kind, sizeof(out->kind), "signal");
+	if (in_irq) {
+		/* current is whatever the interrupt hit: the kernel sent it (a timer's SIGALRM) */
+		out->woken_by = 0;
+		out->root = true;
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "woken inside an interrupt with the signal pending");
+	} else {
+		/* the sender's own work came before: follow it when it is traced */
+		out->woken_by = w->wake->waker_tid;
+		out->root = !w->waker_traced;
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "woken with the signal pending, by the thread that sent it");
+	}
+	host->claim_str(out, "signal", name);
+	host->claim_u64(out, "signo", sig);
+	host->claim_hex(out, "pending", s->pending);
+	if (!in_irq) {
+		host->claim_u64(out, "sender", w->wake->waker_tid);
+		host->claim_u64(out, "sender_pid", w->wake->waker_pid);
+		host->claim_str(out, "sender_comm", s->sender_comm);
+	}
+	return 1;
+}
+
+static const struct ws_field *field(const struct ws_claim *c, const char *key)
+{
+	for (unsigned int i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
+		if (!strcmp(c->fields[i].key, key))
+			return &c->fields[i];
+	return NULL;
+}
+
+/* "signal SIGINT from tid 4242 (kworker/u8:2)" */
+static int kill_describe(const struct ws_claim *c, char *buf, size_t len)
+{
+	const struct ws_field *sig = field(c, "signal"), *from = field(c, "sender"),
+			      *comm = field(c, "sender_comm");
+
+	if (!sig)
+		return snprintf(buf, len, "a signal");
+	if (!from)
+		return snprintf(buf, len, "signal %s, sent by the kernel from an interrupt",
+				sig->s);
+	return snprintf(buf, len, "signal %s from tid %" PRIu64 " (%s)", sig->s, from->u,
+			comm ? comm->s : "?");
+}
+
+/* Waits ended by one signal number are one cause, whoever sent each. */
+static int kill_resource(const struct ws_claim *c, char *buf, size_t len)
+{
+	const struct ws_field *sig = field(c, "signal");
+
+	return sig ? snprintf(buf, len, "signal %s", sig->s) : 0;
+}
+
+static void kill_fini(const struct ws_host *host)
+{
+	(void)host;
+	free(cpus);
+	cpus = NULL;
+	ncpus = 0;
+	seq = 0;
+}
+
+static const struct ws_plugin kill_plugin = {
+	.sz = sizeof(struct ws_plugin),
+	.abi_major = WS_ABI_MAJOR,
+	.abi_minor = WS_ABI_MINOR,
+	.name = NAME,
+	.description =
+		"signals: a wait ended by a signal (kill, Ctrl-C, alarm) names it and its sender",
+	.version = "1.0",
+	.kind_base = WS_KIND_KILL,
+	.bpf_object = kill_bpf_object,
+	.decode = kill_decode,
+	.infer = kill_infer,
+	.describe = kill_describe,
+	.fini = kill_fini,
+	.resource = kill_resource,
+};
+
+WS_PLUGIN_DEFINE(kill_plugin)
