@@ -267,10 +267,6 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (c.config) {
-		if (geteuid() == 0 && ws_path_trusted(c.config, err, sizeof(err))) {
-			fprintf(stderr, "whyslow: %s\n", err);
-			goto out;
-		}
 		if (ws_config_load(&cfg, c.config, err, sizeof(err))) {
 			fprintf(stderr, "whyslow: %s\n", err);
 			goto out;
