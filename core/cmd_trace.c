@@ -662,10 +662,10 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 		return 1;
 	}
 	setvbuf(in, NULL, _IOFBF, 1 << 18);
-	if (output && !ws_outfile_open(&of, output))
-		out = of.f;
-	else if (output)
+	/* stdout too: a closed one is said, not silently written to nowhere */
+	if (ws_outfile_open(&of, output))
 		goto out_in;
+	out = of.f;
 	if (r.format == OUT_PERFETTO) {
 		r.pf = ws_perfetto_new();
 		r.out = null_stream();
@@ -711,12 +711,8 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 	}
 	rc = 0;
 out_file:
-	if (output) {
-		if (ws_outfile_close(&of, rc == 0))
-			rc = 1;
-	} else if (fflush(stdout) == EOF) {
+	if (ws_outfile_close(&of, rc == 0))
 		rc = 1;
-	}
 out_in:
 	if (r.out && r.out != out)
 		fclose(r.out);
