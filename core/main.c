@@ -8,6 +8,7 @@
 
 #include "cmd_trace.h"
 #include "config.h"
+#include "outfile.h"
 #include "runner.h"
 #include "session.h"
 #include "util.h"
@@ -253,6 +254,7 @@ int main(int argc, char **argv)
 	char err[768];
 	int rc = 1;
 
+	ws_outfile_guard_std();
 	if (parse(&c, argc, argv))
 		goto out;
 	if (c.cmd && !strcmp(c.cmd, "report")) {

@@ -20,11 +20,27 @@ static int say(const char *path, int err, const char *why)
 	return -err;
 }
 
+static bool std_closed[3];
+
+void ws_outfile_guard_std(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		std_closed[fd] = true;
+		/* the lowest free number: this fills @fd (or, failing that, nothing) */
+		int nul = open("/dev/null", O_RDWR);
+
+		if (nul >= 0 && nul != fd)
+			close(nul);
+	}
+}
+
 /* whyslow's own stdout or stderr: checked open, so a closed one is an error, not silence */
 static int open_std(struct ws_outfile *o, int fd)
 {
 	o->std = true;
-	if (fcntl(fd, F_GETFD) < 0) {
+	if (std_closed[fd] || fcntl(fd, F_GETFD) < 0) {
 		fprintf(stderr, "whyslow: standard output is closed; give -o FILE\n");
 		return -EBADF;
 	}

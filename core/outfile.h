@@ -29,6 +29,12 @@ struct ws_outfile {
 	char tmp[PATH_MAX]; /* the temporary file's path, as shown to the user */
 };
 
+/*
+ * At start-up: a closed stdin, stdout or stderr is noted and filled with
+ * /dev/null, so no file whyslow opens takes its number (and gets the report,
+ * or reaches the command as its stdout). ws_outfile_open(NULL) then refuses.
+ */
+void ws_outfile_guard_std(void);
 /* Open @path (NULL: stdout). 0, or -errno having said why. */
 int ws_outfile_open(struct ws_outfile *o, const char *path);
 /* Flush and close; rename into place if @keep and every write succeeded. 0 or -errno (printed). */

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: MIT
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_TMPFILE, mkostemp */
+#endif
 #include <ctype.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,4 +192,24 @@ int ws_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+FILE *ws_tmpfile(void)
+{
+	/* tmpfile() leaves the descriptor open across exec: the traced command would inherit it */
+	char name[] = "/tmp/whyslow-spool.XXXXXX";
+	int fd = open("/tmp", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	FILE *f;
+
+	if (fd < 0) {
+		fd = mkostemp(name, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(name);
+	}
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w+e");
+	if (!f)
+		close(fd);
+	return f;
 }

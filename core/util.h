@@ -27,4 +27,7 @@ uint64_t ws_hash_bytes(const void *p, size_t n);
 /* Grow *@arr (element size @elem) to hold at least @need elements. 0 or -ENOMEM. */
 int ws_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
+/* An anonymous read-write temporary file, closed on exec. NULL with errno set. */
+FILE *ws_tmpfile(void);
+
 #endif
