@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <stdint.h>
@@ -117,10 +118,19 @@ int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t er
 		return -ENOEXEC;
 	}
 	/*
-	 * glibc knows a loaded object by the name it was opened with: the
-	 * descriptor stays open while the plugin is loaded, so no other plugin
-	 * can come by the same /proc/self/fd/N name meanwhile.
+	 * glibc knows a loaded object by every name it was opened with, for the
+	 * life of the process: a /proc/self/fd/N used once must never name
+	 * another file. Each load gets a descriptor number above all earlier ones.
 	 */
+	static int last_fd = 2;
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, last_fd + 1);
+
+	close(fd);
+	if (nfd < 0) {
+		snprintf(err, errlen, "%s: cannot load: %s", path, strerror(errno));
+		return -errno;
+	}
+	fd = last_fd = nfd;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	out->dl = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
 	if (!out->dl) {

@@ -231,3 +231,25 @@ Test(loader, truncated_plugin_is_refused_without_a_crash)
 	unlink(dst);
 	rmdir(dir);
 }
+
+/* glibc remembers each /proc/self/fd/N name a load used: a later load must still get its own file
+ */
+Test(loader, each_load_gets_its_own_file_while_others_stay_loaded)
+{
+	static const char *names[] = { "blkio", "futex", "sched" };
+	struct ws_loaded held, l;
+	char path[512], err[512] = "";
+
+	snprintf(path, sizeof(path), "%s/blkio.so", PLUGIN_BUILD_DIR);
+	cr_assert_eq(ws_plugin_load(path, &held, err, sizeof(err)), 0, "%s", err);
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(path, sizeof(path), "%s/%s.so", PLUGIN_BUILD_DIR, names[i]);
+			cr_assert_eq(ws_plugin_load(path, &l, err, sizeof(err)), 0, "%s", err);
+			cr_assert_str_eq(l.p->name, names[i], "loading %s gave %s", path,
+					 l.p->name);
+			ws_plugin_unload(&l);
+		}
+	}
+	ws_plugin_unload(&held);
+}
