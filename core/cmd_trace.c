@@ -453,7 +453,7 @@ static void report_ival(void *ctx, const struct ws_thread *t, const struct ws_iv
  */
 static void check_versions(struct replay *r, const char *recorded)
 {
-	char now[WS_TRACE_STR];
+	char now[WS_TRACE_STR], e[4 * WS_TRACE_STR];
 
 	if (!recorded[0])
 		return;
@@ -461,7 +461,7 @@ static void check_versions(struct replay *r, const char *recorded)
 	if (strcmp(now, recorded))
 		fprintf(stderr,
 			"whyslow: note: %s was recorded with sources %s; decoding with %s\n",
-			r->file, recorded, now);
+			r->file, ws_text_esc(recorded, e, sizeof(e)), now);
 }
 
 static int on_meta(void *ctx, const struct ws_trace_meta *m)
@@ -498,9 +498,17 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		ws_config_set(&r->cfg, "core", "top", r->top);
 	if ((err = ws_session_open(&r->s, &so, &r->cfg)))
 		return err;
-	if (r->verbose)
+	if (r->verbose) {
+		/* from the file: whoever made it chose these bytes */
+		char e[5][4 * WS_TRACE_STR];
+
 		fprintf(stderr, "whyslow: %s: whyslow %s on %s (%s), sources %s, command: %s\n",
-			r->file, m->version, m->hostname, m->kernel, m->versions, m->command);
+			r->file, ws_text_esc(m->version, e[0], sizeof(e[0])),
+			ws_text_esc(m->hostname, e[1], sizeof(e[1])),
+			ws_text_esc(m->kernel, e[2], sizeof(e[2])),
+			ws_text_esc(m->versions, e[3], sizeof(e[3])),
+			ws_text_esc(m->command, e[4], sizeof(e[4])));
+	}
 	check_versions(r, m->versions);
 	r->clock = m->clock;
 	ws_session_set_replay(r->s, &m->clock);

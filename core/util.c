@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #endif
 #include <ctype.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <errno.h>
@@ -149,6 +150,49 @@ void ws_json_str(FILE *f, const char *s)
 			fputc(ch, f);
 	}
 	fputc('"', f);
+}
+
+const char *ws_text_esc(const char *s, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	if (!len)
+		return "";
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		/*
+		 * C0, DEL, and C1 as UTF-8 (0xc2 0x80..0x9f): what a UTF-8 terminal
+		 * acts on. Other bytes pass, so names in any script stay readable.
+		 */
+		bool c1 = *p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+		int k = c1 && *p == 0xc2 ? 2 : 1;
+		bool esc = *p < 0x20 || *p == 0x7f || *p == '\\' || c1;
+
+		if (!esc) {
+			if (n + 1 >= len)
+				break;
+			buf[n++] = *p;
+			continue;
+		}
+		if (*p == '\\') {
+			if (n + 2 >= len)
+				break;
+			buf[n++] = '\\';
+			buf[n++] = '\\';
+			continue;
+		}
+		if (n + 4 * k >= len)
+			break;
+		for (int i = 0; i < k; i++) {
+			buf[n++] = '\\';
+			buf[n++] = 'x';
+			buf[n++] = hex[p[i] >> 4];
+			buf[n++] = hex[p[i] & 15];
+		}
+		p += k - 1;
+	}
+	buf[n] = 0;
+	return buf;
 }
 
 uint64_t ws_hash64(uint64_t x)

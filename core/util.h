@@ -21,6 +21,15 @@ void ws_format_duration(uint64_t ns, char *buf, size_t len);
 /* Write @s as a JSON string literal, quotes included, to @f. */
 void ws_json_str(FILE *f, const char *s);
 
+/*
+ * @s for a terminal: control characters (C0, DEL, C1 as UTF-8)
+ * become \xNN and a backslash \\, so a thread name or path cannot forge
+ * lines or send escape sequences. Returns @buf (truncated to @len).
+ */
+const char *ws_text_esc(const char *s, char *buf, size_t len);
+/* A buffer that holds any escaped name of up to 63 bytes. */
+#define WS_ESC_LEN 256
+
 uint64_t ws_hash64(uint64_t x);
 uint64_t ws_hash_bytes(const void *p, size_t n);
 

@@ -49,3 +49,25 @@ Test(util, parses_sizes_and_bools)
 	cr_assert_eq(b, 1);
 	cr_assert_lt(ws_parse_bool("maybe", &b), 0);
 }
+
+/* Issue 11 #5: nothing a traced program names itself reaches the terminal as a control code */
+Test(util, text_esc_escapes_control_characters)
+{
+	char buf[WS_ESC_LEN];
+
+	cr_assert_str_eq(ws_text_esc("worker-1", buf, sizeof(buf)), "worker-1");
+	cr_assert_str_eq(ws_text_esc("a\033[31mb", buf, sizeof(buf)), "a\\x1b[31mb");
+	cr_assert_str_eq(ws_text_esc("bel\a cr\r lf\n del\177", buf, sizeof(buf)),
+			 "bel\\x07 cr\\x0d lf\\x0a del\\x7f");
+	/* C1 CSI as UTF-8 (U+009B) */
+	cr_assert_str_eq(ws_text_esc("x\302\233y", buf, sizeof(buf)), "x\\xc2\\x9by");
+	/* a backslash is doubled, so an escape cannot be forged; other UTF-8 passes */
+	cr_assert_str_eq(ws_text_esc("a\\x1b", buf, sizeof(buf)), "a\\\\x1b");
+	cr_assert_str_eq(ws_text_esc("caf\303\251 \342\200\224", buf, sizeof(buf)),
+			 "caf\303\251 \342\200\224");
+	/* truncation never splits an escape */
+	char small[6];
+
+	cr_assert_str_eq(ws_text_esc("ab\033", small, sizeof(small)), "ab");
+	cr_assert_str_eq(ws_text_esc(NULL, buf, sizeof(buf)), "");
+}

@@ -109,6 +109,14 @@ rc=$?
 sed 's/^/    stderr: /' "$W/abc.stderr"
 check "SUDO_UID=abc without SUDO_USER: refused (rc $rc), one line, the command did not run" \
 	eval '[ $rc -ne 0 ] && [ "$(nlines "$W/abc.stderr")" = 1 ] && [ ! -s "$W/abc.out" ]'
+# --- #5: a thread name with ESC, BEL and a newline is escaped in the text report -----------------
+evil="$W/$(printf 'x\033[2J\a\nFORGED')"
+cp "$(command -v sleep)" "$evil"
+"$WHYSLOW" run -o "$W/esc.txt" -- "$evil" 0.2 >/dev/null 2>&1
+check "text report: the escaped thread name is there" grep -qF 'x\x1b[2J\x07\x0aFORG' "$W/esc.txt"
+check "text report: no raw ESC or BEL, no forged line" \
+	eval '! grep -q "$(printf "\033")" "$W/esc.txt" && ! grep -q "$(printf "\a")" "$W/esc.txt" && ! grep -q "^FORG" "$W/esc.txt"'
+rm -f "$evil"
 check "/dev/null is still a character device" [ -c /dev/null ]
 check "nothing left in the kernel" no_ws_left 2
 rel_done
