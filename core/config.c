@@ -17,6 +17,7 @@ struct parse_ctx {
 	struct ws_config *c;
 	FILE *f;
 	int line;
+	int max; /* the longest line inih takes, newline and NUL included */
 	int err;
 };
 
@@ -32,6 +33,15 @@ static char *read_line(char *str, int num, void *stream)
 	if (!r)
 		return r;
 	p->line++;
+	/*
+	 * A line that does not fit would be split and its tail read as a line
+	 * of its own (a comment's tail becoming a setting): refuse it instead.
+	 */
+	if (!strchr(r, '\n') && !feof(p->f) && (int)strlen(r) == num - 1) {
+		p->max = num;
+		p->err = -E2BIG;
+		return NULL;
+	}
 	/*
 	 * Note each section header with its own line, so a section without
 	 * keys is known too and messages point at the header.
@@ -116,6 +126,12 @@ int ws_config_load(struct ws_config *c, const char *path, char *err, size_t errl
 	}
 	rc = ini_parse_stream(read_line, &p, on_entry, &p);
 	fclose(p.f);
+	if (p.err == -E2BIG) {
+		snprintf(err, errlen,
+			 "%s:%d: line longer than %d characters; shorten it or split the value",
+			 path, p.line, p.max - 2);
+		return -EINVAL;
+	}
 	if (rc == -2) {
 		snprintf(err, errlen, "%s: out of memory while reading it", path);
 		return -ENOMEM;

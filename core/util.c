@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <math.h>
 #include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
@@ -24,17 +25,20 @@ int ws_parse_duration(const char *s, uint64_t *ns)
 	char *end;
 	double v;
 
-	if (!s || !*s || isspace((unsigned char)*s) || *s == '-')
+	/* a decimal number: not "nan", "inf", hex, or a sign */
+	if (!s || !(isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) ||
+	    strpbrk(s, "xX"))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	if (errno || end == s || v < 0 || !isfinite(v))
 		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].suffix) == 0) {
 			double r = v * units[i].mult;
 
-			if (r > 1.8e19)
+			/* under 1ns would round to 0, which means "no limit" to some keys */
+			if (r > 1.8e19 || (v > 0 && r < 0.5))
 				return -ERANGE;
 			*ns = (uint64_t)(r + 0.5);
 			return 0;
@@ -46,6 +50,7 @@ int ws_parse_duration(const char *s, uint64_t *ns)
 int ws_parse_u64(const char *s, uint64_t *out)
 {
 	unsigned long long v;
+	unsigned int shift = 0;
 	char *end;
 
 	if (!s || !isdigit((unsigned char)*s))
@@ -57,17 +62,17 @@ int ws_parse_u64(const char *s, uint64_t *out)
 	switch (*end) {
 	case 'K':
 	case 'k':
-		v <<= 10;
+		shift = 10;
 		end++;
 		break;
 	case 'M':
 	case 'm':
-		v <<= 20;
+		shift = 20;
 		end++;
 		break;
 	case 'G':
 	case 'g':
-		v <<= 30;
+		shift = 30;
 		end++;
 		break;
 	default:
@@ -75,6 +80,10 @@ int ws_parse_u64(const char *s, uint64_t *out)
 	}
 	if (*end)
 		return -EINVAL;
+	/* 17179869185G must not wrap around to 1G */
+	if (shift && v > (~0ULL >> shift))
+		return -ERANGE;
+	v <<= shift;
 	*out = v;
 	return 0;
 }

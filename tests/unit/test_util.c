@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <string.h>
 
 #include "util.h"
@@ -70,4 +71,27 @@ Test(util, text_esc_escapes_control_characters)
 
 	cr_assert_str_eq(ws_text_esc("ab\033", small, sizeof(small)), "ab");
 	cr_assert_str_eq(ws_text_esc(NULL, buf, sizeof(buf)), "");
+}
+
+/* Issue 11 #8: no wrap-around, no NaN, nothing that rounds to "no limit" */
+Test(util, parse_rejects_overflow_nan_and_sub_nanosecond)
+{
+	uint64_t v;
+
+	cr_assert_eq(ws_parse_u64("17179869185G", &v), -ERANGE);
+	cr_assert_eq(ws_parse_u64("18014398509481984K", &v), -ERANGE);
+	cr_assert_eq(ws_parse_u64("16G", &v), 0);
+	cr_assert_eq(v, 16ULL << 30);
+	cr_assert_lt(ws_parse_duration("nan", &v), 0);
+	cr_assert_lt(ws_parse_duration("nanms", &v), 0);
+	cr_assert_lt(ws_parse_duration("inf", &v), 0);
+	cr_assert_lt(ws_parse_duration("infs", &v), 0);
+	cr_assert_lt(ws_parse_duration("1e-12s", &v), 0);
+	cr_assert_lt(ws_parse_duration("0x10ms", &v), 0);
+	cr_assert_eq(ws_parse_duration("0", &v), 0);
+	cr_assert_eq(v, 0);
+	cr_assert_eq(ws_parse_duration("1.5s", &v), 0);
+	cr_assert_eq(v, 1500000000ULL);
+	cr_assert_eq(ws_parse_duration(".5ms", &v), 0);
+	cr_assert_eq(v, 500000ULL);
 }

@@ -117,6 +117,13 @@ check "text report: the escaped thread name is there" grep -qF 'x\x1b[2J\x07\x0a
 check "text report: no raw ESC or BEL, no forged line" \
 	eval '! grep -q "$(printf "\033")" "$W/esc.txt" && ! grep -q "$(printf "\a")" "$W/esc.txt" && ! grep -q "^FORG" "$W/esc.txt"'
 rm -f "$evil"
+# --- #8: a [core] format the ini cannot mean -------------------------------------------------------
+printf '[core]\nformat = xml\n' >"$W/xml.ini"
+"$WHYSLOW" -c "$W/xml.ini" run -o "$W/xml.out" -- true >/dev/null 2>"$W/xml.stderr"
+rc=$?
+sed 's/^/    stderr: /' "$W/xml.stderr"
+check "ini format = xml: refused (rc $rc) in one line naming it" \
+	eval '[ $rc -ne 0 ] && [ "$(nlines "$W/xml.stderr")" = 1 ] && grep -q xml "$W/xml.stderr" && [ ! -e "$W/xml.out" ]'
 check "/dev/null is still a character device" [ -c /dev/null ]
 check "nothing left in the kernel" no_ws_left 2
 rel_done
