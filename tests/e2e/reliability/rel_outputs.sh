@@ -2,7 +2,7 @@
 # What root writes, and what the command inherits (issue 11 #3, #4, #8):
 # - the command gets exactly fds 0, 1, 2 (nothing of root's: not the report's temporary file);
 # - an output path that is a symbolic link is refused; a FIFO without a reader does not hang;
-# - the attacker flipping their output path between a file and a link to root's 0600 file while
+# - the attacker flipping their output path between /dev/null, a file and a link to root's 0600 file while
 #   root writes there 200 times never touches root's file;
 # - under sudo a device is opened only if the invoking user could open it, and files are 0600 and
 #   theirs; otherwise the umask decides; a closed stdout is an error; SUDO_UID=abc is refused.
@@ -65,9 +65,10 @@ rc=$?
 wait
 check "FIFO with a reader: written (rc $rc)" eval '[ $rc = 0 ] && grep -q Summary "$W/fifo.read"'
 
-# the race: flip $A/out between the attacker's own file and a link to root's file, 200 writes
-bg_nobody bash -c 'while :; do ln -sfn "$1" "$2/out"; rm -f "$2/out"; echo x >"$2/out"; done' \
-	flip "$W/secret" "$A" 2>/dev/null
+# the race: flip $A/out between a link to /dev/null (a device: written in place) and a link to
+# root's file, and between the attacker's own file and that link; 200 writes
+bg_nobody bash -c 'while :; do ln -sfn /dev/null "$2/out"; ln -sfn "$1" "$2/out"; rm -f "$2/out";
+	echo x >"$2/out"; ln -sfn "$1" "$2/out"; done' flip "$W/secret" "$A" 2>/dev/null
 for _ in $(seq "$N"); do
 	"$WHYSLOW" report "$DATA" -o "$A/out" >/dev/null 2>&1
 done
