@@ -614,8 +614,8 @@ static int check_config(struct ws_session *s, char **found, int nfound)
 	/* a string key with a closed set of values: "xml" must not mean text */
 	const char *fmt = ws_config_get(s->cfg, "core", "format");
 
-	if (fmt && strcmp(fmt, "text") && strcmp(fmt, "json")) {
-		snprintf(err, sizeof(err), "%s: [core] format: '%s' is not text or json",
+	if (fmt && strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "folded")) {
+		snprintf(err, sizeof(err), "%s: [core] format: '%s' is not text, json or folded",
 			 s->cfg->path ? s->cfg->path : "command line", fmt);
 		goto fail;
 	}

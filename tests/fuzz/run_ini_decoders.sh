@@ -21,7 +21,7 @@ chmod 755 "$OUT" "$OUT/plugins"
 
 SAN=(-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined ${FUZZ_EXTRA_CFLAGS:-})
 INC=(-I"$ROOT/sdk/include" -I"$ROOT/core" -I"$BUILD/core")
-CORE=(util clock reorder graph chain report config loader trust session trace perfetto)
+CORE=(util clock reorder graph chain reasons folded critpath report config loader trust session trace perfetto)
 LIBS=(-lbpf -lelf -lz -linih -ldl)
 set -e
 srcs=()
