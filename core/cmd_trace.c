@@ -5,6 +5,7 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,11 @@ static void tap(void *ctx, const struct ws_rec_hdr *rec)
 		write_new_devs(j, j->s);
 	}
 	ws_trace_write_event(&j->w, rec);
+	/* at most about a second of records is lost if whyslow is killed (fsync: at the end) */
+	if (!(j->w.events & 1023) && ws_clock_mono_now() - j->flushed_at > 1000000000ULL) {
+		fflush(j->f);
+		j->flushed_at = ws_clock_mono_now();
+	}
 }
 
 static bool perfetto_sink(void *ctx, const struct ws_chain *c)
@@ -188,8 +194,13 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	source_versions(j->plugin_dir, m->sources, m->versions, sizeof(m->versions));
 	if (j->attach)
 		n += snprintf(m->command, sizeof(m->command), "attach");
-	for (char **a = j->argv; a && *a && n < sizeof(m->command); a++)
-		n += snprintf(m->command + n, sizeof(m->command) - n, "%s%s", n ? " " : "", *a);
+	/*
+	 * The program only: its arguments may hold secrets (passwords, tokens)
+	 * and the recording is meant to be passed around.
+	 */
+	if (j->argv && j->argv[0])
+		snprintf(m->command + n, sizeof(m->command) - n, "%s%s%s", n ? " " : "", j->argv[0],
+			 j->argv[1] ? " (arguments not stored)" : "");
 	m->clock = *ws_session_clock(s);
 	/* the defaults live in ws_core_keys */
 	ws_config_u64(j->cfg, "core", ws_core_keys, "min_block", &m->min_block_ns);
@@ -204,6 +215,10 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	write_sysfs_devs(j);
 	for (int i = 0; j->attach && i < npids; i++)
 		write_threads(j, pids[i]);
+	/* a recording killed from here on is readable up to its last complete record */
+	if (!j->w.err && fflush(j->f) == EOF)
+		j->w.err = errno ? -errno : -EIO;
+	j->flushed_at = ws_clock_mono_now();
 	if ((err = j->w.err)) {
 		fprintf(stderr, "whyslow: cannot write %s: %s\n", j->record_path, strerror(-err));
 		ws_outfile_close(&j->out, false);
@@ -348,6 +363,10 @@ struct replay {
 	const char *comms[MAX_FILTER];
 	int ntids, npids, ncomms;
 	bool have_summary;
+	struct ws_clock clock; /* the recording's anchor */
+	uint64_t last_ts;      /* of the last event read */
+	uint64_t ended_at;     /* where an unfinished recording's complete records end */
+	bool ended_early;
 	int err;
 };
 
@@ -434,7 +453,7 @@ static void report_ival(void *ctx, const struct ws_thread *t, const struct ws_iv
  */
 static void check_versions(struct replay *r, const char *recorded)
 {
-	char now[WS_TRACE_STR];
+	char now[WS_TRACE_STR], e[4 * WS_TRACE_STR];
 
 	if (!recorded[0])
 		return;
@@ -442,7 +461,7 @@ static void check_versions(struct replay *r, const char *recorded)
 	if (strcmp(now, recorded))
 		fprintf(stderr,
 			"whyslow: note: %s was recorded with sources %s; decoding with %s\n",
-			r->file, recorded, now);
+			r->file, ws_text_esc(recorded, e, sizeof(e)), now);
 }
 
 static int on_meta(void *ctx, const struct ws_trace_meta *m)
@@ -479,10 +498,19 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		ws_config_set(&r->cfg, "core", "top", r->top);
 	if ((err = ws_session_open(&r->s, &so, &r->cfg)))
 		return err;
-	if (r->verbose)
+	if (r->verbose) {
+		/* from the file: whoever made it chose these bytes */
+		char e[5][4 * WS_TRACE_STR];
+
 		fprintf(stderr, "whyslow: %s: whyslow %s on %s (%s), sources %s, command: %s\n",
-			r->file, m->version, m->hostname, m->kernel, m->versions, m->command);
+			r->file, ws_text_esc(m->version, e[0], sizeof(e[0])),
+			ws_text_esc(m->hostname, e[1], sizeof(e[1])),
+			ws_text_esc(m->kernel, e[2], sizeof(e[2])),
+			ws_text_esc(m->versions, e[3], sizeof(e[3])),
+			ws_text_esc(m->command, e[4], sizeof(e[4])));
+	}
 	check_versions(r, m->versions);
+	r->clock = m->clock;
 	ws_session_set_replay(r->s, &m->clock);
 	for (int i = 0; i < m->npids; i++)
 		if ((err = ws_session_trace_pid(r->s, m->pids[i])))
@@ -519,8 +547,35 @@ static int on_event(void *ctx, const struct ws_rec_hdr *rec)
 {
 	struct replay *r = ctx;
 
+	if (rec->ts > r->last_ts)
+		r->last_ts = rec->ts;
 	ws_session_feed(r->s, rec);
 	return r->err;
+}
+
+static int on_ended_early(void *ctx, uint64_t off)
+{
+	struct replay *r = ctx;
+
+	r->ended_early = true;
+	r->ended_at = off;
+	return 0;
+}
+
+/* "whyslow.data: No such file": name an unfinished recording of that name, if one is there */
+static void mention_unfinished(const char *file)
+{
+	char pattern[PATH_MAX + 16];
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s.tmp.*", file);
+	if (glob(pattern, 0, NULL, &g))
+		return;
+	fprintf(stderr,
+		"whyslow: an unfinished recording (killed?) is at %s; read what it holds with: "
+		"whyslow report %s\n",
+		g.gl_pathv[g.gl_pathc - 1], g.gl_pathv[g.gl_pathc - 1]);
+	globfree(&g);
 }
 
 static int on_summary(void *ctx, const struct ws_trace_summary *s, const char *lost_json)
@@ -642,7 +697,8 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 					  .devname = on_devname,
 					  .thread = on_thread,
 					  .event = on_event,
-					  .summary = on_summary };
+					  .summary = on_summary,
+					  .ended_early = on_ended_early };
 	const char *output = NULL;
 	struct ws_outfile of;
 	char err[512];
@@ -659,13 +715,15 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 	if (!in) {
 		fprintf(stderr, "whyslow: cannot read %s: %s%s\n", r.file, strerror(errno),
 			errno == ENOENT ? " (make one with: sudo whyslow record -- COMMAND)" : "");
+		if (errno == ENOENT)
+			mention_unfinished(r.file);
 		return 1;
 	}
 	setvbuf(in, NULL, _IOFBF, 1 << 18);
-	if (output && !ws_outfile_open(&of, output))
-		out = of.f;
-	else if (output)
+	/* stdout too: a closed one is said, not silently written to nowhere */
+	if (ws_outfile_open(&of, output))
 		goto out_in;
+	out = of.f;
 	if (r.format == OUT_PERFETTO) {
 		r.pf = ws_perfetto_new();
 		r.out = null_stream();
@@ -686,9 +744,19 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 				strerror(-(r.err ? r.err : e)));
 		goto out_file;
 	}
-	if (!r.have_summary)
+	if (r.ended_early) {
+		char hms[32] = "the start";
+
+		if (r.last_ts)
+			ws_clock_hms(ws_clock_wall(&r.clock, r.last_ts), hms, sizeof(hms));
+		fprintf(stderr,
+			"whyslow: %s: recording ends early at offset %" PRIu64
+			" (killed?); results up to %s\n",
+			r.file, r.ended_at, hms);
+	} else if (!r.have_summary) {
 		fprintf(stderr, "whyslow: %s: no summary record; loss counts are unknown\n",
 			r.file);
+	}
 	if ((e = ws_session_finish(r.s))) {
 		fprintf(stderr, "whyslow: %s: analysis failed: %s\n", r.file, strerror(-e));
 		goto out_file;
@@ -711,12 +779,8 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 	}
 	rc = 0;
 out_file:
-	if (output) {
-		if (ws_outfile_close(&of, rc == 0))
-			rc = 1;
-	} else if (fflush(stdout) == EOF) {
+	if (ws_outfile_close(&of, rc == 0))
 		rc = 1;
-	}
 out_in:
 	if (r.out && r.out != out)
 		fclose(r.out);

@@ -35,6 +35,7 @@ struct ws_trace_job {
 	size_t ndevs_written, ndevs_seen;
 	struct ws_session *s;
 	struct ws_perfetto *pf;
+	uint64_t flushed_at; /* CLOCK_MONOTONIC of the last flush of the recording */
 	int err;
 };
 

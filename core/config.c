@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "trust.h"
 #include "util.h"
 
 /* inih's handler gets no line number: the reader counts lines as it hands them over. */
@@ -14,6 +17,7 @@ struct parse_ctx {
 	struct ws_config *c;
 	FILE *f;
 	int line;
+	int max; /* the longest line inih takes, newline and NUL included */
 	int err;
 };
 
@@ -29,6 +33,15 @@ static char *read_line(char *str, int num, void *stream)
 	if (!r)
 		return r;
 	p->line++;
+	/*
+	 * A line that does not fit would be split and its tail read as a line
+	 * of its own (a comment's tail becoming a setting): refuse it instead.
+	 */
+	if (!strchr(r, '\n') && !feof(p->f) && (int)strlen(r) == num - 1) {
+		p->max = num;
+		p->err = -E2BIG;
+		return NULL;
+	}
 	/*
 	 * Note each section header with its own line, so a section without
 	 * keys is known too and messages point at the header.
@@ -86,14 +99,39 @@ int ws_config_load(struct ws_config *c, const char *path, char *err, size_t errl
 	struct parse_ctx p = { .c = c };
 	int rc;
 
+	int fd;
+
 	c->path = strdup(path);
-	p.f = fopen(path, "r");
-	if (!p.f) {
+	/*
+	 * As root, the file picks what root writes and loads: it is checked and
+	 * read through one descriptor, never opened by name a second time.
+	 */
+	if (geteuid() == 0) {
+		fd = ws_trusted_open(path, WS_TRUST_FILE, err, errlen);
+		if (fd == -EPERM || fd == -EINVAL || fd == -EAGAIN)
+			return fd; /* refused: @err says why */
+		if (fd < 0) {
+			snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-fd));
+			return -ENOENT;
+		}
+	} else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		return -ENOENT;
 	}
+	p.f = fdopen(fd, "re");
+	if (!p.f) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		close(fd);
+		return -ENOMEM;
+	}
 	rc = ini_parse_stream(read_line, &p, on_entry, &p);
 	fclose(p.f);
+	if (p.err == -E2BIG) {
+		snprintf(err, errlen,
+			 "%s:%d: line longer than %d characters; shorten it or split the value",
+			 path, p.line, p.max - 2);
+		return -EINVAL;
+	}
 	if (rc == -2) {
 		snprintf(err, errlen, "%s: out of memory while reading it", path);
 		return -ENOMEM;

@@ -155,7 +155,7 @@ static uint64_t total(struct ws_critpath *cp)
 void ws_critpath_text(struct ws_critpath *cp, FILE *out)
 {
 	uint64_t sum = total(cp), shown = 0;
-	char wall[32], d[32];
+	char wall[32], d[32], e[4 * sizeof(cp->p[0].what)];
 
 	if (!sum)
 		return;
@@ -172,7 +172,8 @@ void ws_critpath_text(struct ws_critpath *cp, FILE *out)
 			break;
 		}
 		ws_format_duration(cp->p[i].ns, d, sizeof(d));
-		fprintf(out, "  %5.1f%%  %-9s %s\n", 100.0 * cp->p[i].ns / sum, d, cp->p[i].what);
+		fprintf(out, "  %5.1f%%  %-9s %s\n", 100.0 * cp->p[i].ns / sum, d,
+			ws_text_esc(cp->p[i].what, e, sizeof(e)));
 		shown += cp->p[i].ns;
 	}
 	if (sum != cp->last - cp->first) {

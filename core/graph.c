@@ -39,6 +39,7 @@ struct cpu_hist {
 	struct cpu_run *r;
 	size_t head, n, cap;
 	uint64_t evicted_to; /* runs before this were dropped */
+	bool listed;	     /* in ws_graph.used */
 };
 
 struct loss {
@@ -67,6 +68,12 @@ struct ws_graph {
 
 	struct cpu_hist *cpus;
 	size_t ncpus;
+	/*
+	 * The CPU ids seen, in first-seen order: the loops over every CPU walk
+	 * these, so one record with cpu = 65535 costs one slot, not 65,536 per pass.
+	 */
+	uint16_t *used;
+	size_t nused, used_cap;
 
 	struct loss *losses;
 	size_t nlosses, losses_cap;
@@ -605,6 +612,14 @@ static void cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid
 		g->ncpus = n;
 	}
 	h = &g->cpus[cpu];
+	if (!h->listed) {
+		if (ws_grow((void **)&g->used, &g->used_cap, g->nused + 1, sizeof(*g->used))) {
+			oom(g, ts);
+			return;
+		}
+		g->used[g->nused++] = cpu;
+		h->listed = true;
+	}
 	if (ws_grow((void **)&h->r, &h->cap, h->n + 1, sizeof(*h->r))) {
 		oom(g, ts);
 		return;
@@ -941,8 +956,8 @@ static uint64_t bytes_kept(struct ws_graph *g, uint64_t before)
 	for (struct ws_thread *t = g->dead; t; t = t->next_dead)
 		if (t->died >= before)
 			iv += t->n - t->head;
-	for (size_t c = 0; c < g->ncpus; c++) {
-		struct cpu_hist *h = &g->cpus[c];
+	for (size_t u = 0; u < g->nused; u++) {
+		struct cpu_hist *h = &g->cpus[g->used[u]];
 		size_t lo = h->head, hi = h->n;
 
 		while (lo < hi) {
@@ -1014,8 +1029,8 @@ void ws_graph_evict(struct ws_graph *g, uint64_t now)
 			pp = &t->next_dead;
 		}
 	}
-	for (size_t c = 0; c < g->ncpus; c++)
-		freed += cpu_evict(g, &g->cpus[c], before);
+	for (size_t u = 0; u < g->nused; u++)
+		freed += cpu_evict(g, &g->cpus[g->used[u]], before);
 	names_evict(g, before);
 
 	size_t k = 0;
@@ -1090,6 +1105,7 @@ void ws_graph_free(struct ws_graph *g)
 	for (size_t c = 0; c < g->ncpus; c++)
 		free(g->cpus[c].r);
 	free(g->cpus);
+	free(g->used);
 	free(g->threads);
 	free(g->names);
 	free(g->claims);

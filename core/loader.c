@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +14,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "trust.h"
 
 /* Size of struct ws_plugin in ABI 1.0: a smaller descriptor is incomplete. */
 #define WS_PLUGIN_SZ_1_0 (offsetof(struct ws_plugin, fini) + sizeof(void *))
@@ -55,25 +60,85 @@ static const char *descriptor_problem(const struct ws_plugin *p, char *buf, size
 	return NULL;
 }
 
+/*
+ * A shared object dlopen() would map past the end of the file (a truncated
+ * copy) makes the process die of SIGBUS when the loader touches it: check
+ * that every part the loader maps lies inside the file, on the descriptor
+ * that will be loaded.
+ */
+static const char *elf_problem(int fd)
+{
+	ElfW(Ehdr) eh;
+	ElfW(Phdr) ph;
+	struct stat st;
+	uint64_t size;
+
+	if (fstat(fd, &st))
+		return "cannot stat it";
+	size = st.st_size;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return "not an ELF file";
+	if (eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh.e_type != ET_DYN)
+		return "not a shared object for this machine";
+	if (eh.e_phentsize != sizeof(ph) || !eh.e_phnum ||
+	    (uint64_t)eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(ph) > size)
+		return "truncated (program headers past the end of the file)";
+	if ((uint64_t)eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > size)
+		return "truncated (section headers past the end of the file)";
+	for (unsigned int i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != (ssize_t)sizeof(ph))
+			return "cannot read its program headers";
+		if (ph.p_type == PT_LOAD && ((uint64_t)ph.p_offset + ph.p_filesz > size ||
+					     ph.p_offset + ph.p_filesz < ph.p_offset))
+			return "truncated (a loadable segment ends past the end of the file)";
+	}
+	return NULL;
+}
+
 int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t errlen)
 {
 	ws_plugin_entry_fn entry;
 	const char *why;
-	char tmp[256];
+	char tmp[256], proc[64];
 	void *sym;
+	int fd;
 
 	memset(out, 0, sizeof(*out));
-	if (access(path, R_OK)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -ENOENT;
-	}
-	if (ws_path_trusted(path, err, errlen))
-		return -EPERM;
-	out->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!out->dl) {
-		snprintf(err, errlen, "%s: cannot load: %s", path, dlerror());
+	out->fd = -1;
+	/* checked and loaded through one descriptor: the name is never resolved twice */
+	fd = ws_trusted_open(path, WS_TRUST_FILE, err, errlen);
+	if (fd < 0)
+		return fd == -ENOENT ? -ENOENT : -EPERM;
+	why = elf_problem(fd);
+	if (why) {
+		snprintf(err, errlen, "%s: cannot load: %s", path, why);
+		close(fd);
 		return -ENOEXEC;
 	}
+	/*
+	 * glibc knows a loaded object by every name it was opened with, for the
+	 * life of the process: a /proc/self/fd/N used once must never name
+	 * another file. Each load gets a descriptor number above all earlier ones.
+	 */
+	static int last_fd = 2;
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, last_fd + 1);
+
+	close(fd);
+	if (nfd < 0) {
+		snprintf(err, errlen, "%s: cannot load: %s", path, strerror(errno));
+		return -errno;
+	}
+	fd = last_fd = nfd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	out->dl = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
+	if (!out->dl) {
+		snprintf(err, errlen, "%s: cannot load: %s", path, dlerror());
+		close(fd);
+		return -ENOEXEC;
+	}
+	out->fd = fd;
 	sym = dlsym(out->dl, WS_PLUGIN_ENTRY_NAME);
 	if (!sym) {
 		snprintf(err, errlen, "%s: not a whyslow plugin (no %s symbol)", path,
@@ -95,8 +160,7 @@ int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t er
 	snprintf(out->path, sizeof(out->path), "%s", path);
 	return 0;
 fail:
-	dlclose(out->dl);
-	out->dl = NULL;
+	ws_plugin_unload(out);
 	out->p = NULL;
 	return -EINVAL;
 }
@@ -105,46 +169,22 @@ void ws_plugin_unload(struct ws_loaded *l)
 {
 	if (l && l->dl)
 		dlclose(l->dl);
-	if (l)
+	if (l && l->fd >= 0)
+		close(l->fd);
+	if (l) {
 		l->dl = NULL;
+		l->fd = -1;
+	}
 }
 
 int ws_path_trusted(const char *path, char *err, size_t errlen)
 {
-	char real[PATH_MAX], *slash;
-	uid_t me = geteuid();
+	int fd = ws_trusted_open(path, WS_TRUST_FILE, err, errlen);
 
-	if (!realpath(path, real)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	for (;;) {
-		struct stat st;
-
-		if (stat(real[0] ? real : "/", &st)) {
-			snprintf(err, errlen, "%s: %s", real, strerror(errno));
-			return -errno;
-		}
-		if (st.st_uid != 0 && st.st_uid != me) {
-			snprintf(err, errlen,
-				 "%s: refused: %s is owned by uid %u, not root; chown root it or "
-				 "use a root-owned directory",
-				 path, real[0] ? real : "/", (unsigned)st.st_uid);
-			return -EPERM;
-		}
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
-		    !(S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX))) {
-			snprintf(err, errlen,
-				 "%s: refused: %s is writable by group or others; run chmod go-w "
-				 "on it",
-				 path, real[0] ? real : "/");
-			return -EPERM;
-		}
-		if (!real[0])
-			return 0;
-		slash = strrchr(real, '/');
-		*slash = 0;
-	}
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)

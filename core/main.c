@@ -9,6 +9,7 @@
 #include "cmd_stuck.h"
 #include "cmd_trace.h"
 #include "config.h"
+#include "outfile.h"
 #include "runner.h"
 #include "session.h"
 #include "util.h"
@@ -260,6 +261,7 @@ int main(int argc, char **argv)
 	char err[768];
 	int rc = 1;
 
+	ws_outfile_guard_std();
 	if (parse(&c, argc, argv))
 		goto out;
 	if (c.cmd && !strcmp(c.cmd, "report")) {
@@ -278,10 +280,6 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (c.config) {
-		if (geteuid() == 0 && ws_path_trusted(c.config, err, sizeof(err))) {
-			fprintf(stderr, "whyslow: %s\n", err);
-			goto out;
-		}
 		if (ws_config_load(&cfg, c.config, err, sizeof(err))) {
 			fprintf(stderr, "whyslow: %s\n", err);
 			goto out;

@@ -33,7 +33,7 @@ struct ws_perfetto *ws_perfetto_new(void)
 
 	if (!p)
 		return NULL;
-	p->spool = tmpfile();
+	p->spool = ws_tmpfile();
 	if (!p->spool) {
 		free(p);
 		return NULL;

@@ -152,7 +152,7 @@ static void kinds_text(const char *kinds, FILE *out)
 
 void ws_reasons_text(struct ws_reasons *rs, FILE *out, int top)
 {
-	char tot[32], all[32], p50[32], p90[32], max[32];
+	char tot[32], all[32], p50[32], p90[32], max[32], e[WS_ESC_LEN], e2[4 * 128];
 
 	rank(rs);
 	if (!rs->n)
@@ -168,9 +168,10 @@ void ws_reasons_text(struct ws_reasons *rs, FILE *out, int top)
 		ws_format_duration(r->max, max, sizeof(max));
 		fprintf(out, "%2zu. %s (%.0f%%) in %" PRIu64 " wait%s of %s: ", i + 1, tot,
 			rs->all ? 100.0 * r->total / rs->all : 0.0, r->count,
-			r->count == 1 ? "" : "s", r->comm);
+			r->count == 1 ? "" : "s", ws_text_esc(r->comm, e, sizeof(e)));
 		kinds_text(r->kinds, out);
-		fprintf(out, "; root: %s\n", r->root[0] ? r->root : "?");
+		fprintf(out, "; root: %s\n",
+			r->root[0] ? ws_text_esc(r->root, e2, sizeof(e2)) : "?");
 		if (r->count > 1)
 			fprintf(out, "    each p50 %s, p90 %s, max %s; the longest:\n", p50, p90,
 				max);

@@ -199,7 +199,7 @@ static void text_many(FILE *b, uint32_t n, uint64_t total, uint64_t longest, con
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
 static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 {
-	char dur[32], what[160];
+	char dur[32], what[160], e[4 * 160];
 
 	ws_format_duration(l->dur, dur, sizeof(dur));
 	if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
@@ -212,7 +212,7 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 
 			ws_format_duration(l->ran[k].ns, d2, sizeof(d2));
 			fprintf(b, "%s tid %u (%s) %s", k ? "," : ", held by", l->ran[k].tid,
-				ws_graph_comm(r->g, l->ran[k].tid), d2);
+				ws_text_esc(ws_graph_comm(r->g, l->ran[k].tid), e, sizeof(e)), d2);
 		}
 		if (l->idle_ns) {
 			ws_format_duration(l->idle_ns, what, sizeof(what));
@@ -232,29 +232,31 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 		text_many(b, l->waits, l->dur, l->longest, NULL);
 	} else {
 		describe(r, l, what, sizeof(what));
-		fprintf(b, "blocked %s on %s", dur, what);
+		fprintf(b, "blocked %s on %s", dur, ws_text_esc(what, e, sizeof(e)));
 	}
 }
 
 static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
-	char hms[32], rest[32];
+	char hms[32], rest[32], e[WS_ESC_LEN], e2[WS_ESC_LEN];
 
+	/* names and strings from the traced programs and plugins: escaped (ws_text_esc) */
 	ws_clock_hms(ws_clock_wall(r->o.clock, c->start), hms, sizeof(hms));
 	for (int i = 0; i < c->nlinks; i++) {
 		const struct ws_link *l = &c->links[i];
 
 		if (i == 0)
-			fprintf(b, "%s — tid %u (%s) ", hms, l->tid, l->comm);
+			fprintf(b, "%s — tid %u (%s) ", hms, l->tid,
+				ws_text_esc(l->comm, e, sizeof(e)));
 		else
-			fprintf(b, " ← tid %u (%s) ", l->tid, l->comm);
+			fprintf(b, " ← tid %u (%s) ", l->tid, ws_text_esc(l->comm, e, sizeof(e)));
 		text_phrase(r, l, b);
 		fprintf(b, "\n");
 		if (l->has_woken_by) {
 			/* of several waits, the walk goes on through the longest one's waker */
 			fprintf(b, " ← %swoken by tid %u (%s)%s\n",
 				l->waits > 1 ? "the longest " : "", l->woken_by,
-				ws_graph_comm(r->g, l->woken_by),
+				ws_text_esc(ws_graph_comm(r->g, l->woken_by), e2, sizeof(e2)),
 				i + 1 == c->nlinks && l->claim && l->claim->root
 					? ", not traced: not explained further"
 					: "");
@@ -267,7 +269,7 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 			rest);
 	}
 	if (c->incomplete)
-		fprintf(b, "   (incomplete: %s)\n", c->why_incomplete);
+		fprintf(b, "   (incomplete: %s)\n", ws_text_esc(c->why_incomplete, e, sizeof(e)));
 }
 
 /* The text of one chain, as the report prints it, into a malloc'd string. */
@@ -402,7 +404,7 @@ static uint64_t comm_total(struct ws_report *r, const char *comm)
 int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 {
 	FILE *b = r->o.out;
-	char dur[32];
+	char dur[32], e[4 * 96];
 	int err = 0;
 
 	if (r->nroots) /* qsort(NULL, 0, ...) is undefined */
@@ -463,12 +465,12 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			int shown = 0;
 
 			ws_format_duration(tot, dur, sizeof(dur));
-			fprintf(b, "  %s: %s blocked;", comm, dur);
+			fprintf(b, "  %s: %s blocked;", ws_text_esc(comm, e, sizeof(e)), dur);
 			for (; i < r->nroots && strcmp(r->roots[i].comm, comm) == 0; i++) {
 				if (tot && r->roots[i].ns * 100 >= tot && shown++ < 3)
 					fprintf(b, "%s %.0f%% traces back to %s",
 						shown > 1 ? "," : "", 100.0 * r->roots[i].ns / tot,
-						r->roots[i].root);
+						ws_text_esc(r->roots[i].root, e, sizeof(e)));
 			}
 			fprintf(b, "\n");
 		}

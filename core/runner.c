@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "invoker.h"
 #include "outfile.h"
 #include "runner.h"
 #include "stuck.h"
@@ -42,7 +43,7 @@ static void on_forward(int sig)
 
 static uint64_t cap_eff(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f = fopen("/proc/self/status", "re");
 	char line[256];
 	unsigned long long v = 0;
 
@@ -177,28 +178,27 @@ static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
 
 /* ---- run ---------------------------------------------------------------------------------- */
 
-/* In the child: become the user who ran sudo (or -u USER), unless --as-root. */
-static int drop_privileges(const struct ws_run_opts *o)
+/* In the child: become -u USER or the user who ran sudo (@inv), unless --as-root. */
+static int drop_privileges(const struct ws_run_opts *o, const struct ws_invoker *inv)
 {
-	const char *name = o->user ? o->user : getenv("SUDO_USER");
-	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
 	struct passwd *pw = NULL;
 	uid_t uid;
 	gid_t gid;
 
 	if (o->as_root || geteuid() != 0)
 		return 0;
-	if (name)
-		pw = getpwnam(name);
-	else if (uid_s)
-		pw = getpwuid(strtoul(uid_s, NULL, 10));
-	if (name && !pw)
-		return -ENOENT;
-	if (!pw && !uid_s)
+	if (o->user) {
+		pw = getpwnam(o->user);
+		if (!pw)
+			return -ENOENT;
+	} else if (!inv->sudo) {
 		return 0; /* not under sudo: root asked for root */
+	} else if (inv->name[0]) {
+		pw = getpwnam(inv->name);
+	}
 	if (pw) {
 		uid = pw->pw_uid;
-		gid = pw->pw_gid;
+		gid = o->user ? pw->pw_gid : inv->gid;
 		if (initgroups(pw->pw_name, gid))
 			return -errno;
 		setenv("HOME", pw->pw_dir, 1);
@@ -206,8 +206,8 @@ static int drop_privileges(const struct ws_run_opts *o)
 		setenv("LOGNAME", pw->pw_name, 1);
 	} else {
 		/* a uid with no passwd entry: its ids, and no supplementary groups */
-		uid = strtoul(uid_s, NULL, 10);
-		gid = gid_s ? strtoul(gid_s, NULL, 10) : uid;
+		uid = inv->uid;
+		gid = inv->gid;
 		if (setgroups(0, NULL))
 			return -errno;
 	}
@@ -216,7 +216,8 @@ static int drop_privileges(const struct ws_run_opts *o)
 	return 0;
 }
 
-static void child_main(int go, int report, const struct ws_run_opts *o)
+static void child_main(int go, int report, const struct ws_run_opts *o,
+		       const struct ws_invoker *inv)
 {
 	char c;
 	int err;
@@ -229,7 +230,7 @@ static void child_main(int go, int report, const struct ws_run_opts *o)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
-	err = drop_privileges(o);
+	err = drop_privileges(o, inv);
 	if (!err) {
 		execvp(o->argv[0], o->argv);
 		err = -errno;
@@ -267,6 +268,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	int go[2], report[2], status = 0, err, exec_err = 0;
 	struct ws_stuck open;
 	bool have_open = false, deadlock = false, still_running = false;
+	struct ws_invoker inv = { 0 };
 	struct ws_outfile out;
 	pid_t pid;
 	ssize_t n;
@@ -275,6 +277,9 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		fprintf(stderr, "whyslow: no such user '%s' (-u)\n", o->user);
 		return 1;
 	}
+	/* a sudo environment that names nobody clearly is refused, never run as root */
+	if (!o->as_root && !o->user && ws_invoker_get(&inv))
+		return 1;
 	if (ws_outfile_open(&out, o->output))
 		return 1;
 	if (pipe2(go, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
@@ -291,7 +296,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	if (pid == 0) {
 		close(go[1]);
 		close(report[0]);
-		child_main(go[0], report[1], o);
+		child_main(go[0], report[1], o, &inv);
 	}
 	close(go[0]);
 	close(report[1]);
@@ -331,7 +336,9 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		if (exec_err == -EPERM - 1000)
 			fprintf(stderr,
 				"whyslow: cannot run the command as %s; use --as-root or -u USER\n",
-				o->user ? o->user : getenv("SUDO_USER"));
+				o->user	      ? o->user
+				: inv.name[0] ? inv.name
+					      : "the invoking user");
 		else
 			fprintf(stderr, "whyslow: %s: %s\n", o->argv[0],
 				exec_err == -ENOENT ? "command not found" : strerror(-exec_err));
@@ -370,7 +377,7 @@ static int tgid_of(uint32_t tid, uint32_t *tgid)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return -ESRCH;
 	while (fgets(line, sizeof(line), f)) {

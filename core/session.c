@@ -639,6 +639,14 @@ static int check_config(struct ws_session *s, char **found, int nfound)
 
 	if (ws_config_check_section(s->cfg, "core", ws_core_keys, err, sizeof(err)))
 		goto fail;
+	/* a string key with a closed set of values: "xml" must not mean text */
+	const char *fmt = ws_config_get(s->cfg, "core", "format");
+
+	if (fmt && strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "folded")) {
+		snprintf(err, sizeof(err), "%s: [core] format: '%s' is not text, json or folded",
+			 s->cfg->path ? s->cfg->path : "command line", fmt);
+		goto fail;
+	}
 	for (size_t i = 0; i < n; i++) {
 		bool known = !strcmp(secs[i], "core");
 

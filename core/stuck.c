@@ -359,10 +359,10 @@ static void describe(const struct ws_stuck_thread *t, char *buf, size_t len)
 
 static void print_blocked(FILE *f, const struct ws_stuck_thread *t)
 {
-	char what[160], d[32];
+	char what[160], d[32], e[WS_ESC_LEN];
 
 	describe(t, what, sizeof(what));
-	fprintf(f, "tid %u (%s) blocked ", t->s.tid, t->s.comm);
+	fprintf(f, "tid %u (%s) blocked ", t->s.tid, ws_text_esc(t->s.comm, e, sizeof(e)));
 	if (t->at_least_ns) {
 		fmt_at_least(t->at_least_ns, d, sizeof(d));
 		fprintf(f, "at least %s so far ", d);
@@ -373,6 +373,7 @@ static void print_blocked(FILE *f, const struct ws_stuck_thread *t)
 static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck_thread *t)
 {
 	const struct ws_stuck_thread *seen[MAX_HOPS + 1];
+	char e[WS_ESC_LEN];
 	int nseen = 0;
 
 	print_blocked(f, t);
@@ -395,7 +396,7 @@ static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 			return;
 		o = find(st->t, st->n, t->owner.tid);
 		fprintf(f, " ← held by tid %u (%s) (owner from the %s)\n", t->owner.tid,
-			o ? o->s.comm : "?", evidence_name(t->owner.evidence));
+			o ? ws_text_esc(o->s.comm, e, sizeof(e)) : "?", evidence_name(t->owner.evidence));
 		if (!o)
 			return;
 		for (int i = 0; i < nseen; i++)
@@ -404,7 +405,8 @@ static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 				return;
 			}
 		if (o->kind == WS_OPEN_NONE) {
-			fprintf(f, " ← tid %u (%s) is running (state %c)\n", o->s.tid, o->s.comm,
+			fprintf(f, " ← tid %u (%s) is running (state %c)\n", o->s.tid,
+				ws_text_esc(o->s.comm, e, sizeof(e)),
 				o->s.state);
 			return;
 		}
@@ -485,6 +487,8 @@ static void json_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
  */
 static void text_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc, size_t len)
 {
+	char e[WS_ESC_LEN];
+
 	fputs("DEADLOCK: ", f);
 	for (size_t k = 0; k < len; k++) {
 		const struct ws_stuck_thread *t = &st->t[cyc[k]], *o = &st->t[cyc[(k + 1) % len]];
@@ -492,9 +496,10 @@ static void text_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc,
 		if (k)
 			fputs(", which waits for ", f);
 		else
-			fprintf(f, "tid %u (%s) waits for ", t->s.tid, t->s.comm);
+			fprintf(f, "tid %u (%s) waits for ", t->s.tid,
+				ws_text_esc(t->s.comm, e, sizeof(e)));
 		fprintf(f, "%s 0x%" PRIx64 " held by tid %u (%s)", lock_word(t), t->addr, o->s.tid,
-			o->s.comm);
+			ws_text_esc(o->s.comm, e, sizeof(e)));
 		if (o->s.pid != t->s.pid)
 			fprintf(f, " in pid %u", o->s.pid);
 	}

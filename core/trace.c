@@ -310,6 +310,11 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 		uint64_t at = r.off;
 		size_t n = get(&r, &h, sizeof(h)), len;
 
+		/* at the end of the file, with records complete up to @at: killed mid-recording */
+		if (n < sizeof(h) && feof(f) && !first && ops->ended_early) {
+			rc = ops->ended_early(ctx, at);
+			break;
+		}
 		if (n == 0) {
 			rc = fail(&r, at,
 				  "the file ends without an end marker (an interrupted recording, "
@@ -344,6 +349,10 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 			cap = len + 1;
 		}
 		if (get(&r, buf, len) != len) {
+			if (feof(f) && !first && ops->ended_early) {
+				rc = ops->ended_early(ctx, at);
+				break;
+			}
 			rc = fail(&r, at, "record of %u bytes is truncated at offset %" PRIu64,
 				  h.size, r.off);
 			break;

@@ -78,7 +78,7 @@ struct ws_trace_meta {
 	char command[WS_TRACE_STR];  /* what was recorded, for people */
 	struct ws_clock clock;
 	uint64_t min_block_ns, max_window_ns, max_history; /* 0: not recorded */
-	uint32_t pids[WS_TRACE_MAX_PIDS];     /* thread groups traced from the start */
+	uint32_t pids[WS_TRACE_MAX_PIDS];		   /* thread groups traced from the start */
 	int npids;
 };
 
@@ -115,6 +115,13 @@ struct ws_trace_ops {
 	int (*thread)(void *ctx, const struct ws_trace_thread *t);
 	int (*event)(void *ctx, const struct ws_rec_hdr *rec);
 	int (*summary)(void *ctx, const struct ws_trace_summary *s, const char *lost_json);
+	/*
+	 * Optional: the file stops without an end marker, at a record boundary or
+	 * inside its last record (a killed or unfinished recording). With it set,
+	 * what was read counts and the reader returns its result; without it, an
+	 * error as for any truncation. @off: where the complete records end.
+	 */
+	int (*ended_early)(void *ctx, uint64_t off);
 };
 
 /*

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: MIT
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_TMPFILE, mkostemp */
+#endif
 #include <ctype.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <math.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +25,20 @@ int ws_parse_duration(const char *s, uint64_t *ns)
 	char *end;
 	double v;
 
-	if (!s || !*s || isspace((unsigned char)*s) || *s == '-')
+	/* a decimal number: not "nan", "inf", hex, or a sign */
+	if (!s || !(isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) ||
+	    strpbrk(s, "xX"))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	if (errno || end == s || v < 0 || !isfinite(v))
 		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].suffix) == 0) {
 			double r = v * units[i].mult;
 
-			if (r > 1.8e19)
+			/* under 1ns would round to 0, which means "no limit" to some keys */
+			if (r > 1.8e19 || (v > 0 && r < 0.5))
 				return -ERANGE;
 			*ns = (uint64_t)(r + 0.5);
 			return 0;
@@ -40,6 +50,7 @@ int ws_parse_duration(const char *s, uint64_t *ns)
 int ws_parse_u64(const char *s, uint64_t *out)
 {
 	unsigned long long v;
+	unsigned int shift = 0;
 	char *end;
 
 	if (!s || !isdigit((unsigned char)*s))
@@ -51,17 +62,17 @@ int ws_parse_u64(const char *s, uint64_t *out)
 	switch (*end) {
 	case 'K':
 	case 'k':
-		v <<= 10;
+		shift = 10;
 		end++;
 		break;
 	case 'M':
 	case 'm':
-		v <<= 20;
+		shift = 20;
 		end++;
 		break;
 	case 'G':
 	case 'g':
-		v <<= 30;
+		shift = 30;
 		end++;
 		break;
 	default:
@@ -69,6 +80,10 @@ int ws_parse_u64(const char *s, uint64_t *out)
 	}
 	if (*end)
 		return -EINVAL;
+	/* 17179869185G must not wrap around to 1G */
+	if (shift && v > (~0ULL >> shift))
+		return -ERANGE;
+	v <<= shift;
 	*out = v;
 	return 0;
 }
@@ -146,6 +161,49 @@ void ws_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+const char *ws_text_esc(const char *s, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	if (!len)
+		return "";
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		/*
+		 * C0, DEL, and C1 as UTF-8 (0xc2 0x80..0x9f): what a UTF-8 terminal
+		 * acts on. Other bytes pass, so names in any script stay readable.
+		 */
+		bool c1 = *p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+		int k = c1 && *p == 0xc2 ? 2 : 1;
+		bool esc = *p < 0x20 || *p == 0x7f || *p == '\\' || c1;
+
+		if (!esc) {
+			if (n + 1 >= len)
+				break;
+			buf[n++] = *p;
+			continue;
+		}
+		if (*p == '\\') {
+			if (n + 2 >= len)
+				break;
+			buf[n++] = '\\';
+			buf[n++] = '\\';
+			continue;
+		}
+		if (n + 4 * k >= len)
+			break;
+		for (int i = 0; i < k; i++) {
+			buf[n++] = '\\';
+			buf[n++] = 'x';
+			buf[n++] = hex[p[i] >> 4];
+			buf[n++] = hex[p[i] & 15];
+		}
+		p += k - 1;
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 uint64_t ws_hash64(uint64_t x)
 {
 	x ^= x >> 33;
@@ -187,4 +245,24 @@ int ws_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+FILE *ws_tmpfile(void)
+{
+	/* tmpfile() leaves the descriptor open across exec: the traced command would inherit it */
+	char name[] = "/tmp/whyslow-spool.XXXXXX";
+	int fd = open("/tmp", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	FILE *f;
+
+	if (fd < 0) {
+		fd = mkostemp(name, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(name);
+	}
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w+e");
+	if (!f)
+		close(fd);
+	return f;
 }

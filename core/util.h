@@ -21,10 +21,22 @@ void ws_format_duration(uint64_t ns, char *buf, size_t len);
 /* Write @s as a JSON string literal, quotes included, to @f. */
 void ws_json_str(FILE *f, const char *s);
 
+/*
+ * @s for a terminal: control characters (C0, DEL, C1 as UTF-8)
+ * become \xNN and a backslash \\, so a thread name or path cannot forge
+ * lines or send escape sequences. Returns @buf (truncated to @len).
+ */
+const char *ws_text_esc(const char *s, char *buf, size_t len);
+/* A buffer that holds any escaped name of up to 63 bytes. */
+#define WS_ESC_LEN 256
+
 uint64_t ws_hash64(uint64_t x);
 uint64_t ws_hash_bytes(const void *p, size_t n);
 
 /* Grow *@arr (element size @elem) to hold at least @need elements. 0 or -ENOMEM. */
 int ws_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* An anonymous read-write temporary file, closed on exec. NULL with errno set. */
+FILE *ws_tmpfile(void);
 
 #endif

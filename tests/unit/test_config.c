@@ -45,7 +45,8 @@ Test(config, reads_sections_and_values)
 	write_ini("[core]\nmin_block = 20ms\n\n; comment\n[demo]\nthreshold = 2ms\ndeep = yes\n");
 	cr_assert_eq(ws_config_load(&c, path, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(ws_config_get(&c, "core", "min_block"), "20ms");
-	cr_assert_eq(ws_config_check_section(&c, "demo", plugin_keys, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ws_config_check_section(&c, "demo", plugin_keys, err, sizeof(err)), 0, "%s",
+		     err);
 	cr_assert_eq(ws_config_u64(&c, "demo", plugin_keys, "threshold", &v), 0);
 	cr_assert_eq(v, 2000000);
 	cr_assert_eq(ws_config_u64(&c, "demo", plugin_keys, "depth", &v), 0, "defaults apply");
@@ -136,5 +137,24 @@ Test(config, missing_file_is_a_clear_error)
 
 	cr_assert_lt(ws_config_load(&c, "/nonexistent/whyslow.ini", err, sizeof(err)), 0);
 	cr_assert(strstr(err, "/nonexistent/whyslow.ini: cannot open"), "got: %s", err);
+	ws_config_free(&c);
+}
+
+/* Issue 11 #8: a line longer than inih takes is refused whole, with its own line number */
+Test(config, over_long_line_is_refused_with_its_line_number)
+{
+	struct ws_config c = { 0 };
+	char text[1024], err[256];
+
+	/* a comment whose tail, split off, would read as a setting */
+	snprintf(text, sizeof(text), "[core]\n# %.*s min_block = 1ns\ntop = 3\n", 300,
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	write_ini(text);
+	cr_assert_lt(ws_config_load(&c, path, err, sizeof(err)), 0);
+	cr_assert(strstr(err, ":2: line longer than"), "got: %s", err);
+	cr_assert_null(ws_config_get(&c, "core", "min_block"));
 	ws_config_free(&c);
 }

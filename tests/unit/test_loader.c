@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "loader.h"
+#include "trust.h"
 
 static int load(const char *name, struct ws_loaded *l, char *err, size_t len)
 {
@@ -89,7 +91,8 @@ Test(loader, refuses_a_plugin_others_can_write)
 	cr_assert(strstr(err, "writable by group or others"), "got: %s", err);
 	chmod(path, 0644);
 	chmod(dir, 0777);
-	cr_assert_lt(ws_path_trusted(path, err, sizeof(err)), 0, "a world-writable directory above it");
+	cr_assert_lt(ws_path_trusted(path, err, sizeof(err)), 0,
+		     "a world-writable directory above it");
 	chmod(dir, 0755);
 	cr_assert_eq(ws_path_trusted(path, err, sizeof(err)), 0, "%s", err);
 	unlink(path);
@@ -110,4 +113,145 @@ Test(loader, scan_lists_plugins_sorted)
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+/* Issue 11 #1/#2: a symbolic link is trusted only when nobody else could have placed it. */
+Test(loader, symlink_trusted_only_when_nobody_else_can_replace_it)
+{
+	char dir[] = "/tmp/ws-link-XXXXXX", link[128], sub[128], target[128], err[512] = "";
+	int fd;
+
+	cr_assert_not_null(mkdtemp(dir));
+	chmod(dir, 0755);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	snprintf(target, sizeof(target), "%s/sub/p.so", dir);
+	fclose(fopen(target, "w"));
+	chmod(target, 0644);
+	snprintf(link, sizeof(link), "%s/l.so", dir);
+	cr_assert_eq(symlink("sub/p.so", link), 0);
+
+	fd = ws_trusted_open(link, WS_TRUST_FILE, err, sizeof(err));
+	cr_assert_geq(fd, 0, "a root-owned link in a root-owned 0755 directory: %s", err);
+	close(fd);
+
+	/* owned by someone else: refused, even though its target is root's */
+	cr_assert_eq(lchown(link, 65534, 65534), 0);
+	cr_assert_lt(ws_trusted_open(link, WS_TRUST_FILE, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "is a symbolic link that uid 65534 owns"), "got: %s", err);
+	cr_assert_lt(ws_path_trusted(link, err, sizeof(err)), 0);
+
+	/* root's link in a directory others can write (sticky or not): refused */
+	cr_assert_eq(lchown(link, 0, 0), 0);
+	chmod(dir, 01777);
+	cr_assert_lt(ws_trusted_open(link, WS_TRUST_FILE, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "can replace"), "got: %s", err);
+	/* ...while a regular file there stays trusted (the /tmp rule) */
+	char plain[160];
+
+	snprintf(plain, sizeof(plain), "%s/plain", dir);
+	fclose(fopen(plain, "w"));
+	chmod(plain, 0644);
+	fd = ws_trusted_open(plain, WS_TRUST_FILE, err, sizeof(err));
+	cr_assert_geq(fd, 0, "%s", err);
+	close(fd);
+	chmod(dir, 0755);
+
+	/* a directory reached through a foreign link: refused too */
+	char dlink[160], via[200];
+
+	snprintf(dlink, sizeof(dlink), "%s/dl", dir);
+	cr_assert_eq(symlink(sub, dlink), 0);
+	cr_assert_eq(lchown(dlink, 65534, 65534), 0);
+	snprintf(via, sizeof(via), "%s/p.so", dlink);
+	cr_assert_lt(ws_trusted_open(via, WS_TRUST_FILE, err, sizeof(err)), 0);
+	cr_assert_lt(ws_trusted_open(dlink, WS_TRUST_DIR, err, sizeof(err)), 0);
+	/* and a target owned by someone else behind a good link: refused */
+	cr_assert_eq(lchown(dlink, 0, 0), 0);
+	fd = ws_trusted_open(dlink, WS_TRUST_DIR, err, sizeof(err));
+	cr_assert_geq(fd, 0, "%s", err);
+	close(fd);
+	cr_assert_eq(chown(target, 65534, 65534), 0);
+	cr_assert_lt(ws_trusted_open(via, WS_TRUST_FILE, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "owned by uid 65534"), "got: %s", err);
+
+	unlink(plain);
+	unlink(via);
+	unlink(dlink);
+	unlink(link);
+	rmdir(sub);
+	rmdir(dir);
+}
+
+Test(loader, link_loops_end)
+{
+	char dir[] = "/tmp/ws-loop-XXXXXX", a[128], b[128], err[512] = "";
+
+	cr_assert_not_null(mkdtemp(dir));
+	chmod(dir, 0755);
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	cr_assert_eq(symlink(b, a), 0);
+	cr_assert_eq(symlink(a, b), 0);
+	cr_assert_eq(ws_trusted_open(a, WS_TRUST_FILE, err, sizeof(err)), -ELOOP, "%s", err);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
+
+/* Issue 11 #8: a truncated copy of a plugin is refused, not a SIGBUS. */
+Test(loader, truncated_plugin_is_refused_without_a_crash)
+{
+	char dir[] = "/tmp/ws-trunc-XXXXXX", src[512], dst[160], err[512] = "";
+	struct ws_loaded l;
+	char buf[65536];
+	struct stat st;
+	FILE *in, *out;
+	size_t n, total = 0;
+
+	snprintf(src, sizeof(src), "%s/good.so", TEST_PLUGIN_DIR);
+	cr_assert_eq(stat(src, &st), 0);
+	cr_assert_not_null(mkdtemp(dir));
+	chmod(dir, 0755);
+	snprintf(dst, sizeof(dst), "%s/good.so", dir);
+	in = fopen(src, "r");
+	out = fopen(dst, "w");
+	cr_assert(in && out);
+	/* the first half: headers intact, the segments they describe cut off */
+	while (total < (size_t)st.st_size / 2 && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		if (total + n > (size_t)st.st_size / 2)
+			n = st.st_size / 2 - total;
+		fwrite(buf, 1, n, out);
+		total += n;
+	}
+	fclose(in);
+	fclose(out);
+	chmod(dst, 0644);
+	cr_assert_lt(ws_plugin_load(dst, &l, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "truncated"), "got: %s", err);
+	cr_assert_null(l.dl);
+	unlink(dst);
+	rmdir(dir);
+}
+
+/* glibc remembers each /proc/self/fd/N name a load used: a later load must still get its own file
+ */
+Test(loader, each_load_gets_its_own_file_while_others_stay_loaded)
+{
+	static const char *names[] = { "blkio", "futex", "sched" };
+	struct ws_loaded held, l;
+	char path[512], err[512] = "";
+
+	snprintf(path, sizeof(path), "%s/blkio.so", PLUGIN_BUILD_DIR);
+	cr_assert_eq(ws_plugin_load(path, &held, err, sizeof(err)), 0, "%s", err);
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(path, sizeof(path), "%s/%s.so", PLUGIN_BUILD_DIR, names[i]);
+			cr_assert_eq(ws_plugin_load(path, &l, err, sizeof(err)), 0, "%s", err);
+			cr_assert_str_eq(l.p->name, names[i], "loading %s gave %s", path,
+					 l.p->name);
+			ws_plugin_unload(&l);
+		}
+	}
+	ws_plugin_unload(&held);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <string.h>
 
 #include "util.h"
@@ -48,4 +49,49 @@ Test(util, parses_sizes_and_bools)
 	cr_assert_eq(ws_parse_bool("Yes", &b), 0);
 	cr_assert_eq(b, 1);
 	cr_assert_lt(ws_parse_bool("maybe", &b), 0);
+}
+
+/* Issue 11 #5: nothing a traced program names itself reaches the terminal as a control code */
+Test(util, text_esc_escapes_control_characters)
+{
+	char buf[WS_ESC_LEN];
+
+	cr_assert_str_eq(ws_text_esc("worker-1", buf, sizeof(buf)), "worker-1");
+	cr_assert_str_eq(ws_text_esc("a\033[31mb", buf, sizeof(buf)), "a\\x1b[31mb");
+	cr_assert_str_eq(ws_text_esc("bel\a cr\r lf\n del\177", buf, sizeof(buf)),
+			 "bel\\x07 cr\\x0d lf\\x0a del\\x7f");
+	/* C1 CSI as UTF-8 (U+009B) */
+	cr_assert_str_eq(ws_text_esc("x\302\233y", buf, sizeof(buf)), "x\\xc2\\x9by");
+	/* a backslash is doubled, so an escape cannot be forged; other UTF-8 passes */
+	cr_assert_str_eq(ws_text_esc("a\\x1b", buf, sizeof(buf)), "a\\\\x1b");
+	cr_assert_str_eq(ws_text_esc("caf\303\251 \342\200\224", buf, sizeof(buf)),
+			 "caf\303\251 \342\200\224");
+	/* truncation never splits an escape */
+	char small[6];
+
+	cr_assert_str_eq(ws_text_esc("ab\033", small, sizeof(small)), "ab");
+	cr_assert_str_eq(ws_text_esc(NULL, buf, sizeof(buf)), "");
+}
+
+/* Issue 11 #8: no wrap-around, no NaN, nothing that rounds to "no limit" */
+Test(util, parse_rejects_overflow_nan_and_sub_nanosecond)
+{
+	uint64_t v;
+
+	cr_assert_eq(ws_parse_u64("17179869185G", &v), -ERANGE);
+	cr_assert_eq(ws_parse_u64("18014398509481984K", &v), -ERANGE);
+	cr_assert_eq(ws_parse_u64("16G", &v), 0);
+	cr_assert_eq(v, 16ULL << 30);
+	cr_assert_lt(ws_parse_duration("nan", &v), 0);
+	cr_assert_lt(ws_parse_duration("nanms", &v), 0);
+	cr_assert_lt(ws_parse_duration("inf", &v), 0);
+	cr_assert_lt(ws_parse_duration("infs", &v), 0);
+	cr_assert_lt(ws_parse_duration("1e-12s", &v), 0);
+	cr_assert_lt(ws_parse_duration("0x10ms", &v), 0);
+	cr_assert_eq(ws_parse_duration("0", &v), 0);
+	cr_assert_eq(v, 0);
+	cr_assert_eq(ws_parse_duration("1.5s", &v), 0);
+	cr_assert_eq(v, 1500000000ULL);
+	cr_assert_eq(ws_parse_duration(".5ms", &v), 0);
+	cr_assert_eq(v, 500000ULL);
 }

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* setresuid */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "invoker.h"
+#include "util.h"
+
+static int parse_id(const char *var, const char *s, unsigned int *out)
+{
+	uint64_t v;
+
+	/* digits only: strtoul("abc") is 0, and uid 0 is root */
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			goto bad;
+	if (!*s || ws_parse_u64(s, &v) || v >= 0xffffffffULL)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	fprintf(stderr,
+		"whyslow: %s='%s' is not a user or group id; fix the sudo environment or use -u "
+		"USER\n",
+		var, s);
+	return -EINVAL;
+}
+
+int ws_invoker_get(struct ws_invoker *inv)
+{
+	const char *name = getenv("SUDO_USER"), *uid_s = getenv("SUDO_UID"),
+		   *gid_s = getenv("SUDO_GID");
+	struct passwd *pw;
+	unsigned int id;
+
+	memset(inv, 0, sizeof(*inv));
+	if (geteuid() != 0 || (!name && !uid_s))
+		return 0;
+	if (name) {
+		pw = getpwnam(name);
+		if (!pw) {
+			fprintf(stderr,
+				"whyslow: SUDO_USER='%s' is not a known user; use -u USER or "
+				"--as-root\n",
+				name);
+			return -EINVAL;
+		}
+		inv->uid = pw->pw_uid;
+		inv->gid = pw->pw_gid;
+	} else {
+		if (parse_id("SUDO_UID", uid_s, &id))
+			return -EINVAL;
+		inv->uid = id;
+		inv->gid = id;
+		if (gid_s) {
+			if (parse_id("SUDO_GID", gid_s, &id))
+				return -EINVAL;
+			inv->gid = id;
+		}
+		pw = getpwuid(inv->uid);
+	}
+	if (pw) {
+		snprintf(inv->name, sizeof(inv->name), "%s", pw->pw_name);
+		inv->ngroups = WS_INVOKER_MAX_GROUPS;
+		if (getgrouplist(pw->pw_name, inv->gid, inv->groups, &inv->ngroups) < 0)
+			inv->ngroups = WS_INVOKER_MAX_GROUPS; /* truncated: the first ones */
+	} else {
+		inv->groups[0] = inv->gid;
+		inv->ngroups = 1;
+	}
+	inv->sudo = true;
+	return 0;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock, int *err)
+{
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = err, .iov_len = sizeof(*err) };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
+	};
+	struct cmsghdr *c;
+	ssize_t n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	int fd;
+
+	if (n <= 0)
+		return -1;
+	c = CMSG_FIRSTHDR(&m);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+int ws_invoker_open(const struct ws_invoker *inv, const char *path, int flags)
+{
+	int sv[2], fd, err = EIO, status;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		close(sv[0]);
+		close(sv[1]);
+		return -err;
+	}
+	if (pid == 0) {
+		/* async-signal-safe calls only: the parent may have threads */
+		close(sv[0]);
+		if (setgroups(inv->ngroups, inv->groups) ||
+		    setresgid(inv->gid, inv->gid, inv->gid) ||
+		    setresuid(inv->uid, inv->uid, inv->uid))
+			err = errno;
+		else if ((fd = open(path, flags | O_CLOEXEC)) >= 0 && !send_fd(sv[1], fd))
+			_exit(0);
+		else
+			err = fd < 0 ? errno : EIO;
+		if (write(sv[1], &err, sizeof(err)) < 0)
+			_exit(1);
+		_exit(1);
+	}
+	close(sv[1]);
+	err = 0;
+	fd = recv_fd(sv[0], &err);
+	close(sv[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (fd >= 0)
+		return fd;
+	return -(err > 0 ? err : EIO);
+}
