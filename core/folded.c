@@ -15,8 +15,8 @@
 static void frame(FILE *out, const char *prefix, const char *s, const char *suffix)
 {
 	fputs(prefix, out);
-	for (; *s; s++)
-		fputc(*s == ';' ? ':' : (unsigned char)*s < ' ' ? '?' : *s, out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		fputc(*p == ';' ? ':' : *p < ' ' || *p == 0x7f ? '?' : *p, out);
 	fputs(suffix, out);
 }
 
