@@ -9,6 +9,7 @@
 #include "folded.h"
 #include "reasons.h"
 #include "report.h"
+#include "syscall_fmt.h"
 #include "util.h"
 
 struct kept {
@@ -122,6 +123,8 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		fprintf(b, ",\"evidence\":");
 		ws_json_str(b, l->evidence ? l->evidence : "");
 		json_fields(b, l->claim);
+		if (l->claim)
+			ws_syscall_json(b, &l->claim->syscall);
 		if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0 || strcmp(l->kind, WS_KIND_RUNNING) == 0)
 			fprintf(b, ",\"cpu\":%u", l->cpu);
 		if (l->nran) {
@@ -161,7 +164,7 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
 static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 {
-	char dur[32], what[160];
+	char dur[32], what[160], sys[96];
 
 	ws_format_duration(l->dur, dur, sizeof(dur));
 	if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
@@ -180,6 +183,8 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 	} else {
 		describe(r, l, what, sizeof(what));
 		fprintf(b, "blocked %s on %s", dur, what);
+		if (ws_syscall_format(&l->claim->syscall, sys, sizeof(sys)) > 0)
+			fprintf(b, ", in %s", sys);
 	}
 }
 
