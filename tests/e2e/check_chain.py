@@ -20,7 +20,8 @@ import json
 import re
 import sys
 
-KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "untraced", "unknown", "running"}
+KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "timeout", "untraced", "unknown",
+         "running"}
 MS = 1_000_000
 
 
