@@ -106,11 +106,21 @@ static __always_inline void ws_count_lost(__u32 kind, struct ws_cpu_state *cs)
 	}
 }
 
+/*
+ * Wake the reader only when this record takes the unread data across
+ * WS_WAKEUP_BYTES. Waking it on every record above the mark (the reader is
+ * behind, so that is every record) queued an irq_work, a self-IPI, per record:
+ * it made each program several times slower exactly when the reader most
+ * needed the CPU. The reader also polls with a timeout, so a missed crossing
+ * only delays it.
+ */
 static __always_inline void ws_submit(void *rec)
 {
 	__u64 avail = bpf_ringbuf_query(&ws_ring, BPF_RB_AVAIL_DATA);
+	__u32 size = ((struct ws_rec_hdr *)rec)->size;
+	bool crossed = avail >= WS_WAKEUP_BYTES && avail < WS_WAKEUP_BYTES + size + 16;
 
-	bpf_ringbuf_submit(rec, avail >= WS_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(rec, crossed ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 /* Report records lost earlier on this CPU before writing a new one. */
