@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "syscall_fmt.h"
 #include "util.h"
 
 #define CLAIM_NONE 0
@@ -449,8 +450,10 @@ static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, u
 	c.sz = sizeof(c);
 	if (g->ops.infer && g->ops.infer(g->ops.ctx, &w, &c) > 0) {
 		/* the syscall it waited in goes with every claim, whoever made it */
-		if (wk->sz >= offsetof(struct ws_wake, waker_sys))
+		if (wk->sz >= offsetof(struct ws_wake, waker_sys)) {
 			c.syscall = wk->wakee_sys;
+			ws_syscall_normalize(&c.syscall);
+		}
 		return claim_intern(g, &c);
 	}
 	return core_claim(g, "unknown", "no source could explain this wakeup");

@@ -145,3 +145,40 @@ void ws_syscall_json(FILE *f, const struct ws_syscall *s)
 	}
 	fprintf(f, "}}");
 }
+
+void ws_syscall_normalize(struct ws_syscall *s)
+{
+	const char *name = name_of(s);
+	uint64_t keep[6] = { 0 };
+
+	if (!ws_syscall_known(s)) {
+		memset(s, 0, sizeof(*s));
+		return;
+	}
+	switch (name ? shape_of(name) : SHAPE_NONE) {
+	case SHAPE_FD:
+	case SHAPE_UADDR:
+		keep[0] = s->args[0];
+		break;
+	case SHAPE_FUTEX:
+		keep[0] = s->args[0];
+		keep[1] = s->args[1];
+		keep[3] = s->args[3] != 0; /* only whether it had a timeout */
+		break;
+	case SHAPE_EPOLL:
+		keep[0] = s->args[0];
+		keep[3] = s->args[3];
+		break;
+	case SHAPE_POLL:
+		keep[2] = s->args[2];
+		break;
+	case SHAPE_WAITPID:
+		keep[0] = s->args[0];
+		keep[1] = s->args[1];
+		break;
+	case SHAPE_NONE:
+		break;
+	}
+	memcpy(s->args, keep, sizeof(keep));
+	s->reserved = 0;
+}

@@ -18,4 +18,10 @@ int ws_syscall_format(const struct ws_syscall *s, char *buf, size_t len);
 /* Write ,"syscall":{...} to @f; nothing when @s is unknown. */
 void ws_syscall_json(FILE *f, const struct ws_syscall *s);
 
+/*
+ * Keep only the arguments shown (zero the rest: buffers, values, pointers), so
+ * waits in the same call on the same object share one interned claim.
+ */
+void ws_syscall_normalize(struct ws_syscall *s);
+
 #endif

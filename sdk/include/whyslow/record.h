@@ -128,7 +128,7 @@ struct ws_cpu_state {
 	__u64 lost_pending;	 /* records lost and not yet reported */
 	__u64 lost_first_ts;	 /* when the first of them was lost */
 	__u32 lost_first_kind;
-	__u32 reserved;
+	__u32 last_wakeup; /* when a record last woke the reader (ts >> 20, ~1 ms units) */
 };
 
 #endif /* WHYSLOW_RECORD_H */
