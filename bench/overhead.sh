@@ -19,6 +19,9 @@
 #   whyslow      whyslow attach --format json -o F PID   (follows the target's forks)
 #   whyslow_sched    the same with --sources sched (no futex/blkio: isolates their cost)
 #   whyslow_record   whyslow record -o F attach PID  (kernel side + drain to a file, no analysis)
+#   whyslow_before   $WHYSLOW_BEFORE attach ... (another build, e.g. main's, for before/after
+#                    in one run: WHYSLOW_BEFORE=/path/build/core/whyslow CONFIGS="baseline
+#                    whyslow_before whyslow" WORKLOADS=pipe bench/overhead.sh)
 #   perf_sched   perf sched record -o F                  (system-wide, as perf sched is)
 #   bcc          offwaketime-bpfcc -p PID                (tried once; reported if it fails)
 #   offcputime   offcputime (libbpf-tools, system-wide: targets span several processes)
@@ -81,6 +84,10 @@ start_tool() {
 	whyslow) "$WHYSLOW" attach --format json -o "$OUT/$tag.json" "$pid" > "$log" 2>&1 & ;;
 	whyslow_sched) "$WHYSLOW" attach --sources sched --format json -o "$OUT/$tag.json" "$pid" > "$log" 2>&1 & ;;
 	whyslow_record) "$WHYSLOW" record -o "$OUT/$tag.data" attach "$pid" > "$log" 2>&1 & ;;
+	whyslow_before)
+		[ -x "${WHYSLOW_BEFORE:-}" ] || { echo "whyslow_before: set WHYSLOW_BEFORE to a whyslow binary" >&2; return 1; }
+		WHYSLOW_PLUGIN_DIR=$(dirname "$(dirname "$WHYSLOW_BEFORE")")/plugins \
+			"$WHYSLOW_BEFORE" attach --format json -o "$OUT/$tag.json" "$pid" > "$log" 2>&1 & ;;
 	perf_sched) perf sched record -o "$OUT/$tag.perf.data" > "$log" 2>&1 & ;;
 	bcc_offwaketime) offwaketime-bpfcc -p "$pid" > "$log" 2>&1 & ;;
 	offcputime) offcputime > "$log" 2>&1 & ;;
@@ -188,22 +195,23 @@ for w in $WORKLOADS; do
 	base=$(awk -F'\t' -v w="$w" '$1==w && $2=="baseline" {print $4}' "$RAW" | median)
 	echo
 	echo "## $w: $title"
-	echo "| configuration | median $unit | slowdown vs baseline | runs | tool CPU s (median) | whyslow events / lost (median) |"
-	echo "|---|---|---|---|---|---|"
+	echo "| configuration | median $unit | slowdown vs baseline | added $unit | runs | tool CPU s (median) | whyslow events / lost (median) |"
+	echo "|---|---|---|---|---|---|---|"
 	for cfg in $CONFIGS; do
 		if [ "$cfg" = bcc_offwaketime ] && [ -n "$BCC_ERR" ]; then
-			echo "| bcc offwaketime-bpfcc | — | — | 0 | — | ${BCC_ERR//|/\\|} |"; continue
+			echo "| bcc offwaketime-bpfcc | — | — | — | 0 | — | ${BCC_ERR//|/\\|} |"; continue
 		fi
 		n=$(awk -F'\t' -v w="$w" -v c="$cfg" '$1==w && $2==c' "$RAW" | wc -l)
-		[ "$n" = 0 ] && { echo "| $cfg | — | — | 0 | — | did not run (see log) |"; continue; }
+		[ "$n" = 0 ] && { echo "| $cfg | — | — | — | 0 | — | did not run (see log) |"; continue; }
 		m=$(awk -F'\t' -v w="$w" -v c="$cfg" '$1==w && $2==c {print $4}' "$RAW" | median)
 		cpu=$(awk -F'\t' -v w="$w" -v c="$cfg" '$1==w && $2==c && $5!="-" {print $5}' "$RAW" | median)
 		ev=$(awk -F'\t' -v w="$w" -v c="$cfg" '$1==w && $2==c && $6!="-" {print $6}' "$RAW" | median)
 		lo=$(awk -F'\t' -v w="$w" -v c="$cfg" '$1==w && $2==c && $7!="-" {print $7}' "$RAW" | median)
 		if [ "$w" = pgbench ]; then ratio=$(awk -v b="$base" -v m="$m" 'BEGIN{printf "%.3f (%+.1f%%)", b/m, (b/m-1)*100}')
 		else ratio=$(awk -v b="$base" -v m="$m" 'BEGIN{printf "%.3f (%+.1f%%)", m/b, (m/b-1)*100}'); fi
-		[ "$cfg" = baseline ] && { ratio="1 (—)"; cpu="—"; }
+		added=$(awk -v b="$base" -v m="$m" 'BEGIN{printf "%+.3f", m-b}')
+		[ "$cfg" = baseline ] && { ratio="1 (—)"; cpu="—"; added="—"; }
 		[[ $cfg == whyslow* ]] && [ "$ev" != nan ] && evl="$ev / $lo" || evl="—"
-		echo "| $cfg | $m | $ratio | $n | $cpu | $evl |"
+		echo "| $cfg | $m | $ratio | $added | $n | $cpu | $evl |"
 	done
 done | tee "$OUT/table.md"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "syscall_fmt.h"
 #include "util.h"
 
 #define CLAIM_NONE 0
@@ -257,7 +258,8 @@ static uint32_t *claim_index_slot(struct ws_graph *g, const struct ws_claim *c, 
 	while (g->claim_index[i]) {
 		struct claim_slot *s = &g->claims[g->claim_index[i]];
 
-		if (s->hash == h && s->c.owner == c->owner && memcmp(&s->c, c, claim_used(c)) == 0)
+		if (s->hash == h && s->c.owner == c->owner && memcmp(&s->c, c, claim_used(c)) == 0 &&
+		    memcmp(&s->c.syscall, &c->syscall, sizeof(c->syscall)) == 0)
 			break;
 		i = (i + 1) & mask;
 	}
@@ -317,7 +319,8 @@ uint64_t ws_graph_claim_group(struct ws_graph *g, uint32_t id)
 /* Intern @c (whose padding and unused bytes must be zero); returns an id, 0 on ENOMEM. */
 static uint32_t claim_intern(struct ws_graph *g, const struct ws_claim *c)
 {
-	uint64_t h = ws_hash_bytes(c, claim_used(c)) ^ c->owner;
+	uint64_t h = ws_hash_bytes(c, claim_used(c)) ^ c->owner ^
+		     ws_hash_bytes(&c->syscall, sizeof(c->syscall));
 	uint32_t *slot, id;
 
 	if ((g->claims_live + 1) * 2 > g->claim_index_cap &&
@@ -491,8 +494,14 @@ static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, u
 
 	memset(&c, 0, sizeof(c));
 	c.sz = sizeof(c);
-	if (g->ops.infer && g->ops.infer(g->ops.ctx, &w, &c) > 0)
+	if (g->ops.infer && g->ops.infer(g->ops.ctx, &w, &c) > 0) {
+		/* the syscall it waited in goes with every claim, whoever made it */
+		if (wk->sz >= offsetof(struct ws_wake, waker_sys)) {
+			c.syscall = wk->wakee_sys;
+			ws_syscall_normalize(&c.syscall);
+		}
 		return claim_intern(g, &c);
+	}
 	return core_claim(g, "unknown", "no source could explain this wakeup");
 }
 

@@ -9,6 +9,7 @@
 #include "folded.h"
 #include "reasons.h"
 #include "report.h"
+#include "syscall_fmt.h"
 #include "util.h"
 
 struct kept {
@@ -143,6 +144,8 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		} else {
 			json_fields(b, l->claim);
 		}
+		if (l->claim)
+			ws_syscall_json(b, &l->claim->syscall);
 		if (is_cpu_kind(l->kind))
 			fprintf(b, ",\"cpu\":%u", l->cpu);
 		if (l->idle_ns)
@@ -199,7 +202,7 @@ static void text_many(FILE *b, uint32_t n, uint64_t total, uint64_t longest, con
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
 static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 {
-	char dur[32], what[160], e[4 * 160];
+	char dur[32], what[160], e[4 * 160], sys[96];
 
 	ws_format_duration(l->dur, dur, sizeof(dur));
 	if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
@@ -233,6 +236,8 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 	} else {
 		describe(r, l, what, sizeof(what));
 		fprintf(b, "blocked %s on %s", dur, ws_text_esc(what, e, sizeof(e)));
+		if (ws_syscall_format(&l->claim->syscall, sys, sizeof(sys)) > 0)
+			fprintf(b, ", in %s", sys);
 	}
 }
 

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * futex source, user side: keeps the futex call each traced thread is inside
- * and explains a wakeup as "woken through futex X" when the wakee sleeps in a
- * futex call on X and the waker, in task context, is inside a call that wakes
- * or hands over X. Both facts come from records; time overlap alone is never
- * enough.
+ * futex source, user side: explains a wakeup as "woken through futex X" when
+ * the wakee sleeps in a futex call on X and the waker, in task context, is
+ * inside a call that wakes or hands over X; and a wakeup from a timer callback
+ * of a timed futex wait as that wait's timeout. Both facts come from records;
+ * time overlap alone is never enough.
+ *
+ * The calls are read from the wakeup itself: the sched source copies the
+ * wakee's and the waker's saved syscall registers into it, so this source
+ * hooks no syscall (a syscall hook runs on every syscall of the machine).
+ * Recordings made before that carry this source's own enter/exit records
+ * instead; those are still decoded into the in-flight table below.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,9 +18,9 @@
 #include <string.h>
 
 #include <whyslow/plugin.h>
+#include <whyslow/syscall_names.h>
 
 #include "futex_rec.h"
-#include "futex.skel.h"
 
 /* A call's own addresses (up to WS_FUTEX_MAX_ADDRS) plus requeue targets. */
 #define CALL_ADDRS 12
@@ -34,7 +40,28 @@ struct call {
 	uint32_t nown;	   /* addrs[0..nown) are the call's own */
 	uint32_t naddrs;   /* addrs[nown..naddrs) are requeue aliases */
 	uint64_t addrs[CALL_ADDRS];
+	bool timed; /* a wait with a timeout (register path only) */
 };
+
+/*
+ * Requeues and wakes seen in wakers' registers, most recent last: a requeue
+ * moves waiters from src to dst (a later wake on dst ends their wait); a wake
+ * on an address during a timed wait that then timed out names who was
+ * handing that futex around meanwhile.
+ */
+#define RECENT 64
+
+struct recent {
+	uint32_t tid, pid;
+	bool shared;
+	uint64_t ts;
+	uint64_t src, dst; /* dst: 0 for a plain wake */
+};
+
+static struct {
+	struct recent r[RECENT];
+	unsigned int next;
+} seen;
 
 static struct {
 	struct call *slot;
@@ -352,30 +379,102 @@ static int futex_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 	return -EINVAL;
 }
 
-static int futex_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+/* The futex call a struct ws_syscall is, as the in-flight table would hold it. */
+static bool call_from_sys(const struct ws_syscall *sys, uint32_t tid, uint32_t pid, uint64_t ts,
+			  struct call *c)
+{
+	const char *name = ws_syscall_known(sys) ? ws_syscall_name(sys->arch, sys->nr) : NULL;
+	uint32_t flags;
+
+	memset(c, 0, sizeof(*c));
+	if (!name)
+		return false;
+	c->tid = tid;
+	c->pid = pid;
+	c->ts = ts;
+	if (!strcmp(name, "futex")) {
+		c->syscall = WS_FUTEX_SYS_FUTEX;
+		flags = sys->args[1];
+		c->cmd = flags & WS_FUTEX_CMD_MASK;
+		add_addr(c, sys->args[0]);
+		if (is_requeue(c->syscall, c->cmd) || c->cmd == WS_FUTEX_WAKE_OP ||
+		    c->cmd == WS_FUTEX_WAIT_REQUEUE_PI)
+			add_addr(c, sys->args[4]);
+		/* the timeout argument of the waits (LOCK_PI's is absolute, still a timeout) */
+		c->timed = sys->args[3] != 0;
+	} else if (!strcmp(name, "futex_wait")) {
+		/* futex_wait(uaddr, val, mask, flags, timeout, clockid) */
+		c->syscall = WS_FUTEX_SYS_WAIT;
+		flags = sys->args[3];
+		add_addr(c, sys->args[0]);
+		c->timed = sys->args[4] != 0;
+	} else if (!strcmp(name, "futex_wake")) {
+		/* futex_wake(uaddr, mask, nr, flags) */
+		c->syscall = WS_FUTEX_SYS_WAKE;
+		flags = sys->args[3];
+		add_addr(c, sys->args[0]);
+	} else {
+		/*
+		 * futex_waitv and futex_requeue(2) pass their futexes in a user array,
+		 * which registers do not show: no claim rests on them.
+		 */
+		return false;
+	}
+	if (role_of(c->syscall, c->cmd) == ROLE_NONE)
+		return false;
+	c->shared = !(flags & WS_FUTEX_PRIVATE_FLAG);
+	c->nown = c->naddrs;
+	if (is_requeue(c->syscall, c->cmd)) {
+		c->src = sys->args[0];
+		c->dst = sys->args[4];
+	}
+	return true;
+}
+
+static void remember(const struct call *waker)
+{
+	struct recent *r = &seen.r[seen.next++ % RECENT];
+
+	r->tid = waker->tid;
+	r->pid = waker->pid;
+	r->shared = waker->shared;
+	r->ts = waker->ts;
+	r->src = waker->src ? waker->src : waker->addrs[0];
+	r->dst = waker->dst;
+}
+
+/* Could @r have touched @victim's futexes (same process, or both shared)? */
+static bool reaches(const struct recent *r, const struct call *victim)
+{
+	return r->pid == victim->pid || (r->shared && victim->shared);
+}
+
+/* Add the targets of requeues seen during the wait that moved waiters of @victim's futexes. */
+static void alias_seen_requeues(struct call *victim, uint64_t from, uint64_t to)
+{
+	for (unsigned int i = 0; i < RECENT; i++) {
+		const struct recent *r = &seen.r[i];
+		bool alias;
+
+		if (r->dst && r->ts >= from && r->ts <= to && reaches(r, victim) &&
+		    has_addr(victim, r->src, &alias))
+			add_addr(victim, r->dst);
+	}
+}
+
+/*
+ * Fill @out if @waker's call wakes or hands over one of @victim's futexes
+ * (the check both ways of learning the calls share).
+ */
+static int claim_match(const struct ws_host *host, const struct ws_wait *w,
+		       const struct call *victim, const struct call *waker, struct ws_claim *out)
 {
 	const struct ws_wake *wk = w->wake;
-	const struct call *victim, *waker;
 	const char *vop, *wop;
 	bool other;
 	uint32_t i;
 
-	if (!wk)
-		return 0;
-	/* In an interrupt, current did not do the wakeup: it is no evidence. */
-	if (wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ))
-		return 0;
-	victim = lookup(w->tid);
-	if (!victim || victim->pid != w->pid || role_of(victim->syscall, victim->cmd) != ROLE_BLOCK)
-		return 0;
-	/* It must have gone to sleep inside this call, not before it. */
-	if (victim->ts > w->start_ns)
-		return 0;
-	waker = lookup(wk->waker_tid);
-	if (!waker || waker->pid != wk->waker_pid ||
-	    role_of(waker->syscall, waker->cmd) != ROLE_WAKE)
-		return 0;
-	if (waker->ts > wk->ts)
+	if (role_of(waker->syscall, waker->cmd) != ROLE_WAKE)
 		return 0;
 	/*
 	 * A private futex names memory of one address space. Across processes only
@@ -417,6 +516,94 @@ static int futex_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	return 0;
 }
 
+/*
+ * A timed futex wait woken from a timer callback ended by its timeout. If a
+ * thread was seen waking or handing over that futex during the wait, the
+ * futex was being passed around without this thread getting it: that thread
+ * is named (and the chain follows it); otherwise the timeout is the root.
+ */
+static int claim_timeout(const struct ws_host *host, const struct ws_wait *w,
+			 const struct call *victim, struct ws_claim *out)
+{
+	const struct recent *by = NULL;
+	uint64_t a = victim->addrs[0];
+
+	for (unsigned int i = 0; i < RECENT; i++) {
+		const struct recent *r = &seen.r[i];
+
+		if (r->ts >= w->start_ns && r->ts <= w->wake->ts && r->src == a &&
+		    r->tid != w->tid && reaches(r, victim) && (!by || r->ts > by->ts))
+			by = r;
+	}
+	out->strength = WS_CLAIM_SPECIFIC;
+	snprintf(out->kind, sizeof(out->kind), "timeout");
+	out->woken_by = by ? by->tid : 0;
+	out->root = !by;
+	if (by)
+		snprintf(
+			out->evidence, sizeof(out->evidence),
+			"timed wait ended by its timer; tid %u woke this futex's waiters meanwhile",
+			by->tid);
+	else
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "timed wait ended by its timer; no wake on this futex was seen meanwhile");
+	host->claim_hex(out, "addr", a);
+	host->claim_str(out, "op", op_name(victim->syscall, victim->cmd));
+	return 1;
+}
+
+/* The register path: both calls come with the wakeup. */
+static int infer_from_regs(const struct ws_host *host, const struct ws_wait *w,
+			   struct ws_claim *out)
+{
+	const struct ws_wake *wk = w->wake;
+	struct call victim, waker;
+	bool in_irq = wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ);
+	bool have_waker =
+		!in_irq &&
+		call_from_sys(&wk->waker_sys, wk->waker_tid, wk->waker_pid, wk->ts, &waker) &&
+		role_of(waker.syscall, waker.cmd) == ROLE_WAKE;
+
+	/* every wake seen feeds the requeue aliases and the timeout evidence */
+	if (have_waker)
+		remember(&waker);
+	if (!call_from_sys(&wk->wakee_sys, w->tid, w->pid, w->start_ns, &victim) ||
+	    role_of(victim.syscall, victim.cmd) != ROLE_BLOCK)
+		return 0;
+	if (wk->ctx & WS_CTX_TIMER)
+		return victim.timed ? claim_timeout(host, w, &victim, out) : 0;
+	if (!have_waker)
+		return 0;
+	alias_seen_requeues(&victim, w->start_ns, wk->ts);
+	return claim_match(host, w, &victim, &waker, out);
+}
+
+static int futex_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+{
+	const struct ws_wake *wk = w->wake;
+	const struct call *victim, *waker;
+
+	if (!wk)
+		return 0;
+	if (wk->sz >= sizeof(*wk) && wk->wakee_sys.arch != WS_ARCH_UNKNOWN)
+		return infer_from_regs(host, w, out);
+	/* In an interrupt, current did not do the wakeup: it is no evidence. */
+	if (wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ))
+		return 0;
+	victim = lookup(w->tid);
+	if (!victim || victim->pid != w->pid || role_of(victim->syscall, victim->cmd) != ROLE_BLOCK)
+		return 0;
+	/* It must have gone to sleep inside this call, not before it. */
+	if (victim->ts > w->start_ns)
+		return 0;
+	waker = lookup(wk->waker_tid);
+	if (!waker || waker->pid != wk->waker_pid)
+		return 0;
+	if (waker->ts > wk->ts)
+		return 0;
+	return claim_match(host, w, victim, waker, out);
+}
+
 static const struct ws_field *field(const struct ws_claim *c, const char *key)
 {
 	unsigned int i;
@@ -431,6 +618,10 @@ static int futex_describe(const struct ws_claim *claim, char *buf, size_t len)
 {
 	const struct ws_field *addr = field(claim, "addr"), *op = field(claim, "op");
 
+	if (!strcmp(claim->kind, "timeout"))
+		return addr ? snprintf(buf, len, "futex 0x%llx: wait timed out",
+				       (unsigned long long)addr->u)
+			    : snprintf(buf, len, "a futex wait that timed out");
 	if (!addr)
 		return snprintf(buf, len, "futex");
 	/* Only PI ops get a suffix: they are locks with an owner, worth naming. */
@@ -454,11 +645,7 @@ static void futex_fini(const struct ws_host *host)
 	(void)host;
 	free(tab.slot);
 	memset(&tab, 0, sizeof(tab));
-}
-
-static const void *futex_bpf_object(size_t *size)
-{
-	return futex_bpf__elf_bytes(size);
+	memset(&seen, 0, sizeof(seen));
 }
 
 static const struct ws_plugin futex_plugin = {
@@ -467,9 +654,9 @@ static const struct ws_plugin futex_plugin = {
 	.abi_minor = WS_ABI_MINOR,
 	.name = "futex",
 	.description = "futex waits and wakes: names the futex a thread slept on and who woke it",
-	.version = "1.0",
+	.version = "2.0",
 	.kind_base = WS_KIND_FUTEX,
-	.bpf_object = futex_bpf_object,
+	.bpf_object = NULL, /* it reads the sched source's wakeups; no program of its own */
 	.config_keys = NULL,
 	.configure = NULL,
 	.decode = futex_decode,

@@ -10,36 +10,73 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <whyslow/whyslow.bpf.h>
+#include <whyslow/arch.bpf.h>
 #include "sched_rec.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /*
+ * Per-thread state, in task-local storage so the hot path never updates or
+ * deletes a hash entry. Every task the programs meet gets an entry the first
+ * time (traced or not), which caches the ws_tgids answer: an untraced task
+ * then costs one storage lookup. The cache is exact because the traced set
+ * only changes before the programs attach, or at a fork (the child is new and
+ * has no entry yet), or when the last thread of a process exits.
+ */
+struct task_state {
+	__u8 traced;
+	__u8 rq_waiting; /* traced, runnable, not running */
+	__u16 reserved;
+	__u32 reserved2;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} task_state SEC(".maps");
+
+/*
  * Traced threads that are runnable but not running. While there is any, every
  * switch on every CPU is written, so a runqueue wait can name the threads that
- * held the CPU; otherwise switches between untraced threads are skipped.
+ * held the CPU; otherwise switches between untraced threads are skipped. Any
+ * drift from racing updates only makes more switches written, never fewer.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 65536);
-} rq_waiting SEC(".maps");
-
 __u64 nr_rq_waiting;
 
-static __always_inline void rq_wait_begin(__u32 tid)
+static __always_inline struct task_state *state_of(struct task_struct *t)
 {
-	__u8 one = 1;
+	struct task_state *s = bpf_task_storage_get(&task_state, t, 0, 0);
 
-	if (bpf_map_update_elem(&rq_waiting, &tid, &one, BPF_NOEXIST) == 0)
-		__sync_fetch_and_add(&nr_rq_waiting, 1);
+	if (s)
+		return s;
+	s = bpf_task_storage_get(&task_state, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (s)
+		s->traced = ws_traced_tgid(t->tgid);
+	return s;
 }
 
-static __always_inline void rq_wait_end(__u32 tid)
+/* Traced? The storage may be unavailable (allocation failed, storage busy): ask the filter. */
+static __always_inline bool traced(struct task_struct *t, struct task_state *s)
 {
-	if (bpf_map_delete_elem(&rq_waiting, &tid) == 0)
+	return s ? s->traced : ws_traced_tgid(t->tgid);
+}
+
+static __always_inline void rq_wait_begin(struct task_state *s)
+{
+	if (s && !s->rq_waiting) {
+		s->rq_waiting = 1;
+		__sync_fetch_and_add(&nr_rq_waiting, 1);
+	}
+}
+
+static __always_inline void rq_wait_end(struct task_state *s)
+{
+	if (s && s->rq_waiting) {
+		s->rq_waiting = 0;
 		__sync_fetch_and_add(&nr_rq_waiting, -1);
+	}
 }
 
 SEC("tp_btf/sched_switch")
@@ -47,24 +84,23 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	     unsigned int prev_state)
 {
 	/* BTF tracepoint arguments are typed: plain loads, no probe-read helper calls */
-	__u32 prev_pid = prev->tgid, next_pid = next->tgid;
-	__u32 next_tid = next->pid, prev_tid = prev->pid;
-	int prev_traced = ws_traced_tgid(prev_pid), next_traced = ws_traced_tgid(next_pid);
+	struct task_state *ps = state_of(prev), *ns = state_of(next);
+	bool prev_traced = traced(prev, ps), next_traced = traced(next, ns);
 	__u32 state = preempt ? 0 : prev_state;
 	struct ws_sched_switch *r;
 
-	if (prev_traced && state == 0 && prev_tid)
-		rq_wait_begin(prev_tid);
+	if (prev_traced && state == 0 && prev->pid)
+		rq_wait_begin(ps);
 	if (next_traced)
-		rq_wait_end(next_tid);
+		rq_wait_end(ns);
 	if (!prev_traced && !next_traced && !nr_rq_waiting)
 		return 0;
 	r = ws_reserve(sizeof(*r), WS_SCHED_SWITCH);
 	if (!r)
 		return 0;
 	r->prev_state = state;
-	r->next_tid = next_tid;
-	r->next_pid = next_pid;
+	r->next_tid = next->pid;
+	r->next_pid = next->tgid;
 	r->reserved = 0;
 	__builtin_memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
 	ws_submit(r);
@@ -82,10 +118,12 @@ struct sched_entity___delayed {
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ws_sched_waking, struct task_struct *p)
 {
-	__u32 pid = p->tgid, tid = p->pid;
+	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct task_struct *cur;
+	struct ws_cpu_state *cs;
 	struct ws_sched_waking *r;
 
-	if (!ws_traced_tgid(pid))
+	if (s ? !s->traced : !ws_traced_tgid(p->tgid))
 		return 0;
 	/*
 	 * A task still queued is being woken before it managed to sleep; the
@@ -98,13 +136,22 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		if (!bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed)
 			return 0;
 	}
-	rq_wait_begin(tid);
+	rq_wait_begin(s);
 	r = ws_reserve(sizeof(*r), WS_SCHED_WAKING);
 	if (!r)
 		return 0;
-	r->wakee_tid = tid;
-	r->wakee_pid = pid;
+	r->wakee_tid = p->pid;
+	r->wakee_pid = p->tgid;
 	bpf_get_current_comm(&r->waker_comm, sizeof(r->waker_comm));
+	/* the wakee is asleep inside its syscall: its saved registers say which */
+	ws_read_syscall(p, &r->wakee_sys);
+	/* current did the wakeup only in task context: in an interrupt it is whoever was hit */
+	cs = ws_cpu_state();
+	cur = bpf_get_current_task_btf();
+	if (cs && cs->depth == 0 && cur->pid)
+		ws_read_syscall(cur, &r->waker_sys);
+	else
+		ws_read_syscall_none(&r->waker_sys);
 	ws_submit(r);
 	return 0;
 }
@@ -112,10 +159,15 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *child)
 {
+	struct task_state *ps = state_of(parent), *cs;
 	struct ws_sched_fork *r;
 
-	if (!ws_traced_tgid(BPF_CORE_READ(parent, tgid)))
+	/* a traced process's children are traced (the core follows them into ws_tgids) */
+	if (!traced(parent, ps))
 		return 0;
+	cs = bpf_task_storage_get(&task_state, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (cs)
+		cs->traced = 1;
 	r = ws_reserve(sizeof(*r), WS_SCHED_FORK);
 	if (!r)
 		return 0;
@@ -131,9 +183,11 @@ int BPF_PROG(ws_sched_exit, struct task_struct *p)
 {
 	struct ws_sched_exit *r;
 
-	if (!ws_traced_tgid(BPF_CORE_READ(p, tgid)))
+	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+
+	if (!traced(p, s))
 		return 0;
-	rq_wait_end(BPF_CORE_READ(p, pid));
+	rq_wait_end(s);
 	r = ws_reserve(sizeof(*r), WS_SCHED_EXIT);
 	if (!r)
 		return 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <whyslow/plugin.h>
+#include <whyslow/syscall_names.h>
 
 #include "sched_rec.h"
 #include "sched.skel.h"
@@ -51,7 +52,7 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 		const struct ws_sched_waking *r = (const void *)rec;
 		struct ws_wake wk = { .sz = sizeof(wk) };
 
-		if (rec->size < sizeof(*r))
+		if (rec->size < WS_SCHED_WAKING_V0_SIZE)
 			return -EINVAL;
 		comm_copy(comm, r->waker_comm);
 		wk.ts = rec->ts;
@@ -63,6 +64,12 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 		wk.waker_comm = comm;
 		wk.wakee_tid = r->wakee_tid;
 		wk.wakee_pid = r->wakee_pid;
+		wk.wakee_sys.nr = WS_SYSCALL_NONE;
+		wk.waker_sys.nr = WS_SYSCALL_NONE;
+		if (rec->size >= sizeof(*r)) {
+			wk.wakee_sys = r->wakee_sys;
+			wk.waker_sys = r->waker_sys;
+		}
 		host->sched_wake(&wk);
 		return 0;
 	}
@@ -124,6 +131,60 @@ static void claim_set(struct ws_claim *out, enum ws_claim_strength s, const char
 	snprintf(out->evidence, sizeof(out->evidence), "%s", evidence);
 }
 
+static bool name_in(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return true;
+	return false;
+}
+
+/*
+ * A wakeup from a timer callback, named by the syscall the thread waited in:
+ * only a real sleep is a sleep; any other wait that a timer ended timed out.
+ */
+static int timer_claim(const struct ws_wait *w, struct ws_claim *out)
+{
+	static const char *const sleeps[] = { "nanosleep", "clock_nanosleep", NULL };
+	/* a read that a timer callback completes is a timerfd's */
+	static const char *const timerfd[] = { "read", "readv", "pread64", NULL };
+	static const char *const polls[] = { "poll",	     "ppoll",	       "select",
+					     "pselect6",     "epoll_wait",     "epoll_pwait",
+					     "epoll_pwait2", "epoll_wait_old", NULL };
+	const struct ws_syscall *sys = &w->wake->wakee_sys;
+	const char *name = w->wake->sz >= sizeof(*w->wake) && ws_syscall_known(sys)
+				   ? ws_syscall_name(sys->arch, sys->nr)
+				   : NULL;
+	char ev[96];
+
+	if (!name) {
+		/* not known what it waited in (older recording, no syscall) */
+		claim_set(out, WS_CLAIM_SPECIFIC, "sleep", 0, true,
+			  "woken inside a timer expiry callback (sleep or timeout)");
+		return 1;
+	}
+	if (name_in(name, sleeps)) {
+		claim_set(out, WS_CLAIM_SPECIFIC, "sleep", 0, true,
+			  "woken by its own timer while in a sleep call");
+		return 1;
+	}
+	if (name_in(name, timerfd)) {
+		claim_set(out, WS_CLAIM_SPECIFIC, "sleep", 0, true,
+			  "a read completed inside a timer expiry callback (a timerfd)");
+		return 1;
+	}
+	if (name_in(name, polls)) {
+		claim_set(out, WS_CLAIM_SPECIFIC, "timeout", 0, true,
+			  "poll/epoll timed out (woken inside a timer expiry callback)");
+		return 1;
+	}
+	/* futex waits: the futex source names the futex and may know more, so only a fallback */
+	snprintf(ev, sizeof(ev), "%s timed out (woken inside a timer expiry callback)", name);
+	claim_set(out, strncmp(name, "futex", 5) ? WS_CLAIM_SPECIFIC : WS_CLAIM_FALLBACK, "timeout",
+		  0, true, ev);
+	return 1;
+}
+
 /*
  * The fallbacks. An interrupt-context wakeup is never pinned on current: it
  * is a timer's doing when it ran inside a timer callback, else unknown
@@ -133,16 +194,8 @@ static int sched_infer(const struct ws_host *host, const struct ws_wait *w, stru
 {
 	const struct ws_wake *wk = w->wake;
 
-	/*
-	 * Issue 10 item 4 lands here: a timed wait whose timeout expired (known from the blocked
-	 * syscall) gets its own label ("futex 0x... wait timed out") and, through a resource
-	 * callback, a resource of its own, so timeouts never group with real sleeps or wakes.
-	 */
-	if (wk->ctx & WS_CTX_TIMER) {
-		claim_set(out, WS_CLAIM_SPECIFIC, "sleep", 0, true,
-			  "woken inside a timer expiry callback (sleep or timeout)");
-		return 1;
-	}
+	if (wk->ctx & WS_CTX_TIMER)
+		return timer_claim(w, out);
 	if (wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)) {
 		claim_set(out, WS_CLAIM_FALLBACK, "unknown", 0, true,
 			  wk->ctx & WS_CTX_HARDIRQ
@@ -177,7 +230,12 @@ static const char *field_str(const struct ws_claim *c, const char *key)
 static int sched_describe(const struct ws_claim *c, char *buf, size_t len)
 {
 	if (!strcmp(c->kind, "sleep"))
-		return snprintf(buf, len, "a timer (sleep or timeout)");
+		return snprintf(buf, len, "%s",
+				strstr(c->evidence, "sleep or timeout")
+					? "a timer (sleep or timeout)"
+					: "a sleep");
+	if (!strcmp(c->kind, "timeout"))
+		return snprintf(buf, len, "a timeout");
 	if (!strcmp(c->kind, "wakeup"))
 		return snprintf(buf, len, "a wakeup");
 	if (!strcmp(c->kind, "untraced"))

@@ -24,13 +24,21 @@ struct ws_sched_switch {
 	char next_comm[WS_COMM_LEN];
 };
 
-/* current (hdr.tid) began waking @wakee_tid; only real wakeups (not yet queued). */
+/*
+ * current (hdr.tid) began waking @wakee_tid; only real wakeups (not yet queued).
+ * @wakee_sys: the syscall the wakee slept in. @waker_sys: the one current was
+ * in, read only in task context (nr WS_SYSCALL_NONE otherwise). Recordings
+ * made before these were appended end after @waker_comm.
+ */
 struct ws_sched_waking {
 	struct ws_rec_hdr hdr;
 	__u32 wakee_tid;
 	__u32 wakee_pid;
 	char waker_comm[WS_COMM_LEN];
+	struct ws_syscall wakee_sys;
+	struct ws_syscall waker_sys;
 };
+#define WS_SCHED_WAKING_V0_SIZE (sizeof(struct ws_rec_hdr) + 8 + WS_COMM_LEN)
 
 /* hdr.tid created @child_tid. */
 struct ws_sched_fork {

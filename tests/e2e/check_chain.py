@@ -20,8 +20,8 @@ import json
 import re
 import sys
 
-KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "untraced", "unknown", "running",
-         "wakeup_latency", "signal", "kernel_lock"}
+KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "timeout", "untraced", "unknown",
+         "running", "wakeup_latency", "signal", "kernel_lock"}
 MS = 1_000_000
 
 

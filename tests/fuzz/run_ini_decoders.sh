@@ -33,7 +33,9 @@ for t in fuzz_ini fuzz_decoders; do
 done
 for p in "$ROOT"/plugins/*/; do
 	name=$(basename "$p")
-	[ -f "$p/$name.c" ] && [ -f "$BUILD/plugins/$name.skel.h" ] || continue
+	[ -f "$p/$name.c" ] || continue
+	# a source with a kernel side needs its generated skeleton (the futex source has none)
+	if grep -q "$name.skel.h" "$p/$name.c" && [ ! -f "$BUILD/plugins/$name.skel.h" ]; then continue; fi
 	echo "building plugin $name (instrumented)"
 	$CC "${SAN[@]}" -fsanitize=fuzzer-no-link -fPIC -shared -fvisibility=hidden \
 		-I"$ROOT/sdk/include" -I"$p" -I"$BUILD/plugins" "$p/$name.c" -o "$OUT/plugins/$name.so"

@@ -14,7 +14,7 @@ cat "$dir/err"
 lines=$(wc -l <"$dir/err")
 if [ $rc -eq 0 ]; then echo "FAIL: exit status 0"; exit 1; fi
 if [ "$lines" -ne 1 ]; then echo "FAIL: $lines lines on stderr, want 1"; exit 1; fi
-if ! grep -q "bad_major.so: refused: built for plugin ABI 2\.[0-9]*, this whyslow has ABI 1\.[0-9]*" "$dir/err"; then
+if ! grep -Eq "bad_major.so: refused: built for plugin ABI 2\.[0-9]+, this whyslow has ABI 1\.[0-9]+" "$dir/err"; then
 	echo "FAIL: message does not name the plugin and both ABIs"; exit 1
 fi
 echo "ok   refused with exit status $rc"

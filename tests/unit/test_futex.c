@@ -14,11 +14,11 @@
 
 #include "../../plugins/futex/futex_rec.h"
 
-#define PID  1000
+#define PID 1000
 #define PID2 2000
-#define X    0x7f2a3c001000ull
-#define Y    0x7f2a3c002000ull
-#define Z    0x7f2a3c003000ull
+#define X 0x7f2a3c001000ull
+#define Y 0x7f2a3c002000ull
+#define Z 0x7f2a3c003000ull
 
 static void *dl;
 static const struct ws_plugin *plug;
@@ -504,4 +504,213 @@ Test(futex, malformed_records)
 
 	hdr(&e.hdr, sizeof(e), WS_KIND_FUTEX + 0x7f, 11, PID, 100);
 	cr_assert_eq(plug->decode(&host, &e.hdr), -EINVAL);
+}
+
+/* ---- the register path: the calls come with the wakeup (struct ws_wake.wakee_sys/waker_sys) -- */
+
+#define NR_FUTEX 202 /* x86_64 numbers: the records say which table (arch) */
+#define NR_FUTEX_WAITV 449
+#define NR_READ 0
+
+static struct ws_syscall sys_futex(uint32_t op, uint64_t uaddr, uint64_t timeout, uint64_t uaddr2)
+{
+	struct ws_syscall s = { .nr = NR_FUTEX, .arch = WS_ARCH_X86_64 };
+
+	s.args[0] = uaddr;
+	s.args[1] = op;
+	s.args[2] = 1;
+	s.args[3] = timeout;
+	s.args[4] = uaddr2;
+	return s;
+}
+
+static struct ws_syscall sys_other(int nr)
+{
+	struct ws_syscall s = { .nr = nr, .arch = WS_ARCH_X86_64 };
+
+	s.args[0] = X;
+	return s;
+}
+
+static const struct ws_syscall no_sys = { .nr = WS_SYSCALL_NONE, .arch = WS_ARCH_X86_64 };
+
+static int ask_regs(uint32_t tid, uint32_t pid, uint64_t start, uint64_t ts, uint32_t waker,
+		    uint32_t wpid, uint8_t ctx, struct ws_syscall wakee_sys,
+		    struct ws_syscall waker_sys, struct ws_claim *c)
+{
+	struct ws_wake wk = {
+		.sz = sizeof(wk),
+		.ts = ts,
+		.ctx = ctx,
+		.waker_tid = waker,
+		.waker_pid = wpid,
+		.wakee_tid = tid,
+		.wakee_pid = pid,
+		.wakee_sys = wakee_sys,
+		.waker_sys = waker_sys,
+	};
+	struct ws_wait w = {
+		.sz = sizeof(w),
+		.tid = tid,
+		.pid = pid,
+		.start_ns = start,
+		.off_state = 1,
+		.wake = &wk,
+		.waker_traced = true,
+	};
+
+	memset(c, 0, sizeof(*c));
+	c->sz = sizeof(*c);
+	return plug->infer(&host, &w, c);
+}
+
+#define PRIV WS_FUTEX_PRIVATE_FLAG
+
+Test(futex, regs_wake_on_same_uaddr_claims)
+{
+	struct ws_claim c;
+
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, X, 0, 0), &c),
+		     1);
+	expect_claim(&c, 12, X, "FUTEX_WAIT", "FUTEX_WAKE");
+	/* another address, another syscall, no syscall, an interrupt: no claim */
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, Y, 0, 0), &c),
+		     0);
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0), sys_other(NR_READ), &c),
+		     0);
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0), no_sys, &c),
+		     0);
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_SOFTIRQ,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, X, 0, 0), &c),
+		     0);
+	/* a waker that is itself waiting on X woke nobody through it */
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0), &c),
+		     0);
+}
+
+Test(futex, regs_shared_across_processes)
+{
+	struct ws_claim c;
+
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 21, PID2, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT, X, 0, 0), sys_futex(WS_FUTEX_WAKE, X, 0, 0),
+			      &c),
+		     1);
+	expect_claim(&c, 21, X, "FUTEX_WAIT", "FUTEX_WAKE");
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 21, PID2, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, X, 0, 0), &c),
+		     0);
+}
+
+Test(futex, regs_pi_unlock_claims)
+{
+	struct ws_claim c;
+
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_LOCK_PI | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_UNLOCK_PI | PRIV, X, 0, 0), &c),
+		     1);
+	expect_claim(&c, 12, X, "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI");
+}
+
+/* A CMP_REQUEUE seen waking one waiter of X moves the rest to Y: a later wake on Y claims them. */
+Test(futex, regs_requeue_alias_claims)
+{
+	struct ws_claim c;
+
+	cr_assert_eq(ask_regs(11, PID, 100, 300, 14, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, Y, 0, 0), &c),
+		     0);
+	cr_assert_eq(ask_regs(10, PID, 100, 200, 12, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_CMP_REQUEUE | PRIV, X, 0, Y), &c),
+		     1);
+	expect_claim(&c, 12, X, "FUTEX_WAIT", "FUTEX_CMP_REQUEUE");
+	cr_assert_eq(ask_regs(11, PID, 100, 300, 14, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, Y, 0, 0), &c),
+		     1);
+	expect_claim(&c, 14, Y, "FUTEX_WAIT", "FUTEX_WAKE");
+	cr_assert_eq(get(&c, "waited_addr")->u, X);
+	/* a wait that began after the requeue was not moved by it */
+	cr_assert_eq(ask_regs(13, PID, 250, 300, 14, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT | PRIV, X, 0, 0),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, Y, 0, 0), &c),
+		     0);
+}
+
+/* futex_waitv keeps its futexes in user memory, which registers do not show: no claim. */
+Test(futex, regs_waitv_no_claim)
+{
+	struct ws_claim c;
+
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_TASK, sys_other(NR_FUTEX_WAITV),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, X, 0, 0), &c),
+		     0);
+}
+
+static void expect_timeout(const struct ws_claim *c, uint32_t by)
+{
+	char buf[96];
+
+	cr_assert_eq(c->strength, WS_CLAIM_SPECIFIC);
+	cr_assert_str_eq(c->kind, "timeout");
+	cr_assert_eq(c->woken_by, by);
+	cr_assert_eq(c->root, by == 0);
+	cr_assert_eq(get(c, "addr")->u, X);
+	plug->describe(c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "futex 0x7f2a3c001000: wait timed out");
+}
+
+/* A timed wait woken from a timer callback timed out; an untimed one did not. */
+Test(futex, regs_timed_wait_timeout)
+{
+	struct ws_claim c;
+
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 0, 0, WS_CTX_HARDIRQ | WS_CTX_TIMER,
+			      sys_futex(WS_FUTEX_WAIT_BITSET | PRIV, X, 0x7ffd0000, 0), no_sys, &c),
+		     1);
+	expect_timeout(&c, 0);
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 0, 0, WS_CTX_HARDIRQ | WS_CTX_TIMER,
+			      sys_futex(WS_FUTEX_WAIT_BITSET | PRIV, X, 0, 0), no_sys, &c),
+		     0);
+	/* task-context wake of a timed wait is a plain futex handoff */
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT_BITSET | PRIV, X, 0x7ffd0000, 0),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, X, 0, 0), &c),
+		     1);
+	expect_claim(&c, 12, X, "FUTEX_WAIT_BITSET", "FUTEX_WAKE");
+}
+
+/* A thread seen waking the futex during a wait that then timed out is named; before it, not. */
+Test(futex, regs_timeout_names_who_passed_the_futex)
+{
+	struct ws_claim c;
+
+	/* tid 12 wakes tid 13 through X at 150: seen */
+	cr_assert_eq(ask_regs(13, PID, 50, 150, 12, PID, WS_CTX_TASK,
+			      sys_futex(WS_FUTEX_WAIT_BITSET | PRIV, X, 0x7ffd0000, 0),
+			      sys_futex(WS_FUTEX_WAKE | PRIV, X, 0, 0), &c),
+		     1);
+	/* 11 waited 100..200 and timed out: 12 handed X around meanwhile */
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 0, 0, WS_CTX_HARDIRQ | WS_CTX_TIMER,
+			      sys_futex(WS_FUTEX_WAIT_BITSET | PRIV, X, 0x7ffd0000, 0), no_sys, &c),
+		     1);
+	expect_timeout(&c, 12);
+	/* a wait that began after that wake: nothing seen during it */
+	cr_assert_eq(ask_regs(11, PID, 160, 260, 0, 0, WS_CTX_HARDIRQ | WS_CTX_TIMER,
+			      sys_futex(WS_FUTEX_WAIT_BITSET | PRIV, X, 0x7ffd0000, 0), no_sys, &c),
+		     1);
+	expect_timeout(&c, 0);
 }

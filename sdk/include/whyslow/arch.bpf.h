@@ -2,7 +2,7 @@
 /*
  * Everything architecture-specific that BPF programs read: syscall numbers and
  * where a task's user registers keep the syscall number and its arguments.
- * Include it after vmlinux.h; build with -D__TARGET_ARCH_x86 or _arm64.
+ * Include it after vmlinux.h and <bpf/bpf_helpers.h>; build with -D__TARGET_ARCH_x86 or _arm64.
  *
  * The register pointer is BTF-typed (struct pt_regs * from a tp_btf argument
  * or bpf_task_pt_regs()), so these are plain loads, not probe-read calls.
@@ -10,7 +10,10 @@
 #ifndef WHYSLOW_ARCH_BPF_H
 #define WHYSLOW_ARCH_BPF_H
 
+#include <whyslow/record.h>
+
 #if defined(__TARGET_ARCH_x86)
+#define WS_ARCH WS_ARCH_X86_64
 #define WS_NR_futex 202
 #define WS_SYS_NR(regs) ((regs)->orig_ax)
 #define WS_SYS_ARG0(regs) ((regs)->di)
@@ -20,6 +23,7 @@
 #define WS_SYS_ARG4(regs) ((regs)->r8)
 #define WS_SYS_ARG5(regs) ((regs)->r9)
 #elif defined(__TARGET_ARCH_arm64)
+#define WS_ARCH WS_ARCH_ARM64
 #define WS_NR_futex 98
 #define WS_SYS_NR(regs) ((regs)->syscallno)
 /* x0 is overwritten by the return value; orig_x0 keeps the first argument. */
@@ -38,5 +42,47 @@
 #define WS_NR_futex_wake 454
 #define WS_NR_futex_wait 455
 #define WS_NR_futex_requeue 456
+
+/* Task flag of kernel threads (include/linux/sched.h; a #define, so not in vmlinux.h). */
+#define WS_PF_KTHREAD 0x00200000
+
+/*
+ * Fill @out with the syscall @task is inside, from its saved user registers.
+ * Only meaningful while @task is inside the kernel on its own behalf: asleep,
+ * or current in task context (in an interrupt, current's registers belong to
+ * whatever the interrupt hit). Kernel threads have no user registers.
+ */
+static __always_inline void ws_read_syscall_none(struct ws_syscall *out)
+{
+	out->nr = WS_SYSCALL_NONE;
+	out->arch = WS_ARCH;
+	out->reserved = 0;
+	for (int i = 0; i < 6; i++)
+		out->args[i] = 0;
+}
+
+static __always_inline void ws_read_syscall(struct task_struct *task, struct ws_syscall *out)
+{
+	struct pt_regs *regs;
+
+	if (task->flags & WS_PF_KTHREAD) {
+		ws_read_syscall_none(out);
+		return;
+	}
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs) {
+		ws_read_syscall_none(out);
+		return;
+	}
+	out->arch = WS_ARCH;
+	out->reserved = 0;
+	out->nr = WS_SYS_NR(regs);
+	out->args[0] = WS_SYS_ARG0(regs);
+	out->args[1] = WS_SYS_ARG1(regs);
+	out->args[2] = WS_SYS_ARG2(regs);
+	out->args[3] = WS_SYS_ARG3(regs);
+	out->args[4] = WS_SYS_ARG4(regs);
+	out->args[5] = WS_SYS_ARG5(regs);
+}
 
 #endif /* WHYSLOW_ARCH_BPF_H */

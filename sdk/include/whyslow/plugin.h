@@ -85,6 +85,9 @@ struct ws_wake {
 	uint32_t waker_tid, waker_pid;
 	const char *waker_comm; /* may be NULL */
 	uint32_t wakee_tid, wakee_pid;
+	/* ABI 1.1: the syscall the wakee slept in, and the one the waker was in (task
+	 * context only); nr is WS_SYSCALL_NONE when unknown (and in older recordings) */
+	struct ws_syscall wakee_sys, waker_sys;
 };
 
 /* Thread life-cycle events, reported through ws_host.thread_event. */
@@ -163,6 +166,8 @@ struct ws_claim {
 	unsigned int nfields;
 	struct ws_field fields[WS_CLAIM_FIELDS];
 	uint16_t owner; /* set by the core: index of the plugin that claimed */
+	/* ABI 1.1, set by the core: the syscall the thread waited in (the wake's wakee_sys) */
+	struct ws_syscall syscall;
 };
 
 /* One ini key a plugin accepts in its own section. */

@@ -98,6 +98,25 @@ struct ws_rec_open_wait {
 	char comm[16];
 };
 
+/*
+ * The system call a task was inside, read from the user registers it saved on
+ * entering the kernel (so no syscall hook is needed): a sleeping task's stay
+ * put until it returns. @nr is the architecture's own number (@arch says
+ * which table: WS_ARCH_*); WS_SYSCALL_NONE when the task was in no syscall
+ * (a page fault, kernel work) or its registers were not read.
+ */
+#define WS_SYSCALL_NONE (-1)
+#define WS_ARCH_UNKNOWN 0
+#define WS_ARCH_X86_64 1
+#define WS_ARCH_ARM64 2
+
+struct ws_syscall {
+	__s32 nr;
+	__u16 arch;
+	__u16 reserved;
+	__u64 args[6];
+};
+
 /* Per-CPU state in the shared map ws_cpu, written by BPF only. */
 #define WS_CTX_STACK 8
 struct ws_cpu_state {
@@ -110,7 +129,7 @@ struct ws_cpu_state {
 	__u64 lost_pending;	 /* records lost and not yet reported */
 	__u64 lost_first_ts;	 /* when the first of them was lost */
 	__u32 lost_first_kind;
-	__u32 reserved;
+	__u32 last_wakeup; /* when a record last woke the reader (ts >> 20, ~1 ms units) */
 };
 
 #endif /* WHYSLOW_RECORD_H */

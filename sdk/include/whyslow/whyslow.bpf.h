@@ -106,11 +106,34 @@ static __always_inline void ws_count_lost(__u32 kind, struct ws_cpu_state *cs)
 	}
 }
 
+/*
+ * Wake the reader when unread data passes WS_WAKEUP_BYTES, but from each CPU
+ * at most once per ~1 ms. Waking it on every record above the mark (a reader
+ * that is behind makes that every record) queued an irq_work, a self-IPI, per
+ * record: each program got several times slower exactly when the reader most
+ * needed the CPU. Waking only when a record crosses the mark missed crossings
+ * that two CPUs jumped over together, and the ring filled before the reader's
+ * poll timeout.
+ */
 static __always_inline void ws_submit(void *rec)
 {
 	__u64 avail = bpf_ringbuf_query(&ws_ring, BPF_RB_AVAIL_DATA);
+	struct ws_cpu_state *cs;
+	__u32 now;
 
-	bpf_ringbuf_submit(rec, avail >= WS_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	if (avail < WS_WAKEUP_BYTES) {
+		bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+		return;
+	}
+	now = ((struct ws_rec_hdr *)rec)->ts >> 20;
+	cs = ws_cpu_state();
+	if (cs && cs->last_wakeup == now) {
+		bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+		return;
+	}
+	if (cs)
+		cs->last_wakeup = now;
+	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
 }
 
 /* Report records lost earlier on this CPU before writing a new one. */

@@ -1,0 +1,118 @@
+#!/bin/bash
+# What each whyslow BPF program costs per invocation (kernel.bpf_stats_enabled=1 and bpftool
+# prog show: run_time_ns / run_cnt) while `taskset -c 0 perf bench sched pipe` runs under
+# `whyslow attach`, for this tree and, if given, another build (e.g. main) in alternating
+# rounds. Run as root; one command, prints a table:
+#
+#   bench/bpf_cost.sh
+#   WHYSLOW_BEFORE=/path/to/main/build/core/whyslow bench/bpf_cost.sh   # before/after
+#   ROUNDS=5 PIPE_LOOPS=100000 bench/bpf_cost.sh
+#
+# The programs counted are the ws_* programs that appeared when this script's whyslow attached
+# (bpftool 7.1 shows no owner pids): another whyslow started in the same second could be
+# counted too. The stats themselves add ~20 ns to every invocation; the pipe µs/op printed
+# here includes that (bench/overhead.sh measures µs/op without stats). Programs that never
+# ran during the benchmark are listed with 0 calls.
+set -u
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
+
+ROUNDS=${ROUNDS:-3}
+PIPE_LOOPS=${PIPE_LOOPS:-100000}
+ATTACH_WAIT=${ATTACH_WAIT:-2}
+WHYSLOW_AFTER=$WHYSLOW
+WHYSLOW_BEFORE=${WHYSLOW_BEFORE:-}
+OUT=$(mktemp -d /tmp/whyslow-bpfcost.XXXXXX)
+RAW=$OUT/raw.tsv
+: > "$RAW"
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+TOOL_PID=
+cleanup() {
+	[ -n "$TOOL_PID" ] && kill -INT "$TOOL_PID" 2>/dev/null && wait "$TOOL_PID" 2>/dev/null
+	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
+	rm -rf "$OUT"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+sysctl -qw kernel.bpf_stats_enabled=1
+
+# id name run_time_ns run_cnt, one line per loaded ws_* program
+prog_stats() {
+	bpftool prog show --json | python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if p.get("name", "").startswith("ws_"):
+        print(p["id"], p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+}
+
+run_round() { # run_round CONFIG BINARY ROUND
+	local cfg=$1 bin=$2 r=$3 plugins
+	plugins=$(dirname "$(dirname "$bin")")/plugins
+	local gate=$OUT/gate
+	rm -f "$gate"; mkfifo "$gate"
+	sh -c 'read _ < "$0"; exec "$@"' "$gate" taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS" \
+		> "$OUT/bench.out" 2>&1 &
+	local bench=$!
+	prog_stats | awk '{print $1}' | sort > "$OUT/ids.before"
+	TOOL_PID=
+	if [ "$cfg" != baseline ]; then
+		WHYSLOW_PLUGIN_DIR=$plugins "$bin" attach --format json -o "$OUT/out.json" "$bench" \
+			> "$OUT/tool.log" 2>&1 &
+		TOOL_PID=$!
+		sleep "$ATTACH_WAIT"
+		kill -0 "$TOOL_PID" 2>/dev/null || echo "# $cfg: whyslow exited early: $(tail -2 "$OUT/tool.log")" >&2
+	fi
+	prog_stats | sort > "$OUT/s0"
+	echo go > "$gate"
+	wait "$bench"
+	prog_stats | sort > "$OUT/s1"
+	# whyslow attach ends by itself when its target exits; stop it if it has not
+	if [ -n "$TOOL_PID" ]; then kill -INT "$TOOL_PID" 2>/dev/null; wait "$TOOL_PID" 2>/dev/null; TOOL_PID=; fi
+	rm -f "$gate"
+	local us; us=$(awk '/usecs\/op/{print $1}' "$OUT/bench.out")
+	printf '%s\t%s\t_pipe\t%s\t0\n' "$cfg" "$r" "$us" >> "$RAW"
+	[ "$cfg" = baseline ] && return
+	# programs new since before the attach: delta of time and count over the benchmark
+	join <(sort "$OUT/s0") <(sort "$OUT/s1") |
+		awk -v c="$cfg" -v r="$r" 'FILENAME != "-" {old[$1] = 1; next}
+			!($1 in old) {printf "%s\t%s\t%s\t%s\t%s\n", c, r, $2, $6 - $3, $7 - $4}' \
+			"$OUT/ids.before" - >> "$RAW"
+}
+
+configs=(baseline after)
+[ -n "$WHYSLOW_BEFORE" ] && configs=(baseline before after)
+machine_line
+echo "# rounds: $ROUNDS, alternating ${configs[*]}; bpf_stats on (adds ~20 ns per invocation)"
+for ((r = 0; r < ROUNDS; r++)); do
+	for ((i = 0; i < ${#configs[@]}; i++)); do
+		cfg=${configs[(i + r) % ${#configs[@]}]}
+		case $cfg in
+		before) run_round before "$WHYSLOW_BEFORE" "$r" ;;
+		*) run_round "$cfg" "$WHYSLOW_AFTER" "$r" ;;
+		esac
+	done
+done
+
+base=$(awk -F'\t' '$1=="baseline" && $3=="_pipe" {print $4}' "$RAW" | median)
+echo
+echo "## taskset -c 0 perf bench sched pipe -l $PIPE_LOOPS: µs/op (median of $ROUNDS, stats on)"
+echo "| configuration | µs/op | vs baseline | added µs/op |"
+echo "|---|---|---|---|"
+for cfg in "${configs[@]}"; do
+	m=$(awk -F'\t' -v c="$cfg" '$1==c && $3=="_pipe" {print $4}' "$RAW" | median)
+	awk -v c="$cfg" -v b="$base" -v m="$m" 'BEGIN {printf "| %s | %.3f | %+.1f%% | %+.3f |\n", c, m, (m/b-1)*100, m-b}'
+done
+for cfg in "${configs[@]}"; do
+	[ "$cfg" = baseline ] && continue
+	echo
+	echo "## BPF programs of '$cfg' during the benchmark (medians of $ROUNDS)"
+	echo "| program | calls | ns per call | ms in total |"
+	echo "|---|---|---|---|"
+	for p in $(awk -F'\t' -v c="$cfg" '$1==c && $3!="_pipe" {print $3}' "$RAW" | sort -u); do
+		calls=$(awk -F'\t' -v c="$cfg" -v p="$p" '$1==c && $3==p {print $5}' "$RAW" | median)
+		ns=$(awk -F'\t' -v c="$cfg" -v p="$p" '$1==c && $3==p && $5>0 {print $4/$5}' "$RAW" | median)
+		tot=$(awk -F'\t' -v c="$cfg" -v p="$p" '$1==c && $3==p {print $4/1e6}' "$RAW" | median)
+		printf '| %s | %s | %s | %s |\n' "$p" "$calls" "$ns" "$tot"
+	done | sort -t'|' -k5 -gr
+done
