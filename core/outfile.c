@@ -14,8 +14,9 @@ int ws_outfile_open(struct ws_outfile *o, const char *path)
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
-	if (!path) {
-		o->f = stdout;
+	if (!path || !strcmp(path, WS_OUTFILE_STDERR)) {
+		o->f = path ? stderr : stdout;
+		o->path = NULL;
 		return 0;
 	}
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
