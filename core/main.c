@@ -385,6 +385,9 @@ static int collect(struct cli *c, int argc, char **argv, const char *shortopts)
 /* Apply the options collected, now that the command is known. */
 static int apply(struct cli *c)
 {
+	/* no command named: the ini file's [core] command or attach decides (main()) */
+	unsigned int mask = c->cmd ? c->cmd : CMD_RUN | CMD_ATTACH;
+
 	for (int i = 0; i < c->ngiven; i++) {
 		const struct given *g = &c->given[i];
 		const char *v = g->arg;
@@ -393,7 +396,7 @@ static int apply(struct cli *c)
 		if (g->id == OPT_CONFIG_HELP)
 			continue; /* handled in main() */
 		for (size_t k = 0; k < ARRAY_SIZE(opt_cmds); k++)
-			if (opt_cmds[k].id == g->id && !(opt_cmds[k].cmds & c->cmd))
+			if (opt_cmds[k].id == g->id && !(opt_cmds[k].cmds & mask))
 				return bad("%s does not apply to %s", g->text, cmd_name(c->cmd));
 		switch (g->id) {
 		case 'c':
@@ -473,7 +476,7 @@ static int parse(struct cli *c, int argc, char **argv)
 		for (int i = 0; i < c->ngiven && !c->cmd; i++)
 			if (c->given[i].id == 'p')
 				c->cmd = CMD_ATTACH;
-		return c->cmd || !c->help ? apply(c) : 0;
+		return apply(c);
 	}
 	word = argv[optind++];
 	if (!strcmp(word, "help")) {
@@ -611,8 +614,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (c.cmd == CMD_REC_RUN && !c.argv) {
-		fprintf(stderr, "whyslow: record what? give record -- COMMAND or record attach "
-				"PID; see whyslow help record\n");
+		fprintf(stderr, "whyslow: record what? give record -- COMMAND or record attach PID; see whyslow help record\n");
 		goto out;
 	}
 	if (c.config) {
@@ -628,8 +630,7 @@ int main(int argc, char **argv)
 	if (!c.cmd && from_config(&c, &cfg))
 		goto out;
 	if (!c.cmd) {
-		fprintf(stderr, "whyslow: nothing to do: give run -- COMMAND or attach PID (or "
-				"[core] command in the ini file); see whyslow --help\n");
+		fprintf(stderr, "whyslow: nothing to do: give run -- COMMAND or attach PID (or [core] command in the ini file); see whyslow --help\n");
 		goto out;
 	}
 	if ((c.cmd & (CMD_ATTACH | CMD_REC_ATTACH)) && !c.npids) {
