@@ -2,6 +2,7 @@
 /* whyslow: tells you why your program was slow, as causal chains. */
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,6 +590,8 @@ int main(int argc, char **argv)
 	char err[768];
 	int rc = 1;
 
+	/* the character set only: the text report's arrows follow it (report.c) */
+	setlocale(LC_CTYPE, "");
 	if (parse(&c, argc, argv))
 		goto out;
 	for (int i = 0; i < c.ngiven; i++) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <inttypes.h>
+#include <langinfo.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,8 +184,18 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 	}
 }
 
+/* Arrows and dashes only where the locale can show them (LC_ALL=C gets ASCII). */
+static bool utf8_locale(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs && !strcmp(cs, "UTF-8");
+}
+
 static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
+	const bool utf8 = utf8_locale();
+	const char *dash = utf8 ? "—" : "-", *from = utf8 ? "←" : "<-";
 	char hms[32], rest[32];
 
 	ws_clock_hms(ws_clock_wall(r->o.clock, c->start), hms, sizeof(hms));
@@ -192,13 +203,13 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		const struct ws_link *l = &c->links[i];
 
 		if (i == 0)
-			fprintf(b, "%s — tid %u (%s) ", hms, l->tid, l->comm);
+			fprintf(b, "%s %s tid %u (%s) ", hms, dash, l->tid, l->comm);
 		else
-			fprintf(b, " ← tid %u (%s) ", l->tid, l->comm);
+			fprintf(b, " %s tid %u (%s) ", from, l->tid, l->comm);
 		text_phrase(r, l, b);
 		fprintf(b, "\n");
 		if (l->has_woken_by) {
-			fprintf(b, " ← woken by tid %u (%s)%s\n", l->woken_by,
+			fprintf(b, " %s woken by tid %u (%s)%s\n", from, l->woken_by,
 				ws_graph_comm(r->g, l->woken_by),
 				i + 1 == c->nlinks && l->claim && l->claim->root
 					? ", not traced: not explained further"

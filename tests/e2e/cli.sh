@@ -90,6 +90,13 @@ t "report --top=1 FILE" 0 "blocked" "" -- report --top=1 "$DATA"
 t "report FILE --format=json -o -" 0 '"type":"summary"' "" -- report "$DATA" --format=json -o -
 [ -e "$W/-" ] && notok "report -o - created a file named -" || ok "report -o -: no file named -"
 
+# --- the text report follows the locale's character set --------------------------------------
+LC_ALL=C "$WHYSLOW" report "$DATA" >"$W/out" 2>"$W/err"
+grep -q ' <- woken by' "$W/out" && ! grep -q '←' "$W/out" && ok "LC_ALL=C: ASCII arrows" ||
+	notok "LC_ALL=C: the report is not ASCII"
+LC_ALL=C.UTF-8 "$WHYSLOW" report "$DATA" >"$W/out" 2>"$W/err"
+grep -q ' ← woken by' "$W/out" && ok "LC_ALL=C.UTF-8: UTF-8 arrows" || notok "LC_ALL=C.UTF-8: no UTF-8 arrows"
+
 [ -c /dev/null ] || { echo "FAIL /dev/null is no longer a device"; fails=$((fails + 1)); }
 echo "$fails failure(s)"
 [ $fails = 0 ]
