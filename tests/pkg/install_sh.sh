@@ -29,5 +29,5 @@ for f in share/man/man1/whyslow.1 share/man/man5/whyslow.ini.5 share/man/man7/wh
 	share/bash-completion/completions/whyslow include/whyslow/plugin.h etc/whyslow/whyslow.ini; do
 	[ -s "$prefix/$f" ] || fail "$f not installed under the prefix"
 done
-grep -q "min_block = 10ms" "$prefix/share/man/man5/whyslow.ini.5" || fail "whyslow.ini(5) lacks the keys"
+grep -q 'min_block " = 10ms"' "$prefix/share/man/man5/whyslow.ini.5" || fail "whyslow.ini(5) lacks the keys"
 echo "PASS: install.sh built the tarball and installed a working whyslow in $(($(date +%s) - t0))s"
