@@ -14,6 +14,7 @@
 #include "config_help.h"
 #include "runner.h"
 #include "session.h"
+#include "status.h"
 #include "util.h"
 
 /*
@@ -82,8 +83,13 @@ static const char usage_run[] =
 	"      --duration DUR     stop tracing after DUR and report the waits still open\n"
 	"  -u, --user USER        run COMMAND as USER (default under sudo: $SUDO_USER)\n"
 	"      --as-root          keep root for COMMAND\n"
+	"      --wait             when COMMAND exits, trace what it left behind until that exits\n"
+	"                         (default: name it, and stop 10s later)\n"
 	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
 	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
+	"\n"
+	"On a terminal a status line (threads, events, lost, elapsed) is kept on stderr while\n"
+	"tracing; -v prints it once a second wherever stderr goes.\n"
 	"\n"
 	"Examples:\n"
 	"  sudo whyslow run -- ./my-slow-program --its-args\n"
@@ -123,7 +129,7 @@ static const char usage_record[] =
 	"      --live FILE        also write the live analysis (--format) to FILE; - = stdout\n"
 	"      --format, --min-block, --top, --perfetto: for --live, as in run\n"
 	"      --duration DUR     stop after DUR\n"
-	"  -u, --user USER, --as-root: as in run\n"
+	"  -u, --user USER, --as-root, --wait: as in run\n"
 	"  -p, --pid PID          record attach: a process to trace\n"
 	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
 	"\n"
@@ -143,6 +149,7 @@ enum opt_id {
 	OPT_LIVE,
 	OPT_VERSION,
 	OPT_CONFIG_HELP,
+	OPT_WAIT,
 };
 
 static const struct option long_opts[] = {
@@ -163,6 +170,7 @@ static const struct option long_opts[] = {
 	{ "live", required_argument, NULL, OPT_LIVE },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "config-help", optional_argument, NULL, OPT_CONFIG_HELP },
+	{ "wait", no_argument, NULL, OPT_WAIT },
 	{ NULL, 0, NULL, 0 },
 };
 static const char short_opts[] = "+c:o:u:p:vh";
@@ -187,6 +195,7 @@ static const struct {
 	{ OPT_AS_ROOT, CMD_RUN | CMD_REC_RUN },
 	{ OPT_PERFETTO, CMD_TRACING },
 	{ OPT_LIVE, CMD_REC_RUN | CMD_REC_ATTACH },
+	{ OPT_WAIT, CMD_RUN | CMD_REC_RUN },
 };
 
 static const char *cmd_name(unsigned int cmd)
@@ -217,7 +226,7 @@ struct given {
 
 struct cli {
 	const char *config, *plugin_dir, *sources, *user;
-	bool as_root, help;
+	bool as_root, help, wait;
 	int verbose;
 	unsigned int cmd; /* enum cmd_bit, 0 = none named */
 	const char *trace, *live, *perfetto;
@@ -452,6 +461,9 @@ static int apply(struct cli *c)
 		case OPT_LIVE:
 			c->live = v;
 			break;
+		case OPT_WAIT:
+			c->wait = true;
+			break;
 		}
 		if (err)
 			return err;
@@ -662,6 +674,7 @@ int main(int argc, char **argv)
 	ro.argv = c.argv;
 	ro.user = c.user;
 	ro.as_root = c.as_root;
+	ro.wait = c.wait;
 	ro.pids = c.pids;
 	ro.npids = c.npids;
 	/* run: the command's stdout stays its own; "-" asks for stdout */
@@ -689,6 +702,10 @@ int main(int argc, char **argv)
 	ro.json = !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "json");
 	ro.open_waits =
 		ro.json || !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text");
+	/* json and folded reports stream to stderr as they go: no status line between their lines */
+	ws_status_init(c.verbose,
+		       output && !strcmp(output, WS_OUTFILE_STDERR) &&
+			       strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text"));
 	fflush(stdout);
 	rc = c.cmd & (CMD_RUN | CMD_REC_RUN) ? ws_run_command(s, &ro) : ws_attach(s, &ro);
 out:

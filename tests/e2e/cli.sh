@@ -85,6 +85,23 @@ t "whyslow -p PID means attach" 0 '"threads":[1-9]' "" -- -p "$sp" --duration 30
 kill "$sp"
 wait "$sp" 2>/dev/null
 
+# --- while tracing: the status line (tty), -v progress, what the command left behind ----------
+script -qc "$WHYSLOW run -o /dev/null -- sleep 1" /dev/null >"$W/tty" 2>&1
+grep -aq $'\r\033\\[Kwhyslow: [0-9]* threads, [0-9]* events, [0-9]* lost, ' "$W/tty" &&
+	ok "on a terminal: a status line rewritten in place" || notok "on a terminal: no status line: $(head -c 200 "$W/tty" | od -c | head -3)"
+t "not a terminal: no status line" 0 "" "" -- run -o /dev/null -- sleep 0.6
+grep -q "events, " "$W/err" && notok "a status line although stderr is a file" || ok "no status line in a file"
+t "-v: progress lines wherever stderr goes" 0 "" "^whyslow: [0-9]+ threads, [0-9]+ events, [0-9]+ lost, " -- -v run -o /dev/null -- sleep 1.5
+s=$(date +%s)
+t "left behind: named, and traced for a grace period" 0 "" "sh exited; still tracing what it left behind: [0-9]+ \(sleep\); stopping in 10s" \
+	-- run -o /dev/null -- sh -c 'sleep 40 >/dev/null 2>&1 & exit 0'
+el=$(($(date +%s) - s))
+[ $el -ge 9 ] && [ $el -le 25 ] && ok "left behind: stopped after the grace period (${el}s)" ||
+	notok "left behind: whyslow took ${el}s (want about 10s after the command)"
+s=$(date +%s)
+t "--wait: traced until it exits" 0 "" "until they exit \(--wait\)" -- run --wait -o /dev/null -- sh -c 'sleep 2 >/dev/null 2>&1 & exit 0'
+t "--wait applies to run only" nz "" "--wait does not apply to attach" -- attach --wait 1
+
 # --- report ------------------------------------------------------------------------------------
 t "report --top=1 FILE" 0 "blocked" "" -- report --top=1 "$DATA"
 t "report FILE --format=json -o -" 0 '"type":"summary"' "" -- report "$DATA" --format=json -o -
