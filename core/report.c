@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "critpath.h"
 #include "folded.h"
@@ -192,9 +193,18 @@ static bool utf8_locale(void)
 	return cs && !strcmp(cs, "UTF-8");
 }
 
+/* Bold victims on a terminal, unless NO_COLOR is set (no-color.org); never in a file. */
+static bool colour(const struct ws_report *r)
+{
+	const char *no = getenv("NO_COLOR");
+	int fd = r->o.out ? fileno(r->o.out) : -1;
+
+	return fd >= 0 && isatty(fd) && !(no && *no);
+}
+
 static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
-	const bool utf8 = utf8_locale();
+	const bool utf8 = utf8_locale(), bold = colour(r);
 	const char *dash = utf8 ? "—" : "-", *from = utf8 ? "←" : "<-";
 	char hms[32], rest[32];
 
@@ -203,11 +213,12 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		const struct ws_link *l = &c->links[i];
 
 		if (i == 0)
-			fprintf(b, "%s %s tid %u (%s) ", hms, dash, l->tid, l->comm);
+			fprintf(b, "%s%s %s tid %u (%s) ", bold ? "\033[1m" : "", hms, dash, l->tid,
+				l->comm);
 		else
 			fprintf(b, " %s tid %u (%s) ", from, l->tid, l->comm);
 		text_phrase(r, l, b);
-		fprintf(b, "\n");
+		fprintf(b, "%s\n", bold && i == 0 ? "\033[0m" : "");
 		if (l->has_woken_by) {
 			fprintf(b, " %s woken by tid %u (%s)%s\n", from, l->woken_by,
 				ws_graph_comm(r->g, l->woken_by),

@@ -85,6 +85,14 @@ t "whyslow -p PID means attach" 0 '"threads":[1-9]' "" -- -p "$sp" --duration 30
 kill "$sp"
 wait "$sp" 2>/dev/null
 
+# --- colour: on a terminal only, and not with NO_COLOR ----------------------------------------
+script -qc "$WHYSLOW report --top=1 $DATA" /dev/null >"$W/tty" 2>&1
+grep -aq $'\033\\[1m' "$W/tty" && ok "terminal: bold victims" || notok "terminal: no colour"
+NO_COLOR=1 script -qc "$WHYSLOW report --top=1 $DATA" /dev/null >"$W/tty" 2>&1
+grep -aq $'\033\\[' "$W/tty" && notok "NO_COLOR: still coloured" || ok "NO_COLOR: no colour"
+"$WHYSLOW" report --top=1 "$DATA" >"$W/out" 2>&1
+grep -aq $'\033' "$W/out" && notok "a file got colour codes" || ok "a file: no colour"
+
 # --- while tracing: the status line (tty), -v progress, what the command left behind ----------
 script -qc "$WHYSLOW run -o /dev/null -- sleep 1" /dev/null >"$W/tty" 2>&1
 grep -aq $'\r\033\\[Kwhyslow: [0-9]* threads, [0-9]* events, [0-9]* lost, ' "$W/tty" &&
