@@ -515,6 +515,8 @@ static int parse(struct cli *c, int argc, char **argv)
 	    strcmp(argv[optind - 1], "--")) {
 		c->cmd = CMD_REC_ATTACH;
 		optind++;
+		if ((err = collect(c, argc, argv, short_opts))) /* record attach -p PID */
+			return err;
 	}
 	if (c->cmd & (CMD_ATTACH | CMD_REC_ATTACH)) {
 		while (optind < argc) {

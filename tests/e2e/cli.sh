@@ -82,6 +82,8 @@ sp=$!
 t "attach -p PID --duration" 0 '"threads":[1-9]' "" -- attach -p "$sp" --duration 300ms --format json
 t "attach PID with options after it" 0 '"threads":[1-9]' "" -- attach "$sp" --duration=300ms --format=json
 t "whyslow -p PID means attach" 0 '"threads":[1-9]' "" -- -p "$sp" --duration 300ms --format json
+t "record attach -p PID" 0 "" "recorded [0-9]+ records" -- record -o "$W/r.data" attach -p "$sp" --duration=300ms
+t "record -o FILE -- COMMAND" 0 "" "recorded [0-9]+ records" -- record -o "$W/r2.data" -- true
 kill "$sp"
 wait "$sp" 2>/dev/null
 
