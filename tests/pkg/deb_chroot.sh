@@ -2,7 +2,8 @@
 # deb_chroot.sh SRC_ROOT GT_PROGRAM — the packages on a clean system (issue 17):
 #   1. tools/package --apt: whyslow and whyslow-dev .debs and a local APT repository;
 #   2. a fresh Debian 12 root made by debootstrap from the mirror apt uses here (the downloaded
-#      packages are cached as a tarball under build-deb/cache, so a re-run does not download);
+#      packages and the bootstrapped root are cached under build-deb/cache, so a re-run neither
+#      downloads nor bootstraps: it unpacks a fresh copy);
 #   3. inside it (chroot, with /proc, /sys, /dev mounted and unmounted afterwards):
 #      apt-get install whyslow whyslow-dev from the local repository, whyslow --version,
 #      `whyslow run -- true` with real BPF, man whyslow, bash completion, the gt_mutex_disk ground
@@ -69,9 +70,19 @@ if [ ! -s "$tarball" ]; then
 	rm -rf "$tmp"
 	mv "$tarball.tmp" "$tarball"
 fi
-step "debootstrap: a fresh $suite root in $root"
-debootstrap --variant=minbase --include="$include" --unpack-tarball="$tarball" "$suite" "$root" "$mirror" \
-	>"$top/debootstrap.log" 2>&1 || { tail -20 "$top/debootstrap.log"; fail "debootstrap"; }
+# debootstrap's second stage (dpkg configuring ~250 packages) takes many minutes here: the first
+# run keeps the bootstrapped root, untouched, as a tar; later runs start from a fresh copy of it
+rootball=$cache/$suite-root-$(echo "$include" | md5sum | cut -c1-8).tar
+if [ -s "$rootball" ]; then
+	step "a fresh $suite root in $root (from $rootball)"
+	mkdir -p "$root" && tar -xpf "$rootball" -C "$root" || fail "unpacking $rootball"
+else
+	step "debootstrap: a fresh $suite root in $root"
+	debootstrap --variant=minbase --include="$include" --unpack-tarball="$tarball" "$suite" "$root" "$mirror" \
+		>"$top/debootstrap.log" 2>&1 || { tail -20 "$top/debootstrap.log"; fail "debootstrap"; }
+	[ -z "$(awk -v r="$root/" 'index($2, r) == 1' /proc/mounts)" ] || fail "debootstrap left mounts under $root"
+	tar -cpf "$rootball.tmp" -C "$root" . && mv "$rootball.tmp" "$rootball" || fail "caching the root as $rootball"
+fi
 
 for d in proc sys dev; do
 	mkdir -p "$root/$d"
