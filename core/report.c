@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <inttypes.h>
-#include <langinfo.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,14 +184,6 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 	}
 }
 
-/* Arrows and dashes only where the locale can show them (LC_ALL=C gets ASCII). */
-static bool utf8_locale(void)
-{
-	const char *cs = nl_langinfo(CODESET);
-
-	return cs && !strcmp(cs, "UTF-8");
-}
-
 /* Bold victims on a terminal, unless NO_COLOR is set (no-color.org); never in a file. */
 static bool colour(const struct ws_report *r)
 {
@@ -204,8 +195,9 @@ static bool colour(const struct ws_report *r)
 
 static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
-	const bool utf8 = utf8_locale(), bold = colour(r);
-	const char *dash = utf8 ? "—" : "-", *from = utf8 ? "←" : "<-";
+	/* arrows and dashes only where the locale can show them (LC_ALL=C gets ASCII) */
+	const char *dash = ws_dash(), *from = ws_arrow();
+	const bool bold = colour(r);
 	char hms[32], rest[32];
 
 	ws_clock_hms(ws_clock_wall(r->o.clock, c->start), hms, sizeof(hms));

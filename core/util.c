@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <ctype.h>
 #include <errno.h>
+#include <langinfo.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,4 +189,22 @@ int ws_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+/* the locale's character set, as main() selected it with setlocale(LC_CTYPE, "") */
+static bool utf8_locale(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs && !strcmp(cs, "UTF-8");
+}
+
+const char *ws_arrow(void)
+{
+	return utf8_locale() ? "←" : "<-";
+}
+
+const char *ws_dash(void)
+{
+	return utf8_locale() ? "—" : "-";
 }
