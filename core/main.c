@@ -415,8 +415,9 @@ static int apply(struct cli *c)
 		case 'o':
 			if (c->cmd & (CMD_REC_RUN | CMD_REC_ATTACH)) {
 				if (!strcmp(v, "-"))
-					return bad("record -o -: a recording is a file; name one, or use report -o - to print%s",
-						   "", "");
+					return bad(
+						"record -o -: a recording is a file; name one, or use report -o - to print%s",
+						"", "");
 				c->trace = v;
 			} else {
 				err = set_core(c, g->text, "output", v);
@@ -631,7 +632,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (c.cmd == CMD_REC_RUN && !c.argv) {
-		fprintf(stderr, "whyslow: record what? give record -- COMMAND or record attach PID; see whyslow help record\n");
+		fprintf(stderr,
+			"whyslow: record what? give record -- COMMAND or record attach PID; see whyslow help record\n");
 		goto out;
 	}
 	if (c.config) {
@@ -647,7 +649,8 @@ int main(int argc, char **argv)
 	if (!c.cmd && from_config(&c, &cfg))
 		goto out;
 	if (!c.cmd) {
-		fprintf(stderr, "whyslow: nothing to do: give run -- COMMAND or attach PID (or [core] command in the ini file); see whyslow --help\n");
+		fprintf(stderr,
+			"whyslow: nothing to do: give run -- COMMAND or attach PID (or [core] command in the ini file); see whyslow --help\n");
 		goto out;
 	}
 	if ((c.cmd & (CMD_ATTACH | CMD_REC_ATTACH)) && !c.npids) {
