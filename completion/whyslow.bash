@@ -63,9 +63,9 @@ _whyslow()
 	--sources) _whyslow_sources "$cur"; return ;;
 	--format)
 		if [ "$cmd" = report ]; then
-			COMPREPLY=($(compgen -W "text json perfetto" -- "$cur"))
+			COMPREPLY=($(compgen -W "text json folded perfetto" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "text json" -- "$cur"))
+			COMPREPLY=($(compgen -W "text json folded" -- "$cur"))
 		fi
 		return ;;
 	-p | --pid)
