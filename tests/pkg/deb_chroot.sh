@@ -130,7 +130,7 @@ echo "ok: whyslow r<TAB> = $(comp whyslow r); --sources f<TAB> = futex"
 
 step "ground truth gt_mutex_disk in the chroot"
 mkdir -p "$root/opt/whyslow-test"
-cp "$gt_program" "$src"/tests/e2e/{gt_mutex_disk.sh,gt_lib.sh,slowdisk.sh,check_chain.py} "$root/opt/whyslow-test/"
+cp "$gt_program" "$src"/tests/e2e/{gt_mutex_disk.sh,gt_lib.sh,slowdisk.sh} "$src"/tests/e2e/check_*.py "$root/opt/whyslow-test/"
 in_root /opt/whyslow-test/gt_mutex_disk.sh /usr/bin/whyslow /opt/whyslow-test/gt_mutex_disk \
 	/opt/whyslow-test/check_chain.py >"$top/gt.log" 2>&1 || { tail -30 "$top/gt.log"; fail "gt_mutex_disk in the chroot"; }
 grep -E "^(PASS|ok)" "$top/gt.log" | tail -3
