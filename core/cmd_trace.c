@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,51 +601,60 @@ static int add_u32(uint32_t *arr, int *n, const char *opt, const char *v)
 	return 0;
 }
 
+/* @argv[0] is "report"; getopt_long's conventions, as for the other commands (main.c). */
 static int report_parse(struct replay *r, const char **output, int argc, char **argv)
 {
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = !strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
-			     !strcmp(a, "--min-block") || !strcmp(a, "--top") ||
-			     !strcmp(a, "--tid") || !strcmp(a, "--pid") || !strcmp(a, "--comm") ||
-			     !strcmp(a, "--plugin-dir");
+	enum {
+		O_FORMAT = 256,
+		O_MIN_BLOCK,
+		O_TOP,
+		O_TID,
+		O_PID,
+		O_COMM,
+		O_PLUGIN_DIR
+	};
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "min-block", required_argument, NULL, O_MIN_BLOCK },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "tid", required_argument, NULL, O_TID },
+		{ "pid", required_argument, NULL, O_PID },
+		{ "comm", required_argument, NULL, O_COMM },
+		{ "plugin-dir", required_argument, NULL, O_PLUGIN_DIR },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int id, li;
+
+	optind = 0; /* main() ran getopt already: start afresh */
+	opterr = 0;
+	while ((li = -1, id = getopt_long(argc, argv, "o:p:vh", opts, &li)) != -1) {
+		const char *a = argv[optind - 1], *v = optarg;
+		size_t n = strcspn(a, "=");
 		uint64_t x;
 		int err = 0;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		switch (id) {
+		case '?':
+			if (optopt == 'o' || optopt == 'p' || (optopt >= 256 && !strchr(a, '=')))
+				fprintf(stderr,
+					"whyslow: report: %.*s needs a value; see whyslow report --help\n",
+					(int)n, a);
+			else
+				fprintf(stderr,
+					"whyslow: report: unknown option '%s'; see whyslow report --help\n",
+					optopt && optopt < 256 ? (char[]){ '-', (char)optopt, 0 }
+							       : a);
+			return -EINVAL;
+		case 'h':
 			fputs(report_usage, stdout);
 			exit(0);
-		}
-		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+		case 'v':
 			r->verbose++;
-			continue;
-		}
-		if (takes && !v) {
-			fprintf(stderr,
-				"whyslow: report: %s needs a value; see whyslow report --help\n",
-				a);
-			return -EINVAL;
-		}
-		if (!takes) {
-			if (a[0] == '-' && a[1]) {
-				fprintf(stderr,
-					"whyslow: report: unknown option '%s'; see whyslow report "
-					"--help\n",
-					a);
-				return -EINVAL;
-			}
-			if (strcmp(r->file, "whyslow.data") && r->file != a) {
-				fprintf(stderr,
-					"whyslow: report: one recording at a time ('%s' and "
-					"'%s')\n",
-					r->file, a);
-				return -EINVAL;
-			}
-			r->file = a;
-			continue;
-		}
-		i++;
-		if (!strcmp(a, "--format")) {
+			break;
+		case O_FORMAT:
 			if (!strcmp(v, "text"))
 				r->format = OUT_TEXT;
 			else if (!strcmp(v, "json"))
@@ -655,35 +665,61 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 				r->format = OUT_PERFETTO;
 			else
 				err = -EINVAL;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			*output = v;
-		} else if (!strcmp(a, "--min-block")) {
+			break;
+		case 'o':
+			/* "-": stdout, which is the default */
+			*output = strcmp(v, "-") ? v : NULL;
+			break;
+		case O_MIN_BLOCK:
 			r->min_block = v;
 			err = ws_parse_duration(v, &x);
-		} else if (!strcmp(a, "--top")) {
+			if (!err && strcmp(v, "0") &&
+			    !(v[strlen(v) - 1] >= 'a' && v[strlen(v) - 1] <= 'z')) {
+				fprintf(stderr,
+					"whyslow: report: --min-block %s: give the unit (ns, us, ms, s or m), e.g. 10ms\n",
+					v);
+				return -EINVAL;
+			}
+			break;
+		case O_TOP:
 			r->top = v;
 			err = ws_parse_u64(v, &x) || !x ? -EINVAL : 0;
-		} else if (!strcmp(a, "--tid")) {
-			if (add_u32(r->tids, &r->ntids, a, v))
+			break;
+		case O_TID:
+			if (add_u32(r->tids, &r->ntids, "--tid", v))
 				return -EINVAL;
-		} else if (!strcmp(a, "--pid")) {
-			if (add_u32(r->pids, &r->npids, a, v))
+			break;
+		case 'p':
+		case O_PID:
+			if (add_u32(r->pids, &r->npids, "--pid", v))
 				return -EINVAL;
-		} else if (!strcmp(a, "--comm")) {
+			break;
+		case O_COMM:
 			if (r->ncomms == MAX_FILTER)
 				err = -E2BIG;
 			else
 				r->comms[r->ncomms++] = v;
-		} else if (!strcmp(a, "--plugin-dir")) {
+			break;
+		case O_PLUGIN_DIR:
 			r->plugin_dir = v;
+			break;
 		}
 		if (err) {
 			fprintf(stderr,
-				"whyslow: report: %s: '%s' is not valid; see whyslow report "
-				"--help\n",
-				a, v);
+				"whyslow: report: %s%s: '%s' is not valid; see whyslow report --help\n",
+				li >= 0 ? "--" : "-",
+				li >= 0 ? opts[li].name : (char[]){ (char)id, 0 }, v);
 			return err;
 		}
+	}
+	for (; optind < argc; optind++) {
+		if (strcmp(r->file, "whyslow.data")) {
+			fprintf(stderr,
+				"whyslow: report: one recording at a time ('%s' and '%s')\n",
+				r->file, argv[optind]);
+			return -EINVAL;
+		}
+		r->file = argv[optind];
 	}
 	return 0;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* whyslow: tells you why your program was slow, as causal chains. */
 #include <errno.h>
+#include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,57 +12,224 @@
 #include "cmd_trace.h"
 #include "config.h"
 #include "outfile.h"
+#include "config_help.h"
 #include "runner.h"
 #include "session.h"
+#include "status.h"
 #include "util.h"
 
-static const char usage[] =
-	"Usage: whyslow [options] run [options] -- COMMAND [ARGS...]\n"
-	"       whyslow [options] attach [options] PID...\n"
-	"       whyslow -c whyslow.ini [run ... | attach ...]\n"
-	"       whyslow record [-o FILE] [options] -- COMMAND [ARGS...] | attach PID...\n"
-	"       whyslow stuck [--format text|json] PID...  (what each thread waits for, now)\n"
-	"       whyslow report [FILE] [--format text|json|folded|perfetto] [-o OUT] (report --help)\n"
+/*
+ * The subcommands. Each has its usage text and the bit its options are
+ * checked against; adding one is a row here and a branch in main().
+ */
+enum cmd_bit {
+	CMD_RUN = 1 << 0,
+	CMD_ATTACH = 1 << 1,
+	CMD_REC_RUN = 1 << 2, /* record -- COMMAND */
+	CMD_REC_ATTACH = 1 << 3,
+	CMD_REPORT = 1 << 4,
+	CMD_STUCK = 1 << 5, /* parses its own arguments (cmd_stuck.c), as report does */
+};
+#define CMD_TRACING (CMD_RUN | CMD_ATTACH | CMD_REC_RUN | CMD_REC_ATTACH)
+
+static const char usage_main[] =
+	"Usage: whyslow [options] COMMAND [options] [ARGS...]\n"
 	"\n"
 	"Explains why a program was slow: every wait of a traced thread (off CPU for at least\n"
-	"--min-block) is walked back along proven wakeups to its root cause — a futex holder,\n"
+	"--min-block) is walked back along proven wakeups to its root cause: a futex holder,\n"
 	"a disk request, a timer, or the threads that kept it off the CPU.\n"
 	"\n"
-	"Options:\n"
-	"  -c, --config FILE      read settings from an ini file ([core] and one section per "
-	"source)\n"
+	"Commands:\n"
+	"  run [options] [--] COMMAND [ARGS...]   run COMMAND and trace it and its children\n"
+	"  attach [options] PID...                trace running processes until Ctrl-C or exit\n"
+	"  record [options] -- COMMAND | attach PID...   save the events to a file, for later\n"
+	"  report [FILE] [options]                analyse a recording (no root needed)\n"
+	"  stuck [--format text|json] PID...      what each thread waits for, now\n"
+	"  help [COMMAND]                         this help, or COMMAND's\n"
+	"\n"
+	"Options for every command (before or after it):\n"
+	"  -c, --config FILE      read settings from an ini file (see whyslow.ini(5))\n"
 	"      --sources LIST     comma-separated sources to enable, e.g. sched,futex,blkio\n"
 	"      --plugin-dir DIR   load source plugins from DIR (env WHYSLOW_PLUGIN_DIR)\n"
-	"      --format FMT       text (default), json (JSON Lines, one chain per line) or folded\n"
-	"                         (one line per piece of a wait, for flame graphs)\n"
-	"  -o, --output FILE      write the report to FILE (complete, or not at all)\n"
-	"      --min-block DUR    report waits at least this long (default 10ms)\n"
-	"      --top N            text: show the N longest chains (default 5)\n"
-	"      --duration DUR     stop tracing after DUR and report (run: then kill the "
-	"command)\n"
-	"  -u, --user USER        run: run the command as USER (default under sudo: $SUDO_USER)\n"
-	"      --as-root          run: keep root for the command\n"
-	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
-	"  record: -o FILE        the recording (default whyslow.data); no chains are printed\n"
-	"      --live FILE        record: also write the live analysis (--format) to FILE\n"
 	"  -v, --verbose          more detail; twice for libbpf's debug log\n"
+	"      --config-help[=text|ini|man]  every ini key with its default, range and meaning\n"
 	"      --version          print the version\n"
-	"  -h, --help             this help\n"
+	"  -h, --help             this help (whyslow COMMAND --help: the command's)\n"
+	"\n"
+	"`run` writes the report to stderr, so the command's own stdout stays its own (as strace\n"
+	"and time do); -o FILE writes it to FILE, -o - to stdout. `attach` and `report` write it\n"
+	"to stdout.\n"
 	"\n"
 	"Examples:\n"
 	"  sudo whyslow run -- ./my-slow-program --its-args\n"
-	"  sudo whyslow run --format json -o chains.jsonl -- make -j4\n"
-	"  sudo whyslow attach --duration 30s $(pidof postgres)\n"
-	"  sudo whyslow run --sources sched,futex -- ./app\n"
+	"  sudo whyslow run --format=json -o chains.jsonl -- make -j4\n"
+	"  sudo whyslow attach --duration 30s -p $(pidof postgres)\n"
 	"  sudo whyslow -c /etc/whyslow/whyslow.ini run -- ./app\n"
 	"  sudo whyslow record -o app.data -- ./app && whyslow report app.data\n";
 
+static const char usage_run[] =
+	"Usage: whyslow run [options] [--] COMMAND [ARGS...]\n"
+	"\n"
+	"Runs COMMAND (as the user who ran sudo, unless --as-root) and traces it and every\n"
+	"process it starts. When it exits, prints the longest waits as causal chains and exits\n"
+	"with COMMAND's exit status. The report goes to stderr (or -o FILE), so COMMAND's stdout\n"
+	"stays its own: `whyslow run -o - -- CMD >/dev/null` keeps only the report.\n"
+	"\n"
+	"Options:\n"
+	"      --format FMT       text (default), json (JSON Lines, one chain per line) or folded\n"
+	"                         (one line per piece of a wait, for flame graphs)\n"
+	"  -o, --output FILE      write the report to FILE (complete, or not at all); - = stdout\n"
+	"      --min-block DUR    report waits at least this long (default 10ms; units required)\n"
+	"      --top N            text: show the N longest chains (default 5)\n"
+	"      --duration DUR     stop tracing after DUR and report the waits still open\n"
+	"  -u, --user USER        run COMMAND as USER (default under sudo: $SUDO_USER)\n"
+	"      --as-root          keep root for COMMAND\n"
+	"      --wait             when COMMAND exits, trace what it left behind until that exits\n"
+	"                         (default: name it, and stop 10s later)\n"
+	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
+	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
+	"\n"
+	"On a terminal a status line (threads, events, lost, elapsed) is kept on stderr while\n"
+	"tracing; -v prints it once a second wherever stderr goes.\n"
+	"\n"
+	"Examples:\n"
+	"  sudo whyslow run -- ./my-slow-program --its-args\n"
+	"  sudo whyslow run --min-block=50ms --top=3 -- make -j4\n"
+	"  sudo whyslow run --format json -o - -- ./app 2>/dev/null | jq .\n";
+
+static const char usage_attach[] =
+	"Usage: whyslow attach [options] PID...   (or whyslow attach -p PID[,PID...])\n"
+	"\n"
+	"Traces running processes (any thread id names its process) until Ctrl-C, --duration,\n"
+	"or until they all exit; then prints the longest waits as causal chains to stdout.\n"
+	"\n"
+	"Options:\n"
+	"  -p, --pid PID[,PID]    a process to trace (repeatable; or give PIDs as arguments)\n"
+	"      --duration DUR     stop after DUR (default: Ctrl-C or exit)\n"
+	"      --format FMT       text (default), json (JSON Lines, one chain per line) or folded\n"
+	"                         (one line per piece of a wait, for flame graphs)\n"
+	"  -o, --output FILE      write the report to FILE (complete, or not at all); - = stdout\n"
+	"      --min-block DUR    report waits at least this long (default 10ms; units required)\n"
+	"      --top N            text: show the N longest chains (default 5)\n"
+	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
+	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
+	"\n"
+	"Examples:\n"
+	"  sudo whyslow attach --duration 30s $(pidof postgres)\n"
+	"  sudo whyslow attach -p 1234 --format json -o chains.jsonl\n";
+
+static const char usage_record[] =
+	"Usage: whyslow record [options] [--] COMMAND [ARGS...]\n"
+	"       whyslow record [options] attach [options] PID...\n"
+	"\n"
+	"Saves every event to a file (default whyslow.data) instead of printing chains; analyse\n"
+	"it later, anywhere, with `whyslow report FILE` (no root needed).\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE      the recording (default whyslow.data)\n"
+	"      --live FILE        also write the live analysis (--format) to FILE; - = stdout\n"
+	"      --format, --min-block, --top, --perfetto: for --live, as in run\n"
+	"      --duration DUR     stop after DUR\n"
+	"  -u, --user USER, --as-root, --wait: as in run\n"
+	"  -p, --pid PID          record attach: a process to trace\n"
+	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
+	"\n"
+	"Examples:\n"
+	"  sudo whyslow record -o app.data -- ./app && whyslow report app.data\n"
+	"  sudo whyslow record -o db.data --duration 10s attach $(pidof postgres)\n";
+
+enum opt_id {
+	OPT_SOURCES = 256,
+	OPT_PLUGIN_DIR,
+	OPT_FORMAT,
+	OPT_MIN_BLOCK,
+	OPT_TOP,
+	OPT_DURATION,
+	OPT_AS_ROOT,
+	OPT_PERFETTO,
+	OPT_LIVE,
+	OPT_VERSION,
+	OPT_CONFIG_HELP,
+	OPT_WAIT,
+};
+
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "user", required_argument, NULL, 'u' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "sources", required_argument, NULL, OPT_SOURCES },
+	{ "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
+	{ "perfetto", required_argument, NULL, OPT_PERFETTO },
+	{ "live", required_argument, NULL, OPT_LIVE },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "config-help", optional_argument, NULL, OPT_CONFIG_HELP },
+	{ "wait", no_argument, NULL, OPT_WAIT },
+	{ NULL, 0, NULL, 0 },
+};
+static const char short_opts[] = "+c:o:u:p:vh";
+
+/* Which commands each option applies to; anything else is an error naming both. */
+static const struct {
+	int id;
+	unsigned int cmds;
+} opt_cmds[] = {
+	{ 'c', CMD_TRACING },
+	{ 'o', CMD_TRACING | CMD_REPORT },
+	{ 'u', CMD_RUN | CMD_REC_RUN },
+	{ 'p', CMD_ATTACH | CMD_REC_ATTACH },
+	{ 'v', CMD_TRACING | CMD_REPORT },
+	{ 'h', ~0u },
+	{ OPT_SOURCES, CMD_TRACING },
+	{ OPT_PLUGIN_DIR, CMD_TRACING | CMD_REPORT },
+	{ OPT_FORMAT, CMD_TRACING },
+	{ OPT_MIN_BLOCK, CMD_TRACING },
+	{ OPT_TOP, CMD_TRACING },
+	{ OPT_DURATION, CMD_TRACING },
+	{ OPT_AS_ROOT, CMD_RUN | CMD_REC_RUN },
+	{ OPT_PERFETTO, CMD_TRACING },
+	{ OPT_LIVE, CMD_REC_RUN | CMD_REC_ATTACH },
+	{ OPT_WAIT, CMD_RUN | CMD_REC_RUN },
+};
+
+static const char *cmd_name(unsigned int cmd)
+{
+	switch (cmd) {
+	case CMD_RUN:
+		return "run";
+	case CMD_ATTACH:
+		return "attach";
+	case CMD_REC_RUN:
+		return "record";
+	case CMD_REC_ATTACH:
+		return "record attach";
+	case CMD_REPORT:
+		return "report";
+	case CMD_STUCK:
+		return "stuck";
+	}
+	return "whyslow";
+}
+
+/* One option as given, kept until the command it belongs to is known. */
+struct given {
+	int id;
+	const char *arg;
+	char text[32]; /* as typed, for messages */
+};
+
 struct cli {
 	const char *config, *plugin_dir, *sources, *user;
-	bool as_root;
+	bool as_root, help, wait;
 	int verbose;
-	const char *cmd; /* "run", "attach", "report" or NULL */
-	bool record;	 /* record: run or attach into a file */
+	unsigned int cmd; /* enum cmd_bit, 0 = none named */
 	const char *trace, *live, *perfetto;
 	int report_at; /* report: index of its first argument */
 	char **argv;   /* run: the command */
@@ -69,6 +238,8 @@ struct cli {
 	/* [core] keys set on the command line, applied over the ini file */
 	const char *set_key[16], *set_val[16];
 	int nset;
+	struct given *given;
+	int ngiven;
 };
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -79,14 +250,25 @@ static int bad(const char *fmt, const char *a, const char *b)
 	return -EINVAL;
 }
 
+/*
+ * "10" could be 10ms or 10s: a duration on the command line names its unit
+ * (0 alone is unambiguous).
+ */
+static bool has_unit(const char *s)
+{
+	size_t n = strlen(s);
+
+	return (n && s[n - 1] >= 'a' && s[n - 1] <= 'z') || !strcmp(s, "0");
+}
+
 /* Options that map to [core] keys are checked with the same table as the ini file. */
 static int set_core(struct cli *c, const char *opt, const char *key, const char *val)
 {
 	const struct ws_config_key *k = ws_config_key_find(ws_core_keys, key);
 	char why[160];
 
-	if (!val)
-		return bad("%s needs a value%s", opt, "");
+	if (k && k->type == WS_CFG_DURATION && !has_unit(val))
+		return bad("%s %s: give the unit (ns, us, ms, s or m), e.g. 10ms", opt, val);
 	if (k && ws_config_check_value(k, val, why, sizeof(why)))
 		return bad("%s: %s", opt, why);
 	if (!strcmp(key, "format") && strcmp(val, "text") && strcmp(val, "json") &&
@@ -114,108 +296,243 @@ static int parse_pid(struct cli *c, const char *s)
 	return 0;
 }
 
-static int parse(struct cli *c, int argc, char **argv)
+/* -p 1,2 or -p 1 -p 2, as perf and strace take them */
+static int parse_pid_list(struct cli *c, const char *s)
 {
-	static const struct {
-		const char *longopt, *shortopt, *key;
-	} core_opts[] = {
-		{ "--format", NULL, "format" },	      { "--output", "-o", "output" },
-		{ "--min-block", NULL, "min_block" }, { "--top", NULL, "top" },
-		{ "--duration", NULL, "duration" },
-	};
+	char *copy = strdup(s), *save = NULL;
+	int err = 0;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool matched = false;
-		int err;
+	if (!copy)
+		return -ENOMEM;
+	for (char *t = strtok_r(copy, ",", &save); t && !err; t = strtok_r(NULL, ",", &save))
+		err = parse_pid(c, t);
+	free(copy);
+	return err;
+}
 
-		for (size_t k = 0; k < ARRAY_SIZE(core_opts) && !matched; k++) {
-			if (c->record && !strcmp(core_opts[k].key, "output"))
-				continue; /* record: -o names the recording */
-			if (strcmp(a, core_opts[k].longopt) &&
-			    (!core_opts[k].shortopt || strcmp(a, core_opts[k].shortopt)))
-				continue;
-			if ((err = set_core(c, a, core_opts[k].key, v)))
-				return err;
-			i++;
-			matched = true;
+static void print_help(unsigned int cmd)
+{
+	if (cmd == CMD_REPORT) {
+		char *argv[] = { "report", "--help", NULL };
+
+		ws_cmd_report(2, argv, &(struct ws_report_globals){ 0 });
+		return;
+	}
+	fputs(cmd == CMD_RUN			     ? usage_run
+	      : cmd == CMD_ATTACH		     ? usage_attach
+	      : cmd & (CMD_REC_RUN | CMD_REC_ATTACH) ? usage_record
+						     : usage_main,
+	      stdout);
+}
+
+static unsigned int cmd_from_name(const char *s)
+{
+	if (!strcmp(s, "run"))
+		return CMD_RUN;
+	if (!strcmp(s, "attach"))
+		return CMD_ATTACH;
+	if (!strcmp(s, "record"))
+		return CMD_REC_RUN;
+	if (!strcmp(s, "report"))
+		return CMD_REPORT;
+	if (!strcmp(s, "stuck"))
+		return CMD_STUCK;
+	return 0;
+}
+
+/* getopt_long over argv from optind: note each option; stop at the first operand. */
+static int collect(struct cli *c, int argc, char **argv, const char *shortopts)
+{
+	int id, idx;
+
+	opterr = 0;
+	while ((id = getopt_long(argc, argv, shortopts, long_opts, &idx)) != -1) {
+		const char *typed = argv[optind - 1];
+		struct given *g;
+
+		if (id == '?' && strncmp(typed, "--", 2)) {
+			char opt[3] = { '-', (char)optopt, 0 };
+			const char *p = strchr(short_opts + 1, optopt);
+
+			if (p && p[1] == ':')
+				return bad("%s needs a value%s", opt, "");
+			return bad("unknown option '%s'%s", opt, "");
 		}
-		if (matched)
-			continue;
-		if ((c->record && (!strcmp(a, "-o") || !strcmp(a, "--output"))) ||
-		    (c->record && !strcmp(a, "--live")) || !strcmp(a, "--perfetto")) {
-			if (!v)
-				return bad("%s needs a value%s", a, "");
-			if (!strcmp(a, "--live"))
-				c->live = v;
-			else if (!strcmp(a, "--perfetto"))
-				c->perfetto = v;
-			else
-				c->trace = v;
-			i++;
-			continue;
+		if (id == '?') {
+			size_t n = strcspn(typed + 2, "=");
+
+			for (const struct option *o = long_opts; o->name; o++) {
+				if (strncmp(typed + 2, o->name, n) || o->name[n])
+					continue;
+				if (typed[2 + n] == '=')
+					return bad("%s: this option takes no value%s", typed, "");
+				return bad("%s needs a value%s", typed, "");
+			}
+			return bad("unknown option '%s'%s", typed, "");
 		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			exit(0);
-		} else if (!strcmp(a, "--version")) {
+		if (id == OPT_VERSION) {
 			printf("whyslow %s (plugin ABI %d.%d)\n", WS_VERSION, WS_ABI_MAJOR,
 			       WS_ABI_MINOR);
 			exit(0);
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			c->verbose++;
-		} else if (!strcmp(a, "-vv")) {
-			c->verbose += 2;
-		} else if (!strcmp(a, "--as-root")) {
-			c->as_root = true;
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "--sources") ||
-			   !strcmp(a, "--plugin-dir") || !strcmp(a, "-u") || !strcmp(a, "--user")) {
-			if (!v)
-				return bad("%s needs a value%s", a, "");
-			if (a[1] == 'c' || !strcmp(a, "--config"))
-				c->config = v;
-			else if (!strcmp(a, "--sources"))
-				c->sources = v;
-			else if (!strcmp(a, "--plugin-dir"))
-				c->plugin_dir = v;
-			else
-				c->user = v;
-			i++;
-		} else if (!strcmp(a, "--")) {
-			if (!c->cmd)
-				c->cmd = "run";
-			if (strcmp(c->cmd, "run"))
-				return bad("'--' goes with run, not %s%s", c->cmd, "");
-			if (i + 1 >= argc)
-				return bad("run needs a command after --%s%s", "", "");
-			c->argv = argv + i + 1;
-			return 0;
-		} else if (a[0] == '-' && a[1]) {
-			return bad("unknown option '%s'%s", a, "");
-		} else if (!c->cmd && !c->record && !strcmp(a, "report")) {
-			c->cmd = a;
-			c->report_at = i + 1;
-			return 0;
-		} else if (!c->cmd && !c->record && !strcmp(a, "stuck")) {
-			c->cmd = a;
-			c->report_at = i + 1;
-			return 0;
-		} else if (!c->cmd && !c->record && !strcmp(a, "record")) {
-			c->record = true;
-		} else if (!c->cmd && (!strcmp(a, "run") || !strcmp(a, "attach"))) {
-			c->cmd = a;
-		} else if (c->cmd && !strcmp(c->cmd, "attach")) {
-			if ((err = parse_pid(c, a)))
-				return err;
-		} else if (c->cmd && !strcmp(c->cmd, "run")) {
-			c->argv = argv + i; /* "run CMD ARGS" without "--" */
-			return 0;
-		} else {
-			return bad("unknown command '%s' (expected run or attach)%s", a, "");
 		}
+		g = realloc(c->given, (c->ngiven + 1) * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		c->given = g;
+		g = &c->given[c->ngiven++];
+		g->id = id;
+		g->arg = optarg;
+		if (id < 256)
+			snprintf(g->text, sizeof(g->text), "%s",
+				 strncmp(typed, "--", 2) ? (char[]){ '-', id, 0 } : typed);
+		else
+			snprintf(g->text, sizeof(g->text), "--%s", long_opts[idx].name);
+		/* "--format=json": name only the option in messages */
+		g->text[strcspn(g->text, "=")] = 0;
 	}
 	return 0;
+}
+
+/* Apply the options collected, now that the command is known. */
+static int apply(struct cli *c)
+{
+	/* no command named: the ini file's [core] command or attach decides (main()) */
+	unsigned int mask = c->cmd ? c->cmd : CMD_RUN | CMD_ATTACH;
+
+	for (int i = 0; i < c->ngiven; i++) {
+		const struct given *g = &c->given[i];
+		const char *v = g->arg;
+		int err = 0;
+
+		if (g->id == OPT_CONFIG_HELP)
+			continue; /* handled in main() */
+		for (size_t k = 0; k < ARRAY_SIZE(opt_cmds); k++)
+			if (opt_cmds[k].id == g->id && !(opt_cmds[k].cmds & mask))
+				return bad("%s does not apply to %s", g->text, cmd_name(c->cmd));
+		switch (g->id) {
+		case 'c':
+			c->config = v;
+			break;
+		case 'o':
+			if (c->cmd & (CMD_REC_RUN | CMD_REC_ATTACH)) {
+				if (!strcmp(v, "-"))
+					return bad(
+						"record -o -: a recording is a file; name one, or use report -o - to print%s",
+						"", "");
+				c->trace = v;
+			} else {
+				err = set_core(c, g->text, "output", v);
+			}
+			break;
+		case 'u':
+			c->user = v;
+			break;
+		case 'p':
+			err = parse_pid_list(c, v);
+			break;
+		case 'v':
+			c->verbose++;
+			break;
+		case 'h':
+			c->help = true;
+			break;
+		case OPT_SOURCES:
+			c->sources = v;
+			break;
+		case OPT_PLUGIN_DIR:
+			c->plugin_dir = v;
+			break;
+		case OPT_FORMAT:
+			err = set_core(c, g->text, "format", v);
+			break;
+		case OPT_MIN_BLOCK:
+			err = set_core(c, g->text, "min_block", v);
+			break;
+		case OPT_TOP:
+			err = set_core(c, g->text, "top", v);
+			break;
+		case OPT_DURATION:
+			err = set_core(c, g->text, "duration", v);
+			break;
+		case OPT_AS_ROOT:
+			c->as_root = true;
+			break;
+		case OPT_PERFETTO:
+			c->perfetto = v;
+			break;
+		case OPT_LIVE:
+			c->live = v;
+			break;
+		case OPT_WAIT:
+			c->wait = true;
+			break;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int parse(struct cli *c, int argc, char **argv)
+{
+	const char *word;
+	int err;
+
+	optind = 1;
+	if ((err = collect(c, argc, argv, short_opts)))
+		return err;
+	if (optind < argc && !strcmp(argv[optind - 1], "--") && !c->cmd) {
+		c->cmd = CMD_RUN; /* "whyslow [options] -- COMMAND": run */
+		c->argv = argv + optind;
+		return apply(c);
+	}
+	if (optind >= argc) {
+		/* nothing named: -p PID means attach; else the ini file says (main()) */
+		for (int i = 0; i < c->ngiven && !c->cmd; i++)
+			if (c->given[i].id == 'p')
+				c->cmd = CMD_ATTACH;
+		return apply(c);
+	}
+	word = argv[optind++];
+	if (!strcmp(word, "help")) {
+		unsigned int cmd = optind < argc ? cmd_from_name(argv[optind]) : 0;
+
+		if (optind < argc && !cmd)
+			return bad("help: no command '%s' (run, attach, record, report)%s",
+				   argv[optind], "");
+		print_help(cmd);
+		exit(0);
+	}
+	c->cmd = cmd_from_name(word);
+	if (!c->cmd)
+		return bad("unknown command '%s' (run, attach, record, report, help)%s", word, "");
+	if (c->cmd == CMD_REPORT || c->cmd == CMD_STUCK) {
+		c->report_at = optind;
+		return apply(c);
+	}
+	/* run and record stop at the command; attach takes options after its PIDs too */
+	if ((err = collect(c, argc, argv, short_opts)))
+		return err;
+	if (c->cmd == CMD_REC_RUN && optind < argc && !strcmp(argv[optind], "attach") &&
+	    strcmp(argv[optind - 1], "--")) {
+		c->cmd = CMD_REC_ATTACH;
+		optind++;
+		if ((err = collect(c, argc, argv, short_opts))) /* record attach -p PID */
+			return err;
+	}
+	if (c->cmd & (CMD_ATTACH | CMD_REC_ATTACH)) {
+		while (optind < argc) {
+			if (!strcmp(argv[optind - 1], "--") && optind > 1)
+				return bad("attach takes PIDs, not a command after --%s%s", "", "");
+			if ((err = parse_pid(c, argv[optind++])))
+				return err;
+			if ((err = collect(c, argc, argv, short_opts)))
+				return err;
+		}
+	} else if (optind < argc) {
+		c->argv = argv + optind;
+	}
+	return apply(c);
 }
 
 /* `whyslow -c FILE` alone: the ini file says what to trace. 0 or -EINVAL (printed). */
@@ -231,7 +548,7 @@ static int from_config(struct cli *c, struct ws_config *cfg)
 		return -EINVAL;
 	}
 	if (cmd) {
-		c->cmd = "run";
+		c->cmd = CMD_RUN;
 		sh_argv[2] = (char *)cmd;
 		c->argv = sh_argv;
 	} else if (pids) {
@@ -240,7 +557,7 @@ static int from_config(struct cli *c, struct ws_config *cfg)
 
 		if (!copy)
 			return -ENOMEM;
-		c->cmd = "attach";
+		c->cmd = CMD_ATTACH;
 		for (char *t = strtok_r(copy, " ,", &save); t && !err;
 		     t = strtok_r(NULL, " ,", &save))
 			err = parse_pid(c, t);
@@ -248,6 +565,33 @@ static int from_config(struct cli *c, struct ws_config *cfg)
 		return err;
 	}
 	return 0;
+}
+
+/* --config-help[=FMT]: the key tables, printed. Exit status. */
+static int config_help(const struct cli *c, const char *fmt_name)
+{
+	const char *dir = c->plugin_dir ? c->plugin_dir : getenv("WHYSLOW_PLUGIN_DIR");
+	enum ws_config_help_format fmt;
+
+	if (ws_config_help_format_parse(fmt_name, &fmt)) {
+		bad("--config-help=%s: give text, ini or man%s", fmt_name, "");
+		return 1;
+	}
+	return ws_config_help(stdout, fmt, dir ? dir : WS_PLUGINDIR) ? 1 : 0;
+}
+
+/* A source set without sched sees no wait: say so rather than print an empty report. */
+static void warn_without_sched(struct ws_session *s)
+{
+	const char *src = ws_session_sources(s);
+	size_t n = strlen("sched");
+
+	for (const char *p = src; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
+		if (!strncmp(p, "sched", n) && (p[n] == ',' || !p[n]))
+			return;
+	fprintf(stderr,
+		"whyslow: warning: sources %s without sched see no wait, so no chain can be reported; add sched to --sources\n",
+		src && *src ? src : "(none)");
 }
 
 int main(int argc, char **argv)
@@ -258,25 +602,40 @@ int main(int argc, char **argv)
 	struct ws_session *s = NULL;
 	struct ws_config cfg = { 0 };
 	struct cli c = { 0 };
+	const char *output;
 	char err[768];
 	int rc = 1;
 
 	ws_outfile_guard_std();
+	/* the character set only: the text report's arrows follow it (report.c) */
+	setlocale(LC_CTYPE, "");
 	if (parse(&c, argc, argv))
 		goto out;
-	if (c.cmd && !strcmp(c.cmd, "report")) {
-		struct ws_report_globals g = { .plugin_dir = c.plugin_dir, .verbose = c.verbose };
-
-		rc = ws_cmd_report(argc - c.report_at, argv + c.report_at, &g);
+	for (int i = 0; i < c.ngiven; i++) {
+		if (c.given[i].id == OPT_CONFIG_HELP) {
+			rc = config_help(&c, c.given[i].arg);
+			goto out;
+		}
+	}
+	if (c.help) {
+		print_help(c.cmd);
+		rc = 0;
 		goto out;
 	}
-	if (c.cmd && !strcmp(c.cmd, "stuck")) {
+	if (c.cmd == CMD_REPORT) {
+		struct ws_report_globals g = { .plugin_dir = c.plugin_dir, .verbose = c.verbose };
+
+		/* its parser sees "report" as argv[0], as getopt expects */
+		rc = ws_cmd_report(argc - c.report_at + 1, argv + c.report_at - 1, &g);
+		goto out;
+	}
+	if (c.cmd == CMD_STUCK) {
 		rc = ws_cmd_stuck(argc - c.report_at, argv + c.report_at);
 		goto out;
 	}
-	if (c.record && !c.cmd) {
-		fprintf(stderr, "whyslow: record what? give record -- COMMAND or record attach "
-				"PID; see whyslow --help\n");
+	if (c.cmd == CMD_REC_RUN && !c.argv) {
+		fprintf(stderr,
+			"whyslow: record what? give record -- COMMAND or record attach PID; see whyslow help record\n");
 		goto out;
 	}
 	if (c.config) {
@@ -288,15 +647,16 @@ int main(int argc, char **argv)
 	if (!c.cmd && from_config(&c, &cfg))
 		goto out;
 	if (!c.cmd) {
-		fprintf(stderr, "whyslow: nothing to do: give run -- COMMAND or attach PID (or "
-				"[core] command in the ini file); see whyslow --help\n");
+		fprintf(stderr,
+			"whyslow: nothing to do: give run -- COMMAND or attach PID (or [core] command in the ini file); see whyslow --help\n");
 		goto out;
 	}
-	if (!strcmp(c.cmd, "attach") && !c.npids) {
-		fprintf(stderr, "whyslow: attach needs at least one PID; see whyslow --help\n");
+	if ((c.cmd & (CMD_ATTACH | CMD_REC_ATTACH)) && !c.npids) {
+		fprintf(stderr,
+			"whyslow: attach needs at least one PID; see whyslow help attach\n");
 		goto out;
 	}
-	if (!strcmp(c.cmd, "run") && !c.argv) {
+	if (c.cmd == CMD_RUN && !c.argv) {
 		fprintf(stderr, "whyslow: run needs a command: whyslow run -- COMMAND [ARGS...]\n");
 		goto out;
 	}
@@ -313,35 +673,48 @@ int main(int argc, char **argv)
 	/* privilege first: without it nothing else can work, whatever else is wrong */
 	if (ws_check_privilege() || ws_session_open(&s, &so, &cfg))
 		goto out;
+	warn_without_sched(s);
 	ro.argv = c.argv;
 	ro.user = c.user;
 	ro.as_root = c.as_root;
+	ro.wait = c.wait;
 	ro.pids = c.pids;
 	ro.npids = c.npids;
-	ro.output = ws_config_get(&cfg, "core", "output");
-	if (c.record || c.perfetto) {
-		job.record_path = c.record ? (c.trace ? c.trace : "whyslow.data") : NULL;
+	/* run: the command's stdout stays its own; "-" asks for stdout */
+	output = ws_config_get(&cfg, "core", "output");
+	if (!output && c.cmd == CMD_RUN)
+		output = WS_OUTFILE_STDERR;
+	ro.output = output && strcmp(output, "-") ? output : NULL;
+	if ((c.cmd & (CMD_REC_RUN | CMD_REC_ATTACH)) || c.perfetto) {
+		job.record_path = (c.cmd & (CMD_REC_RUN | CMD_REC_ATTACH))
+					  ? (c.trace ? c.trace : "whyslow.data")
+					  : NULL;
 		job.perfetto_path = c.perfetto;
 		job.plugin_dir = so.plugin_dir;
 		job.cfg = &cfg;
 		job.argv = c.argv;
-		job.attach = !strcmp(c.cmd, "attach");
+		job.attach = !!(c.cmd & (CMD_ATTACH | CMD_REC_ATTACH));
 		ro.on_start = ws_trace_job_start;
 		ro.on_finish = ws_trace_job_finish;
 		ro.hook_ctx = &job;
-		if (c.record)
-			ro.output = c.live ? c.live : "/dev/null";
+		if (job.record_path)
+			ro.output = !c.live ? "/dev/null" : strcmp(c.live, "-") ? c.live : NULL;
 	}
 	ws_config_u64(&cfg, "core", ws_core_keys, "duration", &ro.duration_ns);
 	ws_config_u64(&cfg, "core", ws_core_keys, "min_block", &ro.min_block_ns);
 	ro.json = !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "json");
 	ro.open_waits =
 		ro.json || !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text");
+	/* json and folded reports stream to stderr as they go: no status line between their lines */
+	ws_status_init(c.verbose,
+		       output && !strcmp(output, WS_OUTFILE_STDERR) &&
+			       strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text"));
 	fflush(stdout);
-	rc = !strcmp(c.cmd, "run") ? ws_run_command(s, &ro) : ws_attach(s, &ro);
+	rc = c.cmd & (CMD_RUN | CMD_REC_RUN) ? ws_run_command(s, &ro) : ws_attach(s, &ro);
 out:
 	ws_session_free(s);
 	ws_config_free(&cfg);
 	free(c.pids);
+	free(c.given);
 	return rc;
 }

@@ -41,7 +41,8 @@ static int open_std(struct ws_outfile *o, int fd)
 {
 	o->std = true;
 	if (std_closed[fd] || fcntl(fd, F_GETFD) < 0) {
-		fprintf(stderr, "whyslow: standard output is closed; give -o FILE\n");
+		fprintf(stderr, "whyslow: standard %s is closed; give -o FILE\n",
+			fd == 1 ? "output" : "error");
 		return -EBADF;
 	}
 	o->f = fd == 1 ? stdout : stderr;
@@ -143,8 +144,10 @@ int ws_outfile_open(struct ws_outfile *o, const char *path)
 	o->path = path;
 	if (!path || !strcmp(path, "/dev/stdout"))
 		return open_std(o, 1);
-	if (!strcmp(path, "/dev/stderr"))
+	if (!strcmp(path, "/dev/stderr") || !strcmp(path, WS_OUTFILE_STDERR)) {
+		o->path = "/dev/stderr";
 		return open_std(o, 2);
+	}
 	slash = strrchr(path, '/');
 	if ((slash ? slash[1] : path[0]) == 0)
 		return say(path, EISDIR, NULL);

@@ -35,7 +35,10 @@ struct ws_outfile {
  * or reaches the command as its stdout). ws_outfile_open(NULL) then refuses.
  */
 void ws_outfile_guard_std(void);
-/* Open @path (NULL: stdout). 0, or -errno having said why. */
+/* The report's default for `run`: the traced command's stdout stays its own. */
+#define WS_OUTFILE_STDERR "<stderr>"
+
+/* Open @path (NULL: stdout; WS_OUTFILE_STDERR: stderr). 0, or -errno having said why. */
 int ws_outfile_open(struct ws_outfile *o, const char *path);
 /* Flush and close; rename into place if @keep and every write succeeded. 0 or -errno (printed). */
 int ws_outfile_close(struct ws_outfile *o, bool keep);

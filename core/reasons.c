@@ -144,7 +144,7 @@ static void kinds_text(const char *kinds, FILE *out)
 {
 	for (const char *p = kinds; *p; p++) {
 		if (*p == '<')
-			fputs(" ← ", out);
+			fprintf(out, " %s ", ws_arrow());
 		else
 			fputc(*p, out);
 	}

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "critpath.h"
 #include "folded.h"
@@ -241,8 +242,20 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 	}
 }
 
+/* Bold victims on a terminal, unless NO_COLOR is set (no-color.org); never in a file. */
+static bool colour(const struct ws_report *r)
+{
+	const char *no = getenv("NO_COLOR");
+	int fd = r->o.out ? fileno(r->o.out) : -1;
+
+	return fd >= 0 && isatty(fd) && !(no && *no);
+}
+
 static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
+	/* arrows and dashes only where the locale can show them (LC_ALL=C gets ASCII) */
+	const char *dash = ws_dash(), *from = ws_arrow();
+	const bool bold = colour(r);
 	char hms[32], rest[32], e[WS_ESC_LEN], e2[WS_ESC_LEN];
 
 	/* names and strings from the traced programs and plugins: escaped (ws_text_esc) */
@@ -251,15 +264,16 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		const struct ws_link *l = &c->links[i];
 
 		if (i == 0)
-			fprintf(b, "%s — tid %u (%s) ", hms, l->tid,
+			fprintf(b, "%s%s %s tid %u (%s) ", bold ? "\033[1m" : "", hms, dash, l->tid,
 				ws_text_esc(l->comm, e, sizeof(e)));
 		else
-			fprintf(b, " ← tid %u (%s) ", l->tid, ws_text_esc(l->comm, e, sizeof(e)));
+			fprintf(b, " %s tid %u (%s) ", from, l->tid,
+				ws_text_esc(l->comm, e, sizeof(e)));
 		text_phrase(r, l, b);
-		fprintf(b, "\n");
+		fprintf(b, "%s\n", bold && i == 0 ? "\033[0m" : "");
 		if (l->has_woken_by) {
 			/* of several waits, the walk goes on through the longest one's waker */
-			fprintf(b, " ← %swoken by tid %u (%s)%s\n",
+			fprintf(b, " %s %swoken by tid %u (%s)%s\n", from,
 				l->waits > 1 ? "the longest " : "", l->woken_by,
 				ws_text_esc(ws_graph_comm(r->g, l->woken_by), e2, sizeof(e2)),
 				i + 1 == c->nlinks && l->claim && l->claim->root

@@ -16,6 +16,8 @@
 #include "outfile.h"
 #include "runner.h"
 #include "stuck.h"
+#include "status.h"
+#include "util.h"
 
 #define POLL_MS 100
 /* the open waits at the end: a thread that did not run between two samples this far apart */
@@ -72,16 +74,53 @@ int ws_check_privilege(void)
 
 /* ---- the loop ------------------------------------------------------------------------------ */
 
+/*
+ * The command exited but left processes behind (a daemon, a stray child):
+ * say which, and how long they are still traced. The deadline (0: none).
+ */
+static uint64_t left_behind(struct ws_session *s, const struct ws_run_opts *o)
+{
+	uint32_t pids[8];
+	size_t n = ws_session_traced_pids(s, pids, ARRAY_SIZE(pids));
+	char grace[32];
+
+	if (!n)
+		return 0;
+	ws_format_duration(WS_RUN_GRACE_NS, grace, sizeof(grace));
+	ws_status_clear();
+	fprintf(stderr, "whyslow: %s exited; still tracing what it left behind:", o->argv[0]);
+	for (size_t i = 0; i < n; i++) {
+		char path[64], comm[32] = "?";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%u/comm", pids[i]);
+		f = fopen(path, "re");
+		if (f && fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		if (f)
+			fclose(f);
+		fprintf(stderr, " %u (%s)", pids[i], comm);
+	}
+	if (o->wait)
+		fprintf(stderr, "; until they exit (--wait) or Ctrl-C\n");
+	else
+		fprintf(stderr, "; stopping in %s (--wait: until they exit)\n", grace);
+	return o->wait ? 0 : ws_clock_mono_now() + WS_RUN_GRACE_NS;
+}
+
 /* Poll until @done says so or a stop is requested; then drain and report. */
-static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t deadline)
+static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t deadline,
+		const struct ws_run_opts *o)
 {
 	bool child_done = child <= 0;
+	uint64_t grace;
 	int err = 0;
 
 	for (;;) {
 		err = ws_session_poll(s, POLL_MS);
 		if (err)
 			break;
+		ws_status_tick(s);
 		if (forward_sig && child > 0 && !child_done) {
 			kill(child, forward_sig);
 			forward_sig = 0;
@@ -98,6 +137,8 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 			signal(SIGHUP, on_stop);
 			if (forward_sig)
 				stop_requests++;
+			else if (ws_session_any_traced(s) && (grace = left_behind(s, o)))
+				deadline = deadline && deadline < grace ? deadline : grace;
 		}
 		if (stop_requests && child <= 0)
 			break;
@@ -158,6 +199,7 @@ static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
 {
 	int err = 0;
 
+	ws_status_clear();
 	if (open && o->json) {
 		err = ws_session_drain(s);
 		*deadlock = ws_stuck_print(out->f, open, o->min_block_ns, true, NULL) > 0;
@@ -347,7 +389,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		ws_outfile_close(&out, false);
 		return exec_err == -ENOENT ? 127 : 126;
 	}
-	err = loop(s, pid, &status, o->duration_ns ? ws_clock_mono_now() + o->duration_ns : 0);
+	err = loop(s, pid, &status, o->duration_ns ? ws_clock_mono_now() + o->duration_ns : 0, o);
 	/* --duration ran out with the command still running: what is it waiting for? */
 	if (o->duration_ns && waitpid(pid, &status, WNOHANG) == 0) {
 		uint32_t traced = pid;
@@ -430,7 +472,7 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		feed_open_waits(s, &start);
 	if (o->duration_ns)
 		deadline = ws_clock_mono_now() + o->duration_ns;
-	err = loop(s, 0, NULL, deadline);
+	err = loop(s, 0, NULL, deadline, o);
 	have_open = open_waits(o, &open, o->pids, o->npids, have_start ? &start : NULL,
 			       OPEN_SAMPLE_GAP_NS);
 	if (have_start)

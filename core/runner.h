@@ -9,10 +9,14 @@
 
 #include "session.h"
 
+/* run: how long what the command left behind is still traced, without --wait */
+#define WS_RUN_GRACE_NS 10000000000ULL
+
 struct ws_run_opts {
 	char **argv;	  /* run: the command */
 	const char *user; /* run: -u USER */
 	bool as_root;	  /* run: keep root even under sudo */
+	bool wait;	  /* run: after the command, trace what it left behind until it exits */
 	uint32_t *pids;	  /* attach: targets */
 	int npids;
 	uint64_t duration_ns; /* 0 = until Ctrl-C or exit; run: then the command is killed */

@@ -1297,6 +1297,36 @@ static char *lost_detail(struct ws_session *s, uint64_t *total)
 	return out;
 }
 
+void ws_session_progress(struct ws_session *s, struct ws_progress *p)
+{
+	struct ws_graph_stats st;
+	char *detail = NULL;
+
+	memset(p, 0, sizeof(*p));
+	if (s->g) {
+		ws_graph_stats(s->g, &st);
+		p->threads = st.threads;
+	}
+	p->records = s->records;
+	if (s->lost_fd >= 0)
+		detail = lost_detail(s, &p->lost);
+	free(detail);
+	if (s->start_mono)
+		p->elapsed_ns = ws_clock_mono_now() - s->start_mono;
+}
+
+size_t ws_session_traced_pids(struct ws_session *s, uint32_t *out, size_t max)
+{
+	__u32 key, *prev = NULL;
+	size_t n = 0;
+
+	while (s->tgids_fd >= 0 && n < max && bpf_map_get_next_key(s->tgids_fd, prev, &key) == 0) {
+		out[n++] = key;
+		prev = &key;
+	}
+	return n;
+}
+
 int ws_session_drain(struct ws_session *s)
 {
 	cur = s;

@@ -45,6 +45,13 @@ int ws_session_start(struct ws_session *s, FILE *out);
 int ws_session_poll(struct ws_session *s, int timeout_ms);
 /* Are any traced processes still alive (per the kernel-side filter)? */
 bool ws_session_any_traced(struct ws_session *s);
+/* Live counts for the status line (status.c). */
+struct ws_progress {
+	uint64_t threads, records, lost, elapsed_ns;
+};
+void ws_session_progress(struct ws_session *s, struct ws_progress *p);
+/* The thread groups traced now (the kernel-side filter); count written, at most @max. */
+size_t ws_session_traced_pids(struct ws_session *s, uint32_t *out, size_t max);
 /* Drain everything, detach, write the summary. 0 or -errno. */
 int ws_session_finish(struct ws_session *s);
 /* The first half of finish: analyse everything still held. 0 or -errno. */

@@ -367,7 +367,7 @@ static void print_blocked(FILE *f, const struct ws_stuck_thread *t)
 		fmt_at_least(t->at_least_ns, d, sizeof(d));
 		fprintf(f, "at least %s so far ", d);
 	}
-	fprintf(f, "on %s — still waiting", what);
+	fprintf(f, "on %s %s still waiting", what, ws_dash());
 }
 
 static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck_thread *t)
@@ -379,8 +379,8 @@ static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 	print_blocked(f, t);
 	fputc('\n', f);
 	if (t->in_cycle) { /* its owners are the DEADLOCK line above */
-		fprintf(f, " ← held by tid %u (owner from the %s): the DEADLOCK above\n",
-			t->owner.tid, evidence_name(t->owner.evidence));
+		fprintf(f, " %s held by tid %u (owner from the %s): the DEADLOCK above\n",
+			ws_arrow(), t->owner.tid, evidence_name(t->owner.evidence));
 		return;
 	}
 	seen[nseen++] = t;
@@ -388,29 +388,30 @@ static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 		const struct ws_stuck_thread *o;
 
 		if (t->kind == WS_OPEN_FUTEX && t->owner.evidence == WS_OWNER_NONE) {
-			fprintf(f, " ← holder unknown: %s\n",
+			fprintf(f, " %s holder unknown: %s\n", ws_arrow(),
 				t->owner.why ? t->owner.why : "no owner evidence");
 			return;
 		}
 		if (t->owner.evidence == WS_OWNER_NONE)
 			return;
 		o = find(st->t, st->n, t->owner.tid);
-		fprintf(f, " ← held by tid %u (%s) (owner from the %s)\n", t->owner.tid,
-			o ? ws_text_esc(o->s.comm, e, sizeof(e)) : "?", evidence_name(t->owner.evidence));
+		fprintf(f, " %s held by tid %u (%s) (owner from the %s)\n", ws_arrow(),
+			t->owner.tid, o ? ws_text_esc(o->s.comm, e, sizeof(e)) : "?",
+			evidence_name(t->owner.evidence));
 		if (!o)
 			return;
 		for (int i = 0; i < nseen; i++)
 			if (seen[i] == o) {
-				fprintf(f, " ← which waits as above: a cycle (deadlock)\n");
+				fprintf(f, " %s which waits as above: a cycle (deadlock)\n",
+					ws_arrow());
 				return;
 			}
 		if (o->kind == WS_OPEN_NONE) {
-			fprintf(f, " ← tid %u (%s) is running (state %c)\n", o->s.tid,
-				ws_text_esc(o->s.comm, e, sizeof(e)),
-				o->s.state);
+			fprintf(f, " %s tid %u (%s) is running (state %c)\n", ws_arrow(), o->s.tid,
+				ws_text_esc(o->s.comm, e, sizeof(e)), o->s.state);
 			return;
 		}
-		fputs(" ← ", f);
+		fprintf(f, " %s ", ws_arrow());
 		print_blocked(f, o);
 		fputc('\n', f);
 		seen[nseen++] = o;

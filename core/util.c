@@ -8,6 +8,8 @@
 #include <math.h>
 #include <unistd.h>
 #include <errno.h>
+#include <langinfo.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,4 +267,22 @@ FILE *ws_tmpfile(void)
 	if (!f)
 		close(fd);
 	return f;
+}
+
+/* the locale's character set, as main() selected it with setlocale(LC_CTYPE, "") */
+static bool utf8_locale(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs && !strcmp(cs, "UTF-8");
+}
+
+const char *ws_arrow(void)
+{
+	return utf8_locale() ? "←" : "<-";
+}
+
+const char *ws_dash(void)
+{
+	return utf8_locale() ? "—" : "-";
 }

@@ -18,6 +18,11 @@ int ws_parse_bool(const char *s, int *out);
 /* "412ms", "1.25s", "87us": three significant digits at most. */
 void ws_format_duration(uint64_t ns, char *buf, size_t len);
 
+/* "←" in a UTF-8 locale, "<-" otherwise (LC_ALL=C): text output only shows what it can. */
+const char *ws_arrow(void);
+/* "—" in a UTF-8 locale, "-" otherwise. */
+const char *ws_dash(void);
+
 /* Write @s as a JSON string literal, quotes included, to @f. */
 void ws_json_str(FILE *f, const char *s);
 

@@ -2,6 +2,7 @@
 /* Reasons: chains grouped by victim name, kinds along the chain and root; ranked by total. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,8 @@ Test(reasons, groups_by_signature_and_ranks_by_total)
 	chain(&c, &v, "db", 100000000ULL, "futex,running", "block I/O on vda");
 	cr_assert_eq(ws_reasons_add(rs, &c), 0);
 
+	/* the arrow follows the locale's character set, as whyslow's main() selects it */
+	cr_assert_not_null(setlocale(LC_CTYPE, "C.UTF-8"));
 	text = run_text(rs, 5);
 	a = strstr(text, "in 10 waits of db: futex ← block_io; root: block I/O on vda");
 	b = strstr(text, "in 1 wait of cron: sleep; root: timer sleep in cron");

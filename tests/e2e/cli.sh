@@ -1,0 +1,129 @@
+#!/bin/bash
+# Command-line conventions (issue 17): getopt_long forms, help per command, options checked
+# against their command, units required, -o -, run's report on stderr (the command's stdout stays
+# its own), the warning for sources without sched, -p PID, and report's parser.
+#   cli.sh WHYSLOW DATA_FILE     (exit 77 = skipped when not root, unless CI=true)
+set -u
+WHYSLOW=$(realpath "$1") DATA=$(realpath "$2")
+if [ "$(id -u)" != 0 ]; then
+	[ "${CI:-}" = true ] && { echo "FAIL: needs root (CI=true: not skipping)"; exit 1; }
+	echo "SKIP: needs root"; exit 77
+fi
+W=$(mktemp -d /tmp/whyslow-cli.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+cd "$W" || exit 1
+fails=0
+ok() { echo "ok   $1"; }
+notok() {
+	echo "FAIL $1"
+	fails=$((fails + 1))
+	sed 's/^/    stdout: /' "$W/out" | head -5
+	sed 's/^/    stderr: /' "$W/err" | head -5
+}
+# t NAME WANT_RC STDOUT_RE STDERR_RE -- ARGS...   ("" = not checked; WANT_RC nz = non-zero)
+t() {
+	local name=$1 want=$2 outre=$3 errre=$4 rc bad=""
+	shift 5
+	timeout -k 2 30 "$WHYSLOW" "$@" >"$W/out" 2>"$W/err"
+	rc=$?
+	if [ "$want" = nz ]; then
+		[ $rc -ne 0 ] && [ $rc -lt 124 ] || bad+=" exit $rc (want an error);"
+	else
+		[ $rc = "$want" ] || bad+=" exit $rc (want $want);"
+	fi
+	[ -z "$outre" ] || grep -Eq -- "$outre" "$W/out" || bad+=" stdout lacks /$outre/;"
+	[ -z "$errre" ] || grep -Eq -- "$errre" "$W/err" || bad+=" stderr lacks /$errre/;"
+	if [ "$want" = nz ] && [ "$(wc -l <"$W/err")" != 1 ]; then
+		bad+=" $(wc -l <"$W/err") stderr lines (want one);"
+	fi
+	if [ -z "$bad" ]; then ok "$name"; else notok "$name:$bad"; fi
+}
+
+# --- help ----------------------------------------------------------------------------------
+t "whyslow --help: the commands" 0 "^Usage: whyslow \[options\] COMMAND" "" -- --help
+t "run --help: run's own help" 0 "^Usage: whyslow run " "" -- run --help
+t "attach --help: attach's own help" 0 "^Usage: whyslow attach " "" -- attach --help
+t "help record: record's help" 0 "^Usage: whyslow record " "" -- help record
+t "help report: report's help" 0 "^Usage: whyslow report " "" -- help report
+t "report --help" 0 "^Usage: whyslow report " "" -- report --help
+t "help with an unknown command" nz "" "help: no command 'nope'" -- help nope
+t "--version" 0 "^whyslow [0-9]" "" -- --version
+t "--config-help names keys with defaults" 0 "min_block +default 10ms" "" -- --config-help
+t "--config-help=xml is refused" nz "" "give text, ini or man" -- --config-help=xml
+
+# --- errors: one line, non-zero ---------------------------------------------------------------
+t "an option of another command" nz "" "--as-root does not apply to attach" -- attach --as-root 1
+t "--live outside record" nz "" "--live does not apply to run" -- run --live x -- true
+t "-u with report" nz "" "unknown option '-u'" -- report -u root x
+t "a duration without a unit" nz "" "--min-block 10: give the unit" -- run --min-block 10 -- true
+t "a bad --min-block=value" nz "" "--min-block: 'fast' is not a duration" -- run --min-block=fast -- true
+t "report: a duration without a unit" nz "" "--min-block 5: give the unit" -- report --min-block 5 "$DATA"
+t "an option missing its value" nz "" "--top needs a value" -- run --top
+t "a value given to a flag" nz "" "--as-root=yes: this option takes no value" -- run --as-root=yes -- true
+t "an unknown option" nz "" "unknown option '--bogus'" -- run --bogus -- true
+t "an unknown command" nz "" "unknown command 'jump'" -- jump
+t "record -o -" nz "" "a recording is a file" -- record -o - -- true
+[ -e "$W/-" ] && notok "a file named - was created" || ok "no file named - created"
+
+# --- getopt_long forms, -o -, where the report goes -------------------------------------------
+t "--opt=value forms" 0 "" "" -- run --min-block=5ms --top=3 --format=json -o "$W/eq.jsonl" -- true
+grep -q '"type":"summary"' "$W/eq.jsonl" && ok "--format=json honoured" || notok "--format=json not honoured"
+t "run: the report goes to stderr" 0 "^CMDOUT$" "^Summary: " -- run -- sh -c 'echo CMDOUT'
+[ "$(cat "$W/out")" = CMDOUT ] && ok "run: stdout holds only the command's output" ||
+	notok "run: stdout holds more than the command's output"
+t "run -o -: the report on stdout" 0 '"type":"summary"' "" -- run --format json -o - -- sh -c 'echo CMDOUT'
+grep -q '"type":"summary"' "$W/err" && notok "run -o -: the report also went to stderr" || ok "run -o -: not on stderr"
+t "run --duration is accepted" 0 "" "" -- run --duration 1s -o /dev/null -- true
+t "whyslow -- COMMAND means run" 0 "^CMDOUT$" "Summary: " -- -- sh -c 'echo CMDOUT'
+t "--sources without sched: a warning" 0 "" "warning: sources futex without sched" -- --sources futex run -o /dev/null -- true
+# a target that switches often, so tracing it is seen in the summary's thread count
+sh -c 'for i in $(seq 600); do sleep 0.05; done' &
+sp=$!
+t "attach -p PID --duration" 0 '"threads":[1-9]' "" -- attach -p "$sp" --duration 300ms --format json
+t "attach PID with options after it" 0 '"threads":[1-9]' "" -- attach "$sp" --duration=300ms --format=json
+t "whyslow -p PID means attach" 0 '"threads":[1-9]' "" -- -p "$sp" --duration 300ms --format json
+t "record attach -p PID" 0 "" "recorded [0-9]+ records" -- record -o "$W/r.data" attach -p "$sp" --duration=300ms
+t "record -o FILE -- COMMAND" 0 "" "recorded [0-9]+ records" -- record -o "$W/r2.data" -- true
+kill "$sp"
+wait "$sp" 2>/dev/null
+
+# --- colour: on a terminal only, and not with NO_COLOR ----------------------------------------
+script -qc "$WHYSLOW report --top=1 $DATA" /dev/null >"$W/tty" 2>&1
+grep -aq $'\033\\[1m' "$W/tty" && ok "terminal: bold victims" || notok "terminal: no colour"
+NO_COLOR=1 script -qc "$WHYSLOW report --top=1 $DATA" /dev/null >"$W/tty" 2>&1
+grep -aq $'\033\\[' "$W/tty" && notok "NO_COLOR: still coloured" || ok "NO_COLOR: no colour"
+"$WHYSLOW" report --top=1 "$DATA" >"$W/out" 2>&1
+grep -aq $'\033' "$W/out" && notok "a file got colour codes" || ok "a file: no colour"
+
+# --- while tracing: the status line (tty), -v progress, what the command left behind ----------
+script -qc "$WHYSLOW run -o /dev/null -- sleep 1" /dev/null >"$W/tty" 2>&1
+grep -aq $'\r\033\\[Kwhyslow: [0-9]* threads, [0-9]* events, [0-9]* lost, ' "$W/tty" &&
+	ok "on a terminal: a status line rewritten in place" || notok "on a terminal: no status line: $(head -c 200 "$W/tty" | od -c | head -3)"
+t "not a terminal: no status line" 0 "" "" -- run -o /dev/null -- sleep 0.6
+grep -q "events, " "$W/err" && notok "a status line although stderr is a file" || ok "no status line in a file"
+t "-v: progress lines wherever stderr goes" 0 "" "^whyslow: [0-9]+ threads, [0-9]+ events, [0-9]+ lost, " -- -v run -o /dev/null -- sleep 1.5
+s=$(date +%s)
+t "left behind: named, and traced for a grace period" 0 "" "sh exited; still tracing what it left behind: [0-9]+ \(sleep\); stopping in 10s" \
+	-- run -o /dev/null -- sh -c 'sleep 40 >/dev/null 2>&1 & exit 0'
+el=$(($(date +%s) - s))
+[ $el -ge 9 ] && [ $el -le 25 ] && ok "left behind: stopped after the grace period (${el}s)" ||
+	notok "left behind: whyslow took ${el}s (want about 10s after the command)"
+s=$(date +%s)
+t "--wait: traced until it exits" 0 "" "until they exit \(--wait\)" -- run --wait -o /dev/null -- sh -c 'sleep 2 >/dev/null 2>&1 & exit 0'
+t "--wait applies to run only" nz "" "--wait does not apply to attach" -- attach --wait 1
+
+# --- report ------------------------------------------------------------------------------------
+t "report --top=1 FILE" 0 "blocked" "" -- report --top=1 "$DATA"
+t "report FILE --format=json -o -" 0 '"type":"summary"' "" -- report "$DATA" --format=json -o -
+[ -e "$W/-" ] && notok "report -o - created a file named -" || ok "report -o -: no file named -"
+
+# --- the text report follows the locale's character set --------------------------------------
+LC_ALL=C "$WHYSLOW" report "$DATA" >"$W/out" 2>"$W/err"
+grep -q ' <- woken by' "$W/out" && ! grep -q '←' "$W/out" && ok "LC_ALL=C: ASCII arrows" ||
+	notok "LC_ALL=C: the report is not ASCII"
+LC_ALL=C.UTF-8 "$WHYSLOW" report "$DATA" >"$W/out" 2>"$W/err"
+grep -q ' ← woken by' "$W/out" && ok "LC_ALL=C.UTF-8: UTF-8 arrows" || notok "LC_ALL=C.UTF-8: no UTF-8 arrows"
+
+[ -c /dev/null ] || { echo "FAIL /dev/null is no longer a device"; fails=$((fails + 1)); }
+echo "$fails failure(s)"
+[ $fails = 0 ]

@@ -1,0 +1,33 @@
+#!/bin/bash
+# install_sh.sh SRC_ROOT BUILD_DIR — install.sh on the release tarball (issue 17): `meson dist`
+# makes the tarball, install.sh builds it and installs under a temporary prefix, and the installed
+# whyslow must run: --version, --config-help (which loads the installed plugins from the prefix
+# it was built for), the man pages and completion in place.
+set -u
+src=$(realpath "$1") build=$(realpath "$2")
+t0=$(date +%s)
+work=$(mktemp -d /tmp/whyslow-install-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# the tarball as a release would have it: what git tracks (uncommitted edits are left out)
+meson dist -C "$build" --no-tests --allow-dirty --formats xztar >"$work/dist.log" 2>&1 ||
+	{ tail -20 "$work/dist.log"; fail "meson dist"; }
+tarball=$(ls "$build"/meson-dist/whyslow-*.tar.xz | head -1)
+[ -f "$tarball" ] || fail "meson dist made no tarball"
+echo "tarball: $tarball ($(du -k "$tarball" | cut -f1) KiB, $(($(date +%s) - t0))s)"
+
+prefix=$work/prefix
+(cd "$work" && "$src/install.sh" --prefix "$prefix" "$tarball") >"$work/install.out" 2>&1 ||
+	{ tail -30 "$work/install.out"; fail "install.sh"; }
+cat "$work/install.out"
+grep -q "install.sh: installed whyslow" "$work/install.out" || fail "install.sh did not say what it installed"
+"$prefix/bin/whyslow" --version | grep -q "^whyslow " || fail "the installed whyslow --version"
+"$prefix/bin/whyslow" --config-help | grep -q '^\[sched\]' ||
+	fail "the installed whyslow does not find its plugins under the prefix"
+for f in share/man/man1/whyslow.1 share/man/man5/whyslow.ini.5 share/man/man7/whyslow-plugin.7 \
+	share/bash-completion/completions/whyslow include/whyslow/plugin.h etc/whyslow/whyslow.ini; do
+	[ -s "$prefix/$f" ] || fail "$f not installed under the prefix"
+done
+grep -q 'min_block " = 10ms"' "$prefix/share/man/man5/whyslow.ini.5" || fail "whyslow.ini(5) lacks the keys"
+echo "PASS: install.sh built the tarball and installed a working whyslow in $(($(date +%s) - t0))s"
