@@ -19,6 +19,7 @@
 #include "gt_common.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -27,7 +28,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 #define MAX_CONN 2
@@ -91,8 +94,8 @@ static void *server(void *arg)
 	int fd = c->listen_fd;
 
 	gt_setname(srv_name[c - conns]);
-	c->srv_tid = gt_gettid();
 	c->srv_pid = getpid();
+	__atomic_store_n(&c->srv_tid, gt_gettid(), __ATOMIC_RELEASE);
 	if (!udp && (fd = accept(c->listen_fd, NULL, NULL)) < 0)
 		gt_die("accept: %s", strerror(errno));
 	if (recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&peer, &plen) <= 0)
@@ -111,6 +114,49 @@ static void *server(void *arg)
 	return NULL;
 }
 
+/*
+ * Waits until the server thread of @c sits in recvfrom in state S, so the client's whole wait
+ * is the server's work (its sleep), not its start-up: the thread may not exist yet when the
+ * client connects, and a wait on a thread not yet observed has no explanation.
+ */
+static void wait_server_in_recv(const struct conn *c)
+{
+	uint64_t deadline = gt_now() + (uint64_t)GT_WAIT_MS * 1000000u;
+	char path[96], buf[256];
+	const char *st;
+	FILE *f;
+
+	for (;; sched_yield()) {
+		if (gt_now() > deadline)
+			gt_die("the server thread never blocked in recvfrom");
+		if (!__atomic_load_n(&c->srv_tid, __ATOMIC_ACQUIRE))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)c->srv_pid,
+			 (int)c->srv_tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		buf[0] = 0;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		if (atol(buf) != SYS_recvfrom || !isdigit((unsigned char)buf[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)c->srv_pid,
+			 (int)c->srv_tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		buf[0] = 0;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		st = strrchr(buf, ')');
+		if (st && st[1] == ' ' && st[2] == 'S')
+			return;
+	}
+}
+
 static void *client(void *arg)
 {
 	struct conn *c = arg;
@@ -124,6 +170,7 @@ static void *client(void *arg)
 	loopback(&a, c->server_port);
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)))
 		gt_die("connect: %s", strerror(errno));
+	wait_server_in_recv(c);
 	/* before the send: the server may start its sleep before send() returns */
 	c->wait_start = gt_now();
 	if (send(fd, "request", 7, 0) != 7)
