@@ -122,8 +122,21 @@ static bool addr_any(const struct ws_net_tuple *t, const uint8_t *a)
  */
 static bool packet_for_socket(const struct ws_net_tuple *p, const struct ws_net_tuple *s)
 {
-	size_t n = addr_len(p->family);
+	struct ws_net_tuple mapped;
+	size_t n;
 
+	/* an IPv6 socket receives IPv4 packets as ::ffff:a.b.c.d */
+	if (p->family == AF_INET && s->family == AF_INET6) {
+		mapped = *p;
+		mapped.family = AF_INET6;
+		memset(mapped.saddr, 0, 16);
+		memset(mapped.daddr, 0, 16);
+		mapped.saddr[10] = mapped.saddr[11] = mapped.daddr[10] = mapped.daddr[11] = 0xff;
+		memcpy(mapped.saddr + 12, p->saddr, 4);
+		memcpy(mapped.daddr + 12, p->daddr, 4);
+		p = &mapped;
+	}
+	n = addr_len(p->family);
 	if (!p->family || p->family != s->family || p->proto != s->proto)
 		return false;
 	if (p->dport != s->sport || (!addr_any(s, s->saddr) && memcmp(p->daddr, s->saddr, n)))
