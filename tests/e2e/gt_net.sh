@@ -42,5 +42,7 @@ echo "--- check_chain ---"
 	fail "check_chain.py found a mismatch (see above)"
 "$PYTHON" "$GT_DIR/check_perfetto.py" "$work/trace.json" --chains "$work/whyslow.jsonl" ||
 	fail "check_perfetto.py found a problem in the Perfetto export"
+"$PYTHON" "$GT_DIR/check_critpath.py" "$work/whyslow.jsonl" ||
+	fail "check_critpath.py found a problem (see above)"
 ok=1
 echo "PASS gt_$case"
