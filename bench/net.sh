@@ -27,7 +27,8 @@ run_one() {
 	without_net) out=$("$WHYSLOW" run --as-root --sources sched,futex,blkio -o /dev/null -- bash -c "$cmd" 2>&1) ;;
 	with_net) out=$("$WHYSLOW" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "$cmd" 2>&1) ;;
 	esac
-	grep -o 'usecs/op[: ]*[0-9.]*' <<<"$out" | grep -o '[0-9.]*$' | head -1
+	# perf prints "4.5 usecs/op", tcp_pingpong "usecs/op: 4.5"
+	grep -oE '[0-9.]+ usecs/op|usecs/op: [0-9.]+' <<<"$out" | grep -oE '[0-9]+\.[0-9]+' | head -1
 }
 
 machine_line
@@ -55,7 +56,7 @@ echo "|---|---|---|---|"
 old=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 for w in pipe tcp; do
-	"$WHYSLOW" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "${W[$w]}; bpftool prog show > $work/progs.$w" >/dev/null 2>&1
+	"$WHYSLOW" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "${W[$w]}; /usr/sbin/bpftool prog show > $work/progs.$w" >/dev/null 2>&1
 	awk -v w="$w" '/ name ws_net_/ {name=$4; for (i=1;i<=NF;i++) {if ($i=="run_time_ns") ns=$(i+1); if ($i=="run_cnt") cnt=$(i+1)} printf "| %s | %s | %d | %.0f |\n", w, name, cnt, cnt ? ns/cnt : 0}' "$work/progs.$w"
 done
 sysctl -qw kernel.bpf_stats_enabled="$old"
