@@ -5,8 +5,8 @@
 
 #include <whyslow/record.h>
 
-/* The net source's kind range: the first of those record.h reserves for in-tree sources. */
-#define WS_KIND_NET 0x0500
+/* The net source's kind range, next after kill's (0x0500) among those record.h reserves in-tree. */
+#define WS_KIND_NET 0x0600
 
 /* Numbers are never reused. */
 #define WS_NET_WAKE (WS_KIND_NET + 1)
