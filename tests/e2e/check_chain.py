@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check whyslow's JSON Lines output against a ground-truth program's truth file.
 
-    check_chain.py --truth truth.json --json whyslow.jsonl --case mutex_disk|chain3|trap|pshared|many_io
+    check_chain.py --truth truth.json --json whyslow.jsonl --case mutex_disk|chain3|trap|pshared|many_io|tcp|udp|net_trap
 
 1. Shape: every line is a JSON object with a "type"; chains carry the contract's fields; each
    link i+1 describes the thread that link i names in woken_by; exactly one {"type":"summary"},
@@ -21,7 +21,8 @@ import re
 import sys
 
 KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "timeout", "untraced", "unknown",
-         "running", "wakeup_latency", "signal", "kernel_lock"}
+         "running", "wakeup_latency", "signal", "kernel_lock", "socket", "network"}
+NET_CASES = ("tcp", "udp", "net_trap")
 MS = 1_000_000
 
 
@@ -203,7 +204,7 @@ def addr(s):
 
 def expected_links(case, t):
     """A list of dicts: field -> expected value, plus '_role' and '_window' (truth interval)."""
-    th, mx, pid = t["threads"], t["mutexes"], t["pid"]
+    th, mx, pid = t["threads"], t.get("mutexes", {}), t["pid"]
 
     def futex(role, mutex, waker, wait_role):
         w = t["waits"][wait_role]
@@ -219,6 +220,22 @@ def expected_links(case, t):
                 "dev": r["dev"], "sector": r["sector"], "bytes": r["bytes"], "op": r["op"],
                 "_role": role, "_window": (r["start_ns"], r["end_ns"])}
 
+    def sleep(role):
+        s = t["sleeps"][role]
+        return {"kind": "sleep", "tid": th[role]["tid"], "pid": th[role].get("pid", pid),
+                "comm": th[role]["comm"], "_role": role, "_window": (s["start_ns"], s["end_ns"])}
+
+    def socket(victim, server):
+        w, p = t["waits"][victim], t["ports"][victim]
+        return {"kind": "socket", "tid": th[victim]["tid"], "pid": th[victim].get("pid", pid),
+                "comm": th[victim]["comm"], "woken_by": th[server]["tid"], "proto": t["proto"],
+                "src": "127.0.0.1:%d" % p["server"], "dst": "127.0.0.1:%d" % p["client"],
+                "_role": victim, "_window": (w["start_ns"], w["end_ns"])}
+
+    if case in ("tcp", "udp", "net_trap"):
+        return "victim", [socket("victim", "server"), sleep("server")]
+    if case == "net_trap_b":  # the trap's second connection
+        return "victim_b", [socket("victim_b", "server_b"), sleep("server_b")]
     if case in ("mutex_disk", "pshared"):  # pshared: the holder is another process
         return "victim", [futex("victim", "M", "holder", "victim"), bio("holder")]
     if case == "many_io":
@@ -331,29 +348,9 @@ def check_many_io(truth, c, rep):
 
 
 # ----------------------------------------------------------------------------- main
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--truth", required=True)
-    ap.add_argument("--json", required=True, help="whyslow's JSON Lines output")
-    ap.add_argument("--case", required=True, choices=["mutex_disk", "chain3", "trap", "pshared", "many_io"])
-    ap.add_argument("--tolerance-ms", type=float, default=30.0,
-                    help="slack allowed between blocked_ns and the real wait (plus 10%%)")
-    args = ap.parse_args()
-
-    try:
-        with open(args.truth, encoding="utf-8") as f:
-            truth = json.load(f)
-    except (OSError, ValueError) as e:
-        die("cannot load truth %s: %s" % (args.truth, e))
-    if truth.get("case") != args.case:
-        die("truth file is for case %r, not %r" % (truth.get("case"), args.case))
-
-    rep = Report()
-    records = load_stream(args.json, rep)
-    chains = check_shape(records, rep)
-    role_of = {v["tid"]: "%s %s" % (k, v["comm"]) for k, v in truth["threads"].items()}
-
-    victim_role, exp = expected_links(args.case, truth)
+def check_victim(case, truth, records, chains, rep, role_of, args):
+    """Check the chain of the case's victim; returns (best candidate or None, link table)."""
+    victim_role, exp = expected_links(case, truth)
     victim = truth["threads"][victim_role]
     wait = truth["waits"][victim_role]
     w0, w1 = wait["start_ns"], wait["end_ns"]
@@ -408,6 +405,58 @@ def main():
                 if d.get("tid") == u or d.get("woken_by") == u or d.get("kind") == "block_io":
                     rep.err("TRAP: the victim's segments mention the unrelated thread's I/O: %s"
                             % json.dumps(d))
+        if args.case == "net_trap":
+            named = {link.get("woken_by") for link in c["links"] if isinstance(link, dict)}
+            for other in ("server", "server_b"):
+                o = truth["threads"][other]["tid"]
+                if o in named and exp[0]["woken_by"] != o:
+                    rep.err("TRAP: %s's chain names the other connection's server %d"
+                            % (victim["comm"], o))
+    return best, table
+
+
+def check_roots_known(records, comm, rep):
+    """The summary must never blame "unknown" for a client's loopback socket wait."""
+    for _, o in records:
+        if o["type"] != "summary":
+            continue
+        for r in o.get("root_causes", []):
+            if r.get("comm") == comm and "unknown" in str(r.get("root")):
+                rep.err("the summary blames %r for %s's waits" % (r.get("root"), comm))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--truth", required=True)
+    ap.add_argument("--json", required=True, help="whyslow's JSON Lines output")
+    ap.add_argument("--case", required=True, choices=["mutex_disk", "chain3", "trap", "pshared", "many_io"] + list(NET_CASES))
+    ap.add_argument("--tolerance-ms", type=float, default=30.0,
+                    help="slack allowed between blocked_ns and the real wait (plus 10%%)")
+    args = ap.parse_args()
+
+    try:
+        with open(args.truth, encoding="utf-8") as f:
+            truth = json.load(f)
+    except (OSError, ValueError) as e:
+        die("cannot load truth %s: %s" % (args.truth, e))
+    if truth.get("case") != args.case:
+        die("truth file is for case %r, not %r" % (truth.get("case"), args.case))
+
+    rep = Report()
+    records = load_stream(args.json, rep)
+    chains = check_shape(records, rep)
+    role_of = {v["tid"]: "%s %s" % (k, v["comm"]) for k, v in truth["threads"].items()}
+
+    best = None
+    table = ""
+    cases = [args.case] + (["net_trap_b"] if args.case == "net_trap" else [])
+    for case in cases:
+        b, t = check_victim(case, truth, records, chains, rep, role_of, args)
+        best = best or b
+        table += t
+    for role in ("victim", "victim_b") if args.case in NET_CASES else ():
+        if role in truth["threads"]:
+            check_roots_known(records, truth["threads"][role]["comm"], rep)
 
     if args.case == "trap":
         # The unrelated thread's own wait, if reported, must be explained by its read.

@@ -28,7 +28,7 @@ enabled = no
 EOF
 chmod 600 "$work/w.ini"
 "$WHYSLOW" -c "$work/w.ini" || { echo "FAIL: -c run exit $?"; exit 1; }
-grep -q '"sources":"futex,kill,sched"' "$work/ini.jsonl" ||
+grep -q '"sources":"futex,kill,net,sched"' "$work/ini.jsonl" ||
 	{ echo "FAIL: -c: [blkio] enabled = no not honoured: $(tail -c 300 "$work/ini.jsonl")"; exit 1; }
 
 python3 - "$work/all.jsonl" "$work/some.jsonl" <<'PY'

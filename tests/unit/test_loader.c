@@ -104,12 +104,14 @@ Test(loader, scan_lists_plugins_sorted)
 	char **names = NULL;
 	int n = ws_plugin_scan(PLUGIN_BUILD_DIR, &names);
 
-	cr_assert_geq(n, 4);
+	cr_assert_geq(n, 5);
 	cr_assert_str_eq(names[0], "blkio");
 	cr_assert_str_eq(names[1], "futex");
 	/* kill attaches before sched: its sched_waking record must come first (kill.bpf.c) */
 	cr_assert_str_eq(names[2], "kill");
-	cr_assert_str_eq(names[3], "sched");
+	/* net too (net.bpf.c) */
+	cr_assert_str_eq(names[3], "net");
+	cr_assert_str_eq(names[4], "sched");
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * net source, kernel side: which task queued the packet whose delivery woke a
+ * traced thread inside the NET_RX softirq.
+ *
+ * Three tracepoints feed one per-CPU note, and a wakeup reads it:
+ *  - net_dev_queue (the sender's context): remember skb -> who queued it, in
+ *    an LRU map, for packets leaving through a virtual device (loopback,
+ *    veth), the only ones that can come back in on this machine;
+ *  - netif_receive_skb (the softirq): the packet being delivered now, its
+ *    addresses and ports, and its sender if remembered;
+ *  - sk_data_ready (the softirq): the socket that packet made readable.
+ * At sched_waking inside that same softirq bracket, after the data-ready and
+ * before any later delivery, of a traced thread: one record with both sides.
+ * Nothing is written for packets nobody traced waits for, so the source costs
+ * a map update per packet sent through a virtual device and a few loads per
+ * packet received, and no ring traffic, when no traced thread uses sockets.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include <whyslow/whyslow.bpf.h>
+#include "net_rec.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define ETH_P_IP_ 0x0800
+#define ETH_P_IPV6_ 0x86DD
+#define AF_INET_ 2
+#define AF_INET6_ 10
+#define IPPROTO_TCP_ 6
+#define IPPROTO_UDP_ 17
+#define IFF_LOOPBACK_ 0x8
+
+struct sent {
+	struct ws_net_tuple pkt; /* to tell a reused skb address from the packet remembered */
+	__u64 ts;
+	__u32 tid, pid;
+	char comm[16];
+	__u8 sender; /* WS_NET_SENDER_TASK or _IRQ */
+};
+
+/* Packets queued on a virtual device, by skb address. LRU: most are never delivered here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct sent);
+	__uint(max_entries, 8192);
+} net_sent SEC(".maps");
+
+/* What the softirq running on this CPU delivered last, and which socket it made readable. */
+struct net_cpu {
+	__u64 seq; /* orders the two notes below */
+	__u64 rx_seq, ready_seq;
+	__u32 rx_ctx_id, ready_ctx_id;
+	__u64 rx_ts, ready_ts;
+	struct ws_net_tuple pkt, sock;
+	struct sent from; /* from.sender == NONE: not remembered */
+	__u32 rx_ifindex;
+	__u8 rx_loopback;
+	__u8 rx_virtual;
+	__u8 sock_type;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct net_cpu);
+	__uint(max_entries, 1);
+} net_cpus SEC(".maps");
+
+/* The innermost interrupt bracket if it is a softirq: its ctx_id, else 0. */
+static __always_inline __u32 softirq_id(const struct ws_cpu_state *cs)
+{
+	__u32 d;
+
+	if (!cs)
+		return 0;
+	d = cs->depth;
+	if (d == 0 || d > WS_CTX_STACK)
+		return 0;
+	if (cs->kind[(d - 1) & (WS_CTX_STACK - 1)] != WS_CTX_SOFTIRQ)
+		return 0;
+	return cs->id[(d - 1) & (WS_CTX_STACK - 1)];
+}
+
+/* Addresses, protocol and ports of the IP packet whose header starts at @nh. */
+static __always_inline void parse_ip(struct ws_net_tuple *t, const void *nh, __u16 eth_proto)
+{
+	const void *l4;
+	__u16 ports[2];
+
+	__builtin_memset(t, 0, sizeof(*t));
+	if (eth_proto == bpf_htons(ETH_P_IP_)) {
+		struct iphdr ip;
+
+		if (bpf_probe_read_kernel(&ip, sizeof(ip), nh))
+			return;
+		t->family = AF_INET_;
+		t->proto = ip.protocol;
+		__builtin_memcpy(t->saddr, &ip.saddr, 4);
+		__builtin_memcpy(t->daddr, &ip.daddr, 4);
+		/* a later fragment carries no transport header */
+		if (ip.frag_off & bpf_htons(0x1fff))
+			return;
+		l4 = nh + ip.ihl * 4;
+	} else if (eth_proto == bpf_htons(ETH_P_IPV6_)) {
+		struct ipv6hdr ip6;
+
+		if (bpf_probe_read_kernel(&ip6, sizeof(ip6), nh))
+			return;
+		t->family = AF_INET6_;
+		t->proto = ip6.nexthdr;
+		__builtin_memcpy(t->saddr, &ip6.saddr, 16);
+		__builtin_memcpy(t->daddr, &ip6.daddr, 16);
+		l4 = nh + sizeof(ip6);
+	} else {
+		return;
+	}
+	if (t->proto != IPPROTO_TCP_ && t->proto != IPPROTO_UDP_)
+		return;
+	/* TCP and UDP both begin with source and destination port */
+	if (bpf_probe_read_kernel(ports, sizeof(ports), l4))
+		return;
+	t->sport = bpf_ntohs(ports[0]);
+	t->dport = bpf_ntohs(ports[1]);
+}
+
+static __always_inline int same_tuple(const struct ws_net_tuple *a, const struct ws_net_tuple *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	int i;
+
+	/* the tuple is 40 bytes, 8-aligned in both maps; clang has no BPF memcmp */
+	for (i = 0; i < (int)(sizeof(*a) / 8); i++)
+		if (x[i] != y[i])
+			return 0;
+	return 1;
+}
+
+SEC("tp_btf/net_dev_queue")
+int BPF_PROG(ws_net_queue, struct sk_buff *skb)
+{
+	struct ws_cpu_state *cs;
+	struct net_device *dev = skb->dev;
+	struct sent s = {};
+	__u64 key = (__u64)skb, id;
+
+	/*
+	 * A device with a parent (a PCI or virtio NIC) sends the packet off the
+	 * machine: it never comes back in, so remembering it only risks a stale
+	 * entry matching a reused skb address later.
+	 */
+	if (!dev || BPF_CORE_READ(dev, dev.parent))
+		return 0;
+	parse_ip(&s.pkt, skb->head + skb->network_header, skb->protocol);
+	if (!s.pkt.family)
+		return 0;
+	cs = ws_cpu_state();
+	s.ts = bpf_ktime_get_ns();
+	if (cs && cs->depth) {
+		/* inside an interrupt, current did not send it */
+		s.sender = WS_NET_SENDER_IRQ;
+	} else {
+		id = bpf_get_current_pid_tgid();
+		s.sender = WS_NET_SENDER_TASK;
+		s.tid = (__u32)id;
+		s.pid = id >> 32;
+		bpf_get_current_comm(s.comm, sizeof(s.comm));
+	}
+	bpf_map_update_elem(&net_sent, &key, &s, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(ws_net_receive, struct sk_buff *skb)
+{
+	__u32 zero = 0, id = softirq_id(ws_cpu_state());
+	struct net_cpu *nc;
+	struct sent *s;
+	__u64 key = (__u64)skb;
+
+	if (!id)
+		return 0;
+	nc = bpf_map_lookup_elem(&net_cpus, &zero);
+	if (!nc)
+		return 0;
+	nc->rx_ctx_id = id;
+	nc->rx_seq = ++nc->seq;
+	nc->rx_ts = bpf_ktime_get_ns();
+	/* the stack has pulled the link-layer header: data is at the network header */
+	parse_ip(&nc->pkt, skb->data, skb->protocol);
+	nc->rx_ifindex = BPF_CORE_READ(skb, dev, ifindex);
+	nc->rx_loopback = (BPF_CORE_READ(skb, dev, flags) & IFF_LOOPBACK_) != 0;
+	nc->rx_virtual = !BPF_CORE_READ(skb, dev, dev.parent);
+	nc->from.sender = WS_NET_SENDER_NONE;
+	s = bpf_map_lookup_elem(&net_sent, &key);
+	if (!s)
+		return 0;
+	/* the same address with other headers is a reused skb, not the packet remembered */
+	if (same_tuple(&s->pkt, &nc->pkt))
+		__builtin_memcpy(&nc->from, s, sizeof(nc->from));
+	bpf_map_delete_elem(&net_sent, &key);
+	return 0;
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(ws_net_ready, const struct sock *sk)
+{
+	__u32 zero = 0, id = softirq_id(ws_cpu_state());
+	struct net_cpu *nc;
+	struct ws_net_tuple *t;
+
+	if (!id)
+		return 0;
+	nc = bpf_map_lookup_elem(&net_cpus, &zero);
+	if (!nc)
+		return 0;
+	nc->ready_ctx_id = id;
+	nc->ready_seq = ++nc->seq;
+	nc->ready_ts = bpf_ktime_get_ns();
+	nc->sock_type = sk->sk_type;
+	t = &nc->sock;
+	__builtin_memset(t, 0, sizeof(*t));
+	t->family = sk->__sk_common.skc_family;
+	t->proto = sk->sk_protocol;
+	if (t->family == AF_INET_) {
+		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_rcv_saddr, 4);
+		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_daddr, 4);
+	} else if (t->family == AF_INET6_) {
+		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_v6_rcv_saddr, 16);
+		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_v6_daddr, 16);
+	} else {
+		return 0;
+	}
+	t->sport = sk->__sk_common.skc_num;
+	t->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	return 0;
+}
+
+/* Runs before the sched source's program on this tracepoint (plugins attach by name). */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(ws_net_waking, struct task_struct *p)
+{
+	__u32 zero = 0, id = softirq_id(ws_cpu_state()), pid;
+	struct ws_net_wake *r;
+	struct net_cpu *nc;
+
+	if (!id)
+		return 0;
+	nc = bpf_map_lookup_elem(&net_cpus, &zero);
+	/* a socket became readable in this bracket, and no packet was delivered since */
+	if (!nc || nc->ready_ctx_id != id || (nc->rx_ctx_id == id && nc->rx_seq > nc->ready_seq))
+		return 0;
+	pid = p->tgid;
+	if (!ws_traced_tgid(pid))
+		return 0;
+	r = ws_reserve(sizeof(*r), WS_NET_WAKE);
+	if (!r)
+		return 0;
+	r->wakee_tid = p->pid;
+	r->wakee_pid = pid;
+	r->ready_ts = nc->ready_ts;
+	r->sock_type = nc->sock_type;
+	__builtin_memcpy(&r->sock, &nc->sock, sizeof(r->sock));
+	if (nc->rx_ctx_id == id) {
+		r->rx_ts = nc->rx_ts;
+		r->rx_ifindex = nc->rx_ifindex;
+		r->rx_loopback = nc->rx_loopback;
+		r->rx_virtual = nc->rx_virtual;
+		__builtin_memcpy(&r->pkt, &nc->pkt, sizeof(r->pkt));
+		r->sender = nc->from.sender;
+		r->sender_tid = nc->from.tid;
+		r->sender_pid = nc->from.pid;
+		r->queued_ts = nc->from.ts;
+		__builtin_memcpy(r->sender_comm, nc->from.comm, sizeof(r->sender_comm));
+	} else {
+		/* no delivery in this bracket: the socket was made readable otherwise */
+		r->rx_ts = 0;
+		r->rx_ifindex = 0;
+		r->rx_loopback = 0;
+		r->rx_virtual = 0;
+		__builtin_memset(&r->pkt, 0, sizeof(r->pkt));
+		r->sender = WS_NET_SENDER_NONE;
+		r->sender_tid = 0;
+		r->sender_pid = 0;
+		r->queued_ts = 0;
+		__builtin_memset(r->sender_comm, 0, sizeof(r->sender_comm));
+	}
+	ws_submit(r);
+	return 0;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/*
+ * net source, user side: explains a wait as a socket wakeup when the wakeup
+ * ran inside the NET_RX softirq, right after the delivery of a packet to the
+ * socket it made readable; the chain goes on into the task that queued that
+ * packet, or ends at the remote peer when the packet came from a NIC.
+ *
+ * The evidence rule (docs/DESIGN.md, "Sockets"): in one softirq bracket on
+ * one CPU, (1) a packet P was delivered, (2) then socket S's data-ready ran
+ * with no other delivery in between, (3) then the sleeper was woken, still
+ * before any other delivery; and P's addresses and ports are S's, seen from
+ * the other end. P's sender is the task that queued the very same skb (same
+ * address and same headers) in task context.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <whyslow/plugin.h>
+
+#include "net_rec.h"
+#include "net.skel.h"
+
+#define NAME "net"
+
+/* Wakeups kept per CPU: a bracket wakes a few readers at most before the core asks. */
+#define WAKES_PER_CPU 16
+
+struct wake {
+	struct ws_net_wake r;
+	uint64_t seq; /* decode order; 0 = empty slot */
+};
+
+struct cpu_wakes {
+	unsigned int next;
+	struct wake w[WAKES_PER_CPU];
+};
+
+static struct cpu_wakes *cpus;
+static unsigned int ncpus;
+static uint64_t seq;
+
+static const void *net_bpf_object(size_t *size)
+{
+	return net_bpf__elf_bytes(size);
+}
+
+static int net_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+{
+	struct cpu_wakes *c;
+	struct wake *w;
+
+	if (rec->kind != WS_NET_WAKE) {
+		if (host && host->log)
+			host->log(WS_LOG_DEBUG, NAME, "unknown record kind %#x", rec->kind);
+		return 0;
+	}
+	if (rec->size < sizeof(struct ws_net_wake))
+		return -EINVAL;
+	if (rec->cpu >= ncpus) {
+		unsigned int n = rec->cpu + 1u;
+		struct cpu_wakes *p = realloc(cpus, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		memset(p + ncpus, 0, (n - ncpus) * sizeof(*p));
+		cpus = p;
+		ncpus = n;
+	}
+	c = &cpus[rec->cpu];
+	w = &c->w[c->next];
+	c->next = (c->next + 1) % WAKES_PER_CPU;
+	memcpy(&w->r, rec, sizeof(w->r));
+	w->seq = ++seq;
+	return 0;
+}
+
+/* Our record of this very wakeup: same CPU, same softirq bracket, same wakee, not later. */
+static const struct ws_net_wake *record_of(const struct ws_wait *w)
+{
+	const struct ws_wake *wk = w->wake;
+	const struct wake *best = NULL;
+	const struct cpu_wakes *c;
+	unsigned int i;
+
+	if (!(wk->ctx & WS_CTX_SOFTIRQ) || (wk->ctx & WS_CTX_HARDIRQ) || wk->cpu >= ncpus)
+		return NULL;
+	c = &cpus[wk->cpu];
+	for (i = 0; i < WAKES_PER_CPU; i++) {
+		const struct wake *x = &c->w[i];
+
+		if (!x->seq || x->r.hdr.ctx_id != wk->ctx_id || x->r.wakee_tid != w->tid ||
+		    x->r.hdr.ts > wk->ts || !(x->r.hdr.ctx & WS_CTX_SOFTIRQ))
+			continue;
+		if (!best || x->seq > best->seq)
+			best = x;
+	}
+	return best ? &best->r : NULL;
+}
+
+static size_t addr_len(uint8_t family)
+{
+	return family == AF_INET6 ? 16 : 4;
+}
+
+static bool addr_any(const struct ws_net_tuple *t, const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(a, zero, addr_len(t->family));
+}
+
+/*
+ * Packet @p was for socket @s: same family and protocol, its destination is
+ * the socket's local end (any local address when the socket is bound to
+ * none), and its source is the socket's peer (any peer when the socket has
+ * none: a listener or an unconnected UDP socket).
+ */
+static bool packet_for_socket(const struct ws_net_tuple *p, const struct ws_net_tuple *s)
+{
+	struct ws_net_tuple mapped;
+	size_t n;
+
+	/* an IPv6 socket receives IPv4 packets as ::ffff:a.b.c.d */
+	if (p->family == AF_INET && s->family == AF_INET6) {
+		mapped = *p;
+		mapped.family = AF_INET6;
+		memset(mapped.saddr, 0, 16);
+		memset(mapped.daddr, 0, 16);
+		mapped.saddr[10] = mapped.saddr[11] = mapped.daddr[10] = mapped.daddr[11] = 0xff;
+		memcpy(mapped.saddr + 12, p->saddr, 4);
+		memcpy(mapped.daddr + 12, p->daddr, 4);
+		p = &mapped;
+	}
+	n = addr_len(p->family);
+	if (!p->family || p->family != s->family || p->proto != s->proto)
+		return false;
+	if (p->dport != s->sport || (!addr_any(s, s->saddr) && memcmp(p->daddr, s->saddr, n)))
+		return false;
+	if (s->dport == 0 && addr_any(s, s->daddr))
+		return true;
+	return p->sport == s->dport && !memcmp(p->saddr, s->daddr, n);
+}
+
+static const char *proto_name(uint8_t proto)
+{
+	switch (proto) {
+	case 6:
+		return "TCP";
+	case 17:
+		return "UDP";
+	default:
+		return "IP";
+	}
+}
+
+/* "127.0.0.1:5432" or "[::1]:5432" */
+static void endpoint(const struct ws_net_tuple *t, const uint8_t *addr, uint16_t port, char *buf,
+		     size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(t->family == AF_INET6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
+	snprintf(buf, len, t->family == AF_INET6 ? "[%s]:%u" : "%s:%u", a, port);
+}
+
+static void add_packet_fields(const struct ws_host *host, const struct ws_net_wake *r,
+			      struct ws_claim *out)
+{
+	char src[64], dst[64];
+
+	endpoint(&r->pkt, r->pkt.saddr, r->pkt.sport, src, sizeof(src));
+	endpoint(&r->pkt, r->pkt.daddr, r->pkt.dport, dst, sizeof(dst));
+	host->claim_str(out, "proto", proto_name(r->pkt.proto));
+	host->claim_str(out, "src", src);
+	host->claim_str(out, "dst", dst);
+}
+
+static int net_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+{
+	const struct ws_net_wake *r;
+	char comm[17];
+
+	if (!w->wake)
+		return 0;
+	r = record_of(w);
+	/* no delivery before the data-ready, or a packet for another socket: no evidence */
+	if (!r || !packet_for_socket(&r->pkt, &r->sock))
+		return 0;
+	switch (r->sender) {
+	case WS_NET_SENDER_TASK:
+		out->strength = WS_CLAIM_SPECIFIC;
+		snprintf(out->kind, sizeof(out->kind), "socket");
+		out->woken_by = r->sender_tid;
+		/* an untraced sender has no timeline to follow */
+		out->root = !host->pid_traced(r->sender_pid);
+		snprintf(
+			out->evidence, sizeof(out->evidence),
+			"woken by the delivery of a packet tid %u queued (same softirq, same socket)",
+			r->sender_tid);
+		add_packet_fields(host, r, out);
+		memcpy(comm, r->sender_comm, 16);
+		comm[16] = 0;
+		host->claim_str(out, "sender_comm", comm);
+		host->claim_u64(out, "queued_to_wake_ns",
+				r->queued_ts && w->wake->ts > r->queued_ts
+					? w->wake->ts - r->queued_ts
+					: 0);
+		return 1;
+	case WS_NET_SENDER_IRQ:
+		out->strength = WS_CLAIM_FALLBACK;
+		snprintf(out->kind, sizeof(out->kind), "socket");
+		out->woken_by = 0;
+		out->root = true;
+		snprintf(
+			out->evidence, sizeof(out->evidence),
+			"woken by the delivery of a local packet queued inside an interrupt (no task)");
+		add_packet_fields(host, r, out);
+		return 1;
+	default:
+		break;
+	}
+	if (r->rx_virtual) {
+		/* loopback or veth: from this machine, but its queueing was not seen */
+		out->strength = WS_CLAIM_FALLBACK;
+		snprintf(out->kind, sizeof(out->kind), "socket");
+		out->woken_by = 0;
+		out->root = true;
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "woken by the delivery of a local packet whose sender was not seen");
+		add_packet_fields(host, r, out);
+		return 1;
+	}
+	out->strength = WS_CLAIM_SPECIFIC;
+	snprintf(out->kind, sizeof(out->kind), "network");
+	out->woken_by = 0;
+	out->root = true;
+	snprintf(out->evidence, sizeof(out->evidence),
+		 "woken by the delivery of a packet that arrived from network device %u",
+		 r->rx_ifindex);
+	add_packet_fields(host, r, out);
+	host->claim_u64(out, "ifindex", r->rx_ifindex);
+	return 1;
+}
+
+static const char *field_str(const struct ws_claim *c, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
+		if (!strcmp(c->fields[i].key, key) && c->fields[i].type == WS_FIELD_STR)
+			return c->fields[i].s;
+	return "?";
+}
+
+static int net_describe(const struct ws_claim *c, char *buf, size_t len)
+{
+	if (!strcmp(c->kind, "network"))
+		return snprintf(buf, len, "data from %s (remote, %s to %s)", field_str(c, "src"),
+				field_str(c, "proto"), field_str(c, "dst"));
+	return snprintf(buf, len, "socket (%s %s -> %s)", field_str(c, "proto"),
+			field_str(c, "src"), field_str(c, "dst"));
+}
+
+static void net_fini(const struct ws_host *host)
+{
+	(void)host;
+	free(cpus);
+	cpus = NULL;
+	ncpus = 0;
+	seq = 0;
+}
+
+static const struct ws_plugin net_plugin = {
+	.sz = sizeof(struct ws_plugin),
+	.abi_major = WS_ABI_MAJOR,
+	.abi_minor = WS_ABI_MINOR,
+	.name = NAME,
+	.description =
+		"TCP/UDP sockets: the task that queued the packet whose delivery woke a reader",
+	.version = "1.0",
+	.kind_base = WS_KIND_NET,
+	.bpf_object = net_bpf_object,
+	.decode = net_decode,
+	.infer = net_infer,
+	.describe = net_describe,
+	.fini = net_fini,
+};
+
+WS_PLUGIN_DEFINE(net_plugin)

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Records of the net source; shared by net.bpf.c and net.c only. */
+#ifndef WHYSLOW_NET_REC_H
+#define WHYSLOW_NET_REC_H
+
+#include <whyslow/record.h>
+
+/* The net source's kind range, next after kill's (0x0500) among those record.h reserves in-tree. */
+#define WS_KIND_NET 0x0600
+
+/* Numbers are never reused. */
+#define WS_NET_WAKE (WS_KIND_NET + 1)
+
+/* ws_net_wake.sender */
+#define WS_NET_SENDER_NONE 0 /* the delivered packet was not seen being queued */
+#define WS_NET_SENDER_TASK 1 /* queued in task context: sender_* name the task */
+#define WS_NET_SENDER_IRQ 2  /* queued inside an interrupt (an ACK, a retransmit): no task */
+
+/* An IP endpoint as seen in a packet or a socket; addresses in network order. */
+struct ws_net_tuple {
+	__u8 saddr[16]; /* IPv4: first 4 bytes */
+	__u8 daddr[16];
+	__u16 sport, dport; /* host order */
+	__u8 family;	    /* AF_INET 2, AF_INET6 10; 0 = not seen */
+	__u8 proto;	    /* IPPROTO_TCP 6, IPPROTO_UDP 17, ... */
+	__u16 reserved;
+};
+
+/*
+ * A traced thread was woken inside a softirq bracket (hdr.cpu, hdr.ctx_id)
+ * in which a socket's data-ready callback ran after the bracket's last packet
+ * delivery. Written at the wakeup itself, before the sched source's record
+ * of it, so it is decoded first. Both sides of the evidence travel in it, so
+ * the user side decides (and a replay decides the same): the packet that was
+ * delivered (pkt: its own source and destination) and the socket whose data
+ * became ready (sock: saddr/sport = its local end, daddr/dport = its peer,
+ * 0 when unconnected or listening).
+ */
+struct ws_net_wake {
+	struct ws_rec_hdr hdr;
+	__u32 wakee_tid, wakee_pid;
+	__u32 sender_tid, sender_pid; /* who queued the packet, when sender == TASK */
+	char sender_comm[16];
+	__u64 queued_ts;  /* when it was queued (0 unknown) */
+	__u64 rx_ts;	  /* when it was delivered (netif_receive_skb) */
+	__u64 ready_ts;	  /* when the socket's data-ready ran */
+	__u32 rx_ifindex; /* device the packet arrived on */
+	__u8 sender;	  /* WS_NET_SENDER_* */
+	__u8 rx_loopback; /* it arrived on a loopback device */
+	__u8 sock_type;	  /* SOCK_STREAM 1, SOCK_DGRAM 2, ... */
+	__u8 rx_virtual;  /* that device has no parent (loopback, veth): not a NIC */
+	struct ws_net_tuple pkt;
+	struct ws_net_tuple sock;
+};
+
+#endif
