@@ -131,8 +131,22 @@ struct ksym {
 	bool text;
 };
 
+/* What one address of one file resolved to: libdw searches a symbol table linearly (~60 us per
+ * lookup in glibc's), and a stack's return addresses repeat. */
+struct addr_memo {
+	const struct elf_file *f;
+	uint64_t look;
+	const char *name; /* NULL: no symbol covers it */
+	uint64_t start;
+	const char *file;
+	uint32_t line;
+};
+
 struct ws_symbols {
 	struct strpool strs;
+	struct addr_memo *memo;
+	size_t memo_cap, memo_n;
+	bool no_lines;
 	struct elf_file *files;
 	struct proc *procs;
 	char *perf_map_dir;
@@ -186,10 +200,16 @@ void ws_symbols_free(struct ws_symbols *s)
 		free(f->key);
 		free(f);
 	}
+	free(s->memo);
 	free(s->ksyms);
 	free(s->perf_map_dir);
 	strpool_free(&s->strs);
 	free(s);
+}
+
+void ws_symbols_set_lines(struct ws_symbols *s, bool lines)
+{
+	s->no_lines = !lines;
 }
 
 int ws_symbols_set_perf_map_dir(struct ws_symbols *s, const char *dir)
@@ -680,13 +700,79 @@ static void resolve_kernel(struct ws_symbols *s, uint64_t ip, uint64_t look, str
 
 /* --- resolution --------------------------------------------------------------------------- */
 
+static size_t memo_slot(const struct addr_memo *tab, size_t cap, const struct elf_file *f,
+			uint64_t look)
+{
+	size_t i = ws_hash64(look ^ (uint64_t)(uintptr_t)f) & (cap - 1);
+
+	while (tab[i].f && (tab[i].f != f || tab[i].look != look))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static const struct addr_memo *memo_find(struct ws_symbols *s, const struct elf_file *f,
+					 uint64_t look)
+{
+	size_t i;
+
+	if (!s->memo_cap)
+		return NULL;
+	i = memo_slot(s->memo, s->memo_cap, f, look);
+	return s->memo[i].f ? &s->memo[i] : NULL;
+}
+
+/* Remember @m; without memory it is only not remembered. */
+static void memo_add(struct ws_symbols *s, const struct addr_memo *m)
+{
+	if ((s->memo_n + 1) * 2 > s->memo_cap) {
+		size_t ncap = s->memo_cap ? s->memo_cap * 2 : 1024;
+		struct addr_memo *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return;
+		for (size_t i = 0; i < s->memo_cap; i++)
+			if (s->memo[i].f)
+				nt[memo_slot(nt, ncap, s->memo[i].f, s->memo[i].look)] = s->memo[i];
+		free(s->memo);
+		s->memo = nt;
+		s->memo_cap = ncap;
+	}
+	s->memo[memo_slot(s->memo, s->memo_cap, m->f, m->look)] = *m;
+	s->memo_n++;
+}
+
+/* Symbol and line of @look in @f, from the memo or from libdw. */
+static const struct addr_memo *elf_resolve(struct ws_symbols *s, struct elf_file *f, uint64_t look,
+					   struct addr_memo *tmp)
+{
+	const struct addr_memo *m = memo_find(s, f, look);
+	struct ws_frame lf = { 0 };
+	const char *name;
+
+	if (m)
+		return m;
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->f = f;
+	tmp->look = look;
+	name = elf_sym(f, look, &tmp->start);
+	tmp->name = name ? intern(&s->strs, name) : NULL;
+	if (!s->no_lines) {
+		elf_line(s, f, look, &lf);
+		tmp->file = lf.file;
+		tmp->line = lf.line;
+	}
+	memo_add(s, tmp);
+	return tmp;
+}
+
 static void resolve_user(struct ws_symbols *s, struct proc *p, uint64_t ip, uint64_t look,
 			 struct ws_frame *out)
 {
 	const struct ws_map *m = p->have_maps ? ws_procmaps_find(&p->maps, look) : NULL;
 	const struct perf_sym *ps;
 	const char *perf_path;
-	uint64_t va, va_ip, start;
+	struct addr_memo tmp;
+	uint64_t va, va_ip;
 	struct elf_file *f;
 
 	/* Not covered: maybe a library dlopen()ed since the maps were read. */
@@ -697,15 +783,16 @@ static void resolve_user(struct ws_symbols *s, struct proc *p, uint64_t ip, uint
 		out->off = ip - m->start + m->offset;
 		f = proc_file(s, p, (size_t)(m - p->maps.maps));
 		if (f && elf_addr(f, m, look, &va)) {
-			const char *name = elf_sym(f, va, &start);
+			const struct addr_memo *r = elf_resolve(s, f, va, &tmp);
 
 			va_ip = va + (ip - look);
 			out->off = va_ip;
-			if (name) {
-				out->sym = intern(&s->strs, name);
-				out->off = va_ip - start;
+			if (r->name) {
+				out->sym = r->name;
+				out->off = va_ip - r->start;
 			}
-			elf_line(s, f, va, out);
+			out->file = r->file;
+			out->line = r->line;
 			if (out->sym)
 				return;
 		}

@@ -5,6 +5,7 @@
  * reader that answers from the stack copy (and, for read-only code and data, from the ELF files).
  * libdw then steps frame to frame with each module's .eh_frame/.debug_frame.
  */
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -60,8 +61,8 @@ struct ws_unwinder {
 	struct ws_unwind_result *res;
 	bool mem_miss;
 	int cb_stop; /* why frame_cb ended the walk, or -1 */
-	uint64_t last_sp, last_fp;
-	bool last_fp_known;
+	uint64_t last_sp;
+	uint64_t prev_look; /* the previous frame's pc as looked up (a return address - 1) */
 };
 
 static uint64_t now_ns(void)
@@ -327,11 +328,38 @@ static bool push(struct ws_unwinder *u, uint64_t pc, uint32_t flags)
 	return true;
 }
 
+/* Is there CFI for @look?  If not, the frame above it came from libdw's own fallback (on x86_64
+ * and arm64 it follows the frame pointer when a pc has no CFI). */
+static bool has_cfi(Dwfl *dwfl, uint64_t look)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, look);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+
+	if (!mod)
+		return false;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, look - bias, &frame) == 0) {
+		free(frame);
+		return true;
+	}
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, look - bias, &frame) == 0) {
+		free(frame);
+		return true;
+	}
+	return false;
+}
+
+static bool in_code(const struct ws_unwinder *u, uint64_t pc);
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct ws_unwinder *u = arg;
+	uint32_t flags = 0;
 	Dwarf_Addr pc;
-	Dwarf_Word sp = 0, fp = 0;
+	Dwarf_Word sp = 0;
 	bool activation;
 
 	if (!dwfl_frame_pc(state, &pc, &activation)) {
@@ -355,12 +383,26 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		}
 		u->last_sp = sp;
 	}
-	u->last_fp_known = dwfl_frame_reg(state, (unsigned)u->ar->fp, &fp) == 0;
-	u->last_fp = fp;
-	if (!push(u, pc, u->res->n == 0 || activation ? WS_UFRAME_ACTIVATION : 0)) {
+	if (u->res->n == 0 || activation)
+		flags |= WS_UFRAME_ACTIVATION;
+	if (u->res->n && !has_cfi(u->dwfl, u->prev_look)) {
+		/* Taken from a frame pointer: in code built without them that register is just
+		 * another variable, so the return address must at least land in code. */
+		if (u->flags & WS_UNWIND_NO_FP) {
+			u->cb_stop = WS_UNWIND_NO_CFI;
+			return DWARF_CB_ABORT;
+		}
+		if (!in_code(u, pc)) {
+			u->cb_stop = WS_UNWIND_BAD_FP;
+			return DWARF_CB_ABORT;
+		}
+		flags |= WS_UFRAME_FP;
+	}
+	if (!push(u, pc, flags)) {
 		u->cb_stop = WS_UNWIND_MAX_FRAMES;
 		return DWARF_CB_ABORT;
 	}
+	u->prev_look = flags & WS_UFRAME_ACTIVATION ? pc : pc - 1;
 	return DWARF_CB_OK;
 }
 
@@ -429,7 +471,6 @@ static void dwarf_walk(struct ws_unwinder *u)
 
 	u->mem_miss = false;
 	u->cb_stop = -1;
-	u->last_fp_known = false;
 	u->last_sp = 0;
 	rc = dwfl_getthread_frames(u->dwfl, u->tid, frame_cb, u);
 	/* libdw ends a walk as if at the outermost frame when a register it needs cannot be
@@ -450,12 +491,20 @@ static bool pc_covered(struct ws_unwinder *u, uint64_t pc)
 	return dwfl_addrmodule(u->dwfl, pc) != NULL;
 }
 
+static void dwarf_walk_again(struct ws_unwinder *u)
+{
+	u->res->n = 0;
+	u->res->fp_frames = 0;
+	dwarf_walk(u);
+	if (u->res->n == 0)
+		push(u, u->regs->pc, WS_UFRAME_ACTIVATION);
+}
+
 int ws_unwind(struct ws_unwinder *u, pid_t tid, const struct ws_uregs *regs,
 	      const struct ws_ustack *stack, const struct ws_unwind_opts *opts,
 	      struct ws_unwind_result *res)
 {
 	static const struct ws_unwind_opts defaults;
-	uint64_t last;
 	int err;
 
 	if (!opts)
@@ -498,28 +547,16 @@ int ws_unwind(struct ws_unwinder *u, pid_t tid, const struct ws_uregs *regs,
 	if (res->n == 0) /* libdw could not even take the first frame */
 		push(u, regs->pc, WS_UFRAME_ACTIVATION);
 
-	/* A return address outside every module: maybe a library loaded since; read the maps
-	 * again and walk once more. */
-	last = res->frames[res->n - 1].pc;
-	if (res->stop == WS_UNWIND_NO_CFI && u->live && !pc_covered(u, last - 1) &&
-	    refresh_maps(u) == 0 && pc_covered(u, last - 1)) {
-		res->n = 0;
-		res->fp_frames = 0;
-		dwarf_walk(u);
-	}
+	/* A return address in no mapping known: maybe a library loaded since the maps were read;
+	 * read them again and walk once more. */
+	for (uint32_t i = 1; i < res->n && u->live; i++) {
+		uint64_t look = res->frames[i].pc - 1;
 
-	/* CFI ran out (JIT code, or a module without unwind tables): frame pointers from the
-	 * last frame CFI recovered, with every step checked. */
-	if (res->stop == WS_UNWIND_NO_CFI && !(opts->flags & WS_UNWIND_NO_FP)) {
-		uint64_t fp = regs->fp;
-		bool known = (regs->valid & WS_UREG_FP) && res->n == 1;
-
-		if (res->n > 1 && u->last_fp_known) {
-			fp = u->last_fp;
-			known = true;
-		}
-		if (known)
-			fp_walk(u, fp, u->last_sp ? u->last_sp : regs->sp);
+		if (ws_procmaps_find(&u->maps, look))
+			continue;
+		if (refresh_maps(u) == 0 && pc_covered(u, look))
+			dwarf_walk_again(u);
+		break;
 	}
 	return 0;
 }

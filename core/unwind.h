@@ -66,7 +66,9 @@ struct ws_uframe {
 	uint32_t flags;
 };
 #define WS_UFRAME_ACTIVATION (1u << 0) /* pc is where the frame was executing, not a return */
-#define WS_UFRAME_FP (1u << 1)	       /* found by the frame-pointer fallback, not by CFI */
+#define WS_UFRAME_FP                                                     \
+	(1u << 1) /* found through the frame pointer: the frame below it \
+		   * had no CFI */
 
 /* Why a walk ended (besides the frame array being full). */
 enum ws_unwind_stop {
@@ -88,17 +90,19 @@ struct ws_unwind_opts {
 #define WS_UNWIND_DEFAULT_NS \
 	50000000ULL /* 50 ms: the first stack of a process also opens its files */
 
-#define WS_UNWIND_READ_LIVE (1u << 0) /* words outside the copy may be read from the live process \
-				       */
-#define WS_UNWIND_NO_FP (1u << 1)     /* never fall back to frame pointers */
-#define WS_UNWIND_FP_ONLY (1u << 2)   /* frame pointers only (to compare; what bpf_get_stack does) \
-				       */
+#define WS_UNWIND_READ_LIVE                                                                   \
+	(1u << 0)		  /* words outside the copy may be read from the live process \
+				   */
+#define WS_UNWIND_NO_FP (1u << 1) /* stop where CFI ends instead of following frame pointers */
+#define WS_UNWIND_FP_ONLY                                                      \
+	(1u << 2) /* frame pointers only (to compare; what bpf_get_stack does) \
+		   */
 
 struct ws_unwind_result {
 	struct ws_uframe *frames; /* caller's array of opts.max_frames entries */
 	uint32_t n;
 	enum ws_unwind_stop stop;
-	uint32_t fp_frames; /* how many came from the frame-pointer fallback */
+	uint32_t fp_frames; /* how many were found through a frame pointer (WS_UFRAME_FP) */
 };
 
 /* One process's address space, reused across the stacks of its threads (modules and their CFI

@@ -143,6 +143,18 @@ Test(symbols, symtab_and_line_info)
 	cr_assert_str_eq(base(f.file), "sym_target.c");
 	cr_assert(f.line > (uint32_t)t.alpha_first && f.line < (uint32_t)t.alpha_last,
 		  "line %u outside st_alpha (%d..%d)", f.line, t.alpha_first, t.alpha_last);
+	/* Asked again (from the memo), the same answer. */
+	cr_assert_eq(ws_symbols_resolve(s, t.pid, t.alpha + 3, false, &f), 0);
+	cr_assert_str_eq(f.sym, "st_alpha");
+	cr_assert_eq(f.off, 3);
+	ws_symbols_free(s);
+
+	/* Names only, when line info is not wanted. */
+	cr_assert_eq(ws_symbols_new(&s), 0);
+	ws_symbols_set_lines(s, false);
+	cr_assert_eq(ws_symbols_resolve(s, t.pid, t.alpha, false, &f), 0);
+	cr_assert_str_eq(f.sym, "st_alpha");
+	cr_assert_null(f.file);
 	ws_symbols_free(s);
 	target_stop(&t);
 }

@@ -43,7 +43,7 @@ struct capture {
 	struct ws_ustack st;
 };
 
-static void target_start(struct target *t)
+static void target_start_exe(struct target *t, const char *exe)
 {
 	int in[2], out[2];
 	char word[16];
@@ -58,7 +58,7 @@ static void target_start(struct target *t)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl(UNWIND_TARGET, UNWIND_TARGET, (char *)NULL);
+		execl(exe, exe, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -75,6 +75,11 @@ static void target_start(struct target *t)
 			t->holder = tid;
 	}
 	cr_assert(t->victim && t->holder);
+}
+
+static void target_start(struct target *t)
+{
+	target_start_exe(t, UNWIND_TARGET);
 }
 
 static void target_stop(struct target *t)
@@ -253,7 +258,7 @@ Test(unwind, dwarf_walks_a_stack_without_frame_pointers)
 	struct ws_unwinder *u;
 	struct ws_symbols *s;
 	struct target t;
-	uint64_t t0, t1, each[101];
+	uint64_t t0, t1, t2, t3, each[101];
 
 	target_start(&t);
 	wait_in_syscall(t.pid, t.victim, SYS_futex);
@@ -267,7 +272,14 @@ Test(unwind, dwarf_walks_a_stack_without_frame_pointers)
 	cr_assert_eq(ws_unwind(u, cv.tid, &cv.regs, &cv.st, &opts, &res), 0);
 	t1 = now_ns();
 	cr_log_info("victim: %u frames, %s", res.n, ws_unwind_stop_str(res.stop));
+	t2 = now_ns();
 	name_frames(s, t.pid, &res, &nf);
+	t3 = now_ns();
+	for (uint32_t i = 0; i < res.n; i++)
+		ws_symbols_resolve(s, t.pid, res.frames[i].pc, i > 0, &nf.f[i]);
+	cr_log_info("cost: naming %u frames %.1f us the first time (opens files, reads DWARF), "
+		    "then %.1f us",
+		    res.n, (double)(t3 - t2) / 1e3, (double)(now_ns() - t3) / 1e3);
 	assert_chain(&nf, victim_chain, 3);
 	cr_expect_eq(res.stop, WS_UNWIND_END, "stopped on: %s", ws_unwind_stop_str(res.stop));
 	cr_expect_eq(res.fp_frames, 0u, "CFI alone walks this stack");
@@ -320,6 +332,48 @@ Test(unwind, frame_pointers_alone_do_not_find_the_chain)
 	name_frames(s, t.pid, &res, &nf);
 	cr_assert(find_sym(&nf, "victim_wait") < 0 || find_sym(&nf, "victim_thread") < 0,
 		  "a frame-pointer walk found the chain: unwind_target has frame pointers");
+	ws_symbols_free(s);
+	ws_unwinder_free(u);
+	target_stop(&t);
+}
+
+/* Code with frame pointers but no unwind tables (a JIT, an old toolchain): CFI walks glibc's
+ * frames, finds none for the program's own, and the frame-pointer fallback carries on from the
+ * frame pointer CFI recovered — each step checked to stay in the copy and land in code. */
+Test(unwind, frame_pointer_fallback_where_cfi_runs_out)
+{
+	static struct capture cv;
+	struct ws_uframe frames[MAX_FRAMES];
+	struct ws_unwind_result res = { .frames = frames };
+	struct ws_unwind_opts opts = { .max_frames = MAX_FRAMES, .max_ns = SLOW_MACHINE_NS };
+	static struct named nf;
+	struct ws_unwinder *u;
+	struct ws_symbols *s;
+	struct target t;
+	int at;
+
+	target_start_exe(&t, UNWIND_TARGET_FP);
+	wait_in_syscall(t.pid, t.victim, SYS_futex);
+	capture(t.pid, t.victim, &cv);
+	cr_assert_eq(ws_unwinder_new(t.pid, NULL, &u), 0);
+	cr_assert_eq(ws_symbols_new(&s), 0);
+	cr_assert_eq(ws_unwind(u, cv.tid, &cv.regs, &cv.st, &opts, &res), 0);
+	cr_log_info("fallback: %u frames (%u by frame pointer), %s", res.n, res.fp_frames,
+		    ws_unwind_stop_str(res.stop));
+	name_frames(s, t.pid, &res, &nf);
+	at = find_sym(&nf, "gt_lock");
+	cr_assert_geq(at, 1);
+	cr_assert_lt(at + 2, (int)nf.n);
+	cr_assert_str_eq(nf.f[at + 1].sym ? nf.f[at + 1].sym : "(none)", "victim_wait");
+	cr_assert_str_eq(nf.f[at + 2].sym ? nf.f[at + 2].sym : "(none)", "victim_thread");
+	cr_assert(res.frames[at + 1].flags & WS_UFRAME_FP, "victim_wait not found by the fallback");
+
+	/* Told not to use frame pointers, the walk stops where CFI does, before the program. */
+	opts.flags = WS_UNWIND_NO_FP;
+	cr_assert_eq(ws_unwind(u, cv.tid, &cv.regs, &cv.st, &opts, &res), 0);
+	cr_assert_eq(res.fp_frames, 0u);
+	name_frames(s, t.pid, &res, &nf);
+	cr_assert_lt(find_sym(&nf, "victim_wait"), 0);
 	ws_symbols_free(s);
 	ws_unwinder_free(u);
 	target_stop(&t);
