@@ -458,6 +458,16 @@ Test(unwind, bounded_walks_stop_early_and_say_why)
 	for (uint32_t i = 0; i < res.n; i++)
 		cr_assert_eq(res.frames[i].pc, full[i].pc, "frame %u differs", i);
 
+	/* How much of the stack the whole walk needs (what BPF must copy for this program). */
+	for (shortst.len = 256; shortst.len < cv.st.len; shortst.len += 256) {
+		cr_assert_eq(ws_unwind(u, cv.tid, &cv.regs, &shortst, &opts, &res), 0);
+		if (res.stop == WS_UNWIND_END)
+			break;
+	}
+	cr_assert_eq(res.n, fres.n);
+	cr_log_info("the whole walk needs %zu bytes of stack (of %zu copied)", shortst.len,
+		    cv.st.len);
+
 	/* No stack at all: the pc alone. */
 	cr_assert_eq(ws_unwind(u, cv.tid, &cv.regs, NULL, &opts, &res), 0);
 	cr_assert_geq(res.n, 1u);
