@@ -596,7 +596,6 @@ static const struct perf_sym *perf_lookup(struct ws_symbols *s, struct proc *p, 
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/perf-%d.map", s->perf_map_dir, (int)p->pid);
-	*path_out = path;
 	if (ps)
 		goto found;
 	/* Entries are appended as code is generated: reload when the file has changed. */

@@ -536,8 +536,10 @@ int ws_unwind(struct ws_unwinder *u, pid_t tid, const struct ws_uregs *regs,
 		return 0;
 	}
 
-	if (!pc_covered(u, regs->pc))
-		refresh_maps(u); /* dlopen()ed since the maps were read; fine if it fails */
+	/* In no mapping known: dlopen()ed since the maps were read (JIT code is in a known
+	 * anonymous mapping and does not come here).  Fine if it fails. */
+	if (!ws_procmaps_find(&u->maps, regs->pc))
+		refresh_maps(u);
 	err = attach(u);
 	if (err)
 		return err;

@@ -6,6 +6,7 @@
  * Prints "NAME ADDRESS" lines, then obeys stdin commands, one line each:
  *   dlopen   -> dlopen(argv[1]) and print "st_dl_fn ADDRESS"
  *   mmap     -> map an anonymous executable page and print "anon ADDRESS"
+ *   block    -> print "st_dl_block ADDRESS", then call it: it blocks reading one byte of stdin
  * and exits 0 when stdin closes.
  */
 #include <dlfcn.h>
@@ -45,6 +46,7 @@ KEEP int st_beta(int x)
 int main(int argc, char **argv)
 {
 	char line[64];
+	void *h = NULL;
 
 	alarm(60); /* never outlive a broken test */
 	printf("st_alpha %p\nst_hidden %p\nst_beta %p\nalpha_lines %d %d\n", (void *)st_alpha,
@@ -52,8 +54,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
 		if (!strcmp(line, "dlopen\n") && argc > 1) {
-			void *h = dlopen(argv[1], RTLD_NOW);
-			void *fn = h ? dlsym(h, "st_dl_fn") : NULL;
+			void *fn;
+
+			h = dlopen(argv[1], RTLD_NOW);
+			fn = h ? dlsym(h, "st_dl_fn") : NULL;
 
 			printf("st_dl_fn %p\n", fn);
 		} else if (!strcmp(line, "mmap\n")) {
@@ -61,6 +65,16 @@ int main(int argc, char **argv)
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 			printf("anon %p\n", p == MAP_FAILED ? NULL : p);
+		} else if (!strcmp(line, "block\n") && h) {
+			int (*fn)(void);
+			void *sym = dlsym(h, "st_dl_block");
+
+			/* A data pointer to a function pointer, as POSIX dlsym requires. */
+			memcpy(&fn, &sym, sizeof(fn));
+			printf("st_dl_block %p\n", sym);
+			fflush(stdout);
+			if (fn && fn() != 2)
+				return 1;
 		}
 		fflush(stdout);
 	}

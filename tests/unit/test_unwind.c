@@ -107,7 +107,8 @@ static void wait_in_syscall(pid_t pid, pid_t tid, long nr)
 		long cur = -2;
 
 		if (f) {
-			if (fgets(buf, sizeof(buf), f))
+			/* "running" when it is not in a syscall, which strtol would read as 0 */
+			if (fgets(buf, sizeof(buf), f) && buf[0] >= '0' && buf[0] <= '9')
 				cur = strtol(buf, NULL, 10);
 			fclose(f);
 		}
@@ -377,6 +378,67 @@ Test(unwind, frame_pointer_fallback_where_cfi_runs_out)
 	ws_symbols_free(s);
 	ws_unwinder_free(u);
 	target_stop(&t);
+}
+
+/* A library dlopen()ed after the unwinder read the maps: a return address in no known mapping
+ * makes it read them again and walk once more. */
+Test(unwind, rereads_maps_after_dlopen)
+{
+	static struct capture cm;
+	struct ws_uframe frames[MAX_FRAMES];
+	struct ws_unwind_result res = { .frames = frames };
+	struct ws_unwind_opts opts = { .max_frames = MAX_FRAMES, .max_ns = SLOW_MACHINE_NS };
+	static struct named nf;
+	struct ws_unwinder *u;
+	struct ws_symbols *s;
+	int in[2], out[2], at;
+	FILE *to, *from;
+	char word[32];
+	void *addr;
+	pid_t pid;
+
+	cr_assert_eq(pipe(in), 0);
+	cr_assert_eq(pipe(out), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(SYM_TARGET, SYM_TARGET, ST_DL_LIB, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	to = fdopen(in[1], "w");
+	from = fdopen(out[0], "r");
+	for (int i = 0; i < 3; i++) /* its address lines, then its line numbers */
+		cr_assert_eq(fscanf(from, "%31s %p", word, &addr), 2);
+	cr_assert_eq(fscanf(from, "%31s %d %d", word, &at, &at), 3);
+	cr_assert_eq(ws_unwinder_new(pid, NULL, &u), 0); /* before the library is loaded */
+	fprintf(to, "dlopen\nblock\n");
+	fflush(to);
+	cr_assert_eq(fscanf(from, "%31s %p", word, &addr), 2);
+	cr_assert_eq(fscanf(from, "%31s %p", word, &addr), 2);
+	cr_assert_str_eq(word, "st_dl_block");
+	wait_in_syscall(pid, pid, SYS_read);
+	capture(pid, pid, &cm);
+
+	cr_assert_eq(ws_symbols_new(&s), 0);
+	cr_assert_eq(ws_unwind(u, pid, &cm.regs, &cm.st, &opts, &res), 0);
+	name_frames(s, pid, &res, &nf);
+	at = find_sym(&nf, "st_dl_block");
+	cr_assert_geq(at, 1, "st_dl_block not unwound (%s)", ws_unwind_stop_str(res.stop));
+	cr_assert_lt(at + 1, (int)nf.n);
+	cr_assert_str_eq(nf.f[at + 1].sym ? nf.f[at + 1].sym : "(none)", "main");
+	ws_symbols_free(s);
+	ws_unwinder_free(u);
+	fputs("x\n", to); /* st_dl_block's byte; then stdin closes and main's loop ends */
+	fclose(to);
+	fclose(from);
+	cr_assert_eq(waitpid(pid, &at, 0), pid);
+	cr_expect(WIFEXITED(at) && WEXITSTATUS(at) == 0, "sym_target failed");
 }
 
 /* The copy is the evidence: with the maps saved at capture, the stack unwinds and names the same
