@@ -1,0 +1,848 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Address -> symbol.  User addresses go through the process's maps to the mapped ELF file, whose
+ * symbols and line tables libdw's Dwfl reads (one offline Dwfl per file, cached by build-id: the
+ * address a process uses is translated to the file's own addresses first, so the cache does not
+ * depend on where a process loaded the file).  Kernel addresses go to /proc/kallsyms, anonymous
+ * code to the process's perf map.
+ */
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "procmaps.h"
+#include "symbols.h"
+#include "util.h"
+
+/* Kernel addresses have the top bit set on x86_64 and arm64; user addresses never do. */
+#define KERNEL_ADDR(a) ((a) >> 63)
+/* kallsyms has no sizes: a kernel symbol is trusted only this far past its start. */
+#define KSYM_MAX_SPAN (1u << 20)
+
+/* --- interned strings: every name handed out lives until ws_symbols_free ------------------ */
+
+struct strpool {
+	char **slots;
+	size_t cap, n;
+};
+
+static const char *intern(struct strpool *p, const char *s)
+{
+	size_t len = strlen(s), i;
+
+	if ((p->n + 1) * 2 > p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 256;
+		char **ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (size_t j = 0; j < p->cap; j++) {
+			if (!p->slots[j])
+				continue;
+			i = ws_hash_bytes(p->slots[j], strlen(p->slots[j])) & (ncap - 1);
+			while (ns[i])
+				i = (i + 1) & (ncap - 1);
+			ns[i] = p->slots[j];
+		}
+		free(p->slots);
+		p->slots = ns;
+		p->cap = ncap;
+	}
+	i = ws_hash_bytes(s, len) & (p->cap - 1);
+	while (p->slots[i]) {
+		if (!strcmp(p->slots[i], s))
+			return p->slots[i];
+		i = (i + 1) & (p->cap - 1);
+	}
+	p->slots[i] = strdup(s);
+	if (!p->slots[i])
+		return NULL;
+	p->n++;
+	return p->slots[i];
+}
+
+static void strpool_free(struct strpool *p)
+{
+	for (size_t i = 0; i < p->cap; i++)
+		free(p->slots[i]);
+	free(p->slots);
+}
+
+/* --- ELF files, cached per build-id ------------------------------------------------------- */
+
+struct load_seg {
+	uint64_t vaddr, offset, filesz;
+};
+
+struct elf_file {
+	char *key; /* build-id in hex, or "path|inode" for a file without one */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias; /* module address = ELF address + bias */
+	struct load_seg *segs;
+	size_t nsegs;
+	struct elf_file *next;
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* --- processes ---------------------------------------------------------------------------- */
+
+struct perf_sym {
+	uint64_t start, size;
+	const char *name;
+};
+
+struct perf_map {
+	struct perf_sym *syms;
+	size_t n;
+	bool tried;
+	struct timespec mtime;
+	off_t size;
+};
+
+struct proc {
+	pid_t pid;
+	bool live; /* maps read from /proc; re-read when an address is not covered */
+	bool have_maps;
+	struct ws_procmaps maps;
+	struct elf_file **files; /* per mapping; NULL: not looked up yet */
+	bool *file_tried;
+	struct perf_map perf;
+	struct proc *next;
+};
+
+struct ksym {
+	uint64_t addr;
+	const char *name;
+	const char *module;
+	bool text;
+};
+
+/* What one address of one file resolved to: libdw searches a symbol table linearly (~60 us per
+ * lookup in glibc's), and a stack's return addresses repeat. */
+struct addr_memo {
+	const struct elf_file *f;
+	uint64_t look;
+	const char *name; /* NULL: no symbol covers it */
+	uint64_t start;
+	const char *file;
+	uint32_t line;
+};
+
+struct ws_symbols {
+	struct strpool strs;
+	struct addr_memo *memo;
+	size_t memo_cap, memo_n;
+	bool no_lines;
+	struct elf_file *files;
+	struct proc *procs;
+	char *perf_map_dir;
+	struct ksym *ksyms;
+	size_t nksyms;
+	bool ksyms_tried;
+};
+
+int ws_symbols_new(struct ws_symbols **out)
+{
+	struct ws_symbols *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->perf_map_dir = strdup("/tmp");
+	if (!s->perf_map_dir) {
+		free(s);
+		return -ENOMEM;
+	}
+	elf_version(EV_CURRENT);
+	*out = s;
+	return 0;
+}
+
+static void proc_free(struct proc *p)
+{
+	ws_procmaps_free(&p->maps);
+	free(p->files);
+	free(p->file_tried);
+	free(p->perf.syms);
+	free(p);
+}
+
+void ws_symbols_free(struct ws_symbols *s)
+{
+	if (!s)
+		return;
+	while (s->procs) {
+		struct proc *p = s->procs;
+
+		s->procs = p->next;
+		proc_free(p);
+	}
+	while (s->files) {
+		struct elf_file *f = s->files;
+
+		s->files = f->next;
+		if (f->dwfl)
+			dwfl_end(f->dwfl);
+		free(f->segs);
+		free(f->key);
+		free(f);
+	}
+	free(s->memo);
+	free(s->ksyms);
+	free(s->perf_map_dir);
+	strpool_free(&s->strs);
+	free(s);
+}
+
+void ws_symbols_set_lines(struct ws_symbols *s, bool lines)
+{
+	s->no_lines = !lines;
+}
+
+int ws_symbols_set_perf_map_dir(struct ws_symbols *s, const char *dir)
+{
+	char *d = strdup(dir);
+
+	if (!d)
+		return -ENOMEM;
+	free(s->perf_map_dir);
+	s->perf_map_dir = d;
+	return 0;
+}
+
+static struct proc *proc_find(struct ws_symbols *s, pid_t pid)
+{
+	for (struct proc *p = s->procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+void ws_symbols_forget(struct ws_symbols *s, pid_t pid)
+{
+	for (struct proc **pp = &s->procs; *pp; pp = &(*pp)->next) {
+		if ((*pp)->pid == pid) {
+			struct proc *p = *pp;
+
+			*pp = p->next;
+			proc_free(p);
+			return;
+		}
+	}
+}
+
+/* Install @pm as @p's maps (taking it over), with no file looked up yet. */
+static int proc_set_maps(struct proc *p, struct ws_procmaps *pm)
+{
+	struct elf_file **files = calloc(pm->n ? pm->n : 1, sizeof(*files));
+	bool *tried = calloc(pm->n ? pm->n : 1, sizeof(*tried));
+
+	if (!files || !tried) {
+		free(files);
+		free(tried);
+		ws_procmaps_free(pm);
+		return -ENOMEM;
+	}
+	ws_procmaps_free(&p->maps);
+	free(p->files);
+	free(p->file_tried);
+	p->maps = *pm;
+	p->files = files;
+	p->file_tried = tried;
+	p->have_maps = true;
+	return 0;
+}
+
+static struct proc *proc_new(struct ws_symbols *s, pid_t pid)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->next = s->procs;
+	s->procs = p;
+	return p;
+}
+
+int ws_symbols_set_maps(struct ws_symbols *s, pid_t pid, const char *maps_text)
+{
+	struct ws_procmaps pm;
+	struct proc *p;
+	int err = ws_procmaps_parse(maps_text, &pm);
+
+	if (err)
+		return err;
+	ws_symbols_forget(s, pid);
+	p = proc_new(s, pid);
+	if (!p) {
+		ws_procmaps_free(&pm);
+		return -ENOMEM;
+	}
+	return proc_set_maps(p, &pm);
+}
+
+static int proc_reread(struct proc *p)
+{
+	struct ws_procmaps pm;
+	int err = ws_procmaps_read(p->pid, &pm);
+
+	if (err)
+		return err;
+	return proc_set_maps(p, &pm);
+}
+
+static struct proc *proc_get(struct ws_symbols *s, pid_t pid)
+{
+	struct proc *p = proc_find(s, pid);
+
+	if (p)
+		return p;
+	p = proc_new(s, pid);
+	if (!p)
+		return NULL;
+	p->live = true;
+	proc_reread(p); /* a process that is gone has no maps: its addresses stay unmapped */
+	return p;
+}
+
+/* --- one ELF file ------------------------------------------------------------------------- */
+
+static char *file_key(Elf *elf, const char *path, const struct stat *st)
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+	char *key;
+
+	if (n > 0) {
+		key = malloc((size_t)n * 2 + 1);
+		if (!key)
+			return NULL;
+		for (ssize_t i = 0; i < n; i++)
+			sprintf(key + i * 2, "%02x", ((const unsigned char *)id)[i]);
+		return key;
+	}
+	if (asprintf(&key, "%s|%ju|%ju", path, (uintmax_t)st->st_dev, (uintmax_t)st->st_ino) < 0)
+		return NULL;
+	return key;
+}
+
+static int read_segs(Elf *elf, struct elf_file *f)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(elf, &nph))
+		return -EINVAL;
+	f->segs = calloc(nph ? nph : 1, sizeof(*f->segs));
+	if (!f->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		f->segs[f->nsegs++] = (struct load_seg){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
+	}
+	return 0;
+}
+
+static struct elf_file *elf_file_open(struct ws_symbols *s, const char *path, const struct stat *st,
+				      int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	struct elf_file *f = NULL;
+	char *key;
+
+	if (!elf)
+		return NULL;
+	if (elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	key = file_key(elf, path, st);
+	if (!key)
+		goto out;
+	for (f = s->files; f; f = f->next)
+		if (!strcmp(f->key, key))
+			break;
+	if (f) {
+		free(key);
+		goto out;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		free(key);
+		goto out;
+	}
+	f->key = key;
+	if (read_segs(elf, f))
+		goto bad;
+	f->dwfl = dwfl_begin(&offline_callbacks);
+	if (!f->dwfl)
+		goto bad;
+	/* At base 0, so the module's addresses are the file's own (plus a bias for a prelinked
+	 * ET_DYN, read back below). */
+	dwfl_report_begin(f->dwfl);
+	f->mod = dwfl_report_elf(f->dwfl, path, path, -1, 0, false);
+	if (dwfl_report_end(f->dwfl, NULL, NULL) != 0 || !f->mod ||
+	    !dwfl_module_getelf(f->mod, &f->bias))
+		goto bad;
+	f->next = s->files;
+	s->files = f;
+	goto out;
+bad:
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	free(f->segs);
+	free(f->key);
+	free(f);
+	f = NULL;
+out:
+	elf_end(elf);
+	return f;
+}
+
+/*
+ * The file mapping @m of @p, opened where the process sees it.  For a live process that is
+ * /proc/PID/root/PATH (its mount namespace); the plain path is kept when it is the same file, so
+ * debug files next to it are found after the process is gone.  Either way the file must still be
+ * the inode the process mapped: a binary replaced since would give wrong names.
+ */
+static struct elf_file *proc_file(struct ws_symbols *s, struct proc *p, size_t idx)
+{
+	const struct ws_map *m = &p->maps.maps[idx];
+	char *path = NULL;
+	struct stat st, st2;
+	int fd = -1;
+
+	if (p->file_tried[idx])
+		return p->files[idx];
+	p->file_tried[idx] = true;
+	if (!m->path || m->path[0] != '/' || m->deleted)
+		return NULL;
+	if (p->live && asprintf(&path, "/proc/%d/root%s", (int)p->pid, m->path) >= 0) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st) == 0 && stat(m->path, &st2) == 0 &&
+		    st.st_dev == st2.st_dev && st.st_ino == st2.st_ino) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		free(path);
+		path = strdup(m->path);
+		if (!path)
+			return NULL;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_ino == m->inode)
+		p->files[idx] = elf_file_open(s, path, &st, fd);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	/* The same file mapped again (each segment is a mapping) shares the entry. */
+	for (size_t i = 0; i < p->maps.n && p->files[idx]; i++) {
+		const struct ws_map *o = &p->maps.maps[i];
+
+		if (!p->file_tried[i] && o->inode == m->inode && o->path &&
+		    !strcmp(o->path, m->path)) {
+			p->file_tried[i] = true;
+			p->files[i] = p->files[idx];
+		}
+	}
+	return p->files[idx];
+}
+
+/* The file's own address of @addr in mapping @m: through the file offset to its segment. */
+static bool elf_addr(const struct elf_file *f, const struct ws_map *m, uint64_t addr, uint64_t *out)
+{
+	uint64_t foff = addr - m->start + m->offset;
+
+	for (size_t i = 0; i < f->nsegs; i++) {
+		const struct load_seg *g = &f->segs[i];
+
+		if (foff >= g->offset && foff - g->offset < g->filesz) {
+			*out = g->vaddr + (foff - g->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The symbol that provably covers @look (a sized symbol, or exactly the start of an unsized
+ * one) — libdw would otherwise fall back to the nearest symbol before it. */
+static const char *elf_sym(struct elf_file *f, uint64_t look, uint64_t *start)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name;
+	int type;
+
+	name = dwfl_module_addrinfo(f->mod, look + f->bias, &off, &sym, NULL, NULL, NULL);
+	if (!name || !*name)
+		return NULL;
+	type = GELF_ST_TYPE(sym.st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		return NULL;
+	if (sym.st_size ? off >= sym.st_size : off != 0)
+		return NULL;
+	*start = look - off;
+	return name;
+}
+
+static void elf_line(struct ws_symbols *s, struct elf_file *f, uint64_t look, struct ws_frame *out)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(f->mod, look + f->bias);
+	const char *file;
+	int lineno = 0;
+
+	if (!line)
+		return;
+	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file || lineno <= 0)
+		return;
+	out->file = intern(&s->strs, file);
+	out->line = (uint32_t)lineno;
+}
+
+/* --- perf maps (JIT and interpreted code) ------------------------------------------------- */
+
+static int perf_sym_cmp(const void *a, const void *b)
+{
+	const struct perf_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Lines "START SIZE name" in hex, as perf reads them. */
+static int perf_map_load(struct ws_symbols *s, struct proc *p, const char *path,
+			 const struct stat *st)
+{
+	FILE *f = fopen(path, "re");
+	struct perf_sym *syms = NULL;
+	size_t n = 0, cap = 0;
+	char *line = NULL;
+	size_t lcap = 0;
+
+	if (!f)
+		return -errno;
+	while (getline(&line, &lcap, f) > 0) {
+		uint64_t start, size;
+		int at = 0;
+		char *name;
+
+		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &start, &size, &at) < 2 || !at ||
+		    !size)
+			continue;
+		name = line + at;
+		name[strcspn(name, "\n")] = '\0';
+		if (!*name)
+			continue;
+		if (ws_grow((void **)&syms, &cap, n + 1, sizeof(*syms)))
+			break;
+		syms[n].start = start;
+		syms[n].size = size;
+		syms[n].name = intern(&s->strs, name);
+		if (syms[n].name)
+			n++;
+	}
+	free(line);
+	fclose(f);
+	qsort(syms, n, sizeof(*syms), perf_sym_cmp);
+	free(p->perf.syms);
+	p->perf.syms = syms;
+	p->perf.n = n;
+	p->perf.mtime = st->st_mtim;
+	p->perf.size = st->st_size;
+	return 0;
+}
+
+static const struct perf_sym *perf_find(const struct perf_map *pm, uint64_t addr)
+{
+	const struct perf_sym *best = NULL;
+	size_t lo = 0, hi = pm->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pm->syms[mid].start <= addr) {
+			best = &pm->syms[mid];
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	/* A JIT reuses memory: a later entry for the same range is the newer code, and sorting
+	 * kept file order among equal starts, so the last one that covers wins. */
+	return best && addr - best->start < best->size ? best : NULL;
+}
+
+static const struct perf_sym *perf_lookup(struct ws_symbols *s, struct proc *p, uint64_t addr,
+					  const char **path_out)
+{
+	const struct perf_sym *ps = perf_find(&p->perf, addr);
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/perf-%d.map", s->perf_map_dir, (int)p->pid);
+	if (ps)
+		goto found;
+	/* Entries are appended as code is generated: reload when the file has changed. */
+	if (stat(path, &st) != 0)
+		return NULL;
+	if (p->perf.tried && st.st_size == p->perf.size &&
+	    st.st_mtim.tv_sec == p->perf.mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == p->perf.mtime.tv_nsec)
+		return NULL;
+	p->perf.tried = true;
+	if (perf_map_load(s, p, path, &st))
+		return NULL;
+	ps = perf_find(&p->perf, addr);
+	if (!ps)
+		return NULL;
+found:
+	*path_out = intern(&s->strs, path);
+	return *path_out ? ps : NULL;
+}
+
+/* --- the kernel --------------------------------------------------------------------------- */
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void ksyms_load(struct ws_symbols *s)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	size_t cap = 0, n = 0;
+	bool nonzero = false;
+
+	s->ksyms_tried = true;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char type, name[256], mod[128] = "";
+		uint64_t addr;
+		int k = sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &addr, &type, name, mod);
+
+		if (k < 3)
+			continue;
+		if (ws_grow((void **)&s->ksyms, &cap, n + 1, sizeof(*s->ksyms)))
+			break;
+		s->ksyms[n].addr = addr;
+		s->ksyms[n].name = intern(&s->strs, name);
+		s->ksyms[n].module = k == 4 ? intern(&s->strs, mod) : NULL;
+		s->ksyms[n].text = type == 't' || type == 'T';
+		nonzero |= addr != 0;
+		if (s->ksyms[n].name)
+			n++;
+	}
+	fclose(f);
+	if (!nonzero) { /* kptr_restrict hides the addresses: nothing can be resolved */
+		free(s->ksyms);
+		s->ksyms = NULL;
+		n = 0;
+	}
+	qsort(s->ksyms, n, sizeof(*s->ksyms), ksym_cmp);
+	s->nksyms = n;
+}
+
+static void resolve_kernel(struct ws_symbols *s, uint64_t ip, uint64_t look, struct ws_frame *out)
+{
+	size_t lo = 0, hi, best;
+	char mod[160];
+
+	if (!s->ksyms_tried)
+		ksyms_load(s);
+	out->module = intern(&s->strs, "[kernel]");
+	out->off = ip;
+	hi = s->nksyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ksyms[mid].addr <= look)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return;
+	best = lo - 1;
+	/* Among symbols at one address any name is right; the extent ends at the next symbol of
+	 * any kind, and the last symbol has no known end. */
+	while (best > 0 && s->ksyms[best - 1].addr == s->ksyms[best].addr && !s->ksyms[best].text)
+		best--;
+	if (!s->ksyms[best].text || lo >= s->nksyms || look - s->ksyms[best].addr >= KSYM_MAX_SPAN)
+		return;
+	out->sym = s->ksyms[best].name;
+	out->off = ip - s->ksyms[best].addr;
+	if (s->ksyms[best].module) {
+		snprintf(mod, sizeof(mod), "[%s]", s->ksyms[best].module);
+		out->module = intern(&s->strs, mod);
+	}
+}
+
+/* --- resolution --------------------------------------------------------------------------- */
+
+static size_t memo_slot(const struct addr_memo *tab, size_t cap, const struct elf_file *f,
+			uint64_t look)
+{
+	size_t i = ws_hash64(look ^ (uint64_t)(uintptr_t)f) & (cap - 1);
+
+	while (tab[i].f && (tab[i].f != f || tab[i].look != look))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static const struct addr_memo *memo_find(struct ws_symbols *s, const struct elf_file *f,
+					 uint64_t look)
+{
+	size_t i;
+
+	if (!s->memo_cap)
+		return NULL;
+	i = memo_slot(s->memo, s->memo_cap, f, look);
+	return s->memo[i].f ? &s->memo[i] : NULL;
+}
+
+/* Remember @m; without memory it is only not remembered. */
+static void memo_add(struct ws_symbols *s, const struct addr_memo *m)
+{
+	if ((s->memo_n + 1) * 2 > s->memo_cap) {
+		size_t ncap = s->memo_cap ? s->memo_cap * 2 : 1024;
+		struct addr_memo *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return;
+		for (size_t i = 0; i < s->memo_cap; i++)
+			if (s->memo[i].f)
+				nt[memo_slot(nt, ncap, s->memo[i].f, s->memo[i].look)] = s->memo[i];
+		free(s->memo);
+		s->memo = nt;
+		s->memo_cap = ncap;
+	}
+	s->memo[memo_slot(s->memo, s->memo_cap, m->f, m->look)] = *m;
+	s->memo_n++;
+}
+
+/* Symbol and line of @look in @f, from the memo or from libdw. */
+static const struct addr_memo *elf_resolve(struct ws_symbols *s, struct elf_file *f, uint64_t look,
+					   struct addr_memo *tmp)
+{
+	const struct addr_memo *m = memo_find(s, f, look);
+	struct ws_frame lf = { 0 };
+	const char *name;
+
+	if (m)
+		return m;
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->f = f;
+	tmp->look = look;
+	name = elf_sym(f, look, &tmp->start);
+	tmp->name = name ? intern(&s->strs, name) : NULL;
+	if (!s->no_lines) {
+		elf_line(s, f, look, &lf);
+		tmp->file = lf.file;
+		tmp->line = lf.line;
+	}
+	memo_add(s, tmp);
+	return tmp;
+}
+
+static void resolve_user(struct ws_symbols *s, struct proc *p, uint64_t ip, uint64_t look,
+			 struct ws_frame *out)
+{
+	const struct ws_map *m = p->have_maps ? ws_procmaps_find(&p->maps, look) : NULL;
+	const struct perf_sym *ps;
+	const char *perf_path;
+	struct addr_memo tmp;
+	uint64_t va, va_ip;
+	struct elf_file *f;
+
+	/* Not covered: maybe a library dlopen()ed since the maps were read. */
+	if (!m && p->live && proc_reread(p) == 0)
+		m = ws_procmaps_find(&p->maps, look);
+	if (m && m->path && m->path[0] == '/') {
+		out->module = intern(&s->strs, m->path);
+		out->off = ip - m->start + m->offset;
+		f = proc_file(s, p, (size_t)(m - p->maps.maps));
+		if (f && elf_addr(f, m, look, &va)) {
+			const struct addr_memo *r = elf_resolve(s, f, va, &tmp);
+
+			va_ip = va + (ip - look);
+			out->off = va_ip;
+			if (r->name) {
+				out->sym = r->name;
+				out->off = va_ip - r->start;
+			}
+			out->file = r->file;
+			out->line = r->line;
+			if (out->sym)
+				return;
+		}
+	}
+	/* Code a JIT or an interpreter generated names itself in the perf map. */
+	if (!m || !m->path || m->path[0] != '/') {
+		ps = perf_lookup(s, p, look, &perf_path);
+		if (ps) {
+			out->sym = ps->name;
+			out->off = ip - ps->start;
+			out->module = perf_path;
+			return;
+		}
+	}
+	if (m && (!m->path || m->path[0] != '/')) {
+		out->module = intern(&s->strs, m->path ? m->path : "[anon]");
+		out->off = ip - m->start;
+	}
+}
+
+int ws_symbols_resolve(struct ws_symbols *s, pid_t pid, uint64_t ip, bool return_address,
+		       struct ws_frame *out)
+{
+	uint64_t look = return_address && ip ? ip - 1 : ip;
+	struct proc *p;
+
+	memset(out, 0, sizeof(*out));
+	out->ip = ip;
+	out->off = ip;
+	if (KERNEL_ADDR(ip)) {
+		resolve_kernel(s, ip, look, out);
+		return 0;
+	}
+	p = proc_get(s, pid);
+	if (!p)
+		return -ENOMEM;
+	resolve_user(s, p, ip, look, out);
+	return 0;
+}
+
+int ws_frame_format(const struct ws_frame *f, char *buf, size_t len)
+{
+	const char *mod = f->module ? strrchr(f->module, '/') : NULL;
+
+	mod = mod ? mod + 1 : f->module;
+	if (f->sym && f->file)
+		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s) %s:%u", f->sym, f->off, mod,
+				f->file, f->line);
+	if (f->sym)
+		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", f->sym, f->off, mod);
+	if (mod)
+		return snprintf(buf, len, "%s+0x%" PRIx64, mod, f->off);
+	return snprintf(buf, len, "0x%" PRIx64, f->ip);
+}
