@@ -147,7 +147,7 @@ static void capture(pid_t pid, pid_t tid, struct capture *c)
 		.callee = { r.rbx, r.r12, r.r13, r.r14, r.r15 },
 	};
 #elif defined(__aarch64__)
-	struct user_pt_regs r;
+	struct user_regs_struct r; /* glibc: regs[31], sp, pc, pstate */
 
 	iov = (struct iovec){ &r, sizeof(r) };
 	cr_assert_eq(ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov), 0);
