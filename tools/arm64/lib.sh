@@ -79,7 +79,7 @@ arm64_build() {	# BUILD_DIR
 # The unit suite only: the root and sdk suites would attach arm64 BPF to the running x86_64 kernel.
 arm64_unit_tests() {	# BUILD_DIR
 	arm64_binfmt
-	QEMU_SET_ENV=LD_LIBRARY_PATH=$DEPS/crit/usr/lib/aarch64-linux-gnu \
+	QEMU_SET_ENV=LD_LIBRARY_PATH=$DEPS/crit/usr/lib/aarch64-linux-gnu,WHYSLOW_TEST_EMULATED=1 \
 		meson test -C "$1" --suite unit --print-errorlogs
 }
 

@@ -41,8 +41,10 @@ head -c $((size * 2 / 3)) "$DATA" >"$W/cut.data"
 "$WHYSLOW" report "$W/cut.data" >"$W/cut.txt" 2>"$W/cut.stderr"
 rc=$?
 sed 's/^/    stderr: /' "$W/cut.stderr"
+# (a "note:" line about plugin versions, for a fixture recorded by an older build, is not an error)
+grep -v '^whyslow: note: ' "$W/cut.stderr" >"$W/cut.errors"
 check "a recording cut at 2/3: exit 0 (rc $rc), one line saying where it ends" \
-	eval '[ $rc = 0 ] && [ "$(nlines "$W/cut.stderr")" = 1 ] && grep -q "recording ends early at offset" "$W/cut.stderr"'
+	eval '[ $rc = 0 ] && [ "$(nlines "$W/cut.errors")" = 1 ] && grep -q "recording ends early at offset" "$W/cut.errors"'
 # only the header: still an error, not an empty report
 head -c 20 "$DATA" >"$W/hdr.data"
 "$WHYSLOW" report "$W/hdr.data" >/dev/null 2>&1
