@@ -66,8 +66,18 @@ gt_main() {
 	local cmd=("$WHYSLOW" run --as-root --format json -o "$out" --perfetto "$GT_WORK/trace.json" --
 		   "$GT_PROGRAM" --dev "$dev" --cgroup "$cg" --truth "$truth" "${extra[@]}")
 	echo "+ ${cmd[*]}"
-	timeout -k 5 100 "${cmd[@]}" >"$GT_WORK/whyslow.stdout" 2>"$GT_WORK/whyslow.stderr"
-	rc=$?
+	# A busy machine can disturb the scenario until the ground-truth program itself declares the
+	# run invalid (its premise did not hold: "too much slack", "the run proves nothing"). That is
+	# a disturbed experiment, not a verdict on whyslow: run it again, at most three times in all
+	# (as tools/arm64/guest-init does). Any other failure counts at once.
+	local attempt
+	for attempt in 1 2 3; do
+		timeout -k 5 100 "${cmd[@]}" >"$GT_WORK/whyslow.stdout" 2>"$GT_WORK/whyslow.stderr"
+		rc=$?
+		[ $rc -ne 0 ] && grep -Eq '^gt: gt_.*: FAIL: .*(too much slack|the run proves nothing)' \
+			"$GT_WORK/whyslow.stderr" || break
+		echo "gt_$case: attempt $attempt invalid, the ground truth says: $(grep -E '^gt: gt_' "$GT_WORK/whyslow.stderr" | tail -n 1)"
+	done
 	echo "--- whyslow stderr (exit $rc, last 40 lines) ---"
 	tail -n 40 "$GT_WORK/whyslow.stderr"
 	if [ -s "$GT_WORK/whyslow.stdout" ]; then

@@ -19,11 +19,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SPIN_MS 20
 /* Reads go on until they took this many spins in all (or MAX_READS were made). */
-#define READS_PER_SPIN 4
+#define READS_PER_SPIN 8
 #define MAX_READS 4000
 
 enum {
@@ -40,6 +41,17 @@ static int nreads;
 static uint64_t sum, longest;
 static struct gt_wait wt;
 static uint64_t spin_start, spin_end;
+/* the holder's own CPU time in its spin and in its reads (syscall work, not waiting) */
+static uint64_t cpu_spin, cpu_reads;
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		gt_die("clock_gettime(CLOCK_THREAD_CPUTIME_ID): %s", strerror(errno));
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void *holder(void *arg)
 {
@@ -59,10 +71,13 @@ static void *holder(void *arg)
 	gt_steps_set(&steps, HOLDER_HOLDS);
 	gt_steps_wait(&steps, VICTIM_LOCKING);
 	gt_wait_blocked_in_futex(tid_victim);
+	cpu_spin = thread_cpu_ns();
 	spin_start = gt_now();
 	while (gt_now() - spin_start < SPIN_MS * 1000000ull)
 		; /* on CPU, one stretch (unless preempted) */
 	spin_end = gt_now();
+	cpu_reads = thread_cpu_ns();
+	cpu_spin = cpu_reads - cpu_spin;
 	/* unthrottled reads of the loop device: each a few ms at most, real disk I/O on vda */
 	while (nreads < MAX_READS && sum < READS_PER_SPIN * (spin_end - spin_start)) {
 		struct gt_read *r = &rd[nreads];
@@ -73,6 +88,7 @@ static void *holder(void *arg)
 			longest = r->end_ns - r->start_ns;
 		nreads++;
 	}
+	cpu_reads = thread_cpu_ns() - cpu_reads;
 	gt_unlock(&M);
 	return NULL;
 }
@@ -116,6 +132,14 @@ int main(int argc, char **argv)
 	if (sum < READS_PER_SPIN * (spin_end - spin_start))
 		gt_die("%d reads took only %.1f ms in all, less than %d spins", nreads,
 		       (double)sum / 1e6, READS_PER_SPIN);
+	/*
+	 * Each read also costs CPU (the syscall, the tracer's programs): on a busy or sanitized run
+	 * that can add up to more than the time actually spent blocked, and then "running" rightly
+	 * dominates the chain. Blocked time is at most the reads' time minus their CPU time.
+	 */
+	if (sum - cpu_reads < (cpu_spin + cpu_reads) * 3 / 2)
+		gt_die("the reads blocked at most %.1f ms but the holder ran %.1f ms: the run proves nothing",
+		       (double)(sum - cpu_reads) / 1e6, (double)(cpu_spin + cpu_reads) / 1e6);
 	if (!(wt.start_ns <= spin_start && rd[nreads - 1].end_ns <= wt.end_ns))
 		gt_die("ordering broken: the victim's wait does not contain the holder's work");
 
