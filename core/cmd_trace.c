@@ -17,6 +17,7 @@
 #include "cmd_trace.h"
 #include "loader.h"
 #include "outfile.h"
+#include "stuck_rec.h"
 #include "util.h"
 
 #ifndef WS_VERSION
@@ -251,6 +252,21 @@ int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, in
 	return 0;
 }
 
+void ws_trace_job_open_waits(void *ctx, const struct ws_stuck *open)
+{
+	struct ws_trace_job *j = ctx;
+	int err;
+
+	if (!j->f || j->open_waits)
+		return;
+	err = ws_stuck_encode(open, &j->open_waits, &j->open_waits_len);
+	if (err)
+		fprintf(stderr,
+			"whyslow: note: the waits still open at the end are not in %s (%s)\n",
+			j->record_path,
+			err == -E2BIG ? "too many blocked threads for one record" : strerror(-err));
+}
+
 static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool complete)
 {
 	struct ws_summary sum;
@@ -259,6 +275,10 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 	int err;
 
 	ws_session_set_tap(s, NULL, NULL);
+	if (complete && j->open_waits)
+		ws_trace_write_rec(&j->w, WS_TR_OPEN_WAITS, j->open_waits, j->open_waits_len);
+	free(j->open_waits);
+	j->open_waits = NULL;
 	if (!complete) {
 		ws_outfile_close(&j->out, false);
 		fprintf(stderr, "whyslow: the recording did not complete; %s not written\n",
@@ -368,6 +388,8 @@ struct replay {
 	uint64_t last_ts;      /* of the last event read */
 	uint64_t ended_at;     /* where an unfinished recording's complete records end */
 	bool ended_early;
+	struct ws_stuck open; /* the waits still open when the recording ended */
+	bool have_open;
 	int err;
 };
 
@@ -588,6 +610,50 @@ static int on_summary(void *ctx, const struct ws_trace_summary *s, const char *l
 	return 0;
 }
 
+static int on_open_waits(void *ctx, const void *p, size_t len)
+{
+	struct replay *r = ctx;
+	int err;
+
+	if (r->have_open) /* one per recording; a second is not the writer's */
+		return -EBADMSG;
+	err = ws_stuck_decode(p, len, &r->open);
+	if (err == -EINVAL)
+		return -EBADMSG;
+	if (err) {
+		fprintf(stderr, "whyslow: %s: %s\n", r->file, strerror(-err));
+		return err;
+	}
+	r->have_open = true;
+	return 0;
+}
+
+/*
+ * The recording's open waits, as the live run printed them: JSON before the
+ * summary line, text after it. Sets *@deadlock when one was reported.
+ */
+static int report_end(struct replay *r, bool *deadlock)
+{
+	bool json = r->format == OUT_JSON, show = r->have_open && (json || r->format == OUT_TEXT);
+	uint64_t min_block = 0;
+	int err = 0;
+
+	ws_config_u64(&r->cfg, "core", ws_core_keys, "min_block", &min_block);
+	if (r->have_open)
+		*deadlock = r->open.ncycles > 0;
+	if (show && json) {
+		err = ws_session_drain(r->s);
+		if (!err)
+			ws_stuck_print(r->out, &r->open, min_block, true, NULL);
+	}
+	if (!err)
+		err = ws_session_finish(r->s);
+	if (!err && show && !json)
+		ws_stuck_print(r->out, &r->open, min_block, false,
+			       "Still blocked when tracing ended (open waits)");
+	return err;
+}
+
 static int add_u32(uint32_t *arr, int *n, const char *opt, const char *v)
 {
 	uint64_t x;
@@ -734,11 +800,13 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 					  .thread = on_thread,
 					  .event = on_event,
 					  .summary = on_summary,
+					  .open_waits = on_open_waits,
 					  .ended_early = on_ended_early };
 	const char *output = NULL;
 	struct ws_outfile of;
 	char err[512];
 	FILE *in, *out = stdout;
+	bool deadlock = false;
 	int rc = 1, e;
 
 	if (report_parse(&r, &output, argc, argv))
@@ -793,7 +861,7 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 		fprintf(stderr, "whyslow: %s: no summary record; loss counts are unknown\n",
 			r.file);
 	}
-	if ((e = ws_session_finish(r.s))) {
+	if ((e = report_end(&r, &deadlock))) {
 		fprintf(stderr, "whyslow: %s: analysis failed: %s\n", r.file, strerror(-e));
 		goto out_file;
 	}
@@ -813,9 +881,9 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 		fprintf(stderr, "whyslow: cannot write the Perfetto trace: %s\n", strerror(-e));
 		goto out_file;
 	}
-	rc = 0;
+	rc = deadlock ? WS_EXIT_DEADLOCK : 0;
 out_file:
-	if (ws_outfile_close(&of, rc == 0))
+	if (ws_outfile_close(&of, rc != 1))
 		rc = 1;
 out_in:
 	if (r.out && r.out != out)
@@ -824,5 +892,6 @@ out_in:
 	ws_perfetto_free(r.pf);
 	ws_session_free(r.s);
 	ws_config_free(&r.cfg);
+	ws_stuck_free(&r.open);
 	return rc;
 }

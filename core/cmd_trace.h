@@ -16,6 +16,7 @@
 #include "perfetto.h"
 #include "outfile.h"
 #include "session.h"
+#include "stuck.h"
 #include "trace.h"
 
 /* What a run or attach writes besides its report; the runner's hooks. */
@@ -36,12 +37,16 @@ struct ws_trace_job {
 	struct ws_session *s;
 	struct ws_perfetto *pf;
 	uint64_t flushed_at; /* CLOCK_MONOTONIC of the last flush of the recording */
+	void *open_waits;    /* the OPEN_WAITS record's payload, written before the summary */
+	size_t open_waits_len;
 	int err;
 };
 
 /* struct ws_run_opts.on_start / on_finish with @ctx a struct ws_trace_job. */
 int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, int npids);
 int ws_trace_job_finish(void *ctx, struct ws_session *s, bool complete);
+/* struct ws_run_opts.on_open_waits: a recording keeps them for report. */
+void ws_trace_job_open_waits(void *ctx, const struct ws_stuck *open);
 
 /* Options main() parsed before the word "report". */
 struct ws_report_globals {

@@ -697,8 +697,10 @@ int main(int argc, char **argv)
 		ro.on_start = ws_trace_job_start;
 		ro.on_finish = ws_trace_job_finish;
 		ro.hook_ctx = &job;
-		if (job.record_path)
+		if (job.record_path) {
+			ro.on_open_waits = ws_trace_job_open_waits;
 			ro.output = !c.live ? "/dev/null" : strcmp(c.live, "-") ? c.live : NULL;
+		}
 	}
 	ws_config_u64(&cfg, "core", ws_core_keys, "duration", &ro.duration_ns);
 	ws_config_u64(&cfg, "core", ws_core_keys, "min_block", &ro.min_block_ns);

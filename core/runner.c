@@ -161,7 +161,8 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 static bool open_waits(const struct ws_run_opts *o, struct ws_stuck *st, const uint32_t *pids,
 		       int npids, const struct ws_stuck *earlier, uint64_t gap_ns)
 {
-	return o->open_waits && npids && !ws_stuck_take(st, pids, npids, gap_ns, earlier);
+	return (o->open_waits || o->on_open_waits) && npids &&
+	       !ws_stuck_take(st, pids, npids, gap_ns, earlier);
 }
 
 /*
@@ -200,13 +201,18 @@ static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
 	int err = 0;
 
 	ws_status_clear();
-	if (open && o->json) {
+	if (open && o->on_open_waits)
+		o->on_open_waits(o->hook_ctx, open);
+	/* a recording's open waits are there for report; the exit status says so here too */
+	if (open && !o->open_waits)
+		*deadlock = open->ncycles > 0;
+	if (open && o->open_waits && o->json) {
 		err = ws_session_drain(s);
 		*deadlock = ws_stuck_print(out->f, open, o->min_block_ns, true, NULL) > 0;
 	}
 	if (!err)
 		err = ws_session_finish(s);
-	if (!err && open && !o->json)
+	if (!err && open && o->open_waits && !o->json)
 		*deadlock = ws_stuck_print(out->f, open, o->min_block_ns, false,
 					   "Still blocked when tracing ended (open waits)") > 0;
 	if (o->on_finish && o->on_finish(o->hook_ctx, s, !err && !loop_err) && !err)

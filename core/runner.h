@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "session.h"
+#include "stuck.h"
 
 /* run: how long what the command left behind is still traced, without --wait */
 #define WS_RUN_GRACE_NS 10000000000ULL
@@ -32,6 +33,11 @@ struct ws_run_opts {
 	 */
 	int (*on_start)(void *ctx, struct ws_session *s, const uint32_t *pids, int npids);
 	int (*on_finish)(void *ctx, struct ws_session *s, bool complete);
+	/*
+	 * record: the open waits at the end (stuck.h), before on_finish; they are
+	 * taken for it even when not reported (@open_waits false).
+	 */
+	void (*on_open_waits)(void *ctx, const struct ws_stuck *open);
 	void *hook_ctx;
 };
 

@@ -279,6 +279,7 @@ void ws_stuck_free(struct ws_stuck *st)
 	free(st->t);
 	free(st->cycles);
 	free(st->cycle_len);
+	free(st->texts);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -543,8 +544,8 @@ int ws_stuck_print(FILE *f, const struct ws_stuck *st, uint64_t min_block_ns, bo
 		shown += reported(&st->t[i], min_block_ns);
 	if (!json && heading) {
 		ws_format_duration(min_block_ns, d, sizeof(d));
-		fprintf(f, "\n%s: %zu of %zu threads blocked at least %s\n", heading, shown, st->n,
-			d);
+		fprintf(f, "\n%s: %zu of %zu threads blocked at least %s\n", heading, shown,
+			st->n_total > st->n ? st->n_total : st->n, d);
 	}
 	for (size_t c = 0, at = 0; c < (size_t)st->ncycles; at += st->cycle_len[c++]) {
 		if (json)

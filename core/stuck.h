@@ -49,6 +49,8 @@ struct ws_stuck {
 	int ncycles;
 	uint64_t mono_ns, wall_ns; /* when the (second) sample was taken */
 	bool no_syscall_access;	   /* /proc/.../syscall could not be read for some thread */
+	size_t n_total;		   /* threads looked at, when more than @n (0: @n) */
+	void *texts;		   /* from a recording: what its strings point into */
 };
 
 /*

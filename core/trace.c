@@ -435,6 +435,12 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 				rc = ops->summary(ctx, &s, buf[sizeof(s)] ? buf + sizeof(s) : NULL);
 			break;
 		}
+		case WS_TR_OPEN_WAITS:
+			if (ops->open_waits)
+				rc = ops->open_waits(ctx, buf, len);
+			if (rc == -EBADMSG)
+				rc = fail(&r, at, "malformed open-waits record");
+			break;
 		case WS_TR_END: {
 			struct ws_trace_end e;
 

@@ -21,7 +21,7 @@
 
 #define WS_TRACE_MAGIC "WHYSLOW" /* with its NUL: 8 bytes */
 #define WS_TRACE_MAJOR 1
-#define WS_TRACE_MINOR 0
+#define WS_TRACE_MINOR 1
 #define WS_TRACE_MAX_REC (1u << 20) /* no record is larger; bounds the reader's buffer */
 #define WS_TRACE_MAX_PIDS 4096	    /* traced pids kept from the metadata */
 #define WS_TRACE_STR 256
@@ -44,12 +44,13 @@ struct ws_trace_rec_hdr {
 };
 
 enum ws_trace_type {
-	WS_TR_META = 1,	   /* "key\0value\0" pairs; always the first record */
-	WS_TR_DEVNAME = 2, /* struct ws_trace_devname + name\0 */
-	WS_TR_THREAD = 3,  /* struct ws_trace_thread */
-	WS_TR_EVENT = 4,   /* one ws_rec_hdr record, verbatim (its own size == payload) */
-	WS_TR_SUMMARY = 5, /* struct ws_trace_summary + lost-detail JSON\0 */
-	WS_TR_END = 6,	   /* struct ws_trace_end; nothing follows */
+	WS_TR_META = 1,	      /* "key\0value\0" pairs; always the first record */
+	WS_TR_DEVNAME = 2,    /* struct ws_trace_devname + name\0 */
+	WS_TR_THREAD = 3,     /* struct ws_trace_thread */
+	WS_TR_EVENT = 4,      /* one ws_rec_hdr record, verbatim (its own size == payload) */
+	WS_TR_SUMMARY = 5,    /* struct ws_trace_summary + lost-detail JSON\0 */
+	WS_TR_END = 6,	      /* struct ws_trace_end; nothing follows */
+	WS_TR_OPEN_WAITS = 7, /* the waits still open when tracing ended (stuck_rec.c), 1.1 */
 };
 
 struct ws_trace_devname {
@@ -115,6 +116,11 @@ struct ws_trace_ops {
 	int (*thread)(void *ctx, const struct ws_trace_thread *t);
 	int (*event)(void *ctx, const struct ws_rec_hdr *rec);
 	int (*summary)(void *ctx, const struct ws_trace_summary *s, const char *lost_json);
+	/*
+	 * WS_TR_OPEN_WAITS, its payload as written (ws_stuck_decode() checks it);
+	 * -EBADMSG: malformed, reported by the reader at its offset.
+	 */
+	int (*open_waits)(void *ctx, const void *p, size_t len);
 	/*
 	 * Optional: the file stops without an end marker, at a record boundary or
 	 * inside its last record (a killed or unfinished recording). With it set,

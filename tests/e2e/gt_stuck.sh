@@ -82,6 +82,21 @@ rpid=$("$PYTHON" -c 'import json,sys; print(json.loads(open(sys.argv[1]).read())
 sleep 0.2
 kill -0 "$rpid" 2>/dev/null && gt_fail "run --duration left the command (pid $rpid) running"
 
+echo "== deadlock, record --duration, then report (the open waits are in the recording)"
+timeout -k 5 60 "$WHYSLOW" record --as-root --duration 2s --format json --live "$GT_WORK/rec-live.jsonl" -o "$GT_WORK/dl.data" -- "$GT" deadlock >"$GT_WORK/rec.truth" 2>"$GT_WORK/rec.err"
+expect $? 3 "record --duration on a deadlock"
+"$WHYSLOW" report --format json "$GT_WORK/dl.data" >"$GT_WORK/rep.jsonl" 2>"$GT_WORK/rep.err"
+expect $? 3 "report of a recording that ended in a deadlock"
+"$PYTHON" "$CHECK" --truth "$GT_WORK/rec.truth" --json "$GT_WORK/rep.jsonl" --case deadlock || gt_fail "report: wrong deadlock"
+# the very objects the live analysis printed, in the same place (before the summary line)
+diff <(grep -E '"type":"(open_wait|deadlock)"' "$GT_WORK/rec-live.jsonl") <(grep -E '"type":"(open_wait|deadlock)"' "$GT_WORK/rep.jsonl") ||
+	gt_fail "report's open waits differ from the live ones of the same recording"
+tail -n1 "$GT_WORK/rep.jsonl" | grep -q '"type":"summary"' || gt_fail "report: the JSON stream does not end with the summary"
+"$WHYSLOW" report "$GT_WORK/dl.data" >"$GT_WORK/rep.txt" 2>>"$GT_WORK/rep.err"
+expect $? 3 "text report of a recording that ended in a deadlock"
+grep -q '^DEADLOCK: ' "$GT_WORK/rep.txt" || gt_fail "text report: no DEADLOCK line"
+grep -q 'so far on futex .* still waiting' "$GT_WORK/rep.txt" || gt_fail "text report: no open wait"
+
 echo "== pshared deadlock across processes, attach --duration on one of them"
 start_gt pshared pshared
 timeout -k 5 60 "$WHYSLOW" attach --duration 1s --format json -o "$GT_WORK/pshared.jsonl" "$GT_PID" 2>"$GT_WORK/pshared.err"

@@ -5,10 +5,12 @@
  * nothing outside what it hands out, and allocate at most one record's cap.
  * Build and run: tests/fuzz/run.sh [SECONDS].
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "stuck_rec.h"
 #include "trace.h"
 
 static volatile size_t sink;
@@ -54,6 +56,24 @@ static int on_summary(void *ctx, const struct ws_trace_summary *s, const char *l
 	return 0;
 }
 
+/* the open waits: decoded, then printed both ways as report would */
+static int on_open_waits(void *ctx, const void *p, size_t len)
+{
+	struct ws_stuck st;
+	FILE *null = fopen("/dev/null", "we");
+	int err = ws_stuck_decode(p, len, &st);
+
+	(void)ctx;
+	if (!err && null) {
+		ws_stuck_print(null, &st, 0, true, NULL);
+		ws_stuck_print(null, &st, 0, false, "open waits");
+	}
+	if (null)
+		fclose(null);
+	ws_stuck_free(&st);
+	return err == -EINVAL ? -EBADMSG : err;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct ws_trace_ops ops = {
@@ -62,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.thread = on_thread,
 		.event = on_event,
 		.summary = on_summary,
+		.open_waits = on_open_waits,
 	};
 	char err[512];
 	FILE *f;

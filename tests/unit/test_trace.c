@@ -219,7 +219,7 @@ Test(trace, newer_major_refused)
 	h.major = WS_TRACE_MAJOR + 1;
 	memcpy(buf, &h, sizeof(h));
 	cr_assert_eq(read_buf(buf, len, &s, err, sizeof(err)), -EINVAL);
-	cr_assert(strstr(err, "t.data: offset 12: format version 2.0"), "%s", err);
+	cr_assert(strstr(err, "t.data: offset 12: format version 2."), "%s", err);
 	cr_assert(strstr(err, "newer whyslow"), "%s", err);
 	cr_assert_eq(s.metas, 0);
 	free(buf);
