@@ -420,8 +420,29 @@ static uint64_t comm_total(struct ws_report *r, const char *comm)
 	return t;
 }
 
+/*
+ * Processes not traced because the filter was full: counted in ws_lost under
+ * WS_KIND_UNTRACED_PROC ({"cpu0":{"0x4":2},...}), so a recording's summary
+ * carries them too. They are not records, so not in "lost".
+ */
+static uint64_t untraced_procs(const char *lost_detail)
+{
+	char key[16];
+	uint64_t n = 0;
+	const char *p = lost_detail;
+
+	snprintf(key, sizeof(key), "\"0x%x\":", WS_KIND_UNTRACED_PROC);
+	while (p && (p = strstr(p, key))) {
+		p += strlen(key);
+		n += strtoull(p, NULL, 10);
+	}
+	return n;
+}
+
 int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 {
+	uint64_t untraced = untraced_procs(s->lost_detail),
+		 lost = s->lost > untraced ? s->lost - untraced : 0;
 	FILE *b = r->o.out;
 	char dur[32], e[4 * 96];
 	int err = 0;
@@ -438,9 +459,10 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			"{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
 			",\"events_lost\":%" PRIu64 ",\"events_lost_recursion\":%" PRIu64
 			",\"events_late\":%" PRIu64 ",\"threads\":%d,\"chains\":%" PRIu64
-			",\"waits_without_wakeup\":%" PRIu64 ",\"sources\":",
-			s->duration_ns, s->records, s->lost, s->lost_recursion, s->records_late,
-			s->threads, r->chains, s->waits_unexplained);
+			",\"waits_without_wakeup\":%" PRIu64 ",\"processes_untraced\":%" PRIu64
+			",\"sources\":",
+			s->duration_ns, s->records, lost, s->lost_recursion, s->records_late,
+			s->threads, r->chains, s->waits_unexplained, untraced);
 		ws_json_str(b, s->sources);
 		fprintf(b,
 			",\"events_by_source\":%s,\"malformed_records\":%" PRIu64
@@ -493,14 +515,21 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			}
 			fprintf(b, "\n");
 		}
-		if (s->lost || s->lost_recursion)
+		if (lost || s->lost_recursion)
 			fprintf(b,
 				"  LOST: %" PRIu64 " records (ring full) and %" PRIu64
 				" events skipped by the kernel; chains touching them are marked "
 				"incomplete\n",
-				s->lost, s->lost_recursion);
+				lost, s->lost_recursion);
 		else
 			fprintf(b, "  No records lost.\n");
+		if (untraced)
+			fprintf(b,
+				"  UNTRACED: %" PRIu64
+				" new processes of traced ones were not traced: "
+				"[core] max_processes were traced already; chains touching them are "
+				"marked incomplete\n",
+				untraced);
 		if (s->history_trims) {
 			ws_format_duration(s->shortest_history_ns, dur, sizeof(dur));
 			fprintf(b,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -438,6 +439,46 @@ static int tgid_of(uint32_t tid, uint32_t *tgid)
 	return -ESRCH;
 }
 
+/*
+ * Has process @pid exited (no such process, or every thread of it a zombie
+ * its parent has not reaped yet)? A thread-group leader that called
+ * pthread_exit is a zombie while its other threads run: that process lives.
+ */
+static bool process_gone(uint32_t pid, bool *zombie)
+{
+	char path[64];
+	struct dirent *e;
+	bool gone = true;
+	DIR *d;
+
+	*zombie = false;
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	if (!d)
+		return true;
+	while (gone && (e = readdir(d))) {
+		char spath[PATH_MAX], buf[512], *p;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(spath, sizeof(spath), "/proc/%u/task/%s/stat", pid, e->d_name);
+		f = fopen(spath, "re");
+		if (!f)
+			continue;
+		/* "tid (comm) S ...": the comm may hold spaces and parentheses */
+		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ') {
+			if (p[2] == 'Z' || p[2] == 'X')
+				*zombie = true;
+			else
+				gone = false;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return gone;
+}
+
 int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 {
 	struct ws_stuck start, open;
@@ -448,12 +489,20 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 
 	for (int i = 0; i < o->npids; i++) {
 		uint32_t tgid;
+		bool zombie;
 
 		if (tgid_of(o->pids[i], &tgid)) {
 			fprintf(stderr, "whyslow: no process or thread with PID %u\n", o->pids[i]);
 			return 1;
 		}
 		o->pids[i] = tgid; /* any thread id names its process */
+		if (process_gone(tgid, &zombie)) {
+			fprintf(stderr,
+				"whyslow: process %u has exited%s: there is nothing to attach to\n",
+				tgid,
+				zombie ? " (a zombie: its parent has not reaped it yet)" : "");
+			return 1;
+		}
 	}
 	if (ws_outfile_open(&out, o->output))
 		return 1;
@@ -471,6 +520,21 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 	if (err) {
 		ws_outfile_close(&out, false);
 		return 1;
+	}
+	/*
+	 * A target that exited before the exit tracepoint's program was attached
+	 * is in the filter for ever: the loop would wait for it without end. From
+	 * here on the kernel reports every exit.
+	 */
+	for (int i = 0; i < o->npids; i++) {
+		bool zombie;
+
+		if (process_gone(o->pids[i], &zombie)) {
+			ws_status_clear();
+			fprintf(stderr, "whyslow: process %u exited while whyslow attached\n",
+				o->pids[i]);
+			ws_session_untrace_pid(s, o->pids[i]);
+		}
 	}
 	/* waits already in progress: the state at attach bounds how long they last */
 	have_start = open_waits(o, &start, o->pids, o->npids, NULL, 0);

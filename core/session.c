@@ -35,6 +35,9 @@ const struct ws_config_key ws_core_keys[] = {
 	  "comma-separated sources (default: all installed)" },
 	{ "plugin_dir", WS_CFG_STRING, NULL, 0, 0, "directory the source plugins are loaded from" },
 	{ "ring_size", WS_CFG_U64, "16M", 65536, 1ULL << 30, "BPF ring buffer bytes (power of 2)" },
+	{ "max_processes", WS_CFG_U64, "16384", 1, 1ULL << 22,
+	  "processes traced at once; new ones past it are not traced, and are counted (UNTRACED) "
+	  "with the chains touching them marked incomplete" },
 	{ "reorder_window", WS_CFG_DURATION, "20ms", 1000000, 10000000000ULL,
 	  "how long records are held to restore timestamp order" },
 	{ "max_window", WS_CFG_DURATION, "10s", 1000000000ULL, 3600000000000ULL,
@@ -862,12 +865,12 @@ static const char *libbpf_reason(char *buf, size_t len, int err, int owner)
 	return buf;
 }
 
-static int create_maps(struct ws_session *s, uint64_t ring_size)
+static int create_maps(struct ws_session *s, uint64_t ring_size, uint64_t max_procs)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, none);
 
 	s->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ws_ring", 0, 0, ring_size, &none);
-	s->tgids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ws_tgids", 4, 1, MAX_TGIDS, &none);
+	s->tgids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ws_tgids", 4, 1, max_procs, &none);
 	s->cpu_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ws_cpu", 4,
 				   sizeof(struct ws_cpu_state), 1, &none);
 	s->lost_fd =
@@ -1063,7 +1066,7 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 
 int ws_session_attach(struct ws_session *s)
 {
-	uint64_t ring_size = 16 << 20;
+	uint64_t ring_size = 16 << 20, max_procs = MAX_TGIDS;
 	struct btf *vmlinux;
 	int err;
 
@@ -1075,14 +1078,22 @@ int ws_session_attach(struct ws_session *s)
 			ring_size);
 		return -EINVAL;
 	}
-	if ((err = create_maps(s, ring_size)))
+	ws_config_u64(s->cfg, "core", ws_core_keys, "max_processes", &max_procs);
+	if ((err = create_maps(s, ring_size, max_procs)))
 		return err;
 	/* targets named before the maps existed */
 	for (size_t i = 0; i < s->pids_cap; i++) {
 		__u8 one = 1;
 
-		if (s->pids[i] && bpf_map_update_elem(s->tgids_fd, &s->pids[i], &one, BPF_ANY))
-			return -errno;
+		if (s->pids[i] && bpf_map_update_elem(s->tgids_fd, &s->pids[i], &one, BPF_ANY)) {
+			err = -errno;
+			if (err == -E2BIG)
+				fprintf(stderr,
+					"whyslow: more processes named than max_processes (%" PRIu64
+					") allows; raise [core] max_processes\n",
+					max_procs);
+			return err;
+		}
 	}
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
@@ -1127,6 +1138,12 @@ int ws_session_trace_pid(struct ws_session *s, uint32_t pid)
 	if (s->tgids_fd >= 0 && bpf_map_update_elem(s->tgids_fd, &pid, &one, BPF_ANY))
 		return -errno;
 	return pid_add(s, pid);
+}
+
+void ws_session_untrace_pid(struct ws_session *s, uint32_t pid)
+{
+	if (s->tgids_fd >= 0)
+		bpf_map_delete_elem(s->tgids_fd, &pid);
 }
 
 bool ws_session_any_traced(struct ws_session *s)

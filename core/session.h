@@ -43,6 +43,12 @@ int ws_session_trace_pid(struct ws_session *s, uint32_t pid);
 int ws_session_start(struct ws_session *s, FILE *out);
 /* Read the ring for up to @timeout_ms and analyse what is old enough. 0 or -errno. */
 int ws_session_poll(struct ws_session *s, int timeout_ms);
+/*
+ * Take a thread group out of the kernel-side filter: one that exited before
+ * the programs that notice exits were attached (or a zombie) would stay in it
+ * for ever.
+ */
+void ws_session_untrace_pid(struct ws_session *s, uint32_t pid);
 /* Are any traced processes still alive (per the kernel-side filter)? */
 bool ws_session_any_traced(struct ws_session *s);
 /* Live counts for the status line (status.c). */

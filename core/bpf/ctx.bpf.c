@@ -185,8 +185,10 @@ int BPF_PROG(ws_follow_fork, struct task_struct *parent, struct task_struct *chi
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;
 
-	if (ptgid != ctgid && ws_traced_tgid(ptgid))
-		bpf_map_update_elem(&ws_tgids, &ctgid, &one, BPF_ANY);
+	/* a full filter must not hide the child silently: it is counted like a lost record */
+	if (ptgid != ctgid && ws_traced_tgid(ptgid) &&
+	    bpf_map_update_elem(&ws_tgids, &ctgid, &one, BPF_ANY))
+		ws_count_lost(WS_KIND_UNTRACED_PROC, ws_cpu_state());
 	return 0;
 }
 

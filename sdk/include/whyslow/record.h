@@ -41,6 +41,13 @@
  * ends, and recordings replay it.
  */
 #define WS_KIND_OPEN_WAIT (WS_KIND_CORE + 3)
+/*
+ * Never written as a record: the kind under which the core counts, in
+ * ws_lost, new processes of traced ones that could not be traced because
+ * the filter (ws_tgids, [core] max_processes) was full. Chains touching
+ * them are marked incomplete like those touching lost records.
+ */
+#define WS_KIND_UNTRACED_PROC (WS_KIND_CORE + 4)
 
 /*
  * Execution context a record was written in (ws_rec_hdr.ctx), maintained by

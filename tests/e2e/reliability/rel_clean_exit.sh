@@ -84,4 +84,34 @@ for mode in attach run; do
 done
 
 
+# --- attach to a process that is gone (issue 11.8): it ends, it never waits for ever ---------
+# a zombie: exited, its parent has not reaped it
+python3 -c 'import os, sys, time
+p = os.fork()
+if p == 0:
+    os._exit(0)
+print(p, flush=True)
+time.sleep(30)' >"$W/zombie.pid" &
+REL_PIDS+=($!)
+for _ in $(seq 50); do [ -s "$W/zombie.pid" ] && break; sleep 0.05; done
+zp=$(cat "$W/zombie.pid")
+sleep 0.2
+grep -q '^State:.*Z' "/proc/$zp/status" 2>/dev/null || notok "attach zombie: pid $zp is not a zombie"
+timeout -k 2 20 "$WHYSLOW" attach "$zp" >/dev/null 2>"$W/zombie.err"
+RC=$?
+check "attach to a zombie: refused with exit 1 at once (got $RC)" [ "$RC" = 1 ]
+check "attach to a zombie: says so" grep -q "process $zp has exited (a zombie" "$W/zombie.err"
+# a target that exits while whyslow attaches: whichever side of the attach its exit falls on,
+# whyslow ends by itself (before: it waited for an exit the kernel had already reported)
+for delay in 0.1 0.3 0.6; do
+	sleep "$delay" &
+	sp=$!
+	REL_PIDS+=($sp)
+	timeout -k 2 20 "$WHYSLOW" attach "$sp" >/dev/null 2>"$W/gone.err"
+	RC=$?
+	check "attach to a process that exits after ${delay}s: ends by itself (got $RC)" \
+		eval '[ "$RC" = 0 ] || { [ "$RC" = 1 ] && grep -q "no process\|has exited" "$W/gone.err"; }'
+done
+check "attach to a gone process: nothing left in the kernel" no_ws_left 2
+
 rel_done
