@@ -216,7 +216,9 @@ static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
 	if (!err && open && o->open_waits && !o->json)
 		*deadlock = ws_stuck_print(out->f, open, o->min_block_ns, false,
 					   "Still blocked when tracing ended (open waits)") > 0;
-	if (o->on_finish && o->on_finish(o->hook_ctx, s, !err && !loop_err) && !err)
+	/* a report that could not be written does not make a recording incomplete */
+	if (o->on_finish &&
+	    o->on_finish(o->hook_ctx, s, (!err || ws_session_report_lost(s)) && !loop_err) && !err)
 		err = -EIO;
 	if (loop_err)
 		fprintf(stderr, "whyslow: analysis failed: %s\n", strerror(-loop_err));
@@ -409,6 +411,11 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		ws_stuck_free(&open);
 	if (still_running)
 		status = end_command(pid);
+	/* the report failed, said so: a command's failure still shows, as its own status */
+	if (err && ws_session_report_lost(s) && WIFEXITED(status) && WEXITSTATUS(status))
+		return WEXITSTATUS(status);
+	if (err && ws_session_report_lost(s) && WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
 	if (err)
 		return 1;
 	if (deadlock)

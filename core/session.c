@@ -90,7 +90,8 @@ struct ws_session {
 	uint64_t by_plugin[WS_MAX_PLUGINS]; /* records each source wrote */
 	char by_source_json[512];
 	int err;
-	bool replay; /* fed from a recording: no sysfs, no BPF */
+	bool report_lost; /* the report's output failed: chains are no longer written */
+	bool replay;	  /* fed from a recording: no sysfs, no BPF */
 	ws_tap_fn tap;
 	void *tap_ctx;
 	ws_chain_sink_fn sink;
@@ -479,10 +480,29 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 		ws_report_follow_chain(s->rep, &s->chain); /* the critical path's, not a report's */
 		return;
 	}
-	if (!err && (!s->sink || s->sink(s->sink_ctx, &s->chain)))
+	if (!err && (!s->sink || s->sink(s->sink_ctx, &s->chain)) && !s->report_lost) {
+		errno = 0;
 		err = ws_report_chain(s->rep, &s->chain);
+		/*
+		 * The report's output failed (a full disk, a closed pipe): the
+		 * command, a recording and the Perfetto export go on without it.
+		 */
+		if (err == -EIO) {
+			fprintf(stderr,
+				"whyslow: cannot write the report: %s; it is lost, tracing goes on "
+				"(a recording or Perfetto export is still written)\n",
+				strerror(errno ? errno : EIO));
+			s->report_lost = true;
+			err = 0;
+		}
+	}
 	if (err && !s->err)
 		s->err = err;
+}
+
+bool ws_session_report_lost(const struct ws_session *s)
+{
+	return s->report_lost;
 }
 
 static bool graph_pid_traced(void *ctx, uint32_t pid)

@@ -49,6 +49,11 @@ int ws_session_poll(struct ws_session *s, int timeout_ms);
  * for ever.
  */
 void ws_session_untrace_pid(struct ws_session *s, uint32_t pid);
+/*
+ * Did writing the report fail mid-run (said once on stderr)? Tracing went on;
+ * ws_session_finish() then fails on the report alone.
+ */
+bool ws_session_report_lost(const struct ws_session *s);
 /* Are any traced processes still alive (per the kernel-side filter)? */
 bool ws_session_any_traced(struct ws_session *s);
 /* Live counts for the status line (status.c). */
