@@ -55,6 +55,55 @@ struct {
 	__uint(max_entries, 1);
 } klock_stack SEC(".maps");
 
+/* Low bits of the owner words that are flags, not pointer (kernel/locking/{mutex,rwsem}.c). */
+#define MUTEX_FLAGS 0x07UL
+#define RWSEM_READER_OWNED (1UL << 0)
+#define RWSEM_OWNER_FLAGS_MASK 0x03UL
+
+/*
+ * The lock's holder as the lock itself records it. Read through
+ * bpf_probe_read_kernel (BPF_CORE_READ): a holder that exits meanwhile
+ * makes the read fail or stale, never unsafe. Fields that this kernel's
+ * structs lack (PREEMPT_RT's mutex) are not read.
+ */
+static __always_inline void read_owner(struct ws_klock_begin *r, void *lock, unsigned int flags)
+{
+	struct task_struct *t = NULL;
+	long v = 0;
+
+	r->owner_tid = r->owner_pid = 0;
+	r->owner_src = KLOCK_OWNER_NONE;
+	r->reserved2 = 0;
+	__builtin_memset(r->owner_comm, 0, sizeof(r->owner_comm));
+	if (flags & (KLOCK_F_RT | KLOCK_F_PERCPU))
+		return;
+	if (flags & KLOCK_F_MUTEX) {
+		if (!bpf_core_field_exists(struct mutex, owner))
+			return;
+		v = BPF_CORE_READ((struct mutex *)lock, owner.counter);
+		t = (void *)(v & ~MUTEX_FLAGS);
+		r->owner_src = t ? KLOCK_OWNER_MUTEX : KLOCK_OWNER_RELEASED;
+	} else if (flags & (KLOCK_F_READ | KLOCK_F_WRITE)) {
+		if (!bpf_core_field_exists(struct rw_semaphore, owner))
+			return;
+		v = BPF_CORE_READ((struct rw_semaphore *)lock, owner.counter);
+		if (v & RWSEM_READER_OWNED) {
+			/* the field keeps the last reader in, but every reader may hold it */
+			r->owner_src = KLOCK_OWNER_RWSEM_READERS;
+			return;
+		}
+		t = (void *)(v & ~RWSEM_OWNER_FLAGS_MASK);
+		r->owner_src = t ? KLOCK_OWNER_RWSEM_WRITER : KLOCK_OWNER_RELEASED;
+	}
+	if (!t)
+		return;
+	r->owner_tid = BPF_CORE_READ(t, pid);
+	r->owner_pid = BPF_CORE_READ(t, tgid);
+	BPF_CORE_READ_STR_INTO(&r->owner_comm, t, comm);
+	if (!r->owner_tid)
+		r->owner_src = KLOCK_OWNER_NONE; /* the read failed */
+}
+
 SEC("tp_btf/contention_begin")
 int BPF_PROG(ws_klock_begin, void *lock, unsigned int flags)
 {
@@ -73,6 +122,7 @@ int BPF_PROG(ws_klock_begin, void *lock, unsigned int flags)
 	r->lock = (__u64)lock;
 	r->flags = flags;
 	r->reserved = 0;
+	read_owner(r, lock, flags);
 	ws_submit(r);
 	/* only a wait whose begin was written gets an end and wake records */
 	w.lock = (__u64)lock;

@@ -45,6 +45,9 @@ struct waiter {
 	uint32_t fn;
 	uint16_t nfn;
 	uint64_t waker_lock;
+	/* the lock's holder when the wait began, as the lock recorded it */
+	uint32_t owner_tid, owner_src;
+	char owner_comm[16];
 };
 
 static struct {
@@ -271,24 +274,30 @@ static int klock_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 	switch (rec->kind) {
 	case WS_KLOCK_BEGIN: {
 		const struct ws_klock_begin *b = (const void *)rec;
+		bool has_owner = rec->size >= sizeof(*b);
 
-		if (rec->size < sizeof(*b))
+		if (rec->size < WS_KLOCK_BEGIN_V1_SIZE)
 			return -EINVAL;
 		c = lookup(rec->tid);
 		/* a mutex's waiter begins again after each spin: the wait goes on */
-		if (c && c->lock == b->lock) {
-			c->flags = b->flags;
-			return 0;
+		if (!c || c->lock != b->lock) {
+			c = get_slot(rec->tid);
+			if (!c)
+				return -ENOMEM;
+			memset(c, 0, sizeof(*c));
+			c->tid = rec->tid;
+			c->pid = rec->pid;
+			c->lock = b->lock;
+			c->begin_ts = rec->ts;
 		}
-		c = get_slot(rec->tid);
-		if (!c)
-			return -ENOMEM;
-		memset(c, 0, sizeof(*c));
-		c->tid = rec->tid;
-		c->pid = rec->pid;
-		c->lock = b->lock;
 		c->flags = b->flags;
-		c->begin_ts = rec->ts;
+		/* the latest reading: the one just before it went to sleep */
+		c->owner_src = has_owner && b->owner_src <= KLOCK_OWNER_RELEASED ? b->owner_src
+										 : KLOCK_OWNER_NONE;
+		c->owner_tid = has_owner ? b->owner_tid : 0;
+		if (has_owner)
+			memcpy(c->owner_comm, b->owner_comm, sizeof(c->owner_comm));
+		c->owner_comm[sizeof(c->owner_comm) - 1] = 0;
 		return 0;
 	}
 	case WS_KLOCK_END: {
@@ -322,6 +331,13 @@ static int klock_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 }
 
 /* --- inference ---------------------------------------------------------------------------- */
+
+static const char *const owner_src_names[] = {
+	[KLOCK_OWNER_MUTEX] = "mutex_owner_field",
+	[KLOCK_OWNER_RWSEM_WRITER] = "rwsem_owner_field",
+	[KLOCK_OWNER_RWSEM_READERS] = "rwsem_reader_owned",
+	[KLOCK_OWNER_RELEASED] = "owner_field_empty",
+};
 
 static int klock_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
 {
@@ -370,6 +386,12 @@ static int klock_infer(const struct ws_host *host, const struct ws_wait *w, stru
 		host->claim_str(out, "waker_fn", fn_names[c->fn]);
 	if (!w->waker_traced)
 		host->claim_str(out, "waker_comm", wk->waker_comm ? wk->waker_comm : "?");
+	if (c->owner_src == KLOCK_OWNER_MUTEX || c->owner_src == KLOCK_OWNER_RWSEM_WRITER) {
+		host->claim_u64(out, "owner", c->owner_tid);
+		host->claim_str(out, "owner_comm", c->owner_comm);
+	}
+	if (c->owner_src != KLOCK_OWNER_NONE)
+		host->claim_str(out, "owner_evidence", owner_src_names[c->owner_src]);
 	/* this wakeup's evidence is used up */
 	c->wake_ts = 0;
 	return 1;
@@ -383,18 +405,32 @@ static const struct ws_field *field(const struct ws_claim *c, const char *key)
 	return NULL;
 }
 
-/* "kernel lock 0xffff8881... (rwsem, write)" */
+/*
+ * "kernel lock 0xffff8881... (rwsem, write)", and the holder when the wait
+ * began if the lock named one: "...; held by tid 12 (cc1) at the start, per
+ * its owner field".
+ */
 static int klock_describe(const struct ws_claim *claim, char *buf, size_t len)
 {
 	const struct ws_field *lock = field(claim, "lock"), *type = field(claim, "lock_type"),
-			      *mode = field(claim, "mode");
+			      *mode = field(claim, "mode"), *owner = field(claim, "owner"),
+			      *ocomm = field(claim, "owner_comm"),
+			      *osrc = field(claim, "owner_evidence");
+	char held[96] = "";
 
 	if (!lock || !type)
 		return snprintf(buf, len, "kernel lock");
+	if (owner && ocomm)
+		snprintf(held, sizeof(held),
+			 "; held by tid %llu (%s) at the start, per its owner field",
+			 (unsigned long long)owner->u, ocomm->s);
+	else if (osrc && !strcmp(osrc->s, "rwsem_reader_owned"))
+		snprintf(held, sizeof(held), "; held by readers at the start");
 	if (mode)
-		return snprintf(buf, len, "kernel lock 0x%llx (%s, %s)",
-				(unsigned long long)lock->u, type->s, mode->s);
-	return snprintf(buf, len, "kernel lock 0x%llx (%s)", (unsigned long long)lock->u, type->s);
+		return snprintf(buf, len, "kernel lock 0x%llx (%s, %s%s)",
+				(unsigned long long)lock->u, type->s, mode->s, held);
+	return snprintf(buf, len, "kernel lock 0x%llx (%s%s)", (unsigned long long)lock->u, type->s,
+			held);
 }
 
 /* Waits for one kernel lock are one cause, whoever released it each time. */

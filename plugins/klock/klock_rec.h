@@ -49,16 +49,40 @@ enum klock_fn {
 #define KLOCK_MAX_FRAMES 32
 
 /*
+ * Where ws_klock_begin's owner came from: the lock's own owner field, read
+ * at contention_begin (the kernel keeps it for optimistic spinning). Only
+ * a mutex and a write-held rwsem name one task; a read-held rwsem records
+ * only that readers hold it; semaphores, percpu-rwsems and rt_mutexes
+ * (PREEMPT_RT) are not read.
+ */
+enum klock_owner_src {
+	KLOCK_OWNER_NONE = 0,	       /* not readable for this lock type */
+	KLOCK_OWNER_MUTEX = 1,	       /* struct mutex.owner, flag bits masked */
+	KLOCK_OWNER_RWSEM_WRITER = 2,  /* struct rw_semaphore.owner, not reader-owned */
+	KLOCK_OWNER_RWSEM_READERS = 3, /* reader-owned: no single owner */
+	KLOCK_OWNER_RELEASED = 4,      /* the field was empty: released in between */
+};
+
+/*
  * hdr.tid began to wait for the sleeping lock @lock (a contention_begin
  * without LCB_F_SPIN). A mutex reports a spinning phase first and then this
- * one; both are followed by one ws_klock_end.
+ * one; both are followed by one ws_klock_end. The owner fields were added
+ * later (records only grow): a shorter record has none.
  */
 struct ws_klock_begin {
 	struct ws_rec_hdr hdr;
 	__u64 lock;  /* the lock's kernel address */
 	__u32 flags; /* KLOCK_F_* */
 	__u32 reserved;
+	__u32 owner_tid; /* the holder at contention begin (0: none named, see owner_src) */
+	__u32 owner_pid;
+	__u32 owner_src; /* enum klock_owner_src */
+	__u32 reserved2;
+	char owner_comm[16];
 };
+
+/* Size of a ws_klock_begin written before the owner fields existed. */
+#define WS_KLOCK_BEGIN_V1_SIZE (sizeof(struct ws_rec_hdr) + 16)
 
 /* hdr.tid stopped waiting for @lock: took it (@ret 0) or gave up (-EINTR, ...). */
 struct ws_klock_end {

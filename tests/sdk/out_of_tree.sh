@@ -114,6 +114,13 @@ for line in open(path):
 print(f"{links} kernel_lock links, {len(proven)} from the waiter to the holder with the release proven")
 if proven:
     print("e.g.", json.dumps(proven[0]))
-sys.exit(0 if proven else 1)
+# 14.3: the rwsem's owner field names the writer that held it when the wait began: the holder
+# (mprotect holds mmap_lock for write). Nothing else may be named; readers are named as such.
+named = [l for l in proven if "owner" in l]
+wrong = [l for l in named if l["owner"] != holder or l.get("owner_evidence") != "rwsem_owner_field"]
+print(f"{len(named)} of them name the holder from the lock's owner field, {len(wrong)} name another")
+if wrong:
+    print("wrong owner:", json.dumps(wrong[0]))
+sys.exit(0 if proven and named and not wrong else 1)
 PY
 echo "PASS (e2e)"
