@@ -1175,6 +1175,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		    : !strcmp(fmt, "folded")	 ? WS_FORMAT_FOLDED
 						 : WS_FORMAT_JSON;
 	ro.top = top;
+	ro.min_block_ns = min_block;
 	if (!s->replay)
 		ws_clock_anchor(&s->clock);
 	s->start_mono = ws_clock_mono_now();
