@@ -205,10 +205,7 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 	ws_format_duration(t.summarised_ns, d, sizeof(d));
 	ws_format_duration(oc->min_block, mb, sizeof(mb));
 	fprintf(out,
-		"  Off CPU %s in all = %s in %" PRIu64
-		" waits of at least %s (the chains and reasons above) + %s in %" PRIu64
-		" shorter waits + %s in %" PRIu64
-		" waits summarised in the kernel (cause not recorded)",
+		"  Off CPU %s in all = %s in %" PRIu64 " waits of at least %s (the chains and reasons above) + %s in %" PRIu64 " shorter waits + %s in %" PRIu64 " waits summarised in the kernel (cause not recorded)",
 		a, b, t.reported_n, mb, c, t.short_n, d, t.summarised_n);
 	if (t.open_ns) {
 		ws_format_duration(t.open_ns, a, sizeof(a));
@@ -249,8 +246,7 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 			ws_format_duration((h->summ.blocked_ns + h->summ.runnable_ns) / h->summ.n,
 					   b, sizeof(b));
 			fprintf(out,
-				"%s %" PRIu64
-				" of %s summarised in the kernel = %s (cause not recorded)",
+				"%s %" PRIu64 " of %s summarised in the kernel = %s (cause not recorded)",
 				h->res[0].n || h->other.n ? "," : "", h->summ.n, b, a);
 		}
 		fprintf(out, "\n");
