@@ -17,6 +17,7 @@
 #include "cmd_trace.h"
 #include "loader.h"
 #include "outfile.h"
+#include "resolution.h"
 #include "stuck_rec.h"
 #include "util.h"
 
@@ -208,6 +209,7 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	ws_config_u64(j->cfg, "core", ws_core_keys, "min_block", &m->min_block_ns);
 	ws_config_u64(j->cfg, "core", ws_core_keys, "max_window", &m->max_window_ns);
 	ws_config_u64(j->cfg, "core", ws_core_keys, "max_history", &m->max_history);
+	m->resolution_ns = ws_resolution_ns(j->cfg);
 	for (int i = 0; i < npids && m->npids < WS_TRACE_MAX_PIDS; i++)
 		m->pids[m->npids++] = pids[i];
 
@@ -487,6 +489,26 @@ static void check_versions(struct replay *r, const char *recorded)
 			r->file, ws_text_esc(recorded, e, sizeof(e)), now);
 }
 
+/*
+ * Periods shorter than the recording's resolution are not in it one by one: a
+ * min_block below what that supports would report chains from missing pieces.
+ */
+static int check_resolution(struct replay *r, const struct ws_trace_meta *m)
+{
+	uint64_t min_block = 0, least = ws_resolution_min_block(m->resolution_ns);
+	char res[32], need[32];
+
+	ws_config_u64(&r->cfg, "core", ws_core_keys, "min_block", &min_block);
+	if (min_block >= least)
+		return 0;
+	ws_format_duration(m->resolution_ns, res, sizeof(res));
+	ws_format_duration(least, need, sizeof(need));
+	fprintf(stderr,
+		"whyslow: %s was recorded at resolution %s: use --min-block %s or more, or record again with a smaller [core] resolution\n",
+		r->file, res, need);
+	return -EINVAL;
+}
+
 static int on_meta(void *ctx, const struct ws_trace_meta *m)
 {
 	struct replay *r = ctx;
@@ -519,6 +541,8 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	}
 	if (r->top)
 		ws_config_set(&r->cfg, "core", "top", r->top);
+	if ((err = check_resolution(r, m)))
+		return err;
 	if ((err = ws_session_open(&r->s, &so, &r->cfg)))
 		return err;
 	if (r->verbose) {

@@ -258,7 +258,8 @@ static uint32_t *claim_index_slot(struct ws_graph *g, const struct ws_claim *c, 
 	while (g->claim_index[i]) {
 		struct claim_slot *s = &g->claims[g->claim_index[i]];
 
-		if (s->hash == h && s->c.owner == c->owner && memcmp(&s->c, c, claim_used(c)) == 0 &&
+		if (s->hash == h && s->c.owner == c->owner &&
+		    memcmp(&s->c, c, claim_used(c)) == 0 &&
 		    memcmp(&s->c.syscall, &c->syscall, sizeof(c->syscall)) == 0)
 			break;
 		i = (i + 1) & mask;
@@ -570,6 +571,42 @@ static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_
 	}
 }
 
+/*
+ * The source did not report @t leaving the CPU at @off (it summarises short
+ * periods) but says so now, with the record that ends the period: put the
+ * switch-out in. Nothing of @t happened in between (it was off CPU), so its
+ * timeline stays in order. A blocked stretch that is already over (@wake) was
+ * shorter than the resolution: its cause was not recorded.
+ */
+static void late_switch_out(struct ws_graph *g, struct ws_thread *t, uint64_t off, uint32_t state,
+			    uint32_t cpu, uint64_t wake)
+{
+	struct ws_switch sw = { .sz = sizeof(sw),
+				.ts = off,
+				.cpu = cpu,
+				.prev_tid = t->tid,
+				.prev_pid = t->pid,
+				.prev_state = state };
+	enum ws_thread_state s = cur_state(t);
+
+	if (s != WS_STATE_RUNNING && s != WS_STATE_UNKNOWN)
+		return;
+	switch_out(g, t, &sw);
+	if (state && wake && cur_state(t) == WS_STATE_BLOCKED) {
+		cur(t)->claim = core_claim(
+			g, "unknown", "blocked shorter than the resolution: cause not recorded");
+		transition(g, t, wake, WS_STATE_RUNNABLE, cpu);
+		t->wake_ts = wake;
+	}
+}
+
+static void short_add(struct ws_thread *t, const struct ws_short_waits *sh)
+{
+	t->short_waits.n += sh->n;
+	t->short_waits.blocked_ns += sh->blocked_ns;
+	t->short_waits.runnable_ns += sh->runnable_ns;
+}
+
 static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
 {
 	enum ws_thread_state s = cur_state(t);
@@ -602,6 +639,14 @@ static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_s
 	}
 	t->off_start = 0;
 	t->wake_ts = 0;
+}
+
+/* Time of @cpu's latest run kept (0: none). */
+static uint64_t cpu_last_ts(struct ws_graph *g, uint16_t cpu)
+{
+	struct cpu_hist *h = cpu < g->ncpus ? &g->cpus[cpu] : NULL;
+
+	return h && h->n > h->head ? h->r[h->n - 1].ts : 0;
 }
 
 static void cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid, uint32_t pid)
@@ -639,6 +684,8 @@ static void cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid
 
 void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 {
+	bool summarised =
+		sw->sz >= offsetof(struct ws_switch, prev_out_later) + sizeof(sw->prev_out_later);
 	uint32_t prev_pid = ws_graph_pid_of(g, sw->prev_tid);
 	struct ws_thread *t;
 
@@ -648,8 +695,13 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	name_set(g, sw->next_tid, sw->next_pid, sw->next_comm, sw->ts);
 	if (sw->prev_pid)
 		prev_pid = sw->prev_pid;
+	/* prev's own switch-in may not have been reported: it held the CPU since then */
+	if (summarised && sw->prev_run_start && sw->prev_run_start < sw->ts &&
+	    sw->prev_run_start > cpu_last_ts(g, sw->cpu))
+		cpu_push(g, sw->cpu, sw->prev_run_start, sw->prev_tid, prev_pid);
 	cpu_push(g, sw->cpu, sw->ts, sw->next_tid, sw->next_pid);
-	if (sw->prev_tid && g->ops.pid_traced(g->ops.ctx, prev_pid)) {
+	if (sw->prev_tid && g->ops.pid_traced(g->ops.ctx, prev_pid) &&
+	    !(summarised && sw->prev_out_later)) {
 		t = thread_get(g, sw->prev_tid, prev_pid, sw->ts);
 		if (t)
 			switch_out(g, t, sw);
@@ -659,6 +711,11 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 		if (t) {
 			if (sw->next_comm)
 				strncpy(t->comm, sw->next_comm, WS_COMM - 1);
+			if (summarised && sw->next_off_ts && sw->next_off_ts <= sw->ts)
+				late_switch_out(g, t, sw->next_off_ts, sw->next_off_state,
+						sw->next_off_cpu, sw->next_wake_ts);
+			if (summarised)
+				short_add(t, &sw->next_short);
 			switch_in(g, t, sw);
 		}
 	}
@@ -679,6 +736,9 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 	t = thread_get(g, wk->wakee_tid, wk->wakee_pid, wk->ts);
 	if (!t)
 		return;
+	if (wk->sz >= offsetof(struct ws_wake, off_cpu) + sizeof(wk->off_cpu) && wk->off_ts &&
+	    wk->off_ts <= wk->ts)
+		late_switch_out(g, t, wk->off_ts, wk->off_state, wk->off_cpu, 0);
 	switch (cur_state(t)) {
 	case WS_STATE_BLOCKED:
 		c = cur(t);
@@ -724,6 +784,9 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 		t = ws_graph_thread(g, ev->tid);
 		if (t)
 			t->exiting = true;
+		if (t && ev->sz >= offsetof(struct ws_thread_event, short_waits) +
+					   sizeof(ev->short_waits))
+			short_add(t, &ev->short_waits);
 		break;
 	}
 }

@@ -46,6 +46,10 @@ struct ws_thread {
 	uint64_t pending_ts;
 	uint32_t pending_claim;
 
+	/* off-CPU periods the source summarised instead of reporting (shorter than the resolution)
+	 */
+	struct ws_short_waits short_waits;
+
 	struct ws_thread *next_dead;
 };
 

@@ -9,6 +9,7 @@
 #include "critpath.h"
 #include "folded.h"
 #include "reasons.h"
+#include "offcpu.h"
 #include "report.h"
 #include "syscall_fmt.h"
 #include "util.h"
@@ -34,6 +35,7 @@ struct ws_report {
 	uint64_t chains, blocked_total;
 	struct ws_reasons *reasons;
 	struct ws_critpath *cp; /* run: the command's main thread, or NULL */
+	struct ws_offcpu *oc;	/* every thread's time off CPU, conserved */
 };
 
 static int render_text(void *ctx, const struct ws_chain *c, char **text);
@@ -47,9 +49,11 @@ struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph 
 	r->o = *o;
 	r->g = g;
 	r->reasons = ws_reasons_new(render_text, r);
+	r->oc = ws_offcpu_new(o->min_block_ns);
 	if (r->o.top > 0)
 		r->top = calloc(r->o.top, sizeof(*r->top));
-	if (!r->reasons || (r->o.top > 0 && !r->top)) {
+	if (!r->reasons || !r->oc || (r->o.top > 0 && !r->top)) {
+		ws_offcpu_free(r->oc);
 		ws_reasons_free(r->reasons);
 		free(r->top);
 		free(r);
@@ -336,6 +340,7 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 	if ((err = ws_reasons_add(r->reasons, c)))
 		return err;
 	ws_report_follow_chain(r, c);
+	ws_offcpu_chain(r->oc, c);
 	r->blocked_total += c->end - c->start;
 	for (size_t i = 0; i < c->nsegs; i++) {
 		char root[96];
@@ -389,6 +394,7 @@ void ws_report_follow_chain(struct ws_report *r, const struct ws_chain *c)
 void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct ws_ival *iv,
 		    const struct ws_claim *claim)
 {
+	ws_offcpu_ival(r->oc, r->g, t, iv, claim);
 	if (r->cp && t->tid == ws_critpath_tid(r->cp))
 		ws_critpath_ival(r->cp, t, iv, claim);
 }
@@ -455,6 +461,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		if (r->cp)
 			ws_critpath_json(r->cp, b);
 		ws_reasons_json(r->reasons, b);
+		ws_offcpu_json_threads(r->oc, b);
 		fprintf(b,
 			"{\"type\":\"summary\",\"duration_ns\":%" PRIu64 ",\"events\":%" PRIu64
 			",\"events_lost\":%" PRIu64 ",\"events_lost_recursion\":%" PRIu64
@@ -482,7 +489,9 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			fprintf(b, ",\"ns\":%" PRIu64 ",\"share\":%.4f}", r->roots[i].ns,
 				tot ? (double)r->roots[i].ns / tot : 0.0);
 		}
-		fprintf(b, "]}\n");
+		fprintf(b, "]");
+		ws_offcpu_json_totals(r->oc, b);
+		fprintf(b, "}\n");
 	} else {
 		if (r->ntop)
 			qsort(r->top, r->ntop, sizeof(*r->top), by_blocked);
@@ -515,6 +524,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			}
 			fprintf(b, "\n");
 		}
+		ws_offcpu_text(r->oc, b, r->o.top);
 		if (lost || s->lost_recursion)
 			fprintf(b,
 				"  LOST: %" PRIu64 " records (ring full) and %" PRIu64
@@ -558,6 +568,7 @@ void ws_report_free(struct ws_report *r)
 	free(r->top);
 	free(r->roots);
 	ws_reasons_free(r->reasons);
+	ws_offcpu_free(r->oc);
 	ws_critpath_free(r->cp);
 	free(r);
 }

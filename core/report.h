@@ -24,6 +24,7 @@ struct ws_report_opts {
 	const struct ws_clock *clock;
 	ws_describe_fn describe;
 	void *describe_ctx;
+	uint64_t min_block_ns; /* waits shorter than this are counted, not chained */
 };
 
 /* What the run saw, for the summary. */

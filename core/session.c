@@ -16,6 +16,7 @@
 #include "graph.h"
 #include "reorder.h"
 #include "session.h"
+#include "resolution.h"
 #include "util.h"
 
 #define MAX_TGIDS 16384
@@ -30,6 +31,8 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "output", WS_CFG_STRING, NULL, 0, 0, "write the report to this file instead of stdout" },
 	{ "min_block", WS_CFG_DURATION, "10ms", 0, 3600000000000ULL,
 	  "report waits (time off CPU) at least this long" },
+	{ "resolution", WS_CFG_DURATION, NULL, 0, 3600000000000ULL,
+	  "off-CPU periods shorter than this are summed per thread in the kernel, not recorded one by one (default: min_block/64; 0: record every switch)" },
 	{ "top", WS_CFG_U64, "5", 1, 100000, "text output: how many of the longest chains" },
 	{ "sources", WS_CFG_STRING, NULL, 0, 0,
 	  "comma-separated sources (default: all installed)" },
@@ -241,6 +244,11 @@ static const struct ws_config_key *plugin_keys(const char *plugin)
 
 static int host_config_u64(const char *plugin, const char *key, uint64_t *out)
 {
+	/* the sched source summarises at the core's resolution (default: from min_block) */
+	if (!strcmp(plugin, "core") && !strcmp(key, "resolution")) {
+		*out = ws_resolution_ns(cur->cfg);
+		return 0;
+	}
 	return ws_config_u64(cur->cfg, plugin, plugin_keys(plugin), key, out);
 }
 
@@ -1204,6 +1212,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		    : !strcmp(fmt, "folded")	 ? WS_FORMAT_FOLDED
 						 : WS_FORMAT_JSON;
 	ro.top = top;
+	ro.min_block_ns = min_block;
 	if (!s->replay)
 		ws_clock_anchor(&s->clock);
 	s->start_mono = ws_clock_mono_now();

@@ -98,6 +98,7 @@ int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m
 	kv(f, "min_block_ns", "%" PRIu64, m->min_block_ns);
 	kv(f, "max_window_ns", "%" PRIu64, m->max_window_ns);
 	kv(f, "max_history", "%" PRIu64, m->max_history);
+	kv(f, "resolution_ns", "%" PRIu64, m->resolution_ns);
 	fputs("pids", f);
 	fputc(0, f);
 	for (int i = 0; i < m->npids; i++)
@@ -222,6 +223,8 @@ int ws_trace_meta_parse(const void *p, size_t len, struct ws_trace_meta *m)
 			err = parse_u64(v, &m->max_window_ns);
 		else if (!strcmp(k, "max_history"))
 			err = parse_u64(v, &m->max_history);
+		else if (!strcmp(k, "resolution_ns"))
+			err = parse_u64(v, &m->resolution_ns);
 		else if (!strcmp(k, "pids"))
 			err = parse_pids(v, m);
 		/* other keys: added by a newer minor; ignored */

@@ -79,7 +79,9 @@ struct ws_trace_meta {
 	char command[WS_TRACE_STR];  /* what was recorded, for people */
 	struct ws_clock clock;
 	uint64_t min_block_ns, max_window_ns, max_history; /* 0: not recorded */
-	uint32_t pids[WS_TRACE_MAX_PIDS];		   /* thread groups traced from the start */
+	/* off-CPU periods shorter than this were summarised, not recorded (0: none were) */
+	uint64_t resolution_ns;
+	uint32_t pids[WS_TRACE_MAX_PIDS]; /* thread groups traced from the start */
 	int npids;
 };
 

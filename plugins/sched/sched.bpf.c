@@ -22,12 +22,28 @@ char LICENSE[] SEC("license") = "GPL";
  * then costs one storage lookup. The cache is exact because the traced set
  * only changes before the programs attach, or at a fork (the child is new and
  * has no entry yet), or when the last thread of a process exits.
+ *
+ * Summarising at the resolution: a traced thread's switch-out is not written
+ * when it happens (how long the thread stays off CPU is not known yet). If its
+ * wait reaches the resolution, the wakeup carries the switch-out (@off_ts); if
+ * only its queueing does, the switch-in does. An off-CPU period shorter than
+ * the resolution is never written: it is added to @sh, which rides on the
+ * thread's next written switch-in (or its exit), so its time is still counted.
+ * Once a switch-out was written (@off_emitted), the wakeup and the switch-in
+ * that end that period are written too, so the analysis sees it whole.
  */
 struct task_state {
 	__u8 traced;
-	__u8 rq_waiting; /* traced, runnable, not running */
-	__u16 reserved;
-	__u32 reserved2;
+	__u8 rq_waiting;  /* traced, runnable, not running */
+	__u8 off_emitted; /* its current off-CPU period's switch-out was written */
+	__u8 early_wake;  /* woken while still on CPU: the sleep about to begin ends at once */
+	__u32 off_state;  /* task state it left the CPU in */
+	__u64 off_ts;	  /* when it left the CPU (0: on CPU) */
+	__u64 wake_ts;	  /* when it was woken in the current off-CPU period (0: not yet) */
+	__u64 run_start;  /* when it last got a CPU */
+	__u32 off_cpu;
+	__u32 reserved;
+	struct ws_sched_short sh;
 };
 
 struct {
@@ -38,12 +54,23 @@ struct {
 } task_state SEC(".maps");
 
 /*
- * Traced threads that are runnable but not running. While there is any, every
- * switch on every CPU is written, so a runqueue wait can name the threads that
- * held the CPU; otherwise switches between untraced threads are skipped. Any
- * drift from racing updates only makes more switches written, never fewer.
+ * Off-CPU periods shorter than this are summarised, not written (see above).
+ * 0: every switch and wakeup of a traced thread is written.
+ */
+const volatile __u64 resolution_ns = 0;
+
+/*
+ * Traced threads that are runnable but not running, and since when there has
+ * been at least one. Once there has been one for the resolution, every switch
+ * on every CPU is written, so a runqueue wait can name the threads that held
+ * the CPU; otherwise switches between untraced threads are skipped (a wait
+ * that reaches the resolution is covered from its start: it is in the set all
+ * along, and the holder at its start is named by its switch-out's
+ * prev_run_start). Any drift from racing updates only makes more switches
+ * written, never fewer.
  */
 __u64 nr_rq_waiting;
+__u64 rq_nonempty_since;
 
 static __always_inline struct task_state *state_of(struct task_struct *t)
 {
@@ -68,6 +95,8 @@ static __always_inline void rq_wait_begin(struct task_state *s)
 	if (s && !s->rq_waiting) {
 		s->rq_waiting = 1;
 		__sync_fetch_and_add(&nr_rq_waiting, 1);
+		if (nr_rq_waiting == 1)
+			rq_nonempty_since = bpf_ktime_get_ns();
 	}
 }
 
@@ -79,6 +108,26 @@ static __always_inline void rq_wait_end(struct task_state *s)
 	}
 }
 
+/*
+ * Must the switch-in of traced @s at @now be written? Yes if the analysis saw
+ * it leave, if there is no state to summarise into, or if its period off CPU
+ * reached the resolution. Otherwise the period goes into its counters.
+ */
+static __always_inline bool switch_in_written(struct task_state *s, __u64 now)
+{
+	__u64 woke;
+
+	if (!s || s->off_emitted || !s->off_ts || !resolution_ns)
+		return true;
+	if (now - s->off_ts >= resolution_ns)
+		return true;
+	woke = s->wake_ts ? s->wake_ts : s->off_ts;
+	s->sh.n++;
+	s->sh.blocked_ns += woke - s->off_ts;
+	s->sh.runnable_ns += now - woke;
+	return false;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -87,22 +136,86 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	struct task_state *ps = state_of(prev), *ns = state_of(next);
 	bool prev_traced = traced(prev, ps), next_traced = traced(next, ns);
 	__u32 state = preempt ? 0 : prev_state;
+	__u64 now = bpf_ktime_get_ns(), run_start = 0;
 	struct ws_sched_switch *r;
+	bool write, rq_long, dying, prev_later;
 
+	if (ps) {
+		run_start = ps->run_start;
+		ps->run_start = 0;
+	}
+	if (ns)
+		ns->run_start = now;
 	if (prev_traced && state == 0 && prev->pid)
 		rq_wait_begin(ps);
 	if (next_traced)
 		rq_wait_end(ns);
-	if (!prev_traced && !next_traced && !nr_rq_waiting)
+	rq_long = nr_rq_waiting && (!resolution_ns || now - rq_nonempty_since >= resolution_ns);
+	if (!prev_traced && !next_traced && !rq_long)
 		return 0;
+	/*
+	 * Written: while a traced thread waits for a CPU (to name who held it), a
+	 * traced thread's last switch, and a switch-in that ends a period at
+	 * least the resolution long or whose switch-out was written.
+	 */
+	dying = prev_traced &&
+		((state & 0x80 /* TASK_DEAD */) || (prev->flags & 0x4 /* PF_EXITING */));
+	write = !resolution_ns || rq_long || (next_traced && switch_in_written(ns, now)) || dying;
+	/*
+	 * prev's switch-out waits for the record that ends its period (its
+	 * wakeup or switch-in, when the period reaches the resolution), even when
+	 * this record is written for next's sake: writing it here would make its
+	 * wakeup and switch-in due whatever their length, and in a ping-pong that
+	 * would write every switch from then on.
+	 */
+	prev_later = resolution_ns && prev_traced && ps && !dying;
+	if (prev_traced && ps) {
+		/*
+		 * A wakeup that raced ahead of this switch-out (not written): the
+		 * thread is runnable from now on, as if preempted.
+		 */
+		if (ps->early_wake)
+			state = 0;
+		ps->early_wake = 0;
+		ps->off_ts = now;
+		ps->off_state = state;
+		ps->off_cpu = bpf_get_smp_processor_id();
+		ps->off_emitted = write && !prev_later;
+		ps->wake_ts = state == 0 ? now : 0;
+	}
+	if (!write) {
+		if (next_traced && ns)
+			ns->off_ts = 0;
+		return 0;
+	}
 	r = ws_reserve(sizeof(*r), WS_SCHED_SWITCH);
 	if (!r)
 		return 0;
+	if (prev_later)
+		r->hdr.flags |= WS_SCHED_PREV_LATER;
 	r->prev_state = state;
 	r->next_tid = next->pid;
 	r->next_pid = next->tgid;
 	r->reserved = 0;
 	__builtin_memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
+	r->prev_run_start = run_start;
+	r->next_off_ts = 0;
+	r->next_wake_ts = 0;
+	r->next_off_state = 0;
+	r->next_off_cpu = 0;
+	__builtin_memset(&r->next_short, 0, sizeof(r->next_short));
+	if (next_traced && ns) {
+		if (!ns->off_emitted && ns->off_ts) {
+			r->next_off_ts = ns->off_ts;
+			r->next_wake_ts = ns->off_state ? ns->wake_ts : 0;
+			r->next_off_state = ns->off_state;
+			r->next_off_cpu = ns->off_cpu;
+		}
+		r->next_short = ns->sh;
+		__builtin_memset(&ns->sh, 0, sizeof(ns->sh));
+		ns->off_ts = 0;
+		ns->off_emitted = 0;
+	}
 	ws_submit(r);
 	return 0;
 }
@@ -137,9 +250,35 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 			return 0;
 	}
 	rq_wait_begin(s);
+	if (s && resolution_ns && !s->off_emitted) {
+		__u64 now = bpf_ktime_get_ns();
+
+		if (!s->off_ts) {
+			/* still on CPU: the sleep about to begin ends at once */
+			s->early_wake = 1;
+			return 0;
+		}
+		if (now - s->off_ts < resolution_ns) {
+			if (!s->wake_ts)
+				s->wake_ts = now;
+			return 0;
+		}
+	}
 	r = ws_reserve(sizeof(*r), WS_SCHED_WAKING);
 	if (!r)
 		return 0;
+	r->off_ts = 0;
+	r->off_state = 0;
+	r->off_cpu = 0;
+	if (s && s->off_ts && !s->off_emitted) {
+		/* the switch-out that began this wait was not written: it rides here */
+		r->off_ts = s->off_ts;
+		r->off_state = s->off_state;
+		r->off_cpu = s->off_cpu;
+		s->off_emitted = 1;
+	}
+	if (s && !s->wake_ts)
+		s->wake_ts = r->hdr.ts;
 	r->wakee_tid = p->pid;
 	r->wakee_pid = p->tgid;
 	bpf_get_current_comm(&r->waker_comm, sizeof(r->waker_comm));
@@ -181,9 +320,8 @@ int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *chil
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ws_sched_exit, struct task_struct *p)
 {
-	struct ws_sched_exit *r;
-
 	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct ws_sched_exit *r;
 
 	if (!traced(p, s))
 		return 0;
@@ -192,6 +330,12 @@ int BPF_PROG(ws_sched_exit, struct task_struct *p)
 	if (!r)
 		return 0;
 	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+	if (s) {
+		r->short_waits = s->sh;
+		__builtin_memset(&s->sh, 0, sizeof(s->sh));
+	} else {
+		__builtin_memset(&r->short_waits, 0, sizeof(r->short_waits));
+	}
 	ws_submit(r);
 	return 0;
 }

@@ -25,6 +25,27 @@ static void comm_copy(char *dst, const char *src)
 	dst[WS_COMM_LEN - 1] = 0;
 }
 
+static void short_copy(struct ws_short_waits *dst, const struct ws_sched_short *src)
+{
+	dst->n = src->n;
+	dst->blocked_ns = src->blocked_ns;
+	dst->runnable_ns = src->runnable_ns;
+}
+
+/* Off-CPU periods shorter than the core's resolution are summarised in the kernel. */
+static int sched_configure(const struct ws_host *host, struct bpf_object *obj)
+{
+	uint64_t res = 0;
+	int err;
+
+	if (host->config_u64("core", "resolution", &res))
+		res = 0;
+	err = host->set_rodata(obj, "resolution_ns", &res, sizeof(res));
+	if (err)
+		host->log(WS_LOG_ERROR, "sched", "cannot set the resolution: %s", strerror(-err));
+	return err;
+}
+
 static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
 {
 	char comm[WS_COMM_LEN];
@@ -34,7 +55,7 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 		const struct ws_sched_switch *r = (const void *)rec;
 		struct ws_switch sw = { .sz = sizeof(sw) };
 
-		if (rec->size < sizeof(*r))
+		if (rec->size < WS_SCHED_SWITCH_V0_SIZE)
 			return -EINVAL;
 		comm_copy(comm, r->next_comm);
 		sw.ts = rec->ts;
@@ -45,6 +66,15 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 		sw.next_tid = r->next_tid;
 		sw.next_pid = r->next_pid;
 		sw.next_comm = comm;
+		if (rec->size >= sizeof(*r)) {
+			sw.prev_run_start = r->prev_run_start;
+			sw.next_off_ts = r->next_off_ts;
+			sw.next_wake_ts = r->next_wake_ts;
+			sw.next_off_state = r->next_off_state;
+			sw.next_off_cpu = r->next_off_cpu;
+			short_copy(&sw.next_short, &r->next_short);
+			sw.prev_out_later = rec->flags & WS_SCHED_PREV_LATER;
+		}
 		host->sched_switch(&sw);
 		return 0;
 	}
@@ -66,9 +96,14 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 		wk.wakee_pid = r->wakee_pid;
 		wk.wakee_sys.nr = WS_SYSCALL_NONE;
 		wk.waker_sys.nr = WS_SYSCALL_NONE;
-		if (rec->size >= sizeof(*r)) {
+		if (rec->size >= WS_SCHED_WAKING_V1_SIZE) {
 			wk.wakee_sys = r->wakee_sys;
 			wk.waker_sys = r->waker_sys;
+		}
+		if (rec->size >= sizeof(*r)) {
+			wk.off_ts = r->off_ts;
+			wk.off_state = r->off_state;
+			wk.off_cpu = r->off_cpu;
 		}
 		host->sched_wake(&wk);
 		return 0;
@@ -92,8 +127,10 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 		const struct ws_sched_exit *r = (const void *)rec;
 		struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_EXIT };
 
-		if (rec->size < sizeof(*r))
+		if (rec->size < WS_SCHED_EXIT_V0_SIZE)
 			return -EINVAL;
+		if (rec->size >= sizeof(*r))
+			short_copy(&ev.short_waits, &r->short_waits);
 		comm_copy(comm, r->comm);
 		ev.ts = rec->ts;
 		ev.tid = rec->tid;
@@ -250,9 +287,10 @@ static const struct ws_plugin sched_plugin = {
 	.abi_minor = WS_ABI_MINOR,
 	.name = "sched",
 	.description = "scheduler: context switches, wakeups (with interrupt context), thread life",
-	.version = "1.0",
+	.version = "1.1",
 	.kind_base = WS_KIND_SCHED,
 	.bpf_object = sched_object,
+	.configure = sched_configure,
 	.decode = sched_decode,
 	.infer = sched_infer,
 	.describe = sched_describe,

@@ -14,7 +14,36 @@
 
 #define WS_COMM_LEN 16
 
-/* A context switch on hdr.cpu; current (hdr.tid) is prev. */
+/*
+ * Waits and queueings shorter than the resolution that were not written one by
+ * one (the kernel summarises them): how many off-CPU periods, and their time
+ * blocked and runnable. They ride on the thread's next written record.
+ */
+struct ws_sched_short {
+	__u32 n;
+	__u32 reserved;
+	__u64 blocked_ns;
+	__u64 runnable_ns;
+};
+
+/*
+ * A context switch on hdr.cpu; current (hdr.tid) is prev.
+ *
+ * Appended in 1.1 (with a resolution, not every switch is written):
+ * @prev_run_start: when prev got this CPU (0: not known), so the CPU's run
+ * history is right even when that switch-in was not written. @next_off_ts:
+ * when next left a CPU, if that switch-out was not written (0: it was, or it
+ * is new); @next_wake_ts when it was woken since (0: preempted, or no wakeup
+ * seen); @next_off_state/@next_off_cpu as prev_state/hdr.cpu of that switch.
+ * @next_short: next's summarised periods since its last written record.
+ */
+/*
+ * ws_sched_switch.hdr.flags: prev's switch-out is not reported by this record
+ * (it is written for next's sake); a later record of prev carries it, or its
+ * period is summarised.
+ */
+#define WS_SCHED_PREV_LATER 0x1
+
 struct ws_sched_switch {
 	struct ws_rec_hdr hdr;
 	__u32 prev_state; /* 0: preempted; else the task state it blocked in */
@@ -22,7 +51,14 @@ struct ws_sched_switch {
 	__u32 next_pid;
 	__u32 reserved;
 	char next_comm[WS_COMM_LEN];
+	__u64 prev_run_start;
+	__u64 next_off_ts;
+	__u64 next_wake_ts;
+	__u32 next_off_state;
+	__u32 next_off_cpu;
+	struct ws_sched_short next_short;
 };
+#define WS_SCHED_SWITCH_V0_SIZE (sizeof(struct ws_rec_hdr) + 16 + WS_COMM_LEN)
 
 /*
  * current (hdr.tid) began waking @wakee_tid; only real wakeups (not yet queued).
@@ -37,7 +73,12 @@ struct ws_sched_waking {
 	char waker_comm[WS_COMM_LEN];
 	struct ws_syscall wakee_sys;
 	struct ws_syscall waker_sys;
+	/* 1.1: when the wakee left the CPU, if that switch-out was not written (0: it was) */
+	__u64 off_ts;
+	__u32 off_state;
+	__u32 off_cpu;
 };
+#define WS_SCHED_WAKING_V1_SIZE (WS_SCHED_WAKING_V0_SIZE + 2 * sizeof(struct ws_syscall))
 #define WS_SCHED_WAKING_V0_SIZE (sizeof(struct ws_rec_hdr) + 8 + WS_COMM_LEN)
 
 /* hdr.tid created @child_tid. */
@@ -48,11 +89,13 @@ struct ws_sched_fork {
 	char child_comm[WS_COMM_LEN];
 };
 
-/* hdr.tid exits. */
+/* hdr.tid exits; 1.1: with its summarised periods not yet written. */
 struct ws_sched_exit {
 	struct ws_rec_hdr hdr;
 	char comm[WS_COMM_LEN];
+	struct ws_sched_short short_waits;
 };
+#define WS_SCHED_EXIT_V0_SIZE (sizeof(struct ws_rec_hdr) + WS_COMM_LEN)
 
 /* Thread @tid took the name @comm (exec, prctl, pthread_setname_np). */
 struct ws_sched_comm {

@@ -18,7 +18,9 @@ trap 'rm -rf "$work"' EXIT
 
 # One recording, reported twice: the text and the JSON describe the same fdatasync calls (two
 # separate runs could differ in whether any flush waited at least --min-block).
-"$WHYSLOW" record -o "$work/rec.data" -- "$PROG" "$work" "$work/truth.txt" 2>"$work/err" ||
+# Reported at --min-block 50us: record every switch (resolution 0), not at the default min_block/64.
+printf '[core]\nresolution = 0\n' >"$work/full.ini"
+"$WHYSLOW" -c "$work/full.ini" record -o "$work/rec.data" -- "$PROG" "$work" "$work/truth.txt" 2>"$work/err" ||
 	{ echo "FAIL: whyslow record exited $?"; cat "$work/err"; exit 1; }
 "$WHYSLOW" report --min-block 50us --format json -o "$work/out.jsonl" "$work/rec.data" ||
 	{ echo "FAIL: whyslow report --format json exited $?"; exit 1; }

@@ -63,7 +63,9 @@ gt_main() {
 	cg=$("$SLOWDISK" cgroup "$dev" "$iops") || gt_fail "slowdisk.sh cgroup failed"
 	echo "gt_$case: device $dev ($(sed -n 's/^MAJMIN=//p' <<<"$setup")), blkio group $cg ($iops read IOPS), work dir $GT_WORK"
 
-	local cmd=("$WHYSLOW" run --as-root --format json -o "$out" --perfetto "$GT_WORK/trace.json" --
+	local conf=()
+	[ -n "${GT_CONFIG:-}" ] && conf=(-c "$GT_CONFIG")	# an ini file for this run
+	local cmd=("$WHYSLOW" "${conf[@]}" run --as-root --format json -o "$out" --perfetto "$GT_WORK/trace.json" --
 		   "$GT_PROGRAM" --dev "$dev" --cgroup "$cg" --truth "$truth" "${extra[@]}")
 	echo "+ ${cmd[*]}"
 	# A busy machine can disturb the scenario until the ground-truth program itself declares the
@@ -95,6 +97,8 @@ gt_main() {
 	"$PYTHON" "$GT_DIR/check_perfetto.py" "$GT_WORK/trace.json" --chains "$out" || gt_fail "check_perfetto.py found a problem in the Perfetto export (see above)"
 	echo "--- check_critpath (every moment of the command's main thread accounted for) ---"
 	"$PYTHON" "$GT_DIR/check_critpath.py" "$out" || gt_fail "check_critpath.py found a problem (see above)"
+	# GT_SAVE=DIR: keep the output and the truth for a caller that compares runs
+	[ -n "${GT_SAVE:-}" ] && cp "$out" "$truth" "$GT_SAVE/"
 	GT_OK=1
 	echo "PASS gt_$case"
 }

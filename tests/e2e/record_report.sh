@@ -88,6 +88,16 @@ grep -q 'recording ends early at offset [0-9]* (killed?)' "$GT_WORK/cut.err" ||
 cat "$GT_WORK/cut.err"
 "$WHYSLOW" report "$data" --top 3 | head -20
 
+echo "--- 5. a --min-block finer than the recording's resolution is refused ---"
+# recorded at the default resolution (min_block 10ms / 64): 9ms needs what was not recorded
+"$WHYSLOW" report "$data" --min-block 9ms >/dev/null 2>"$GT_WORK/fine.err" &&
+	gt_fail "report --min-block 9ms of a recording at resolution 156us was accepted"
+[ "$(wc -l <"$GT_WORK/fine.err")" = 1 ] &&
+	grep -q 'was recorded at resolution 156us: use --min-block 10ms or more' "$GT_WORK/fine.err" ||
+	gt_fail "not one line naming the resolution and the least --min-block: $(cat "$GT_WORK/fine.err")"
+cat "$GT_WORK/fine.err"
+"$WHYSLOW" report "$data" --min-block 20ms >/dev/null || gt_fail "report --min-block 20ms failed"
+
 if [ -n "${RECORD_SAVE:-}" ]; then
 	mkdir -p "$RECORD_SAVE" && cp "$data" "$truth" "$RECORD_SAVE/" && echo "saved to $RECORD_SAVE"
 fi

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 1
-#define WS_ABI_MINOR 1
+#define WS_ABI_MINOR 2
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -55,6 +55,14 @@ enum ws_thread_state {
 };
 
 /*
+ * Off-CPU periods of one thread shorter than the resolution, summed instead of
+ * reported one by one (ABI 1.2): how many, and their time blocked and runnable.
+ */
+struct ws_short_waits {
+	uint64_t n, blocked_ns, runnable_ns;
+};
+
+/*
  * A context switch, reported by the scheduler source through
  * ws_host.sched_switch. @prev_state is the kernel's task state at switch-out:
  * 0 means preempted (still runnable); anything else means it blocked
@@ -68,6 +76,13 @@ struct ws_switch {
 	uint32_t prev_state;
 	uint32_t next_tid, next_pid;
 	const char *next_comm; /* may be NULL */
+	/* ---- ABI 1.2: what a source that summarises short periods adds (all 0: nothing) ---- */
+	uint64_t prev_run_start; /* prev got this CPU then (its switch-in may not be reported) */
+	/* next left a CPU at @next_off_ts (not reported then), woken at @next_wake_ts (0: not) */
+	uint64_t next_off_ts, next_wake_ts;
+	uint32_t next_off_state, next_off_cpu;
+	struct ws_short_waits next_short; /* next's periods not reported one by one */
+	bool prev_out_later; /* prev's switch-out is reported later (late switch-out), not here */
 };
 
 /*
@@ -88,6 +103,9 @@ struct ws_wake {
 	/* ABI 1.1: the syscall the wakee slept in, and the one the waker was in (task
 	 * context only); nr is WS_SYSCALL_NONE when unknown (and in older recordings) */
 	struct ws_syscall wakee_sys, waker_sys;
+	/* ABI 1.2: the wakee left a CPU at @off_ts, not reported then (0: it was reported) */
+	uint64_t off_ts;
+	uint32_t off_state, off_cpu;
 };
 
 /* Thread life-cycle events, reported through ws_host.thread_event. */
@@ -104,6 +122,8 @@ struct ws_thread_event {
 	uint32_t tid, pid;
 	const char *comm; /* may be NULL */
 	uint32_t parent_tid;
+	/* ABI 1.2, WS_THREAD_EXIT: the thread's periods not reported one by one */
+	struct ws_short_waits short_waits;
 };
 
 /*

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "offcpu.h"
+#include "util.h"
+
+#define RES_LEN 96
+#define RES_KEPT 4 /* resources named per thread; the rest are summed as "other" */
+
+struct res_total {
+	char res[RES_LEN];
+	uint64_t n, ns;
+};
+
+struct thr {
+	uint32_t tid, pid;
+	uint64_t born;
+	char comm[WS_COMM];
+	uint64_t off_ns, reported_ns, reported_n, short_ns, short_n;
+	uint64_t cur_off;      /* the off-CPU period being summed (intervals so far) */
+	char cur_res[RES_LEN]; /* what its first blocked interval waited for */
+	struct res_total res[RES_KEPT];
+	struct res_total other;
+	struct ws_short_waits summ; /* the kernel's counters for this thread, cumulative */
+};
+
+struct ws_offcpu {
+	uint64_t min_block;
+	struct thr *t;
+	size_t n, cap;
+	uint64_t chains_ns;
+};
+
+struct ws_offcpu *ws_offcpu_new(uint64_t min_block_ns)
+{
+	struct ws_offcpu *oc = calloc(1, sizeof(*oc));
+
+	if (oc)
+		oc->min_block = min_block_ns;
+	return oc;
+}
+
+void ws_offcpu_free(struct ws_offcpu *oc)
+{
+	if (!oc)
+		return;
+	free(oc->t);
+	free(oc);
+}
+
+/* Threads are few (one entry per incarnation) and the last one asked for is usually asked again. */
+static struct thr *thr_of(struct ws_offcpu *oc, const struct ws_thread *t)
+{
+	struct thr *e;
+
+	if (oc->n && oc->t[oc->n - 1].tid == t->tid && oc->t[oc->n - 1].born == t->born)
+		return &oc->t[oc->n - 1];
+	for (size_t i = 0; i < oc->n; i++)
+		if (oc->t[i].tid == t->tid && oc->t[i].born == t->born)
+			return &oc->t[i];
+	if (ws_grow((void **)&oc->t, &oc->cap, oc->n + 1, sizeof(*oc->t)))
+		return NULL;
+	e = &oc->t[oc->n++];
+	memset(e, 0, sizeof(*e));
+	e->tid = t->tid;
+	e->pid = t->pid;
+	e->born = t->born;
+	return e;
+}
+
+static void res_add(struct thr *e, const char *res, uint64_t ns)
+{
+	int i;
+
+	for (i = 0; i < RES_KEPT && e->res[i].n; i++)
+		if (!strcmp(e->res[i].res, res))
+			break;
+	if (i == RES_KEPT) {
+		e->other.n++;
+		e->other.ns += ns;
+		return;
+	}
+	if (!e->res[i].n)
+		snprintf(e->res[i].res, sizeof(e->res[i].res), "%s", res);
+	e->res[i].n++;
+	e->res[i].ns += ns;
+}
+
+/* An off-CPU period ended (the thread got a CPU back): reported, or a short wait. */
+static void period_end(struct ws_offcpu *oc, struct thr *e)
+{
+	if (!e->cur_off)
+		return;
+	if (e->cur_off >= oc->min_block) {
+		e->reported_n++;
+		e->reported_ns += e->cur_off;
+	} else {
+		e->short_n++;
+		e->short_ns += e->cur_off;
+		res_add(e, e->cur_res[0] ? e->cur_res : "runqueue", e->cur_off);
+	}
+	e->cur_off = 0;
+	e->cur_res[0] = 0;
+}
+
+int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thread *t,
+		   const struct ws_ival *iv, const struct ws_claim *claim)
+{
+	struct thr *e = thr_of(oc, t);
+	uint64_t len;
+
+	if (!e)
+		return -ENOMEM;
+	memcpy(e->comm, t->comm, WS_COMM);
+	e->comm[WS_COMM - 1] = 0;
+	e->summ = t->short_waits;
+	if (iv->end == WS_NO_END || iv->end < iv->start)
+		return 0;
+	len = iv->end - iv->start;
+	switch (iv->state) {
+	case WS_STATE_RUNNING:
+		period_end(oc, e);
+		break;
+	case WS_STATE_BLOCKED:
+		if (!e->cur_res[0]) {
+			if (!claim)
+				snprintf(e->cur_res, sizeof(e->cur_res), "cause not recorded");
+			else if (ws_graph_resource(g, claim, e->cur_res, sizeof(e->cur_res)) > 0)
+				;
+			else if (claim->woken_by)
+				snprintf(e->cur_res, sizeof(e->cur_res), "%s (woken by %s)",
+					 claim->kind, ws_graph_comm(g, claim->woken_by));
+			else
+				snprintf(e->cur_res, sizeof(e->cur_res), "%s", claim->kind);
+		}
+		/* fallthrough */
+	case WS_STATE_RUNNABLE:
+		e->off_ns += len;
+		e->cur_off += len;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int ws_offcpu_chain(struct ws_offcpu *oc, const struct ws_chain *c)
+{
+	oc->chains_ns += c->end - c->start;
+	return 0;
+}
+
+void ws_offcpu_totals(const struct ws_offcpu *oc, struct ws_offcpu_totals *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (size_t i = 0; i < oc->n; i++) {
+		const struct thr *e = &oc->t[i];
+
+		o->off_ns += e->off_ns;
+		o->reported_ns += e->reported_ns;
+		o->reported_n += e->reported_n;
+		o->short_ns += e->short_ns;
+		o->short_n += e->short_n;
+		o->open_ns += e->cur_off;
+		o->summarised_n += e->summ.n;
+		o->summarised_ns += e->summ.blocked_ns + e->summ.runnable_ns;
+	}
+	o->chains_ns = oc->chains_ns;
+}
+
+static int by_ns(const void *a, const void *b)
+{
+	const struct res_total *x = a, *y = b;
+
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+static uint64_t short_total(const struct thr *e)
+{
+	return e->short_ns + e->summ.blocked_ns + e->summ.runnable_ns;
+}
+
+static int by_short(const void *a, const void *b)
+{
+	uint64_t x = short_total(*(const struct thr *const *)a),
+		 y = short_total(*(const struct thr *const *)b);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
+{
+	struct ws_offcpu_totals t;
+	const struct thr **v;
+	char a[32], b[32], c[32], d[32], mb[32], e[4 * 96];
+	size_t nv = 0;
+
+	ws_offcpu_totals(oc, &t);
+	ws_format_duration(t.off_ns + t.summarised_ns, a, sizeof(a));
+	ws_format_duration(t.reported_ns, b, sizeof(b));
+	ws_format_duration(t.short_ns, c, sizeof(c));
+	ws_format_duration(t.summarised_ns, d, sizeof(d));
+	ws_format_duration(oc->min_block, mb, sizeof(mb));
+	fprintf(out,
+		"  Off CPU %s in all = %s in %" PRIu64 " waits of at least %s (the chains and reasons above) + %s in %" PRIu64 " shorter waits + %s in %" PRIu64 " waits summarised in the kernel (cause not recorded)",
+		a, b, t.reported_n, mb, c, t.short_n, d, t.summarised_n);
+	if (t.open_ns) {
+		ws_format_duration(t.open_ns, a, sizeof(a));
+		fprintf(out, " + %s still off CPU at the end", a);
+	}
+	fprintf(out, "\n");
+	v = malloc(oc->n * sizeof(*v) + 1);
+	if (!v)
+		return;
+	for (size_t i = 0; i < oc->n; i++)
+		if (short_total(&oc->t[i]))
+			v[nv++] = &oc->t[i];
+	if (nv)
+		qsort(v, nv, sizeof(*v), by_short);
+	for (size_t i = 0; i < nv && (int)i < top; i++) {
+		struct thr sorted = *v[i], *h = &sorted;
+		int nres = 0;
+
+		while (nres < RES_KEPT && h->res[nres].n)
+			nres++;
+		qsort(h->res, nres, sizeof(h->res[0]), by_ns);
+
+		ws_format_duration(short_total(h), a, sizeof(a));
+		fprintf(out, "  %s (tid %u): %" PRIu64 " waits shorter than %s = %s:",
+			ws_text_esc(h->comm, e, sizeof(e)), h->tid, h->short_n + h->summ.n, mb, a);
+		for (int k = 0; k < RES_KEPT && h->res[k].n; k++) {
+			ws_format_duration(h->res[k].ns, a, sizeof(a));
+			ws_format_duration(h->res[k].ns / h->res[k].n, b, sizeof(b));
+			fprintf(out, "%s %" PRIu64 " of %s on %s = %s", k ? "," : "", h->res[k].n,
+				b, ws_text_esc(h->res[k].res, e, sizeof(e)), a);
+		}
+		if (h->other.n) {
+			ws_format_duration(h->other.ns, a, sizeof(a));
+			fprintf(out, ", %" PRIu64 " on other things = %s", h->other.n, a);
+		}
+		if (h->summ.n) {
+			ws_format_duration(h->summ.blocked_ns + h->summ.runnable_ns, a, sizeof(a));
+			ws_format_duration((h->summ.blocked_ns + h->summ.runnable_ns) / h->summ.n,
+					   b, sizeof(b));
+			fprintf(out,
+				"%s %" PRIu64 " of %s summarised in the kernel = %s (cause not recorded)",
+				h->res[0].n || h->other.n ? "," : "", h->summ.n, b, a);
+		}
+		fprintf(out, "\n");
+	}
+	free(v);
+}
+
+void ws_offcpu_json_threads(const struct ws_offcpu *oc, FILE *out)
+{
+	for (size_t i = 0; i < oc->n; i++) {
+		const struct thr *h = &oc->t[i];
+
+		if (!short_total(h))
+			continue;
+		fprintf(out, "{\"type\":\"short_waits\",\"tid\":%u,\"pid\":%u,\"comm\":", h->tid,
+			h->pid);
+		ws_json_str(out, h->comm);
+		fprintf(out, ",\"waits\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"by_resource\":[",
+			h->short_n, h->short_ns);
+		for (int k = 0; k < RES_KEPT && h->res[k].n; k++) {
+			fprintf(out, "%s{\"resource\":", k ? "," : "");
+			ws_json_str(out, h->res[k].res);
+			fprintf(out, ",\"waits\":%" PRIu64 ",\"ns\":%" PRIu64 "}", h->res[k].n,
+				h->res[k].ns);
+		}
+		if (h->other.n)
+			fprintf(out,
+				"%s{\"resource\":null,\"waits\":%" PRIu64 ",\"ns\":%" PRIu64 "}",
+				h->res[0].n ? "," : "", h->other.n, h->other.ns);
+		fprintf(out,
+			"],\"summarised_waits\":%" PRIu64 ",\"summarised_blocked_ns\":%" PRIu64
+			",\"summarised_runnable_ns\":%" PRIu64 "}\n",
+			h->summ.n, h->summ.blocked_ns, h->summ.runnable_ns);
+	}
+}
+
+void ws_offcpu_json_totals(const struct ws_offcpu *oc, FILE *out)
+{
+	struct ws_offcpu_totals t;
+
+	ws_offcpu_totals(oc, &t);
+	fprintf(out,
+		",\"off_cpu_ns\":%" PRIu64 ",\"off_cpu_reported_ns\":%" PRIu64
+		",\"off_cpu_reported_waits\":%" PRIu64 ",\"off_cpu_short_ns\":%" PRIu64
+		",\"off_cpu_short_waits\":%" PRIu64 ",\"off_cpu_summarised_ns\":%" PRIu64
+		",\"off_cpu_summarised_waits\":%" PRIu64 ",\"off_cpu_open_ns\":%" PRIu64
+		",\"chains_blocked_ns\":%" PRIu64,
+		t.off_ns + t.summarised_ns, t.reported_ns, t.reported_n, t.short_ns, t.short_n,
+		t.summarised_ns, t.summarised_n, t.open_ns, t.chains_ns);
+}

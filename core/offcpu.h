@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where every traced thread's time off CPU went, conserved: the waits reported as chains (at
+ * least min_block), the shorter waits the analysis saw one by one (counted per thread and
+ * resource, not chained), and the periods the kernel summarised below the resolution (counted,
+ * cause not recorded). Fed with every final interval of every timeline and every chain.
+ */
+#ifndef WS_OFFCPU_H
+#define WS_OFFCPU_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "chain.h"
+#include "graph.h"
+
+struct ws_offcpu;
+
+/* Totals over every thread. */
+struct ws_offcpu_totals {
+	uint64_t off_ns;		      /* every off-CPU interval of every timeline */
+	uint64_t reported_ns, reported_n;     /* in off-CPU periods of at least min_block */
+	uint64_t short_ns, short_n;	      /* in shorter periods, seen one by one */
+	uint64_t open_ns;		      /* in a period still going on at the end */
+	uint64_t summarised_ns, summarised_n; /* summarised in the kernel (not in any interval) */
+	uint64_t chains_ns;		      /* the reported chains' own total (a cross-check) */
+};
+
+struct ws_offcpu *ws_offcpu_new(uint64_t min_block_ns);
+void ws_offcpu_free(struct ws_offcpu *oc);
+/* A final interval of @t's timeline (in time order per thread). 0 or -ENOMEM. */
+int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thread *t,
+		   const struct ws_ival *iv, const struct ws_claim *claim);
+/* A reported chain (its off-CPU period, counted independently of the intervals). */
+int ws_offcpu_chain(struct ws_offcpu *oc, const struct ws_chain *c);
+void ws_offcpu_totals(const struct ws_offcpu *oc, struct ws_offcpu_totals *out);
+/* Text: the conservation line and the threads with the most time in short waits. */
+void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top);
+/* JSON: one {"type":"short_waits",...} line per thread that had any. */
+void ws_offcpu_json_threads(const struct ws_offcpu *oc, FILE *out);
+/* JSON: the totals as members of the summary object (",\"off_cpu_ns\":..."). */
+void ws_offcpu_json_totals(const struct ws_offcpu *oc, FILE *out);
+
+#endif

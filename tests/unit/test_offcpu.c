@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/* Off-CPU time is conserved: reported + shorter waits + still open = every off-CPU interval. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "offcpu.h"
+
+static void feed(struct ws_offcpu *oc, struct ws_thread *t, uint64_t s, uint64_t e, int state)
+{
+	struct ws_ival iv = { .start = s, .end = e, .state = state };
+
+	cr_assert_eq(ws_offcpu_ival(oc, NULL, t, &iv, NULL), 0);
+}
+
+Test(offcpu, every_wait_counted_once)
+{
+	struct ws_offcpu *oc = ws_offcpu_new(50);
+	struct ws_thread t = { .tid = 7, .pid = 7, .comm = "worker" };
+	struct ws_offcpu_totals tot;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_not_null(oc);
+	t.short_waits = (struct ws_short_waits){ .n = 3, .blocked_ns = 30, .runnable_ns = 12 };
+	feed(oc, &t, 0, 100, WS_STATE_RUNNING);
+	feed(oc, &t, 100, 105, WS_STATE_BLOCKED); /* a 6 ns wait: short */
+	feed(oc, &t, 105, 106, WS_STATE_RUNNABLE);
+	feed(oc, &t, 106, 200, WS_STATE_RUNNING);
+	feed(oc, &t, 200, 300, WS_STATE_BLOCKED); /* 100 ns: reported */
+	feed(oc, &t, 300, 400, WS_STATE_RUNNING);
+	feed(oc, &t, 400, 410, WS_STATE_RUNNABLE); /* preempted 10 ns: short, runqueue */
+	feed(oc, &t, 410, 500, WS_STATE_RUNNING);
+	feed(oc, &t, 500, 600, WS_STATE_BLOCKED); /* never back on CPU: open at the end */
+	ws_offcpu_totals(oc, &tot);
+	cr_expect_eq(tot.off_ns, 216);
+	cr_expect_eq(tot.reported_ns, 100);
+	cr_expect_eq(tot.reported_n, 1);
+	cr_expect_eq(tot.short_ns, 16);
+	cr_expect_eq(tot.short_n, 2);
+	cr_expect_eq(tot.open_ns, 100);
+	cr_expect_eq(tot.summarised_n, 3);
+	cr_expect_eq(tot.summarised_ns, 42);
+	cr_expect_eq(tot.reported_ns + tot.short_ns + tot.open_ns, tot.off_ns,
+		     "every off-CPU interval lands in exactly one bucket");
+
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	ws_offcpu_text(oc, f, 5);
+	ws_offcpu_json_threads(oc, f);
+	fclose(f);
+	cr_expect_not_null(strstr(text, "in 2 shorter waits"), "%s", text);
+	cr_expect_not_null(strstr(text, "in 3 waits summarised in the kernel (cause not recorded)"),
+			   "%s", text);
+	cr_expect_not_null(strstr(text, "worker (tid 7): 5 waits shorter than"), "%s", text);
+	cr_expect_not_null(strstr(text, "1 of 10ns on runqueue = 10ns"), "%s", text);
+	cr_expect_not_null(strstr(text, "\"type\":\"short_waits\",\"tid\":7"), "%s", text);
+	cr_expect_not_null(strstr(text, "\"summarised_waits\":3"), "%s", text);
+	free(text);
+	ws_offcpu_free(oc);
+}
+
+Test(offcpu, chains_total_kept_apart)
+{
+	struct ws_offcpu *oc = ws_offcpu_new(50);
+	struct ws_thread v = { .tid = 1 };
+	struct ws_chain c = { .victim = &v, .start = 1000, .end = 1250 };
+	struct ws_offcpu_totals tot;
+
+	cr_assert_eq(ws_offcpu_chain(oc, &c), 0);
+	ws_offcpu_totals(oc, &tot);
+	cr_expect_eq(tot.chains_ns, 250);
+	ws_offcpu_free(oc);
+}
