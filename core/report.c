@@ -10,6 +10,7 @@
 #include "folded.h"
 #include "reasons.h"
 #include "report.h"
+#include "stack_fmt.h"
 #include "syscall_fmt.h"
 #include "util.h"
 
@@ -34,7 +35,15 @@ struct ws_report {
 	uint64_t chains, blocked_total;
 	struct ws_reasons *reasons;
 	struct ws_critpath *cp; /* run: the command's main thread, or NULL */
+	const struct ws_stacks *stacks;
+	int stack_depth;
 };
+
+void ws_report_set_stacks(struct ws_report *r, const struct ws_stacks *stacks, uint64_t depth)
+{
+	r->stacks = stacks;
+	r->stack_depth = depth > 64 ? 64 : (int)depth;
+}
 
 static int render_text(void *ctx, const struct ws_chain *c, char **text);
 
@@ -117,6 +126,7 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 	fprintf(b, ",\"links\":[");
 	for (int i = 0; i < c->nlinks; i++) {
 		const struct ws_link *l = &c->links[i];
+		struct ws_link_stacks st;
 
 		fprintf(b, "%s{\"kind\":", i ? "," : "");
 		ws_json_str(b, l->kind);
@@ -147,6 +157,9 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		}
 		if (l->claim)
 			ws_syscall_json(b, &l->claim->syscall);
+		ws_link_stacks(r->stacks, l, &st);
+		ws_stack_json(b, "stack", st.own, st.nown);
+		ws_stack_json(b, "waker_stack", st.waker, st.nwaker);
 		if (is_cpu_kind(l->kind))
 			fprintf(b, ",\"cpu\":%u", l->cpu);
 		if (l->idle_ns)
@@ -262,6 +275,7 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 	ws_clock_hms(ws_clock_wall(r->o.clock, c->start), hms, sizeof(hms));
 	for (int i = 0; i < c->nlinks; i++) {
 		const struct ws_link *l = &c->links[i];
+		struct ws_link_stacks st;
 
 		if (i == 0)
 			fprintf(b, "%s%s %s tid %u (%s) ", bold ? "\033[1m" : "", hms, dash, l->tid,
@@ -271,6 +285,13 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 				ws_text_esc(l->comm, e, sizeof(e)));
 		text_phrase(r, l, b);
 		fprintf(b, "%s\n", bold && i == 0 ? "\033[0m" : "");
+		ws_link_stacks(r->stacks, l, &st);
+		if (st.nown) {
+			fputs("     ", b);
+			if (!ws_stack_text(b, st.own, st.nown, r->stack_depth))
+				fputs("(no frames)", b);
+			fputs("\n", b);
+		}
 		if (l->has_woken_by) {
 			/* of several waits, the walk goes on through the longest one's waker */
 			fprintf(b, " %s %swoken by tid %u (%s)%s\n", from,
@@ -279,6 +300,12 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 				i + 1 == c->nlinks && l->claim && l->claim->root
 					? ", not traced: not explained further"
 					: "");
+			if (st.nwaker) {
+				fputs("       who was ", b);
+				if (!ws_stack_text(b, st.waker, st.nwaker, r->stack_depth))
+					fputs("(no frames)", b);
+				fputs("\n", b);
+			}
 		}
 	}
 	/* say so when the thread waited noticeably longer than its first link explains */

@@ -5,12 +5,15 @@
  * the kernel guards them per program, so one running program does not make
  * another one miss its event.
  */
+/* see <whyslow/stack.bpf.h> */
+#define bpf_task_work ws_vmlinux_bpf_task_work
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <whyslow/whyslow.bpf.h>
 #include <whyslow/arch.bpf.h>
+#include <whyslow/stack.bpf.h>
 #include "sched_rec.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -28,6 +31,7 @@ struct task_state {
 	__u8 rq_waiting; /* traced, runnable, not running */
 	__u16 reserved;
 	__u32 reserved2;
+	__u64 off_ts; /* blocked (not preempted) since; 0: on CPU or runnable */
 };
 
 struct {
@@ -88,6 +92,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	bool prev_traced = traced(prev, ps), next_traced = traced(next, ns);
 	__u32 state = preempt ? 0 : prev_state;
 	struct ws_sched_switch *r;
+	__u64 now;
 
 	if (prev_traced && state == 0 && prev->pid)
 		rq_wait_begin(ps);
@@ -103,7 +108,16 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	r->next_pid = next->tgid;
 	r->reserved = 0;
 	__builtin_memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
+	now = r->hdr.ts;
 	ws_submit(r);
+	/* the record's own timestamp: stack capture adds no clock read to a short wait */
+	if (prev_traced && ps)
+		ps->off_ts = state ? now : 0;
+	if (next_traced && ns && ns->off_ts) {
+		if (ws_stack_min_ns && now - ns->off_ts >= ws_stack_min_ns)
+			ws_stack_waiter(next, ns->off_ts, now);
+		ns->off_ts = 0;
+	}
 	return 0;
 }
 
@@ -122,6 +136,7 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	struct task_struct *cur;
 	struct ws_cpu_state *cs;
 	struct ws_sched_waking *r;
+	__u64 now;
 
 	if (s ? !s->traced : !ws_traced_tgid(p->tgid))
 		return 0;
@@ -152,7 +167,12 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		ws_read_syscall(cur, &r->waker_sys);
 	else
 		ws_read_syscall_none(&r->waker_sys);
+	now = r->hdr.ts;
 	ws_submit(r);
+	/* a long wait: who woke it, from where (current is the waker only in task context) */
+	if (ws_stack_min_ns && s && s->off_ts && now - s->off_ts >= ws_stack_min_ns && cs &&
+	    cs->depth == 0 && cur->pid)
+		ws_stack_waker(p->pid, s->off_ts, now);
 	return 0;
 }
 
@@ -188,6 +208,7 @@ int BPF_PROG(ws_sched_exit, struct task_struct *p)
 	if (!traced(p, s))
 		return 0;
 	rq_wait_end(s);
+	ws_stack_forget(p->pid);
 	r = ws_reserve(sizeof(*r), WS_SCHED_EXIT);
 	if (!r)
 		return 0;
