@@ -95,6 +95,10 @@ gt_main() {
 	"$PYTHON" "$GT_DIR/check_perfetto.py" "$GT_WORK/trace.json" --chains "$out" || gt_fail "check_perfetto.py found a problem in the Perfetto export (see above)"
 	echo "--- check_critpath (every moment of the command's main thread accounted for) ---"
 	"$PYTHON" "$GT_DIR/check_critpath.py" "$out" || gt_fail "check_critpath.py found a problem (see above)"
+	if [ "${GT_CHECK_STACKS:-0}" = 1 ]; then
+		echo "--- check_stacks (where in the code: the links' stacks) ---"
+		"$PYTHON" "$GT_DIR/check_stacks.py" "$out" "$truth" "$GT_PROGRAM" || gt_fail "check_stacks.py found a problem (see above)"
+	fi
 	GT_OK=1
 	echo "PASS gt_$case"
 }
