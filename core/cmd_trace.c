@@ -243,6 +243,7 @@ int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, in
 				strerror(errno));
 			return -errno;
 		}
+		ws_perfetto_set_stacks(j->pf, ws_session_stacks(s));
 		ws_session_set_chain_sink(s, perfetto_sink, j);
 		ws_session_set_ival_sink(s, perfetto_ival, j);
 	}
@@ -525,8 +526,10 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	    (err = ws_session_follow(r->s, m->pids[0])))
 		return err;
 	ws_session_set_chain_sink(r->s, report_sink, r);
-	if (r->pf)
+	if (r->pf) {
+		ws_perfetto_set_stacks(r->pf, ws_session_stacks(r->s));
 		ws_session_set_ival_sink(r->s, report_ival, r);
+	}
 	return 0;
 }
 

@@ -375,7 +375,7 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 		return ferror(r->o.out) ? -EIO : 0;
 	}
 	if (r->o.format == WS_FORMAT_FOLDED) {
-		ws_folded_chain(r->o.out, r->g, c);
+		ws_folded_chain(r->o.out, r->g, c, r->stacks);
 		return ferror(r->o.out) ? -EIO : 0;
 	}
 	/* text: keep the N longest, rendered now while the graph still holds them */

@@ -576,8 +576,9 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 	if (rec->ts - s->last_evict > EVICT_EVERY_NS) {
 		pids_expire(s, rec->ts);
 		ws_graph_evict(s->g, rec->ts);
-		if (rec->ts > s->max_window)
-			ws_stacks_evict(s->stacks, rec->ts - s->max_window);
+		/* twice the window: an interval reaches on_ival (Perfetto) as it leaves the history */
+		if (rec->ts > 2 * s->max_window)
+			ws_stacks_evict(s->stacks, rec->ts - 2 * s->max_window);
 		s->last_evict = rec->ts;
 	}
 }
@@ -1526,6 +1527,11 @@ void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock)
 {
 	s->replay = true;
 	s->clock = *clock;
+}
+
+const struct ws_stacks *ws_session_stacks(struct ws_session *s)
+{
+	return s->stacks;
 }
 
 const struct ws_clock *ws_session_clock(struct ws_session *s)
