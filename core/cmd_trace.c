@@ -355,7 +355,7 @@ enum {
 };
 
 struct replay {
-	const char *file, *plugin_dir, *min_block, *top;
+	const char *file, *plugin_dir, *min_block, *top, *stack_depth;
 	int verbose, format;
 	FILE *out; /* the report's (text/json), or /dev/null for perfetto */
 	struct ws_config cfg;
@@ -384,6 +384,7 @@ static const char report_usage[] =
 	"  -o, --output FILE      write to FILE (complete, or not at all) instead of stdout\n"
 	"      --min-block DUR    report waits at least this long (default: the recording's)\n"
 	"      --top N            text: show the N longest chains (default 5)\n"
+	"      --stack-depth N    text: user frames shown per link (default 3; 0: none)\n"
 	"      --tid N            only chains whose victim is thread N (repeatable)\n"
 	"      --pid N            only chains whose victim is in process N (repeatable)\n"
 	"      --comm NAME        only chains whose victim is named NAME (repeatable)\n"
@@ -498,6 +499,8 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	}
 	if (r->top)
 		ws_config_set(&r->cfg, "core", "top", r->top);
+	if (r->stack_depth)
+		ws_config_set(&r->cfg, "core", "stack_depth", r->stack_depth);
 	if ((err = ws_session_open(&r->s, &so, &r->cfg)))
 		return err;
 	if (r->verbose) {
@@ -611,6 +614,7 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 		O_FORMAT = 256,
 		O_MIN_BLOCK,
 		O_TOP,
+		O_STACK_DEPTH,
 		O_TID,
 		O_PID,
 		O_COMM,
@@ -621,6 +625,7 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 		{ "output", required_argument, NULL, 'o' },
 		{ "min-block", required_argument, NULL, O_MIN_BLOCK },
 		{ "top", required_argument, NULL, O_TOP },
+		{ "stack-depth", required_argument, NULL, O_STACK_DEPTH },
 		{ "tid", required_argument, NULL, O_TID },
 		{ "pid", required_argument, NULL, O_PID },
 		{ "comm", required_argument, NULL, O_COMM },
@@ -683,6 +688,9 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 					v);
 				return -EINVAL;
 			}
+			break;
+		case O_STACK_DEPTH:
+			r->stack_depth = v;
 			break;
 		case O_TOP:
 			r->top = v;

@@ -286,10 +286,9 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		text_phrase(r, l, b);
 		fprintf(b, "%s\n", bold && i == 0 ? "\033[0m" : "");
 		ws_link_stacks(r->stacks, l, &st);
-		if (st.nown) {
+		if (st.nown && r->stack_depth > 0) {
 			fputs("     ", b);
-			if (!ws_stack_text(b, st.own, st.nown, r->stack_depth))
-				fputs("(no frames)", b);
+			ws_stack_text(b, st.own, st.nown, r->stack_depth);
 			fputs("\n", b);
 		}
 		if (l->has_woken_by) {
@@ -300,10 +299,9 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 				i + 1 == c->nlinks && l->claim && l->claim->root
 					? ", not traced: not explained further"
 					: "");
-			if (st.nwaker) {
+			if (st.nwaker && r->stack_depth > 0) {
 				fputs("       who was ", b);
-				if (!ws_stack_text(b, st.waker, st.nwaker, r->stack_depth))
-					fputs("(no frames)", b);
+				ws_stack_text(b, st.waker, st.nwaker, r->stack_depth);
 				fputs("\n", b);
 			}
 		}

@@ -79,6 +79,27 @@ static void frame_name(FILE *f, const struct ws_frame *fr)
 		fprintf(f, "0x%" PRIx64, fr->ip);
 }
 
+/* A name as a person reads it: without the symbol version ("@GLIBC_2.2.5"). */
+static void text_name(FILE *f, const struct ws_frame *fr)
+{
+	char e[WS_ESC_LEN], name[WS_ESC_LEN];
+	const char *at;
+
+	if (!fr->sym) {
+		frame_name(f, fr);
+		return;
+	}
+	at = strchr(fr->sym, '@');
+	snprintf(name, sizeof(name), "%.*s", at && at > fr->sym ? (int)(at - fr->sym) : 255,
+		 fr->sym);
+	fputs(ws_text_esc(name, e, sizeof(e)), f);
+}
+
+static bool same_module(const struct ws_frame *a, const struct ws_frame *b)
+{
+	return a->module && b->module && !strcmp(a->module, b->module);
+}
+
 int ws_stack_text(FILE *f, const struct ws_stack *const parts[], int n, int user_depth)
 {
 	const struct ws_sframe *u[WS_STACK_MAX_FRAMES], *k[WS_STACK_MAX_FRAMES];
@@ -89,24 +110,24 @@ int ws_stack_text(FILE *f, const struct ws_stack *const parts[], int n, int user
 
 	if (user_depth <= 0 || (!nu && !nk))
 		return 0;
-	/* start at the library call the program made: its own code is where it waited */
+	/* the program's own code is where it waited; the library call it made is named after */
 	while (first < nu && system_lib(u[first]->f.module))
 		first++;
 	if (first == nu)
 		first = 0;
-	else if (first > 0)
-		first--;
 	fputs("in ", f);
 	for (int i = first; i < nu && shown < user_depth; i++, shown++) {
 		if (shown)
 			fprintf(f, " %s ", ws_arrow());
-		frame_name(f, &u[i]->f);
-		if (i + 1 == nu || shown + 1 == user_depth ||
-		    (u[i + 1]->f.module && u[i]->f.module &&
-		     strcmp(u[i + 1]->f.module, u[i]->f.module)))
-			if (u[i]->f.sym)
-				fprintf(f, " (%s)",
-					ws_text_esc(base(u[i]->f.module), e, sizeof(e)));
+		text_name(f, &u[i]->f);
+		if (u[i]->f.sym && (i + 1 == nu || shown + 1 == user_depth ||
+				    !same_module(&u[i + 1]->f, &u[i]->f)))
+			fprintf(f, " (%s)", ws_text_esc(base(u[i]->f.module), e, sizeof(e)));
+	}
+	if (first > 0) {
+		fputs(", via ", f);
+		text_name(f, &u[first - 1]->f);
+		fprintf(f, " (%s)", ws_text_esc(base(u[first - 1]->f.module), e, sizeof(e)));
 	}
 	while (ki < nk && kernel_machinery(k[ki]->f.sym))
 		ki++;
