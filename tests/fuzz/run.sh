@@ -23,7 +23,7 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(v
 fi
 "$CC" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I"$root/core" -I"$root/sdk/include" -D_GNU_SOURCE \
-	"$here/fuzz_trace_reader.c" "$root/core/trace.c" -o "$out/fuzz_trace_reader" || exit 1
+	"$here/fuzz_trace_reader.c" "$root/core/trace.c" "$root/core/stackrec.c" -o "$out/fuzz_trace_reader" || exit 1
 echo "fuzzing the recording reader for ${secs}s (work: $out)"
 cd "$out" || exit 1
 # -malloc_limit_mb: no single allocation may exceed a few record caps (the reader's bound is

@@ -56,6 +56,19 @@ static __always_inline void ws_stack_submit(void *rec)
 
 #define WS_STACK_RAW_MAX (sizeof(struct ws_rec_stack_raw) + WS_STACK_USER_MAX)
 
+/*
+ * Stacks are extra: they may fill at most a quarter of the ring, so a burst of long waits
+ * (2000 threads waking at once) never makes the ring drop the records chains are made of.
+ * A stack skipped here leaves its link without frames; nothing else changes.
+ */
+static __always_inline bool ws_stack_room(__u64 need)
+{
+	__u64 avail = bpf_ringbuf_query(&ws_ring, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&ws_ring, BPF_RB_RING_SIZE);
+
+	return avail + need <= size / 4;
+}
+
 static __always_inline void ws_stack_ident(struct ws_rec_stack_raw *r, struct task_struct *t,
 					   __u32 wait_tid, __u8 role, __u64 start, __u64 end)
 {
@@ -142,6 +155,8 @@ static int ws_stack_work_cb(struct bpf_map *map, void *key, void *value)
 	struct ws_stack_work *w = value;
 	struct ws_rec_stack_raw *r;
 
+	if (!ws_stack_room(WS_STACK_RAW_MAX))
+		return 0;
 	r = ws_reserve(WS_STACK_RAW_MAX, WS_KIND_STACK_RAW);
 	if (!r)
 		return 0;
@@ -163,6 +178,8 @@ static __always_inline void ws_stack_waiter(struct task_struct *next, __u64 off_
 	struct ws_stack_work *w, init = {};
 	__u32 tid = next->pid;
 
+	if (!ws_stack_room(sizeof(*r) + WS_STACK_RAW_MAX))
+		return;
 	r = ws_reserve(sizeof(*r), WS_KIND_STACK_RAW);
 	if (r) {
 		ws_stack_ident(r, next, tid, WS_STACK_WAITER, off_ts, now);
@@ -190,6 +207,8 @@ static __always_inline void ws_stack_waker(__u32 wakee_tid, __u64 off_ts, __u64 
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct ws_rec_stack_raw *r;
 
+	if (!ws_stack_room(WS_STACK_RAW_MAX))
+		return;
 	r = ws_reserve(WS_STACK_RAW_MAX, WS_KIND_STACK_RAW);
 	if (!r)
 		return;
