@@ -66,7 +66,7 @@ run_round() { # CONFIG ROUND
 	prog_stats | sort > "$OUT/s1"
 	kill -INT "$TOOL_PID" 2>/dev/null; wait "$TOOL_PID" 2>/dev/null; TOOL_PID=
 	local speed
-	if [ "$WORKLOAD" = mutex ]; then speed=$(awk '/ns/{for(i=1;i<=NF;i++) if ($i ~ /^[0-9.]+$/) {print $i/1000; exit}}' "$OUT/bench.out")
+	if [ "$WORKLOAD" = mutex ]; then speed=$(awk '{for(i=2;i<=NF;i++) if ($i == "ns/op") {print $(i-1)/1000; exit}}' "$OUT/bench.out")
 	else speed=$(awk '/usecs\/op/{print $1}' "$OUT/bench.out"); fi
 	printf '%s\t%s\t_speed\t%s\t0\n' "$cfg" "$r" "$speed" >> "$RAW"
 	printf '%s\t%s\t_chains\t%s\t0\n' "$cfg" "$r" "$(grep -c '"type":"chain"' "$OUT/out.json")" >> "$RAW"

@@ -158,6 +158,10 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		if (l->claim)
 			ws_syscall_json(b, &l->claim->syscall);
 		ws_link_stacks(r->stacks, l, &st);
+		if (ws_link_fd_path(l, &st)) {
+			fprintf(b, ",\"fd_path\":");
+			ws_json_str(b, ws_link_fd_path(l, &st));
+		}
 		ws_stack_json(b, "stack", st.own, st.nown);
 		ws_stack_json(b, "waker_stack", st.waker, st.nwaker);
 		if (is_cpu_kind(l->kind))
@@ -214,9 +218,10 @@ static void text_many(FILE *b, uint32_t n, uint64_t total, uint64_t longest, con
 }
 
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
-static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
+static void text_phrase(struct ws_report *r, const struct ws_link *l, const char *fd_path,
+			FILE *b)
 {
-	char dur[32], what[160], e[4 * 160], sys[96];
+	char dur[32], what[160], e[4 * 160], sys[384], e2[WS_ESC_LEN * 2];
 
 	ws_format_duration(l->dur, dur, sizeof(dur));
 	if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
@@ -250,8 +255,8 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 	} else {
 		describe(r, l, what, sizeof(what));
 		fprintf(b, "blocked %s on %s", dur, ws_text_esc(what, e, sizeof(e)));
-		if (ws_syscall_format(&l->claim->syscall, sys, sizeof(sys)) > 0)
-			fprintf(b, ", in %s", sys);
+		if (ws_syscall_format_path(&l->claim->syscall, fd_path, sys, sizeof(sys)) > 0)
+			fprintf(b, ", in %s", ws_text_esc(sys, e2, sizeof(e2)));
 	}
 }
 
@@ -283,9 +288,9 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		else
 			fprintf(b, " %s tid %u (%s) ", from, l->tid,
 				ws_text_esc(l->comm, e, sizeof(e)));
-		text_phrase(r, l, b);
-		fprintf(b, "%s\n", bold && i == 0 ? "\033[0m" : "");
 		ws_link_stacks(r->stacks, l, &st);
+		text_phrase(r, l, ws_link_fd_path(l, &st), b);
+		fprintf(b, "%s\n", bold && i == 0 ? "\033[0m" : "");
 		if (st.nown && r->stack_depth > 0) {
 			fputs("     ", b);
 			ws_stack_text(b, st.own, st.nown, r->stack_depth);

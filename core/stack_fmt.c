@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "stack_fmt.h"
+#include "syscall_fmt.h"
 #include "util.h"
 
 void ws_link_stacks(const struct ws_stacks *s, const struct ws_link *l, struct ws_link_stacks *out)
@@ -20,6 +21,16 @@ void ws_link_stacks(const struct ws_stacks *s, const struct ws_link *l, struct w
 		if (out->nwaker && out->waker[0]->tid != l->woken_by)
 			out->nwaker = 0;
 	}
+}
+
+const char *ws_link_fd_path(const struct ws_link *l, const struct ws_link_stacks *st)
+{
+	/* the same fd as the call the claim records: the file it waited on then */
+	for (int i = 0; l->claim && i < st->nown; i++)
+		if (st->own[i]->path && st->own[i]->fd >= 0 &&
+		    st->own[i]->fd == ws_syscall_fd(&l->claim->syscall))
+			return st->own[i]->path;
+	return NULL;
 }
 
 static int collect(const struct ws_stack *const parts[], int n, bool kernel,

@@ -19,6 +19,9 @@ struct ws_link_stacks {
 	int nown, nwaker;
 };
 
+/* The file @l's wait named through its fd ("/var/lib/..."), or NULL. */
+const char *ws_link_fd_path(const struct ws_link *l, const struct ws_link_stacks *st);
+
 /* Find @l's stacks in @s (NULL: none). A link standing for several waits gets none. */
 void ws_link_stacks(const struct ws_stacks *s, const struct ws_link *l, struct ws_link_stacks *out);
 

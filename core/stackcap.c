@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "procmaps.h"
 #include "stackcap.h"
+#include "syscall_fmt.h"
 #include "stackrec.h"
 #include "symbols.h"
 #include "unwind.h"
@@ -205,6 +208,23 @@ static void drop_frames(struct ws_sframe *fr, uint32_t n)
 	}
 }
 
+/* The file the waiter's fd named, read now while the process lives: the fd, or -1. */
+static int fd_path(const struct ws_rec_stack_raw *r, char *buf, size_t len)
+{
+	char link[64];
+	int fd = r->role == WS_STACK_WAITER ? ws_syscall_fd(&r->sys) : -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/%u/fd/%d", r->pid, fd);
+	n = readlink(link, buf, len - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return fd;
+}
+
 int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 			struct ws_rec_hdr **out)
 {
@@ -212,6 +232,7 @@ int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 	struct ws_sframe fr[WS_STACK_MAX_FRAMES];
 	struct ws_uframe uf[WS_UNWIND_DEFAULT_FRAMES];
 	struct ws_stack st = { 0 };
+	char path[256];
 	struct ws_frame f;
 	uint32_t n = 0, kfirst, skip = 0;
 	int err = 0;
@@ -227,6 +248,8 @@ int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 	st.role = r->role;
 	st.wait_start = r->wait_start;
 	st.wait_end = r->wait_end;
+	st.fd = fd_path(r, path, sizeof(path));
+	st.path = st.fd >= 0 ? path : NULL;
 	if ((r->uregs.valid & (WS_SREG_PC | WS_SREG_SP)) == (WS_SREG_PC | WS_SREG_SP)) {
 		struct ws_unwinder *u = unwinder_of(sc, r->pid);
 		struct ws_unwind_opts o = { .max_frames = WS_UNWIND_DEFAULT_FRAMES };

@@ -42,6 +42,9 @@ int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
 	struct ws_rec_stack *r;
 	char *p;
 
+	size_t plen = st->path ? slen(st->path) : 0;
+
+	size += plen ? ((plen + 1 + 7) & ~(size_t)7) : 0;
 	while (n < st->n && size + frame_bytes(&st->frames[n]) <= REC_MAX)
 		size += frame_bytes(&st->frames[n++]);
 	r = calloc(1, size);
@@ -58,6 +61,8 @@ int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
 	r->nframes = n;
 	r->wait_start = st->wait_start;
 	r->wait_end = st->wait_end;
+	r->fd = plen ? st->fd : -1;
+	r->path_len = plen;
 	p = (char *)(r + 1);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ws_sframe *f = &st->frames[i];
@@ -76,6 +81,7 @@ int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
 		put_str(q, f->f.file, sf->file_len);
 		p += frame_bytes(f);
 	}
+	put_str(p, st->path, plen);
 	*out = &r->hdr;
 	return 0;
 }
@@ -154,6 +160,12 @@ int ws_stackrec_decode(const struct ws_rec_hdr *rec, struct ws_stack **out)
 			used = end - start;
 		p = start + used;
 		st->n = i + 1;
+	}
+	st->fd = -1;
+	if (!bad && r->path_len) {
+		st->path = get_str(&p, end, r->path_len > 255 ? 0 : r->path_len, &bad);
+		bad = bad || !st->path;
+		st->fd = r->fd;
 	}
 	if (bad) {
 		ws_stack_free(st);

@@ -30,6 +30,8 @@ struct ws_stack {
 	uint32_t n;
 	struct ws_sframe *frames;
 	char *strs;
+	int32_t fd;	  /* -1: no file named */
+	const char *path; /* what fd named, or NULL */
 };
 
 /*

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""check_stacks.py: the gt_mutex_disk chain carries the stacks of the code that waited (issue 13).
+"""check_stacks.py: the gt_mutex_disk chain carries the stacks of the code that waited, and the
+file its read's fd named (issue 13).
 
     check_stacks.py WHYSLOW_JSONL TRUTH_JSON PROGRAM
 
@@ -80,6 +81,12 @@ def main():
         fail("no block_io link of the holder with a stack: %s" % json.dumps(links)[:600])
     expect_user(hl[0]["stack"], "holder", "gt_slow_read", "holder")
     expect_kernel(hl[0]["stack"], "holder", ["blkdev", "submit_bio", "blk_", "read"])
+    # the fd it read from, resolved while the process lived (issue 13.1)
+    want = "/dev/" + truth["reads"]["holder"]["dev"]
+    got = hl[0].get("fd_path")
+    print("  holder fd_path: %s (want %s)" % (got, want))
+    if got != want:
+        fail("the holder's read names fd_path %r, not %r" % (got, want))
     for l in (lv, hl[0]):
         for f in l["stack"]:
             for k in ("ip", "sym", "off", "module", "file", "line"):

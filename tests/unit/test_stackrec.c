@@ -9,25 +9,33 @@
 #include "stack_fmt.h"
 #include "stackrec.h"
 #include "stacks.h"
+#include "syscall_fmt.h"
 
 static struct ws_sframe frames[] = {
-	{ { 0x7f0000001234, "__lll_lock_wait", 0x2b, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL, 0 },
+	{ { 0x7f0000001234, "__lll_lock_wait", 0x2b, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL,
+	    0 },
 	  false },
 	{ { 0x7f0000005678, "pthread_mutex_lock@GLIBC_2.2.5", 0x112,
 	    "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL, 0 },
 	  false },
 	{ { 0x555500001000, "gt_lock", 0x10, "/opt/gt/gt_mutex_disk", "gt_common.c", 295 }, false },
-	{ { 0x555500002000, "victim", 0x40, "/opt/gt/gt_mutex_disk", "gt_mutex_disk.c", 57 }, false },
+	{ { 0x555500002000, "victim", 0x40, "/opt/gt/gt_mutex_disk", "gt_mutex_disk.c", 57 },
+	  false },
 	{ { 0x555500003000, NULL, 0x3000, "/opt/gt/gt_mutex_disk", NULL, 0 }, false },
 	{ { 0xffffffff81000000ULL, "__schedule", 0x300, "[kernel]", NULL, 0 }, true },
 	{ { 0xffffffff81001000ULL, "futex_wait_queue", 0x50, "[kernel]", NULL, 0 }, true },
 };
 
-static struct ws_rec_hdr *make(uint32_t tid, uint8_t role, uint64_t start, uint64_t end,
-			       uint32_t n)
+static struct ws_rec_hdr *make(uint32_t tid, uint8_t role, uint64_t start, uint64_t end, uint32_t n)
 {
-	struct ws_stack st = { .tid = tid, .pid = 100, .wait_tid = tid, .role = role,
-			       .ustop = 1, .wait_start = start, .wait_end = end, .n = n,
+	struct ws_stack st = { .tid = tid,
+			       .pid = 100,
+			       .wait_tid = tid,
+			       .role = role,
+			       .ustop = 1,
+			       .wait_start = start,
+			       .wait_end = end,
+			       .n = n,
 			       .frames = frames };
 	struct ws_rec_hdr hdr = { .ts = end - 1, .cpu = 1 }, *rec = NULL;
 
@@ -142,4 +150,22 @@ Test(stack_fmt, text_starts_in_the_programs_code)
 	free(text);
 	ws_stack_free(st);
 	free(a);
+}
+
+Test(syscall_fmt, fd_named_by_its_path)
+{
+	struct ws_syscall fdatasync = { .nr = 75, .arch = WS_ARCH_X86_64, .args = { 7 } };
+	struct ws_syscall futex = { .nr = 202, .arch = WS_ARCH_X86_64, .args = { 0x1000, 128 } };
+	char b[128];
+
+	cr_assert_eq(ws_syscall_fd(&fdatasync), 7);
+	cr_assert_eq(ws_syscall_fd(&futex), -1);
+	ws_syscall_format_path(&fdatasync, "/var/lib/x", b, sizeof(b));
+	cr_assert(!strcmp(b, "fdatasync(fd 7 -> /var/lib/x)") ||
+			  !strcmp(b, "fdatasync(fd 7 \u2192 /var/lib/x)"),
+		  "got %s", b);
+	ws_syscall_format_path(&fdatasync, NULL, b, sizeof(b));
+	cr_assert_str_eq(b, "fdatasync(fd 7)");
+	ws_syscall_format_path(&futex, "/nope", b, sizeof(b));
+	cr_assert_str_eq(b, "futex_wait(0x1000)", "a call without an fd takes no path");
 }

@@ -80,6 +80,7 @@ static __always_inline void ws_stack_ident(struct ws_rec_stack_raw *r, struct ta
 	r->ulen = 0;
 	r->wait_start = start;
 	r->wait_end = end;
+	ws_read_syscall_none(&r->sys);
 	r->uregs.valid = 0;
 	r->uregs.arch = WS_ARCH;
 	r->uregs.reserved = 0;
@@ -184,6 +185,8 @@ static __always_inline void ws_stack_waiter(struct task_struct *next, __u64 off_
 	if (r) {
 		ws_stack_ident(r, next, tid, WS_STACK_WAITER, off_ts, now);
 		ws_stack_kernel(r, next);
+		/* asleep in its syscall still: which file it waited on is named in user space */
+		ws_read_syscall(next, &r->sys);
 		ws_stack_submit(r);
 	}
 	if (next->flags & WS_PF_KTHREAD || !bpf_task_work_schedule_resume_impl)

@@ -62,6 +62,7 @@ struct ws_rec_stack_raw {
 	__u8 nkframes;
 	__u16 ulen;
 	__u64 wait_start, wait_end;
+	struct ws_syscall sys; /* the waiter's, read at switch-in (nr WS_SYSCALL_NONE otherwise) */
 	__u64 kframes[WS_STACK_KFRAMES];
 	struct ws_stack_uregs uregs;
 	__u8 ustack[]; /* @ulen bytes; hdr.size covers them */
@@ -84,6 +85,11 @@ struct ws_rec_stack {
 	__u8 ustop;
 	__u16 nframes;
 	__u64 wait_start, wait_end;
+	/* the file the wait's fd named (/proc/PID/fd/@fd, read on arrival): @path_len bytes and a
+	 * NUL after the frames; @fd -1, @path_len 0: none */
+	__s32 fd;
+	__u16 path_len;
+	__u16 reserved;
 };
 
 struct ws_stack_frame {
