@@ -218,8 +218,7 @@ static void text_many(FILE *b, uint32_t n, uint64_t total, uint64_t longest, con
 }
 
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
-static void text_phrase(struct ws_report *r, const struct ws_link *l, const char *fd_path,
-			FILE *b)
+static void text_phrase(struct ws_report *r, const struct ws_link *l, const char *fd_path, FILE *b)
 {
 	char dur[32], what[160], e[4 * 160], sys[384], e2[WS_ESC_LEN * 2];
 

@@ -576,7 +576,7 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 	if (rec->ts - s->last_evict > EVICT_EVERY_NS) {
 		pids_expire(s, rec->ts);
 		ws_graph_evict(s->g, rec->ts);
-		/* twice the window: an interval reaches on_ival (Perfetto) as it leaves the history */
+		/* twice the window: intervals reach on_ival (Perfetto) as they leave the history */
 		if (rec->ts > 2 * s->max_window)
 			ws_stacks_evict(s->stacks, rec->ts - 2 * s->max_window);
 		s->last_evict = rec->ts;
