@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,22 @@ struct unwinder_slot {
 	uint32_t pid;
 	uint64_t used;
 	struct ws_unwinder *u;
+	uint64_t exe_dev, exe_ino; /* the program it was made for (an exec changes it) */
 };
+
+/* The program @pid runs now, as the inode of /proc/PID/exe; false when gone. */
+static bool exe_of(uint32_t pid, uint64_t *dev, uint64_t *ino)
+{
+	char path[48];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	if (stat(path, &st))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
 
 /* The last maps text read of a traced process: what its stacks unwind with once it is gone. */
 struct snapshot {
@@ -146,11 +162,22 @@ static bool live_maps(uint32_t pid)
 static struct ws_unwinder *unwinder_of(struct ws_stackcap *sc, uint32_t pid)
 {
 	struct unwinder_slot *victim = &sc->slots[0];
+	uint64_t dev = 0, ino = 0;
+	bool live = exe_of(pid, &dev, &ino);
 
 	for (int i = 0; i < UNWINDERS; i++) {
 		struct unwinder_slot *s = &sc->slots[i];
 
 		if (s->u && s->pid == pid) {
+			/* the process exec()ed since (the first stack of a command whyslow runs
+			 * is often its wait before exec): its modules and names are others now */
+			if (live && (s->exe_dev != dev || s->exe_ino != ino)) {
+				ws_unwinder_free(s->u);
+				memset(s, 0, sizeof(*s));
+				ws_symbols_forget(sc->syms, pid);
+				victim = s;
+				break;
+			}
 			s->used = ++sc->clock;
 			return s->u;
 		}
@@ -170,6 +197,8 @@ static struct ws_unwinder *unwinder_of(struct ws_stackcap *sc, uint32_t pid)
 	}
 	victim->pid = pid;
 	victim->used = ++sc->clock;
+	victim->exe_dev = dev;
+	victim->exe_ino = ino;
 	return victim->u;
 }
 

@@ -15,6 +15,14 @@
 
 #include <whyslow/stack.h>
 
+#if defined(__TARGET_ARCH_x86)
+#define WS_REGS_PC(regs) ((regs)->ip)
+#define WS_REGS_SP(regs) ((regs)->sp)
+#elif defined(__TARGET_ARCH_arm64)
+#define WS_REGS_PC(regs) ((regs)->pc)
+#define WS_REGS_SP(regs) ((regs)->sp)
+#endif
+
 #undef bpf_task_work
 struct bpf_task_work {
 	__u64 __opaque;
@@ -34,6 +42,7 @@ extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct b
 struct ws_stack_work {
 	struct bpf_task_work tw;
 	__u64 wait_start, wait_end;
+	__u64 pc, sp; /* its user registers at switch-in: where it must still be */
 };
 
 struct {
@@ -155,7 +164,16 @@ static int ws_stack_work_cb(struct bpf_map *map, void *key, void *value)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct ws_stack_work *w = value;
 	struct ws_rec_stack_raw *r;
+	struct pt_regs *regs;
 
+	/*
+	 * The work may run later than the first return to user space (it is queued through an
+	 * irq_work): only a thread still at the pc and sp it slept with has the stack of that
+	 * wait. Anywhere else it has moved on, and its stack would be another one's.
+	 */
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (!regs || WS_REGS_PC(regs) != w->pc || WS_REGS_SP(regs) != w->sp)
+		return 0;
 	if (!ws_stack_room(WS_STACK_RAW_MAX))
 		return 0;
 	r = ws_reserve(WS_STACK_RAW_MAX, WS_KIND_STACK_RAW);
@@ -178,6 +196,7 @@ static __always_inline void ws_stack_waiter(struct task_struct *next, __u64 off_
 	struct ws_rec_stack_raw *r;
 	struct ws_stack_work *w, init = {};
 	__u32 tid = next->pid;
+	struct pt_regs *regs;
 
 	if (!ws_stack_room(sizeof(*r) + WS_STACK_RAW_MAX))
 		return;
@@ -198,8 +217,13 @@ static __always_inline void ws_stack_waiter(struct task_struct *next, __u64 off_
 		if (!w)
 			return;
 	}
+	regs = (struct pt_regs *)bpf_task_pt_regs(next);
+	if (!regs)
+		return;
 	w->wait_start = off_ts;
 	w->wait_end = now;
+	w->pc = WS_REGS_PC(regs);
+	w->sp = WS_REGS_SP(regs);
 	bpf_task_work_schedule_resume_impl(next, &w->tw, &ws_stack_works, ws_stack_work_cb, NULL);
 }
 
