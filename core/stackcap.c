@@ -68,6 +68,7 @@ static struct snapshot *snapshot_of(struct ws_stackcap *sc, uint32_t pid)
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 {
 	struct snapshot *sn = snapshot_of(sc, pid);
+	uint64_t dev, ino, self_dev, self_ino;
 	char *text;
 	int err;
 
@@ -75,6 +76,11 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 	 * read), the others once a second: maps change rarely after start-up */
 	if (sn && now - sn->first_ns >= WS_STACKCAP_YOUNG_NS &&
 	    now - sn->taken_ns < WS_STACKCAP_REFRESH_NS)
+		return 0;
+	/* a command `whyslow run` started that has not exec()ed yet is a copy of whyslow: its
+	 * maps would name whyslow's code, never the program's */
+	if (exe_of(pid, &dev, &ino) && exe_of(getpid(), &self_dev, &self_ino) && dev == self_dev &&
+	    ino == self_ino)
 		return 0;
 	if ((err = ws_procmaps_read_text(pid, &text)))
 		return err;
