@@ -64,7 +64,10 @@ def main():
         fail("%s keeps a frame pointer in gt_lock; build it -fomit-frame-pointer" % prog)
 
     chains = [json.loads(l) for l in open(out) if l.startswith('{"type":"chain"')]
-    vc = [c for c in chains if c["tid"] == victim and c["links"] and c["links"][0]["kind"] == "futex"]
+    # the victim's wait on M (it may also have waited long on the test's own step condvar)
+    addr = truth["mutexes"]["M"]
+    vc = [c for c in chains if c["tid"] == victim and c["links"] and
+          c["links"][0]["kind"] == "futex" and c["links"][0].get("addr") == addr]
     if not vc:
         fail("no futex chain of the victim tid %d" % victim)
     links = vc[0]["links"]
