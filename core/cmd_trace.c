@@ -246,6 +246,7 @@ int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, in
 				strerror(errno));
 			return -errno;
 		}
+		ws_perfetto_set_stacks(j->pf, ws_session_stacks(s));
 		ws_session_set_chain_sink(s, perfetto_sink, j);
 		ws_session_set_ival_sink(s, perfetto_ival, j);
 	}
@@ -376,7 +377,7 @@ enum {
 };
 
 struct replay {
-	const char *file, *plugin_dir, *min_block, *top;
+	const char *file, *plugin_dir, *min_block, *top, *stack_depth;
 	int verbose, format;
 	FILE *out; /* the report's (text/json), or /dev/null for perfetto */
 	struct ws_config cfg;
@@ -407,6 +408,7 @@ static const char report_usage[] =
 	"  -o, --output FILE      write to FILE (complete, or not at all) instead of stdout\n"
 	"      --min-block DUR    report waits at least this long (default: the recording's)\n"
 	"      --top N            text: show the N longest chains (default 5)\n"
+	"      --stack-depth N    text: user frames shown per link (default 3; 0: none)\n"
 	"      --tid N            only chains whose victim is thread N (repeatable)\n"
 	"      --pid N            only chains whose victim is in process N (repeatable)\n"
 	"      --comm NAME        only chains whose victim is named NAME (repeatable)\n"
@@ -543,6 +545,8 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		ws_config_set(&r->cfg, "core", "top", r->top);
 	if ((err = check_resolution(r, m)))
 		return err;
+	if (r->stack_depth)
+		ws_config_set(&r->cfg, "core", "stack_depth", r->stack_depth);
 	if ((err = ws_session_open(&r->s, &so, &r->cfg)))
 		return err;
 	if (r->verbose) {
@@ -571,8 +575,10 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	    (err = ws_session_follow(r->s, m->pids[0])))
 		return err;
 	ws_session_set_chain_sink(r->s, report_sink, r);
-	if (r->pf)
+	if (r->pf) {
+		ws_perfetto_set_stacks(r->pf, ws_session_stacks(r->s));
 		ws_session_set_ival_sink(r->s, report_ival, r);
+	}
 	return 0;
 }
 
@@ -698,6 +704,7 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 		O_FORMAT = 256,
 		O_MIN_BLOCK,
 		O_TOP,
+		O_STACK_DEPTH,
 		O_TID,
 		O_PID,
 		O_COMM,
@@ -708,6 +715,7 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 		{ "output", required_argument, NULL, 'o' },
 		{ "min-block", required_argument, NULL, O_MIN_BLOCK },
 		{ "top", required_argument, NULL, O_TOP },
+		{ "stack-depth", required_argument, NULL, O_STACK_DEPTH },
 		{ "tid", required_argument, NULL, O_TID },
 		{ "pid", required_argument, NULL, O_PID },
 		{ "comm", required_argument, NULL, O_COMM },
@@ -770,6 +778,9 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 					v);
 				return -EINVAL;
 			}
+			break;
+		case O_STACK_DEPTH:
+			r->stack_depth = v;
 			break;
 		case O_TOP:
 			r->top = v;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "folded.h"
+#include "stack_fmt.h"
 
 /* A frame never holds the separators of the format: ';' splits frames, the last ' ' the weight. */
 static void frame(FILE *out, const char *prefix, const char *s, const char *suffix)
@@ -37,7 +38,19 @@ static void link_frame(FILE *out, const char *kind, const struct ws_claim *cl)
 	frame(out, "", res, "]");
 }
 
-void ws_folded_chain(FILE *out, struct ws_graph *g, const struct ws_chain *c)
+/* The code @l's thread waited in, outermost first, just before the link's own frame. */
+static void stack_frames(FILE *out, const struct ws_stacks *stacks, const struct ws_link *l)
+{
+	struct ws_link_stacks st;
+
+	if (!stacks || !l)
+		return;
+	ws_link_stacks(stacks, l, &st);
+	ws_stack_folded(out, st.own, st.nown, WS_STACK_MAX_FRAMES);
+}
+
+void ws_folded_chain(FILE *out, struct ws_graph *g, const struct ws_chain *c,
+		     const struct ws_stacks *stacks)
 {
 	const char *comm = c->victim->comm[0] ? c->victim->comm : "?";
 	const struct ws_link *first = c->nlinks ? &c->links[0] : NULL;
@@ -52,17 +65,23 @@ void ws_folded_chain(FILE *out, struct ws_graph *g, const struct ws_chain *c)
 		frame(out, "", comm, "");
 		if (s->thread == c->victim) {
 			/* the victim's own part: its wait as claimed, or its queueing for a CPU */
-			if (!strcmp(s->kind, WS_KIND_RUNQUEUE))
+			if (!strcmp(s->kind, WS_KIND_RUNQUEUE)) {
 				link_frame(out, WS_KIND_RUNQUEUE, NULL);
-			else
+			} else {
+				/* the code it waited in, for its wait (not its wakeup latency) */
+				if (first && s->claim == first->claim)
+					stack_frames(out, stacks, first);
 				link_frame(out, s->kind, s->claim);
+			}
 		} else {
+			stack_frames(out, stacks, first);
 			link_frame(out, first ? first->kind : WS_KIND_UNKNOWN,
 				   first ? first->claim : NULL);
 			ws_chain_walk_segment(g, s, &hops);
 			for (int k = 0; k < hops.nlinks; k++) {
 				frame(out, ";[woken by ",
 				      hops.links[k].comm ? hops.links[k].comm : "?", "]");
+				stack_frames(out, stacks, &hops.links[k]);
 				link_frame(out, hops.links[k].kind, hops.links[k].claim);
 			}
 			if (!hops.nlinks) {

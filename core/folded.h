@@ -11,6 +11,9 @@
  * One line per segment of @c, while @g still holds its history:
  * "victim;[its wait];[woken by W];[what W did];...;[root: R] ns".
  */
-void ws_folded_chain(FILE *out, struct ws_graph *g, const struct ws_chain *c);
+struct ws_stacks;
+/* @stacks (may be NULL): the code each thread waited in, as frames before its link's frame. */
+void ws_folded_chain(FILE *out, struct ws_graph *g, const struct ws_chain *c,
+		     const struct ws_stacks *stacks);
 
 #endif

@@ -81,6 +81,8 @@ static const char usage_run[] =
 	"  -o, --output FILE      write the report to FILE (complete, or not at all); - = stdout\n"
 	"      --min-block DUR    report waits at least this long (default 10ms; units required)\n"
 	"      --top N            text: show the N longest chains (default 5)\n"
+	"      --stack-depth N    text: user frames shown per link (default 3, and one kernel\n"
+	"                         frame; 0: none); JSON, Perfetto and folded carry them all\n"
 	"      --duration DUR     stop tracing after DUR and report the waits still open\n"
 	"  -u, --user USER        run COMMAND as USER (default under sudo: $SUDO_USER)\n"
 	"      --as-root          keep root for COMMAND\n"
@@ -111,6 +113,8 @@ static const char usage_attach[] =
 	"  -o, --output FILE      write the report to FILE (complete, or not at all); - = stdout\n"
 	"      --min-block DUR    report waits at least this long (default 10ms; units required)\n"
 	"      --top N            text: show the N longest chains (default 5)\n"
+	"      --stack-depth N    text: user frames shown per link (default 3, and one kernel\n"
+	"                         frame; 0: none); JSON, Perfetto and folded carry them all\n"
 	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
 	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
 	"\n"
@@ -144,6 +148,7 @@ enum opt_id {
 	OPT_FORMAT,
 	OPT_MIN_BLOCK,
 	OPT_TOP,
+	OPT_STACK_DEPTH,
 	OPT_DURATION,
 	OPT_AS_ROOT,
 	OPT_PERFETTO,
@@ -165,6 +170,7 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
 	{ "perfetto", required_argument, NULL, OPT_PERFETTO },
@@ -192,6 +198,7 @@ static const struct {
 	{ OPT_FORMAT, CMD_TRACING },
 	{ OPT_MIN_BLOCK, CMD_TRACING },
 	{ OPT_TOP, CMD_TRACING },
+	{ OPT_STACK_DEPTH, CMD_TRACING },
 	{ OPT_DURATION, CMD_TRACING },
 	{ OPT_AS_ROOT, CMD_RUN | CMD_REC_RUN },
 	{ OPT_PERFETTO, CMD_TRACING },
@@ -450,6 +457,9 @@ static int apply(struct cli *c)
 			break;
 		case OPT_TOP:
 			err = set_core(c, g->text, "top", v);
+			break;
+		case OPT_STACK_DEPTH:
+			err = set_core(c, g->text, "stack_depth", v);
 			break;
 		case OPT_DURATION:
 			err = set_core(c, g->text, "duration", v);

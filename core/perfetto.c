@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "perfetto.h"
+#include "stack_fmt.h"
 #include "util.h"
 
 /* Width of the marker slices that carry a flow's ends (flows bind to slices). */
@@ -25,7 +26,30 @@ struct ws_perfetto {
 	uint64_t *seen; /* hashes of slices and flows written, 0 empty */
 	size_t nseen, seen_cap;
 	int err;
+	const struct ws_stacks *stacks;
 };
+
+void ws_perfetto_set_stacks(struct ws_perfetto *p, const struct ws_stacks *stacks)
+{
+	p->stacks = stacks;
+}
+
+/* ,"@key":"frame\nframe..." (innermost first) when the store has such a stack. */
+static void stack_arg(FILE *f, const char *key, const struct ws_stack *const parts[], int n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!n || !(m = open_memstream(&text, &len)))
+		return;
+	ws_stack_lines(m, parts, n);
+	if (!fclose(m) && len) {
+		fprintf(f, ",\"%s\":", key);
+		ws_json_str(f, text);
+	}
+	free(text);
+}
 
 struct ws_perfetto *ws_perfetto_new(void)
 {
@@ -270,6 +294,16 @@ int ws_perfetto_ival(struct ws_perfetto *p, const struct ws_thread *th, const st
 		fprintf(f, "\"state\":\"%s\"", state_name(iv->state));
 	if (cl && iv->state == WS_STATE_BLOCKED)
 		claim_args(f, cl);
+	if (p->stacks && iv->state == WS_STATE_BLOCKED) {
+		const struct ws_stack *own[WS_STACK_PARTS], *wk[WS_STACK_PARTS];
+		int n = ws_stacks_find(p->stacks, WS_STACK_WAITER, th->tid, iv->start, iv->end,
+				       own);
+		int nw = ws_stacks_find(p->stacks, WS_STACK_WAKER, th->tid, iv->start, iv->end, wk);
+
+		stack_arg(f, "stack", own, n);
+		if (nw && cl && wk[0]->tid == cl->woken_by)
+			stack_arg(f, "waker_stack", wk, nw);
+	}
 	fputs("}}", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -25,6 +25,9 @@ struct ws_perfetto;
 /* NULL on failure (errno set). */
 struct ws_perfetto *ws_perfetto_new(void);
 void ws_perfetto_free(struct ws_perfetto *p);
+struct ws_stacks;
+/* Blocked slices get the stacks of their waits from @stacks (as "stack"/"waker_stack" args). */
+void ws_perfetto_set_stacks(struct ws_perfetto *p, const struct ws_stacks *stacks);
 /* Add one interval of a thread's timeline (@claim: its explanation, or NULL). 0 or -errno. */
 int ws_perfetto_ival(struct ws_perfetto *p, const struct ws_thread *t, const struct ws_ival *iv,
 		     const struct ws_claim *claim);

@@ -11,6 +11,7 @@
 #include "reasons.h"
 #include "offcpu.h"
 #include "report.h"
+#include "stack_fmt.h"
 #include "syscall_fmt.h"
 #include "util.h"
 
@@ -36,7 +37,15 @@ struct ws_report {
 	struct ws_reasons *reasons;
 	struct ws_critpath *cp; /* run: the command's main thread, or NULL */
 	struct ws_offcpu *oc;	/* every thread's time off CPU, conserved */
+	const struct ws_stacks *stacks;
+	int stack_depth;
 };
+
+void ws_report_set_stacks(struct ws_report *r, const struct ws_stacks *stacks, uint64_t depth)
+{
+	r->stacks = stacks;
+	r->stack_depth = depth > 64 ? 64 : (int)depth;
+}
 
 static int render_text(void *ctx, const struct ws_chain *c, char **text);
 
@@ -121,6 +130,7 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 	fprintf(b, ",\"links\":[");
 	for (int i = 0; i < c->nlinks; i++) {
 		const struct ws_link *l = &c->links[i];
+		struct ws_link_stacks st;
 
 		fprintf(b, "%s{\"kind\":", i ? "," : "");
 		ws_json_str(b, l->kind);
@@ -151,6 +161,13 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		}
 		if (l->claim)
 			ws_syscall_json(b, &l->claim->syscall);
+		ws_link_stacks(r->stacks, l, &st);
+		if (ws_link_fd_path(l, &st)) {
+			fprintf(b, ",\"fd_path\":");
+			ws_json_str(b, ws_link_fd_path(l, &st));
+		}
+		ws_stack_json(b, "stack", st.own, st.nown);
+		ws_stack_json(b, "waker_stack", st.waker, st.nwaker);
 		if (is_cpu_kind(l->kind))
 			fprintf(b, ",\"cpu\":%u", l->cpu);
 		if (l->idle_ns)
@@ -205,9 +222,9 @@ static void text_many(FILE *b, uint32_t n, uint64_t total, uint64_t longest, con
 }
 
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
-static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
+static void text_phrase(struct ws_report *r, const struct ws_link *l, const char *fd_path, FILE *b)
 {
-	char dur[32], what[160], e[4 * 160], sys[96];
+	char dur[32], what[160], e[4 * 160], sys[384], e2[WS_ESC_LEN * 2];
 
 	ws_format_duration(l->dur, dur, sizeof(dur));
 	if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
@@ -241,8 +258,8 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 	} else {
 		describe(r, l, what, sizeof(what));
 		fprintf(b, "blocked %s on %s", dur, ws_text_esc(what, e, sizeof(e)));
-		if (ws_syscall_format(&l->claim->syscall, sys, sizeof(sys)) > 0)
-			fprintf(b, ", in %s", sys);
+		if (ws_syscall_format_path(&l->claim->syscall, fd_path, sys, sizeof(sys)) > 0)
+			fprintf(b, ", in %s", ws_text_esc(sys, e2, sizeof(e2)));
 	}
 }
 
@@ -266,6 +283,7 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 	ws_clock_hms(ws_clock_wall(r->o.clock, c->start), hms, sizeof(hms));
 	for (int i = 0; i < c->nlinks; i++) {
 		const struct ws_link *l = &c->links[i];
+		struct ws_link_stacks st;
 
 		if (i == 0)
 			fprintf(b, "%s%s %s tid %u (%s) ", bold ? "\033[1m" : "", hms, dash, l->tid,
@@ -273,8 +291,14 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		else
 			fprintf(b, " %s tid %u (%s) ", from, l->tid,
 				ws_text_esc(l->comm, e, sizeof(e)));
-		text_phrase(r, l, b);
+		ws_link_stacks(r->stacks, l, &st);
+		text_phrase(r, l, ws_link_fd_path(l, &st), b);
 		fprintf(b, "%s\n", bold && i == 0 ? "\033[0m" : "");
+		if (st.nown && r->stack_depth > 0) {
+			fputs("     ", b);
+			ws_stack_text(b, st.own, st.nown, r->stack_depth);
+			fputs("\n", b);
+		}
 		if (l->has_woken_by) {
 			/* of several waits, the walk goes on through the longest one's waker */
 			fprintf(b, " %s %swoken by tid %u (%s)%s\n", from,
@@ -283,6 +307,11 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 				i + 1 == c->nlinks && l->claim && l->claim->root
 					? ", not traced: not explained further"
 					: "");
+			if (st.nwaker && r->stack_depth > 0) {
+				fputs("       who was ", b);
+				ws_stack_text(b, st.waker, st.nwaker, r->stack_depth);
+				fputs("\n", b);
+			}
 		}
 	}
 	/* say so when the thread waited noticeably longer than its first link explains */
@@ -353,7 +382,7 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 		return ferror(r->o.out) ? -EIO : 0;
 	}
 	if (r->o.format == WS_FORMAT_FOLDED) {
-		ws_folded_chain(r->o.out, r->g, c);
+		ws_folded_chain(r->o.out, r->g, c, r->stacks);
 		return ferror(r->o.out) ? -EIO : 0;
 	}
 	/* text: keep the N longest, rendered now while the graph still holds them */

@@ -40,8 +40,11 @@ struct ws_summary {
 };
 
 struct ws_report;
+struct ws_stacks;
 
 struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g);
+/* Where the links' stacks are found; @depth user frames per link in text (0: none). */
+void ws_report_set_stacks(struct ws_report *r, const struct ws_stacks *stacks, uint64_t depth);
 /* Report one chain (JSON: written at once; text: kept if among the top N). */
 int ws_report_chain(struct ws_report *r, const struct ws_chain *c);
 /* Account thread @tid's whole life as the run's critical path. 0 or -ENOMEM. */

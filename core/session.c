@@ -15,6 +15,8 @@
 #include "core_bpf.skel.h"
 #include "graph.h"
 #include "reorder.h"
+#include "stackcap.h"
+#include "stacks.h"
 #include "session.h"
 #include "resolution.h"
 #include "util.h"
@@ -54,6 +56,12 @@ const struct ws_config_key ws_core_keys[] = {
 	  "with no run/attach on the command line: run this shell command" },
 	{ "attach", WS_CFG_STRING, NULL, 0, 0,
 	  "with no run/attach on the command line: attach to these PIDs (space-separated)" },
+	{ "stacks", WS_CFG_BOOL, "true", 0, 0,
+	  "capture the user and kernel stacks of waits of at least min_block (and of their wakers)" },
+	{ "stack_user_bytes", WS_CFG_U64, "16K", 0, WS_STACK_USER_MAX,
+	  "bytes of user stack copied for unwinding (deeper stacks are cut short)" },
+	{ "stack_depth", WS_CFG_U64, "3", 0, 64,
+	  "text output: user frames shown per link (and one kernel frame; 0: none)" },
 	{ NULL },
 };
 
@@ -82,6 +90,9 @@ struct ws_session {
 	struct ws_reorder *ro;
 	struct ws_report *rep;
 	struct ws_chain chain;
+	struct ws_stackcap *stackcap; /* raw captures -> frames, made at the first one */
+	struct ws_stacks *stacks;
+	uint64_t max_window;
 	uint32_t *pids; /* traced thread groups, open addressing, 0 empty */
 	size_t npids, pids_cap;
 	struct gone_pid {
@@ -579,8 +590,15 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 		/* its window was noted when it arrived: see note_loss() */
 	} else if (rec->kind == WS_KIND_PROC_EXIT) {
 		pid_gone(s, rec->pid, rec->ts);
+		if (s->stackcap)
+			ws_stackcap_forget(s->stackcap, rec->pid);
 	} else if (rec->kind == WS_KIND_OPEN_WAIT) {
 		open_wait(s, rec);
+	} else if (rec->kind == WS_KIND_STACK) {
+		if (ws_stacks_add(s->stacks, rec) == -EINVAL)
+			s->bad_records++;
+	} else if (rec->kind == WS_KIND_STACK_RAW) {
+		/* resolved on arrival (see stack_arrived()); one that reaches here is not used */
 	} else if (o >= 0) {
 		s->by_plugin[o]++;
 		if (s->plugins[o].p->decode && s->plugins[o].p->decode(&host, rec) < 0)
@@ -589,6 +607,9 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 	if (rec->ts - s->last_evict > EVICT_EVERY_NS) {
 		pids_expire(s, rec->ts);
 		ws_graph_evict(s->g, rec->ts);
+		/* twice the window: intervals reach on_ival (Perfetto) as they leave the history */
+		if (rec->ts > 2 * s->max_window)
+			ws_stacks_evict(s->stacks, rec->ts - 2 * s->max_window);
 		s->last_evict = rec->ts;
 	}
 }
@@ -984,6 +1005,28 @@ static int attach_object(struct ws_session *s, struct bpf_object *obj, const cha
 	return 0;
 }
 
+/*
+ * Objects that capture stacks (<whyslow/stack.bpf.h>) learn the threshold from the core: the
+ * report's min_block, so no wait too short to be reported costs a capture (0: stacks off).
+ */
+static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
+{
+	uint64_t min_ns = 0, bytes = 0;
+	bool on = true;
+	__u32 b32;
+
+	ws_config_bool(s->cfg, "core", ws_core_keys, "stacks", &on);
+	ws_config_u64(s->cfg, "core", ws_core_keys, "min_block", &min_ns);
+	ws_config_u64(s->cfg, "core", ws_core_keys, "stack_user_bytes", &bytes);
+	if (!on)
+		min_ns = 0;
+	else if (!min_ns)
+		min_ns = 1; /* 0 means off in BPF: every wait is at least 1ns */
+	b32 = bytes;
+	host_set_rodata(obj, "ws_stack_min_ns", &min_ns, sizeof(min_ns));
+	host_set_rodata(obj, "ws_stack_user_bytes", &b32, sizeof(b32));
+}
+
 /* Open a plugin's object and get it ready to load: shared maps, programs, its configure. */
 static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *vmlinux)
 {
@@ -1017,6 +1060,7 @@ static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *
 		return err;
 	}
 	skip_missing_tracepoints(s, s->objs[i], vmlinux);
+	stack_rodata(s, s->objs[i]);
 	if (p->configure && (err = p->configure(&host, s->objs[i])))
 		return err; /* the plugin said why */
 	return 0;
@@ -1077,6 +1121,27 @@ static int load_all(struct ws_session *s)
 	return err;
 }
 
+/*
+ * A raw stack capture is unwound and named now, while its process lives; only the resolved
+ * frames go on (to the report and to a recording), so nothing later needs the traced binaries.
+ */
+static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
+{
+	struct ws_rec_hdr *res = NULL;
+	int err;
+
+	if (!s->stackcap && ws_stackcap_new(&s->stackcap))
+		return 0; /* no stacks, the trace goes on */
+	err = ws_stackcap_resolve(s->stackcap, h, &res);
+	if (err == -EINVAL)
+		s->bad_records++;
+	if (err)
+		return 0;
+	err = ws_reorder_push(s->ro, res);
+	free(res);
+	return err ? -ENOMEM : 0;
+}
+
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	struct ws_session *s = ctx;
@@ -1087,6 +1152,8 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	note_loss(s, h);
+	if (h->kind == WS_KIND_STACK_RAW)
+		return stack_arrived(s, h);
 	if (ws_reorder_push(s->ro, h))
 		return -ENOMEM;
 	return 0;
@@ -1220,8 +1287,12 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	s->g = ws_graph_new(&ops, min_block, max_window, max_history);
 	s->ro = ws_reorder_new(window, dispatch, s);
 	s->rep = s->g ? ws_report_new(&ro, s->g) : NULL;
-	if (!s->g || !s->ro || !s->rep)
+	s->stacks = ws_stacks_new();
+	s->max_window = max_window;
+	if (!s->g || !s->ro || !s->rep || !s->stacks)
 		return -ENOMEM;
+	ws_config_u64(s->cfg, "core", ws_core_keys, "stack_depth", &top);
+	ws_report_set_stacks(s->rep, s->stacks, top);
 	return 0;
 }
 
@@ -1262,6 +1333,21 @@ static void note_pending_losses(struct ws_session *s, uint64_t now)
 	free(st);
 }
 
+/* Maps of the traced processes, so stacks of one that exits before they are read still unwind. */
+static void stack_snapshots(struct ws_session *s, uint64_t now)
+{
+	bool on = true;
+
+	if (!s->stackcap) {
+		ws_config_bool(s->cfg, "core", ws_core_keys, "stacks", &on);
+		if (!on || ws_stackcap_new(&s->stackcap))
+			return;
+	}
+	for (size_t i = 0; i < s->pids_cap; i++)
+		if (s->pids[i])
+			ws_stackcap_snapshot(s->stackcap, s->pids[i], now);
+}
+
 int ws_session_poll(struct ws_session *s, int timeout_ms)
 {
 	uint64_t now, misses;
@@ -1299,6 +1385,7 @@ int ws_session_poll(struct ws_session *s, int timeout_ms)
 	}
 	s->last_poll_ns = now;
 flush:
+	stack_snapshots(s, now);
 	note_pending_losses(s, now);
 	ws_reorder_flush(s->ro, now);
 	return s->err;
@@ -1488,6 +1575,11 @@ void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock)
 	s->clock = *clock;
 }
 
+const struct ws_stacks *ws_session_stacks(struct ws_session *s)
+{
+	return s->stacks;
+}
+
 const struct ws_clock *ws_session_clock(struct ws_session *s)
 {
 	return &s->clock;
@@ -1523,6 +1615,8 @@ void ws_session_free(struct ws_session *s)
 	ws_report_free(s->rep);
 	ws_reorder_free(s->ro);
 	ws_graph_free(s->g);
+	ws_stacks_free(s->stacks);
+	ws_stackcap_free(s->stackcap);
 	free(s->pids);
 	free(s->gone);
 	free(s->devs);

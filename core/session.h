@@ -113,4 +113,8 @@ struct ws_dev_name {
 int ws_session_set_dev_name(struct ws_session *s, uint32_t dev, const char *name);
 size_t ws_session_dev_names(struct ws_session *s, const struct ws_dev_name **out);
 
+/* The stacks resolved so far (links and timeline slices look theirs up); NULL before start. */
+struct ws_stacks;
+const struct ws_stacks *ws_session_stacks(struct ws_session *s);
+
 #endif

@@ -109,6 +109,33 @@ int ws_syscall_format(const struct ws_syscall *s, char *buf, size_t len)
 	return snprintf(buf, len, "%s()", name);
 }
 
+int ws_syscall_fd(const struct ws_syscall *s)
+{
+	const char *name = name_of(s);
+
+	if (!name)
+		return -1;
+	switch (shape_of(name)) {
+	case SHAPE_FD:
+	case SHAPE_EPOLL:
+		return (int)s->args[0] >= 0 ? (int)s->args[0] : -1;
+	default:
+		return -1;
+	}
+}
+
+int ws_syscall_format_path(const struct ws_syscall *s, const char *path, char *buf, size_t len)
+{
+	int n = ws_syscall_format(s, buf, len);
+
+	/* "read(fd 3)" -> "read(fd 3 → /path)": the fd is the call's first shown argument */
+	if (n > 0 && path && ws_syscall_fd(s) >= 0 && (size_t)n < len && buf[n - 1] == ')') {
+		buf[n - 1] = 0;
+		return snprintf(buf + n - 1, len - (n - 1), " %s %s)", ws_arrow_to(), path) + n - 1;
+	}
+	return n;
+}
+
 void ws_syscall_json(FILE *f, const struct ws_syscall *s)
 {
 	const char *name = name_of(s);

@@ -15,6 +15,11 @@
 /* Write the call as text into @buf; 0 (and "" in @buf) when @s is unknown. */
 int ws_syscall_format(const struct ws_syscall *s, char *buf, size_t len);
 
+/* The fd the call waited on (its first argument), or -1 when it takes none. */
+int ws_syscall_fd(const struct ws_syscall *s);
+/* As ws_syscall_format, with the fd's @path when known: "fdatasync(fd 7 → /var/lib/x)". */
+int ws_syscall_format_path(const struct ws_syscall *s, const char *path, char *buf, size_t len);
+
 /* Write ,"syscall":{...} to @f; nothing when @s is unknown. */
 void ws_syscall_json(FILE *f, const struct ws_syscall *s);
 

@@ -282,6 +282,11 @@ const char *ws_arrow(void)
 	return utf8_locale() ? "←" : "<-";
 }
 
+const char *ws_arrow_to(void)
+{
+	return utf8_locale() ? "→" : "->";
+}
+
 const char *ws_dash(void)
 {
 	return utf8_locale() ? "—" : "-";

@@ -20,6 +20,8 @@ void ws_format_duration(uint64_t ns, char *buf, size_t len);
 
 /* "←" in a UTF-8 locale, "<-" otherwise (LC_ALL=C): text output only shows what it can. */
 const char *ws_arrow(void);
+/* "→" in a UTF-8 locale, "->" otherwise: "fd 7 → /path". */
+const char *ws_arrow_to(void);
 /* "—" in a UTF-8 locale, "-" otherwise. */
 const char *ws_dash(void);
 

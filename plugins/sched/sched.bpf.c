@@ -5,12 +5,15 @@
  * the kernel guards them per program, so one running program does not make
  * another one miss its event.
  */
+/* see <whyslow/stack.bpf.h> */
+#define bpf_task_work ws_vmlinux_bpf_task_work
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <whyslow/whyslow.bpf.h>
 #include <whyslow/arch.bpf.h>
+#include <whyslow/stack.bpf.h>
 #include "sched_rec.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -146,6 +149,10 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	}
 	if (ns)
 		ns->run_start = now;
+	/* a long wait (blocked, not preempted) ends: its stacks, taken in its own context */
+	if (next_traced && ns && ns->off_ts && ns->off_state && ws_stack_min_ns &&
+	    now - ns->off_ts >= ws_stack_min_ns)
+		ws_stack_waiter(next, ns->off_ts, now);
 	if (prev_traced && state == 0 && prev->pid)
 		rq_wait_begin(ps);
 	if (next_traced)
@@ -235,6 +242,7 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	struct task_struct *cur;
 	struct ws_cpu_state *cs;
 	struct ws_sched_waking *r;
+	__u64 now;
 
 	if (s ? !s->traced : !ws_traced_tgid(p->tgid))
 		return 0;
@@ -251,8 +259,7 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	}
 	rq_wait_begin(s);
 	if (s && resolution_ns && !s->off_emitted) {
-		__u64 now = bpf_ktime_get_ns();
-
+		now = bpf_ktime_get_ns();
 		if (!s->off_ts) {
 			/* still on CPU: the sleep about to begin ends at once */
 			s->early_wake = 1;
@@ -291,7 +298,12 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		ws_read_syscall(cur, &r->waker_sys);
 	else
 		ws_read_syscall_none(&r->waker_sys);
+	now = r->hdr.ts;
 	ws_submit(r);
+	/* a long wait: who woke it, from where (current is the waker only in task context) */
+	if (ws_stack_min_ns && s && s->off_ts && s->off_state && now - s->off_ts >= ws_stack_min_ns &&
+	    cs && cs->depth == 0 && cur->pid)
+		ws_stack_waker(p->pid, s->off_ts, now);
 	return 0;
 }
 
@@ -326,6 +338,7 @@ int BPF_PROG(ws_sched_exit, struct task_struct *p)
 	if (!traced(p, s))
 		return 0;
 	rq_wait_end(s);
+	ws_stack_forget(p->pid);
 	r = ws_reserve(sizeof(*r), WS_SCHED_EXIT);
 	if (!r)
 		return 0;

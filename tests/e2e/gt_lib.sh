@@ -99,6 +99,10 @@ gt_main() {
 	"$PYTHON" "$GT_DIR/check_critpath.py" "$out" || gt_fail "check_critpath.py found a problem (see above)"
 	# GT_SAVE=DIR: keep the output and the truth for a caller that compares runs
 	[ -n "${GT_SAVE:-}" ] && cp "$out" "$truth" "$GT_SAVE/"
+	if [ "${GT_CHECK_STACKS:-0}" = 1 ]; then
+		echo "--- check_stacks (where in the code: the links' stacks) ---"
+		"$PYTHON" "$GT_DIR/check_stacks.py" "$out" "$truth" "$GT_PROGRAM" || gt_fail "check_stacks.py found a problem (see above)"
+	fi
 	GT_OK=1
 	echo "PASS gt_$case"
 }

@@ -39,9 +39,11 @@ dev=$(sed -n 's/^DEV=//p' <<<"$setup")
 cg=$("$SLOWDISK" cgroup "$dev" 3) || gt_fail "slowdisk.sh cgroup failed"
 data="$GT_WORK/t.data" live="$GT_WORK/live.jsonl" truth="$GT_WORK/truth.json"
 
+# a copy of the program, deleted before `report`: the recording must carry resolved stacks
+mkdir "$GT_WORK/bin" && cp "$GT_PROGRAM" "$GT_WORK/bin/gt_mutex_disk" || gt_fail "cannot copy the program"
 echo "+ whyslow record -o $data --live $live -- gt_mutex_disk --dev $dev"
 timeout -k 5 100 "$WHYSLOW" record --as-root --format json --live "$live" -o "$data" -- \
-	"$GT_PROGRAM" --dev "$dev" --cgroup "$cg" --truth "$truth" \
+	"$GT_WORK/bin/gt_mutex_disk" --dev "$dev" --cgroup "$cg" --truth "$truth" \
 	>"$GT_WORK/record.out" 2>"$GT_WORK/record.err"
 rc=$?
 cat "$GT_WORK/record.err"
@@ -56,6 +58,7 @@ if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	as_user=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups --inh-caps=-all)
 	chmod 644 "$data"
 fi
+rm -r "$GT_WORK/bin"
 rep="$GT_WORK/report.jsonl"
 "${as_user[@]}" "$WHYSLOW" report --format json "$data" >"$rep" 2>"$GT_WORK/report.err" ||
 	{ cat "$GT_WORK/report.err"; gt_fail "whyslow report exited $?"; }
@@ -71,6 +74,10 @@ echo "identical: $(grep -c '"type":"chain"' "$rep") chains and the summary"
 echo "--- 2. check_chain on report's output ---"
 "$PYTHON" "$CHECK_CHAIN" --truth "$truth" --json "$rep" --case mutex_disk ||
 	gt_fail "check_chain.py found a mismatch in report's output"
+
+echo "--- 2b. the stacks, resolved at record time (the program is gone now) ---"
+"$PYTHON" "$GT_DIR/check_stacks.py" "$rep" "$truth" "$GT_PROGRAM" ||
+	gt_fail "check_stacks.py found a problem in report's output"
 
 echo "--- 3. perfetto ---"
 mkdir -m 1777 "$GT_WORK/out"

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stackrec.h"
 #include "stuck_rec.h"
 #include "trace.h"
 
@@ -46,6 +47,21 @@ static int on_event(void *ctx, const struct ws_rec_hdr *rec)
 	/* the reader promises rec->size readable bytes */
 	for (size_t i = 0; i < rec->size; i++)
 		sink += p[i];
+	/* resolved stacks: the decoder accepts only what it can hand out whole */
+	if (rec->kind == WS_KIND_STACK) {
+		struct ws_stack *st;
+
+		if (!ws_stackrec_decode(rec, &st)) {
+			for (uint32_t i = 0; i < st->n; i++) {
+				const struct ws_frame *f = &st->frames[i].f;
+
+				sink += f->ip + (f->sym ? strlen(f->sym) : 0) +
+					(f->module ? strlen(f->module) : 0) +
+					(f->file ? strlen(f->file) : 0);
+			}
+			ws_stack_free(st);
+		}
+	}
 	return 0;
 }
 

@@ -25,7 +25,8 @@ fi
 	-I"$root/core" -I"$root/sdk/include" -D_GNU_SOURCE \
 	"$here/fuzz_trace_reader.c" "$root/core/trace.c" "$root/core/stuck_rec.c" \
 	"$root/core/stuck.c" "$root/core/procsnap.c" "$root/core/owner.c" "$root/core/waitfor.c" \
-	"$root/core/util.c" "$root/core/clock.c" -o "$out/fuzz_trace_reader" || exit 1
+	"$root/core/util.c" "$root/core/clock.c" "$root/core/stackrec.c" \
+	-o "$out/fuzz_trace_reader" || exit 1
 echo "fuzzing the recording reader for ${secs}s (work: $out)"
 cd "$out" || exit 1
 # -malloc_limit_mb: no single allocation may exceed a few record caps (the reader's bound is

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Raw stack captures (WS_KIND_STACK_RAW) -> resolved frames (WS_KIND_STACK), as they arrive,
+ * while the process lives: user stacks unwound with DWARF CFI (unwind.c), every address named
+ * (symbols.c). One unwinder per process, kept until the process exits.
+ */
+#ifndef WS_STACKCAP_H
+#define WS_STACKCAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <whyslow/stack.h>
+
+struct ws_stackcap;
+
+int ws_stackcap_new(struct ws_stackcap **out);
+void ws_stackcap_free(struct ws_stackcap *sc);
+/* Include file:line from debug info (slower the first time a library is met). Default on. */
+void ws_stackcap_set_lines(struct ws_stackcap *sc, bool lines);
+
+/*
+ * Resolve the raw record @rec into a malloc'd WS_KIND_STACK record (same header, so the same
+ * timestamp). 0, -EINVAL (malformed) or -ENOMEM.
+ */
+int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
+			struct ws_rec_hdr **out);
+/*
+ * Keep a copy of @pid's /proc maps (call now and then for every traced process, with the
+ * monotonic time): a process that exits before its stacks are read still unwinds with it.
+ * A process seen for less than WS_STACKCAP_YOUNG_NS is read at every call, then every
+ * WS_STACKCAP_REFRESH_NS. 0 or a negative errno (-ENOENT: gone).
+ */
+#define WS_STACKCAP_YOUNG_NS 2000000000ULL
+#define WS_STACKCAP_REFRESH_NS 1000000000ULL
+int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now);
+/* Process @pid is gone: drop its unwinder and what its addresses were known as. */
+void ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid);
+
+#endif

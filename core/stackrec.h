@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Resolved stacks (WS_KIND_STACK records, <whyslow/stack.h>) in memory, and their encoding: what
+ * a recording keeps so that `report` never needs the traced binaries.
+ */
+#ifndef WS_STACKREC_H
+#define WS_STACKREC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <whyslow/stack.h>
+
+#include "symbols.h"
+
+#define WS_STACK_MAX_FRAMES 96
+
+struct ws_sframe {
+	struct ws_frame f; /* strings owned by the ws_stack */
+	bool kernel;
+};
+
+/* One thread's stack for one wait; user frames first (innermost first), then kernel frames. */
+struct ws_stack {
+	uint32_t tid, pid, wait_tid;
+	uint8_t role;  /* WS_STACK_WAITER or WS_STACK_WAKER */
+	uint8_t ustop; /* enum ws_unwind_stop + 1; 0: no user part */
+	uint64_t wait_start, wait_end;
+	uint32_t n;
+	struct ws_sframe *frames;
+	char *strs;
+	int32_t fd;	  /* -1: no file named */
+	const char *path; /* what fd named, or NULL */
+};
+
+/*
+ * Encode @st (header identity taken from @hdr: cpu, ctx, ts...) into a malloc'd record.
+ * Frames that do not fit in a record (64 KiB) are left out. 0 or -ENOMEM.
+ */
+int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
+		       struct ws_rec_hdr **out);
+/* Decode a WS_KIND_STACK record into a malloc'd stack. 0, -EINVAL (malformed) or -ENOMEM. */
+int ws_stackrec_decode(const struct ws_rec_hdr *rec, struct ws_stack **out);
+void ws_stack_free(struct ws_stack *st);
+
+#endif

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stack records: where in the code a long wait was, captured only for the waits that matter.
+ *
+ * A thread's stacks do not change while it sleeps, so nothing is captured when it blocks. When
+ * a wait turns out to be at least the report's threshold (min_block), BPF writes:
+ *   - at switch-in, the waiter's kernel stack (it is not running yet: the stack it slept on);
+ *   - from a task work that runs in the waiter's own context as it returns to user space, its
+ *     user registers and the top of its user stack (unwound with DWARF CFI in user space);
+ *   - at the wakeup (task context only), the waker's kernel stack, user registers and stack top.
+ * These raw records (WS_KIND_STACK_RAW) never leave the tracing process: the core unwinds and
+ * symbolises them as they arrive, while the process lives, and carries resolved frames
+ * (WS_KIND_STACK) instead, so a recording never needs the traced binaries.
+ *
+ * Shared by BPF and user space: fixed-width types only. Members are only appended.
+ */
+#ifndef WHYSLOW_STACK_H
+#define WHYSLOW_STACK_H
+
+#include <whyslow/record.h>
+
+#define WS_KIND_STACK_RAW (WS_KIND_CORE + 4) /* struct ws_rec_stack_raw */
+#define WS_KIND_STACK (WS_KIND_CORE + 5)     /* struct ws_rec_stack + frames */
+
+/* Whose stack, relative to the wait it explains. */
+#define WS_STACK_WAITER 1 /* the thread that waited, as it slept */
+#define WS_STACK_WAKER 2  /* the thread that woke it, at the wakeup */
+
+#define WS_STACK_KFRAMES 32	     /* kernel return addresses kept */
+#define WS_STACK_USER_MAX 16384	     /* most bytes of user stack a record carries */
+#define WS_STACK_USER_DEFAULT 16384 /* stack_user_bytes default */
+
+/* ws_stack_uregs.valid: which registers were read (by role, see core/unwind.h) */
+#define WS_SREG_PC (1u << 0)
+#define WS_SREG_SP (1u << 1)
+#define WS_SREG_FP (1u << 2)
+#define WS_SREG_LR (1u << 3)
+#define WS_SREG_CALLEE_ALL (0x3ffu << 4)
+
+/* User registers by role: x86_64 rip rsp rbp - rbx r12..r15; arm64 pc sp x29 x30 x19..x28. */
+struct ws_stack_uregs {
+	__u64 pc, sp, fp, lr;
+	__u64 callee[10];
+	__u32 valid;
+	__u16 arch; /* WS_ARCH_* */
+	__u16 reserved;
+};
+
+/*
+ * Raw capture, BPF -> core. hdr.tid/pid are whoever wrote it (not necessarily the stack's
+ * owner). @tid/@pid: whose stack. @wait_tid: the thread whose wait this explains (the waiter
+ * itself, or the wakee of a waker). [@wait_start, @wait_end]: that wait, off CPU to switch-in
+ * (WS_STACK_WAITER) or off CPU to the wakeup (WS_STACK_WAKER). @nkframes kernel addresses;
+ * @ulen bytes of user stack from @uregs.sp (@uregs.valid 0: no user part). The waiter's user
+ * part comes in a record of its own, later, with @nkframes 0.
+ */
+struct ws_rec_stack_raw {
+	struct ws_rec_hdr hdr;
+	__u32 tid, pid;
+	__u32 wait_tid;
+	__u8 role;
+	__u8 nkframes;
+	__u16 ulen;
+	__u64 wait_start, wait_end;
+	struct ws_syscall sys; /* the waiter's, read at switch-in (nr WS_SYSCALL_NONE otherwise) */
+	__u64 kframes[WS_STACK_KFRAMES];
+	struct ws_stack_uregs uregs;
+	__u8 ustack[]; /* @ulen bytes; hdr.size covers them */
+};
+
+/*
+ * Resolved frames, the form recordings keep. The same identity as the raw record, then
+ * @nframes frames (user frames first, innermost first, then kernel frames innermost first),
+ * each a struct ws_stack_frame followed by its strings (sym, module, file, NUL-terminated,
+ * each present when its length is not 0), padded to 8 bytes.
+ */
+#define WS_STACK_FRAME_KERNEL 0x1 /* ws_stack_frame.flags: a kernel address */
+
+/* ws_rec_stack.ustop: why the user walk ended (enum ws_unwind_stop + 1), 0: no user part */
+struct ws_rec_stack {
+	struct ws_rec_hdr hdr;
+	__u32 tid, pid;
+	__u32 wait_tid;
+	__u8 role;
+	__u8 ustop;
+	__u16 nframes;
+	__u64 wait_start, wait_end;
+	/* the file the wait's fd named (/proc/PID/fd/@fd, read on arrival): @path_len bytes and a
+	 * NUL after the frames; @fd -1, @path_len 0: none */
+	__s32 fd;
+	__u16 path_len;
+	__u16 reserved;
+};
+
+struct ws_stack_frame {
+	__u64 ip;
+	__u64 off;
+	__u32 line;
+	__u8 flags;
+	__u8 sym_len, module_len, file_len; /* without the NUL; 0: absent */
+};
+
+#endif /* WHYSLOW_STACK_H */

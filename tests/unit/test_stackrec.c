@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/* Resolved stack records: encode/decode round trip, malformed records refused, and the store's
+ * lookups by thread and time (core/stackrec.c, core/stacks.c, core/stack_fmt.c). */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack_fmt.h"
+#include "stackrec.h"
+#include "stacks.h"
+#include "syscall_fmt.h"
+
+static struct ws_sframe frames[] = {
+	{ { 0x7f0000001234, "__lll_lock_wait", 0x2b, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL,
+	    0 },
+	  false },
+	{ { 0x7f0000005678, "pthread_mutex_lock@GLIBC_2.2.5", 0x112,
+	    "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL, 0 },
+	  false },
+	{ { 0x555500001000, "gt_lock", 0x10, "/opt/gt/gt_mutex_disk", "gt_common.c", 295 }, false },
+	{ { 0x555500002000, "victim", 0x40, "/opt/gt/gt_mutex_disk", "gt_mutex_disk.c", 57 },
+	  false },
+	{ { 0x555500003000, NULL, 0x3000, "/opt/gt/gt_mutex_disk", NULL, 0 }, false },
+	{ { 0xffffffff81000000ULL, "__schedule", 0x300, "[kernel]", NULL, 0 }, true },
+	{ { 0xffffffff81001000ULL, "futex_wait_queue", 0x50, "[kernel]", NULL, 0 }, true },
+};
+
+static struct ws_rec_hdr *make(uint32_t tid, uint8_t role, uint64_t start, uint64_t end, uint32_t n)
+{
+	struct ws_stack st = { .tid = tid,
+			       .pid = 100,
+			       .wait_tid = tid,
+			       .role = role,
+			       .ustop = 1,
+			       .wait_start = start,
+			       .wait_end = end,
+			       .n = n,
+			       .frames = frames };
+	struct ws_rec_hdr hdr = { .ts = end - 1, .cpu = 1 }, *rec = NULL;
+
+	cr_assert_eq(ws_stackrec_encode(&hdr, &st, &rec), 0);
+	return rec;
+}
+
+Test(stackrec, round_trip)
+{
+	struct ws_rec_hdr *rec = make(7, WS_STACK_WAITER, 1000, 5000, 7);
+	struct ws_stack *st;
+
+	cr_assert_eq(rec->kind, WS_KIND_STACK);
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0);
+	cr_assert_eq(st->n, 7);
+	cr_assert_eq(st->wait_start, 1000);
+	cr_assert_eq(st->wait_end, 5000);
+	for (int i = 0; i < 7; i++) {
+		const struct ws_frame *a = &frames[i].f, *b = &st->frames[i].f;
+
+		cr_assert_eq(a->ip, b->ip);
+		cr_assert_eq(a->off, b->off);
+		cr_assert_eq(a->line, b->line);
+		cr_assert_eq(frames[i].kernel, st->frames[i].kernel);
+		cr_assert_eq(!a->sym, !b->sym);
+		if (a->sym)
+			cr_assert_str_eq(a->sym, b->sym);
+		cr_assert_str_eq(a->module, b->module);
+		cr_assert_eq(!a->file, !b->file);
+	}
+	ws_stack_free(st);
+	free(rec);
+}
+
+Test(stackrec, malformed_is_refused)
+{
+	struct ws_rec_hdr *rec = make(7, WS_STACK_WAITER, 1000, 5000, 7);
+	struct ws_rec_stack *r = (void *)rec;
+	struct ws_stack *st;
+	uint16_t size = rec->size;
+
+	/* cut short: the last frame's strings are missing */
+	rec->size = size - 12;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), -EINVAL);
+	rec->size = size;
+	/* more frames claimed than present */
+	r->nframes = 9;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), -EINVAL);
+	r->nframes = 7;
+	/* a string without its NUL */
+	((char *)rec)[size - 1] = 'x';
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0, "padding is not a string");
+	ws_stack_free(st);
+	r->role = 9;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), -EINVAL);
+	rec->size = sizeof(*r) - 1;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), -EINVAL);
+	free(rec);
+}
+
+Test(stacks, found_by_thread_and_overlap)
+{
+	struct ws_stacks *s = ws_stacks_new();
+	const struct ws_stack *out[WS_STACK_PARTS];
+	struct ws_rec_hdr *a = make(7, WS_STACK_WAITER, 1000, 5000, 5);
+	struct ws_rec_hdr *b = make(7, WS_STACK_WAITER, 1000, 5000, 7); /* its other half */
+	struct ws_rec_hdr *c = make(7, WS_STACK_WAITER, 9000, 12000, 3);
+	struct ws_rec_hdr *w = make(8, WS_STACK_WAKER, 1000, 4990, 4);
+
+	((struct ws_rec_stack *)w)->wait_tid = 7;
+	cr_assert_eq(ws_stacks_add(s, a), 0);
+	cr_assert_eq(ws_stacks_add(s, b), 0);
+	cr_assert_eq(ws_stacks_add(s, c), 0);
+	cr_assert_eq(ws_stacks_add(s, w), 0);
+	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 7, 1500, 4800, out), 2);
+	cr_assert_eq(out[0]->wait_end, 5000);
+	cr_assert_eq(out[1]->wait_end, 5000);
+	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 7, 9500, 9600, out), 1);
+	cr_assert_eq(out[0]->n, 3);
+	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 7, 6000, 8000, out), 0, "no wait then");
+	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 8, 1000, 5000, out), 0, "another thread");
+	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAKER, 7, 1000, 5000, out), 1);
+	cr_assert_eq(out[0]->tid, 8);
+	ws_stacks_evict(s, 6000);
+	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 7, 1500, 4800, out), 0, "evicted");
+	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 7, 9500, 9600, out), 1);
+	ws_stacks_free(s);
+	free(a);
+	free(b);
+	free(c);
+	free(w);
+}
+
+Test(stack_fmt, text_starts_in_the_programs_code)
+{
+	struct ws_rec_hdr *a = make(7, WS_STACK_WAITER, 1000, 5000, 7);
+	struct ws_stack *st;
+	const struct ws_stack *parts[1];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	setenv("LC_ALL", "C", 1);
+	cr_assert_eq(ws_stackrec_decode(a, &st), 0);
+	parts[0] = st;
+	cr_assert_eq(ws_stack_text(f, parts, 1, 2), 1);
+	fclose(f);
+	cr_assert(strstr(text, "in gt_lock") == text, "got: %s", text);
+	cr_assert(strstr(text, "victim (gt_mutex_disk)"), "got: %s", text);
+	cr_assert(strstr(text, "via pthread_mutex_lock (libc.so.6)"), "got: %s", text);
+	cr_assert(strstr(text, "[kernel: futex_wait_queue]"), "scheduler frames skipped: %s", text);
+	free(text);
+	ws_stack_free(st);
+	free(a);
+}
+
+Test(syscall_fmt, fd_named_by_its_path)
+{
+	struct ws_syscall fdatasync = { .nr = 75, .arch = WS_ARCH_X86_64, .args = { 7 } };
+	struct ws_syscall futex = { .nr = 202, .arch = WS_ARCH_X86_64, .args = { 0x1000, 128 } };
+	char b[128];
+
+	cr_assert_eq(ws_syscall_fd(&fdatasync), 7);
+	cr_assert_eq(ws_syscall_fd(&futex), -1);
+	ws_syscall_format_path(&fdatasync, "/var/lib/x", b, sizeof(b));
+	cr_assert(!strcmp(b, "fdatasync(fd 7 -> /var/lib/x)") ||
+			  !strcmp(b, "fdatasync(fd 7 \u2192 /var/lib/x)"),
+		  "got %s", b);
+	ws_syscall_format_path(&fdatasync, NULL, b, sizeof(b));
+	cr_assert_str_eq(b, "fdatasync(fd 7)");
+	ws_syscall_format_path(&futex, "/nope", b, sizeof(b));
+	cr_assert_str_eq(b, "futex_wait(0x1000)", "a call without an fd takes no path");
+}
