@@ -1556,3 +1556,43 @@ Test(chain, text_of_several_waits_counts_them)
 	ws_config_free(&R.cfg);
 	free(R.text);
 }
+
+/*
+ * A timer callback wakes A in epoll_wait. With a timeout of 200ms it timed out; with none (-1)
+ * it cannot have: a timer signal reached its signalfd (PostgreSQL's backends under pgbench,
+ * woken by SIGALRM from it_real_fn through ep_poll_callback), so it is a timer, not a timeout.
+ */
+static const struct chain *timer_wakes_epoll(int timeout_ms)
+{
+	struct ws_sched_waking r = syn_waking(T(200), 0, U, pid_of(U), comm_of(U),
+					      WS_CTX_HARDIRQ | WS_CTX_TIMER, 41, A, pid_of(A));
+
+	r.wakee_sys.arch = WS_ARCH_X86_64;
+	r.wakee_sys.nr = 232; /* epoll_wait(epfd, events, maxevents, timeout) */
+	r.wakee_sys.args[0] = 9;
+	r.wakee_sys.args[3] = (uint64_t)(int64_t)timeout_ms;
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(5), 0, A, 1, U);
+	FEED(r);
+	sw(T(201), 0, U, 0, A);
+	finish();
+	return chain_of(A);
+}
+
+Test(chain, timer_wakeup_in_epoll_without_timeout_is_not_a_timeout)
+{
+	const struct chain *c = timer_wakes_epoll(-1);
+
+	cr_assert_geq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "timer", "%s", c->line);
+	cr_expect(strstr(c->line, "timed out") == NULL, "%s", c->line);
+}
+
+Test(chain, timer_wakeup_in_epoll_with_a_timeout_timed_out)
+{
+	const struct chain *c = timer_wakes_epoll(200);
+
+	cr_assert_geq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "timeout", "%s", c->line);
+}
