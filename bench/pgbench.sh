@@ -112,9 +112,6 @@ fsync = on
 synchronous_commit = on
 EOF
 
-# Every process started from here on (postgres, pgbench, whyslow) is in the throttled group.
-echo $$ >"$CG/tasks" || die "cannot join $CG"
-
 PGARGS=(-U postgres -p "$PORT")
 pg_start() {
 	pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -l "$SOCK/pg.log" -w -t 60 start >/dev/null ||
@@ -126,6 +123,10 @@ pg_start
 pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -i -s "$SCALE" -q postgres >"$WORK/init.log" 2>&1 ||
 	die "pgbench -i failed: $(tail -3 "$WORK/init.log")"
 pg_stop
+
+# Every process started from here on (postgres, pgbench, whyslow) is in the throttled group;
+# the initial load above was not (it would take minutes).
+echo $$ >"$CG/tasks" || die "cannot join $CG"
 
 machine_line | tee "$OUT/machine.txt"
 echo "# slow disk: $LOOP ($MM), ext4, writes $WRITE_IOPS/s, reads $READ_IOPS/s; pgbench -c $CLIENTS -T $DURATION -s $SCALE" |

@@ -1596,3 +1596,17 @@ Test(chain, timer_wakeup_in_epoll_with_a_timeout_timed_out)
 	cr_assert_geq(c->nlinks, 1, "%s", c->line);
 	cr_expect_str_eq(c->links[0].kind, "timeout", "%s", c->line);
 }
+
+/*
+ * The stretch of B's timeline that was dropped is not an unknown cause: the summary's root
+ * causes (and the critical path, and the folded roots, which name roots the same way) say
+ * whyslow did not keep it. Seen on pgbench: 52% of a 47 s run's critical path was "unknown".
+ */
+Test(chain, dropped_history_is_named_not_unknown)
+{
+	busy_waker_scenario("1M");
+	cr_expect(strstr(R.summary, "\"root\":\"before the kept history (max_window, max_history)\"") !=
+			  NULL,
+		  "%s", R.summary);
+	cr_expect(strstr(R.summary, "\"root\":\"unknown\"") == NULL, "%s", R.summary);
+}
