@@ -16,7 +16,8 @@
 #   run       whyslow run -- sh -c 'start postgres; pgbench -c $CLIENTS -T $DURATION; stop':
 #             the postmaster, backends, WAL writer and pgbench are all traced (unix socket)
 #   attach    postgres already running; whyslow record attach of the postmaster (its new
-#             backends are followed), pgbench untraced; then whyslow report, text and JSON
+#             backends are followed), pgbench untraced; then whyslow report, text and JSON;
+#             pg_stat_activity's wait events sampled meanwhile (attach.wait_events)
 #   tcp       as run, pgbench over TCP 127.0.0.1 (the net source chains the loopback hop)
 #   overhead  tps untraced vs traced (whyslow attach of the postmaster), alternating,
 #             $ROUNDS rounds of $OVH_T seconds each; medians; the load average is printed
@@ -28,7 +29,7 @@ set -u
 need_root
 
 MODES=${MODES:-"run attach tcp overhead"}
-CLIENTS=${CLIENTS:-8} DURATION=${DURATION:-20} SCALE=${SCALE:-1}
+CLIENTS=${CLIENTS:-8} DURATION=${DURATION:-20} SCALE=${SCALE:-10}
 WRITE_IOPS=${WRITE_IOPS:-100} READ_IOPS=${READ_IOPS:-400}
 PORT=${PORT:-54331} ROUNDS=${ROUNDS:-3} OVH_T=${OVH_T:-10}
 PGBIN=/usr/lib/postgresql/15/bin
@@ -151,7 +152,17 @@ attached_run() {
 	"$WHYSLOW" record -o "$WORK/attach.data" attach "$(postmaster_pid)" 2>"$OUT/attach.stderr" &
 	TRACER_PID=$!
 	sleep 3 # attach finishes loading before the load starts
+	# PostgreSQL's own account, to check whyslow's against: what each backend waits for,
+	# sampled every 0.5 s (wait_event_type/wait_event: Lock/transactionid, LWLock/WALWrite,
+	# IO/WALSync, Client/ClientRead, ...)
+	(
+		for ((i = 0; i < DURATION * 2; i++)); do
+			pg_as psql -h "$SOCK" "${PGARGS[@]}" -XAtc "select coalesce(wait_event_type, 'CPU'), coalesce(wait_event, '-') from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()" postgres 2>/dev/null
+			sleep 0.5
+		done | sort | uniq -c | sort -rn >"$OUT/attach.wait_events"
+	) &
 	pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$DURATION" postgres >"$OUT/attach.pgbench" 2>&1
+	wait $!
 	kill -INT "$TRACER_PID"
 	wait "$TRACER_PID"
 	TRACER_PID=

@@ -1610,3 +1610,40 @@ Test(chain, dropped_history_is_named_not_unknown)
 		  "%s", R.summary);
 	cr_expect(strstr(R.summary, "\"root\":\"unknown\"") == NULL, "%s", R.summary);
 }
+
+/*
+ * A waits 100ms for B; B, on CPU 1, is preempted by Z five times (10ms runnable, 8ms running
+ * each), then wakes A. B's link stands for five turns in the runqueue, and the text says so
+ * instead of "waited 50ms for CPU 1" as if it were one wait (sqlite3 under load: "waited 5.7s
+ * for CPU 0" was 2,588 turns, the longest 50ms).
+ */
+Test(chain, text_of_several_runqueue_turns_counts_them)
+{
+	struct ws_session_opts o = { .plugin_dir = PLUGIN_BUILD_DIR };
+
+	memset(&R, 0, sizeof(R));
+	cr_assert_eq(ws_config_set(&R.cfg, "core", "format", "text"), 0);
+	cr_assert_eq(ws_config_set(&R.cfg, "core", "min_block", "10ms"), 0);
+	cr_assert_eq(ws_session_open(&R.s, &o, &R.cfg), 0);
+	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
+	R.f = open_memstream(&R.text, &R.len);
+	cr_assert_not_null(R.f);
+	cr_assert_eq(ws_session_start(R.s, R.f), 0);
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(1), 0, A, 1, 0);
+	for (int i = 0; i < 5; i++) {
+		sw(T(2 + i * 18), 1, B, 0, Z);
+		sw(T(12 + i * 18), 1, Z, 0, B);
+	}
+	wake(T(95), 1, B, A);
+	sw(T(96), 0, 0, 0, A);
+	cr_assert_eq(ws_session_finish(R.s), 0);
+	fclose(R.f);
+	cr_expect(strstr(R.text, "tid 102 (t102) waited 50ms for CPU 1 in 5 waits (10ms on average, "
+				 "longest 10ms), held by tid 900"),
+		  "%s", R.text);
+	ws_session_free(R.s);
+	ws_config_free(&R.cfg);
+	free(R.text);
+}
