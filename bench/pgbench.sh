@@ -12,12 +12,13 @@
 #   - a private cluster made by initdb (owner: the postgres user; if there is none, a system user
 #     created for the run and deleted after), on port $PORT, unix socket in the temp dir, fsync on,
 #     synchronous_commit on. The system's clusters are never touched.
-# Modes (MODES, default "run attach tcp overhead"):
+# Modes (MODES, default "run attach tcp waits overhead"):
 #   run       whyslow run -- sh -c 'start postgres; pgbench -c $CLIENTS -T $DURATION; stop':
 #             the postmaster, backends, WAL writer and pgbench are all traced (unix socket)
 #   attach    postgres already running; whyslow record attach of the postmaster (its new
-#             backends are followed), pgbench untraced; then whyslow report, text and JSON;
-#             pg_stat_activity's wait events sampled meanwhile (attach.wait_events)
+#             backends are followed), pgbench untraced; then whyslow report, text and JSON
+#   waits     untraced: pg_stat_activity's wait events sampled every 0.5 s (waits.wait_events),
+#             PostgreSQL's own account to check whyslow's against
 #   tcp       as run, pgbench over TCP 127.0.0.1 (the net source chains the loopback hop)
 #   overhead  tps untraced vs traced (whyslow attach of the postmaster), alternating,
 #             $ROUNDS rounds of $OVH_T seconds each; medians; the load average is printed
@@ -28,7 +29,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 need_root
 
-MODES=${MODES:-"run attach tcp overhead"}
+MODES=${MODES:-"run attach tcp waits overhead"}
 CLIENTS=${CLIENTS:-8} DURATION=${DURATION:-20} SCALE=${SCALE:-10}
 WRITE_IOPS=${WRITE_IOPS:-100} READ_IOPS=${READ_IOPS:-400}
 PORT=${PORT:-54331} ROUNDS=${ROUNDS:-3} OVH_T=${OVH_T:-10}
@@ -152,17 +153,7 @@ attached_run() {
 	"$WHYSLOW" record -o "$WORK/attach.data" attach "$(postmaster_pid)" 2>"$OUT/attach.stderr" &
 	TRACER_PID=$!
 	sleep 3 # attach finishes loading before the load starts
-	# PostgreSQL's own account, to check whyslow's against: what each backend waits for,
-	# sampled every 0.5 s (wait_event_type/wait_event: Lock/transactionid, LWLock/WALWrite,
-	# IO/WALSync, Client/ClientRead, ...)
-	(
-		for ((i = 0; i < DURATION * 2; i++)); do
-			pg_as psql -h "$SOCK" "${PGARGS[@]}" -XAtc "select coalesce(wait_event_type, 'CPU'), coalesce(wait_event, '-') from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()" postgres 2>/dev/null
-			sleep 0.5
-		done | sort | uniq -c | sort -rn >"$OUT/attach.wait_events"
-	) &
 	pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$DURATION" postgres >"$OUT/attach.pgbench" 2>&1
-	wait $!
 	kill -INT "$TRACER_PID"
 	wait "$TRACER_PID"
 	TRACER_PID=
@@ -170,6 +161,25 @@ attached_run() {
 	"$WHYSLOW" report "$WORK/attach.data" -o "$OUT/attach.txt"
 	"$WHYSLOW" report "$WORK/attach.data" --format json -o "$OUT/attach.json"
 	echo "== attach: $(grep -E '^tps' "$OUT/attach.pgbench" | head -1)"
+}
+
+# mode waits: no tracing; PostgreSQL's own account of what its backends wait for, to check
+# whyslow's against (psql's connections would show in a trace, so this run is untraced)
+pg_waits() {
+	pg_start
+	# PostgreSQL's own account, to check whyslow's against: what each backend waits for,
+	# sampled every 0.5 s (wait_event_type/wait_event: Lock/transactionid, LWLock/WALWrite,
+	# IO/WALSync, Client/ClientRead, ...)
+	(
+		for ((i = 0; i < DURATION * 2; i++)); do
+			pg_as psql -h "$SOCK" "${PGARGS[@]}" -XAtc "select coalesce(wait_event_type, 'CPU'), coalesce(wait_event, '-') from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()" postgres 2>/dev/null
+			sleep 0.5
+		done | sort | uniq -c | sort -rn >"$OUT/waits.wait_events"
+	) &
+	pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$DURATION" postgres >"$OUT/waits.pgbench" 2>&1
+	wait
+	pg_stop
+	echo "== waits (untraced): $(grep -E '^tps' "$OUT/waits.pgbench" | head -1)"
 }
 
 # mode overhead: tps untraced vs traced, alternating
@@ -205,8 +215,9 @@ for m in $MODES; do
 	run) traced_run run "$SOCK" ;;
 	tcp) traced_run tcp 127.0.0.1 ;;
 	attach) attached_run ;;
+	waits) pg_waits ;;
 	overhead) overhead ;;
-	*) die "unknown mode $m (run, attach, tcp, overhead)" ;;
+	*) die "unknown mode $m (run, attach, tcp, waits, overhead)" ;;
 	esac
 done
 echo "reports in $OUT"
