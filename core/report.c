@@ -220,7 +220,12 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, FILE *b)
 			char d2[32];
 
 			ws_format_duration(l->ran[k].ns, d2, sizeof(d2));
-			fprintf(b, "%s tid %u (%s) %s", k ? "," : ", held by", l->ran[k].tid,
+			/* with several waits, ran[] is the longest one's (as woken_by is) */
+			fprintf(b, "%s tid %u (%s) %s",
+				k	       ? ","
+				: l->waits > 1 ? ", the longest held by"
+					       : ", held by",
+				l->ran[k].tid,
 				ws_text_esc(ws_graph_comm(r->g, l->ran[k].tid), e, sizeof(e)), d2);
 		}
 		if (l->idle_ns) {

@@ -1641,7 +1641,7 @@ Test(chain, text_of_several_runqueue_turns_counts_them)
 	cr_assert_eq(ws_session_finish(R.s), 0);
 	fclose(R.f);
 	cr_expect(strstr(R.text, "tid 102 (t102) waited 50ms for CPU 1 in 5 waits (10ms on average, "
-				 "longest 10ms), held by tid 900"),
+				 "longest 10ms), the longest held by tid 900"),
 		  "%s", R.text);
 	ws_session_free(R.s);
 	ws_config_free(&R.cfg);
