@@ -484,6 +484,13 @@ void ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf,
 
 	if (ws_chain_walk_segment(g, s, &tmp))
 		root_of_link(g, &tmp.links[tmp.nlinks - 1], buf, len);
+	else if (s->thread && strcmp(s->kind, WS_KIND_UNKNOWN) == 0 &&
+		 s->start + s->dur <= s->thread->evicted_to)
+		/*
+		 * Not an unknown cause: whyslow dropped this stretch of the waker's timeline
+		 * (a wait longer than max_window); saying "unknown" would blame the program.
+		 */
+		snprintf(buf, len, "%s", "before the kept history (max_window, max_history)");
 	else
 		snprintf(buf, len, "%s", s->kind);
 }

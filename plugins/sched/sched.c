@@ -177,8 +177,31 @@ static bool name_in(const char *name, const char *const *list)
 }
 
 /*
+ * Whether a poll-family wait could time out at all, from its arguments: a
+ * negative timeout (poll, epoll_wait, epoll_pwait) or a NULL timespec/timeval
+ * (ppoll, epoll_pwait2, select, pselect6) waits for ever.
+ */
+static bool poll_can_time_out(const char *name, const struct ws_syscall *sys)
+{
+	if (!strcmp(name, "epoll_wait") || !strcmp(name, "epoll_pwait"))
+		return (int)sys->args[3] >= 0;
+	if (!strcmp(name, "poll"))
+		return (int)sys->args[2] >= 0;
+	if (!strcmp(name, "ppoll"))
+		return sys->args[2] != 0;
+	if (!strcmp(name, "epoll_pwait2"))
+		return sys->args[3] != 0;
+	if (!strcmp(name, "select") || !strcmp(name, "pselect6"))
+		return sys->args[4] != 0;
+	return true;
+}
+
+/*
  * A wakeup from a timer callback, named by the syscall the thread waited in:
- * only a real sleep is a sleep; any other wait that a timer ended timed out.
+ * only a real sleep is a sleep; a wait that had a timeout timed out. A poll
+ * with no timeout was ended by a timer it set some other way: a timer signal
+ * (setitimer, timer_create) reaching its signalfd or handler — PostgreSQL's
+ * backends wait so — or a timerfd in its set; "timed out" would be false.
  */
 static int timer_claim(const struct ws_wait *w, struct ws_claim *out)
 {
@@ -208,6 +231,12 @@ static int timer_claim(const struct ws_wait *w, struct ws_claim *out)
 	if (name_in(name, timerfd)) {
 		claim_set(out, WS_CLAIM_SPECIFIC, "sleep", 0, true,
 			  "a read completed inside a timer expiry callback (a timerfd)");
+		return 1;
+	}
+	if (name_in(name, polls) && !poll_can_time_out(name, sys)) {
+		snprintf(ev, sizeof(ev),
+			 "woken inside a timer expiry callback in %s with no timeout", name);
+		claim_set(out, WS_CLAIM_SPECIFIC, "timer", 0, true, ev);
 		return 1;
 	}
 	if (name_in(name, polls)) {
@@ -273,6 +302,8 @@ static int sched_describe(const struct ws_claim *c, char *buf, size_t len)
 					: "a sleep");
 	if (!strcmp(c->kind, "timeout"))
 		return snprintf(buf, len, "a timeout");
+	if (!strcmp(c->kind, "timer"))
+		return snprintf(buf, len, "a timer (a timer signal or timerfd; no timeout)");
 	if (!strcmp(c->kind, "wakeup"))
 		return snprintf(buf, len, "a wakeup");
 	if (!strcmp(c->kind, "untraced"))

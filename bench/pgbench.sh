@@ -1,0 +1,223 @@
+#!/bin/bash
+# whyslow on PostgreSQL 15 under pgbench, with fsync on and a slow disk (issue 15's "done when").
+#
+#   sudo bench/pgbench.sh                        # every mode below; reports kept in a temp dir
+#   sudo MODES="run tcp" DURATION=10 bench/pgbench.sh
+#
+# What it builds, all of it removed on exit (Ctrl-C included):
+#   - a file on /tmp, a loop device over it in direct-I/O mode, an ext4 file system on it, mounted
+#     in a temp dir;
+#   - a fresh cgroup-v1 blkio group that throttles writes to that loop device to $WRITE_IOPS per
+#     second (reads to $READ_IOPS): each WAL fdatasync of a commit waits on it;
+#   - a private cluster made by initdb (owner: the postgres user; if there is none, a system user
+#     created for the run and deleted after), on port $PORT, unix socket in the temp dir, fsync on,
+#     synchronous_commit on. The system's clusters are never touched.
+# Modes (MODES, default "run attach tcp waits overhead"):
+#   run       whyslow run -- sh -c 'start postgres; pgbench -c $CLIENTS -T $DURATION; stop':
+#             the postmaster, backends, WAL writer and pgbench are all traced (unix socket)
+#   attach    postgres already running; whyslow record attach of the postmaster (its new
+#             backends are followed), pgbench untraced; then whyslow report, text and JSON
+#   waits     untraced: pg_stat_activity's wait events sampled every 0.5 s (waits.wait_events),
+#             PostgreSQL's own account to check whyslow's against
+#   tcp       as run, pgbench over TCP 127.0.0.1 (the net source chains the loopback hop)
+#   overhead  tps untraced vs traced (whyslow attach of the postmaster), alternating,
+#             $ROUNDS rounds of $OVH_T seconds each; medians; the load average is printed
+# Needs: PostgreSQL 15 from Debian (apt-get install -y postgresql postgresql-contrib; the script
+# installs it when missing and says so). Output: $OUT (default a new /tmp/whyslow-pgbench-out.*),
+# one NAME.txt / NAME.json per mode, pgbench's own output in NAME.pgbench.
+set -u
+. "$(dirname "$0")/lib.sh"
+need_root
+
+MODES=${MODES:-"run attach tcp waits overhead"}
+CLIENTS=${CLIENTS:-8} DURATION=${DURATION:-20} SCALE=${SCALE:-10}
+WRITE_IOPS=${WRITE_IOPS:-100} READ_IOPS=${READ_IOPS:-400}
+PORT=${PORT:-54331} ROUNDS=${ROUNDS:-3} OVH_T=${OVH_T:-10}
+PGBIN=/usr/lib/postgresql/15/bin
+BLKIO=/sys/fs/cgroup/blkio
+
+WORK= LOOP= CG= MNT= MADE_USER= PGUSER_NAME=postgres TRACER_PID= OUT=${OUT:-}
+
+die() { echo "pgbench.sh: $*" >&2; exit 1; }
+
+pg_as() { runuser -u "$PGUSER_NAME" -- "$@"; }
+
+pg_stop() {
+	[ -n "$MNT" ] && [ -f "$MNT/data/postmaster.pid" ] || return 0
+	pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -m fast -w -t 30 stop >/dev/null 2>&1 ||
+		pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -m immediate -w stop >/dev/null 2>&1
+}
+
+cleanup() {
+	trap - EXIT INT TERM
+	[ -n "$TRACER_PID" ] && kill -INT "$TRACER_PID" 2>/dev/null && wait "$TRACER_PID" 2>/dev/null
+	pg_stop
+	if [ -n "$CG" ] && [ -d "$CG" ]; then
+		local t
+		while read -r t; do echo "$t" >"$BLKIO/tasks" 2>/dev/null; done <"$CG/tasks"
+		rmdir "$CG" 2>/dev/null || { sleep 0.5; rmdir "$CG" 2>/dev/null; } ||
+			echo "pgbench.sh: cannot remove $CG" >&2
+	fi
+	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
+		umount "$MNT" 2>/dev/null || { sleep 1; umount "$MNT"; } || echo "pgbench.sh: cannot unmount $MNT" >&2
+	fi
+	# detach only the device that still serves our file
+	if [ -n "$LOOP" ] && [ "$(cat "/sys/block/${LOOP#/dev/}/loop/backing_file" 2>/dev/null)" = "$WORK/disk.img" ]; then
+		losetup -d "$LOOP" || echo "pgbench.sh: cannot detach $LOOP" >&2
+	fi
+	[ -n "$MADE_USER" ] && userdel "$MADE_USER" 2>/dev/null
+	[ -n "$WORK" ] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'echo "pgbench.sh: interrupted, cleaning up" >&2; exit 130' INT TERM
+
+[ -x "$PGBIN/initdb" ] && command -v pgbench >/dev/null || {
+	echo "pgbench.sh: PostgreSQL 15 missing: apt-get install -y postgresql postgresql-contrib" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql postgresql-contrib >/dev/null ||
+		die "apt-get install postgresql postgresql-contrib failed"
+}
+[ -x "$WHYSLOW" ] || die "no whyslow at $WHYSLOW: build first (ninja -C build) or set WHYSLOW"
+[ -d "$BLKIO" ] || die "no cgroup-v1 blkio hierarchy at $BLKIO"
+ss -ltn 2>/dev/null | grep -q ":$PORT " && die "port $PORT is in use; set PORT"
+if ! id -u "$PGUSER_NAME" >/dev/null 2>&1; then
+	PGUSER_NAME=whyslow-pg
+	useradd --system --no-create-home --shell /usr/sbin/nologin "$PGUSER_NAME" || die "useradd failed"
+	MADE_USER=$PGUSER_NAME
+fi
+
+WORK=$(mktemp -d /tmp/whyslow-pgbench.XXXXXX) || die "mktemp failed"
+chmod 711 "$WORK"
+[ -n "$OUT" ] || OUT=$(mktemp -d /tmp/whyslow-pgbench-out.XXXXXX) || die "mktemp failed"
+mkdir -p "$OUT" && chmod 755 "$OUT"
+MNT=$WORK/mnt SOCK=$WORK/sock
+mkdir "$MNT" "$SOCK" && chown "$PGUSER_NAME" "$SOCK"
+
+# the slow disk: ext4 on a direct-I/O loop device; its writes throttled in our own group
+fallocate -l 768M "$WORK/disk.img" || die "cannot create $WORK/disk.img"
+LOOP=$(losetup --direct-io=on -f --show "$WORK/disk.img") || die "losetup failed"
+mkfs.ext4 -q -F "$LOOP" || die "mkfs.ext4 $LOOP failed"
+mount "$LOOP" "$MNT" || die "mount $LOOP failed"
+mkdir "$MNT/data" && chown "$PGUSER_NAME" "$MNT/data" && chmod 700 "$MNT/data"
+CG=$BLKIO/whyslow-pgbench-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+mkdir "$CG" || { CG=; die "cannot create a blkio group"; }
+MM=$(printf '%d:%d' "0x$(stat -c %t "$LOOP")" "0x$(stat -c %T "$LOOP")")
+echo "$MM $WRITE_IOPS" >"$CG/blkio.throttle.write_iops_device" || die "cannot throttle writes of $MM"
+echo "$MM $READ_IOPS" >"$CG/blkio.throttle.read_iops_device" || die "cannot throttle reads of $MM"
+
+pg_as "$PGBIN/initdb" -D "$MNT/data" -U postgres --auth=trust -E UTF8 >"$WORK/initdb.log" 2>&1 ||
+	die "initdb failed (see $WORK/initdb.log)"
+cat >>"$MNT/data/postgresql.conf" <<EOF
+port = $PORT
+unix_socket_directories = '$SOCK'
+listen_addresses = '127.0.0.1'
+fsync = on
+synchronous_commit = on
+EOF
+
+PGARGS=(-U postgres -p "$PORT")
+pg_start() {
+	pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -l "$SOCK/pg.log" -w -t 60 start >/dev/null ||
+		die "postgres did not start (see the log: $(tail -3 "$SOCK/pg.log"))"
+}
+postmaster_pid() { head -1 "$MNT/data/postmaster.pid"; }
+
+pg_start
+pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -i -s "$SCALE" -q postgres >"$WORK/init.log" 2>&1 ||
+	die "pgbench -i failed: $(tail -3 "$WORK/init.log")"
+pg_stop
+
+# Every process started from here on (postgres, pgbench, whyslow) is in the throttled group;
+# the initial load above was not (it would take minutes).
+echo $$ >"$CG/tasks" || die "cannot join $CG"
+
+machine_line | tee "$OUT/machine.txt"
+echo "# slow disk: $LOOP ($MM), ext4, writes $WRITE_IOPS/s, reads $READ_IOPS/s; pgbench -c $CLIENTS -T $DURATION -s $SCALE" |
+	tee -a "$OUT/machine.txt"
+
+# mode run / tcp: everything under whyslow run, as the postgres user
+traced_run() { # NAME HOST
+	local name=$1 host=$2
+	chown "$PGUSER_NAME" "$OUT"
+	# record --live prints what `run` prints (text) and keeps the events for the JSON report
+	"$WHYSLOW" record -u "$PGUSER_NAME" -o "$WORK/$name.data" --live "$OUT/$name.txt" -- \
+		sh -c "$PGBIN/pg_ctl -D '$MNT/data' -l '$SOCK/pg.log' -w start >/dev/null &&
+		pgbench -h '$host' ${PGARGS[*]} -c $CLIENTS -T $DURATION postgres >'$OUT/$name.pgbench' 2>&1;
+		$PGBIN/pg_ctl -D '$MNT/data' -m fast -w stop >/dev/null" 2>"$OUT/$name.stderr"
+	"$WHYSLOW" report "$WORK/$name.data" --format json -o "$OUT/$name.json"
+	echo "== $name: $(grep -E '^tps' "$OUT/$name.pgbench" | head -1)"
+}
+
+# mode attach: record the running postmaster, pgbench outside, report afterwards
+attached_run() {
+	pg_start
+	"$WHYSLOW" record -o "$WORK/attach.data" attach "$(postmaster_pid)" 2>"$OUT/attach.stderr" &
+	TRACER_PID=$!
+	sleep 3 # attach finishes loading before the load starts
+	pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$DURATION" postgres >"$OUT/attach.pgbench" 2>&1
+	kill -INT "$TRACER_PID"
+	wait "$TRACER_PID"
+	TRACER_PID=
+	pg_stop
+	"$WHYSLOW" report "$WORK/attach.data" -o "$OUT/attach.txt"
+	"$WHYSLOW" report "$WORK/attach.data" --format json -o "$OUT/attach.json"
+	echo "== attach: $(grep -E '^tps' "$OUT/attach.pgbench" | head -1)"
+}
+
+# mode waits: no tracing; PostgreSQL's own account of what its backends wait for, to check
+# whyslow's against (psql's connections would show in a trace, so this run is untraced)
+pg_waits() {
+	pg_start
+	# PostgreSQL's own account, to check whyslow's against: what each backend waits for,
+	# sampled every 0.5 s (wait_event_type/wait_event: Lock/transactionid, LWLock/WALWrite,
+	# IO/WALSync, Client/ClientRead, ...)
+	(
+		for ((i = 0; i < DURATION * 2; i++)); do
+			pg_as psql -h "$SOCK" "${PGARGS[@]}" -XAtc "select coalesce(wait_event_type, 'CPU'), coalesce(wait_event, '-') from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()" postgres 2>/dev/null
+			sleep 0.5
+		done | sort | uniq -c | sort -rn >"$OUT/waits.wait_events"
+	) &
+	pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$DURATION" postgres >"$OUT/waits.pgbench" 2>&1
+	wait
+	pg_stop
+	echo "== waits (untraced): $(grep -E '^tps' "$OUT/waits.pgbench" | head -1)"
+}
+
+# mode overhead: tps untraced vs traced, alternating
+overhead() {
+	local r c tps
+	: >"$OUT/overhead.tsv"
+	pg_start
+	for ((r = 0; r < ROUNDS; r++)); do
+		for c in $( ((r % 2)) && echo "traced untraced" || echo "untraced traced"); do
+			if [ "$c" = traced ]; then
+				"$WHYSLOW" attach --format json -o /dev/null "$(postmaster_pid)" 2>/dev/null &
+				TRACER_PID=$!
+				sleep 3
+			fi
+			tps=$(pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$OVH_T" postgres 2>&1 |
+				awk '/^tps/ {print $3; exit}')
+			if [ -n "$TRACER_PID" ]; then
+				kill -INT "$TRACER_PID"; wait "$TRACER_PID"; TRACER_PID=
+			fi
+			printf '%s\t%s\t%s\n' "$c" "$tps" "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/overhead.tsv"
+		done
+	done
+	pg_stop
+	local u t
+	u=$(awk '$1=="untraced" {print $2}' "$OUT/overhead.tsv" | median)
+	t=$(awk '$1=="traced" {print $2}' "$OUT/overhead.tsv" | median)
+	echo "overhead: untraced median $u tps, traced median $t tps ($(awk -v u="$u" -v t="$t" 'BEGIN{printf "%+.1f%%", (t/u-1)*100}')), $ROUNDS rounds of ${OVH_T}s, load $(cut -d' ' -f1-3 /proc/loadavg)" |
+		tee "$OUT/overhead.txt"
+}
+
+for m in $MODES; do
+	case $m in
+	run) traced_run run "$SOCK" ;;
+	tcp) traced_run tcp 127.0.0.1 ;;
+	attach) attached_run ;;
+	waits) pg_waits ;;
+	overhead) overhead ;;
+	*) die "unknown mode $m (run, attach, tcp, waits, overhead)" ;;
+	esac
+done
+echo "reports in $OUT"
