@@ -34,7 +34,7 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "min_block", WS_CFG_DURATION, "10ms", 0, 3600000000000ULL,
 	  "report waits (time off CPU) at least this long" },
 	{ "resolution", WS_CFG_DURATION, NULL, 0, 3600000000000ULL,
-	  "off-CPU periods shorter than this are summed per thread in the kernel, not recorded one by one (default: min_block/64; 0: record every switch)" },
+	  "off-CPU periods shorter than this are summed per thread in the kernel, not recorded one by one (default 0: record every switch; min_block/64 is the finest a chain shows)" },
 	{ "top", WS_CFG_U64, "5", 1, 100000, "text output: how many of the longest chains" },
 	{ "sources", WS_CFG_STRING, NULL, 0, 0,
 	  "comma-separated sources (default: all installed)" },
@@ -255,7 +255,7 @@ static const struct ws_config_key *plugin_keys(const char *plugin)
 
 static int host_config_u64(const char *plugin, const char *key, uint64_t *out)
 {
-	/* the sched source summarises at the core's resolution (default: from min_block) */
+	/* the sched source summarises at the core's resolution (default 0: off) */
 	if (!strcmp(plugin, "core") && !strcmp(key, "resolution")) {
 		*out = ws_resolution_ns(cur->cfg);
 		return 0;
