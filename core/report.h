@@ -3,6 +3,7 @@
 #ifndef WS_REPORT_H
 #define WS_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "chain.h"
@@ -24,6 +25,7 @@ struct ws_report_opts {
 	const struct ws_clock *clock;
 	ws_describe_fn describe;
 	void *describe_ctx;
+	bool include_idle; /* rank idle waits (idle.h) with the rest instead of only counting them */
 };
 
 /* What the run saw, for the summary. */

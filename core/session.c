@@ -31,6 +31,8 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "min_block", WS_CFG_DURATION, "10ms", 0, 3600000000000ULL,
 	  "report waits (time off CPU) at least this long" },
 	{ "top", WS_CFG_U64, "5", 1, 100000, "text output: how many of the longest chains" },
+	{ "include_idle", WS_CFG_BOOL, "false", 0, 0,
+	  "rank idle waits (nobody was working to end them) with the rest" },
 	{ "sources", WS_CFG_STRING, NULL, 0, 0,
 	  "comma-separated sources (default: all installed)" },
 	{ "plugin_dir", WS_CFG_STRING, NULL, 0, 0, "directory the source plugins are loaded from" },
@@ -1204,6 +1206,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		    : !strcmp(fmt, "folded")	 ? WS_FORMAT_FOLDED
 						 : WS_FORMAT_JSON;
 	ro.top = top;
+	ws_config_bool(s->cfg, "core", ws_core_keys, "include_idle", &ro.include_idle);
 	if (!s->replay)
 		ws_clock_anchor(&s->clock);
 	s->start_mono = ws_clock_mono_now();
