@@ -9,8 +9,10 @@
  *      read, a disk, a child, its own sleep or the runqueue: those are work or chosen delays;
  *   2. and over the blocked part of the wait, at least half of the time that explains it was
  *      spent *waiting for work* rather than working: the segments (the waker's timeline, or the
- *      victim's own wait when no thread woke it) that were blocked in an EVENT call, or, for a
- *      waker, in a sleep. Running, runnable, block I/O, a lock, an unknown gap: work.
+ *      victim's own wait when no thread woke it) that were blocked in an EVENT call, or, when the
+ *      victim waited for an event, in a waker's sleep (a client pausing between requests).
+ *      Running, runnable, block I/O, a lock, an unknown gap: work. A lock held across a sleep
+ *      is a cost, not idleness: a futex victim's waker asleep is work (gt_trap).
  *
  * So a server in accept woken by a client that was asleep, or by the network, is idle; a pool
  * worker woken by a thread that was in epoll_wait for the job is idle; a futex wait woken by a
@@ -61,11 +63,13 @@ enum ws_idle_class ws_idle_class_of(const struct ws_claim *c)
 }
 
 /* Was this stretch of @tid's timeline waiting for work rather than working? */
-static bool waiting(const struct ws_claim *cl, uint32_t tid, uint32_t victim)
+static bool waiting(const struct ws_claim *cl, uint32_t tid, uint32_t victim,
+		    enum ws_idle_class victim_class)
 {
 	enum ws_idle_class k = ws_idle_class_of(cl);
 
-	return k == WS_IDLE_EVENT || (k == WS_IDLE_SLEEP && tid != victim);
+	return k == WS_IDLE_EVENT ||
+	       (k == WS_IDLE_SLEEP && tid != victim && victim_class == WS_IDLE_EVENT);
 }
 
 static uint64_t clip(uint64_t s, uint64_t d, uint64_t to)
@@ -92,13 +96,13 @@ bool ws_idle_chain(const struct ws_chain *c)
 		if (!in_wait)
 			continue;
 		if (!s->nmix) {
-			if (waiting(s->claim, s->tid, victim))
+			if (waiting(s->claim, s->tid, victim, k))
 				idle += in_wait;
 			continue;
 		}
 		/* a merged piece: its kinds' shares, scaled to the part inside the wait */
 		for (int m = 0; m < s->nmix && s->dur; m++)
-			if (waiting(s->mix[m].claim, s->tid, victim))
+			if (waiting(s->mix[m].claim, s->tid, victim, k))
 				idle += (uint64_t)((double)s->mix[m].ns * in_wait / s->dur);
 	}
 	return 2 * idle >= blocked;

@@ -25,7 +25,7 @@ struct ws_report_opts {
 	const struct ws_clock *clock;
 	ws_describe_fn describe;
 	void *describe_ctx;
-	bool include_idle; /* rank idle waits (idle.h) with the rest instead of only counting them */
+	bool include_idle; /* rank idle waits (idle.h) too, not only count them */
 };
 
 /* What the run saw, for the summary. */

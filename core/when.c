@@ -87,6 +87,7 @@ uint64_t ws_when_resolve(const struct ws_when *w, const struct ws_clock *clk)
 	if (wall + HALF_DAY_NS < clk->wall_ns)
 		wall += DAY_NS;
 	if (wall <= clk->wall_ns)
-		return clk->mono_ns > clk->wall_ns - wall ? clk->mono_ns - (clk->wall_ns - wall) : 0;
+		return clk->mono_ns > clk->wall_ns - wall ? clk->mono_ns - (clk->wall_ns - wall)
+							  : 0;
 	return clk->mono_ns + (wall - clk->wall_ns);
 }

@@ -132,7 +132,7 @@ static void *worker(void *arg)
 		}
 		qhead++;
 		pthread_mutex_unlock(&qmu);
-		/* the job needs the lock: after a job, wait for gt-hog to have it again, then block */
+		/* each job needs the lock: first let gt-hog take it again, then block on it */
 		while (load && __atomic_load_n(&hog_periods, __ATOMIC_SEQ_CST) == last_period)
 			sched_yield();
 		pthread_mutex_lock(&job_mu);
