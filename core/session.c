@@ -497,6 +497,9 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 			s->report_lost = true;
 			err = 0;
 		}
+	} else if (!err) {
+		/* filtered out of the report: still part of the command's wall time */
+		ws_report_follow_chain(s->rep, &s->chain);
 	}
 	if (err && !s->err)
 		s->err = err;

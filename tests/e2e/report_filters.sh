@@ -105,5 +105,15 @@ r = subprocess.run([whyslow, "report", data, "--include-idle", "--min-block", "1
 assert r.returncode == 0, r.stderr
 times = [l.split()[0] for l in r.stdout.splitlines() if l[:2].isdigit() and l[2] == ":"]
 assert times and all(t >= hms(b) for t in times), "text --since %s printed %s" % (hms(b), times[:3])
+# the critical path is the command's wall time: the same whatever the filters choose
+def critpath(*args):
+    r = subprocess.run([whyslow, "report", data, "--format", "json", *args],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return [o for o in map(json.loads, r.stdout.splitlines()) if o["type"] == "critical_path"]
+whole = critpath()
+assert whole, "no critical path in the report of a run"
+for args in (("--comm", "gt-hog"), ("--since", "60m"), ("--tid", str(worker))):
+    assert critpath(*args) == whole, "the critical path changed with %s" % (args,)
 print("PASS: --tid/--pid/--comm/--since/--until on %d chains (%d in the cut)" % (len(every), len(got)))
 PY
