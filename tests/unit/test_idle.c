@@ -12,14 +12,16 @@
 static struct ws_thread victim;
 static struct ws_chain c;
 static struct ws_segment segs[8];
-static struct ws_claim claims[8];
+static struct ws_claim claims[32];
 static int nclaims;
 
 /* A claim waiting in the x86-64 syscall called @name (NULL: not in a syscall). */
 static const struct ws_claim *in_call(const char *name)
 {
-	struct ws_claim *cl = &claims[nclaims++];
+	struct ws_claim *cl;
 
+	cr_assert_lt(nclaims, 32, "more claims than the test keeps");
+	cl = &claims[nclaims++];
 	memset(cl, 0, sizeof(*cl));
 	cl->syscall.nr = WS_SYSCALL_NONE;
 	for (int nr = 0; name && nr < (int)(sizeof(ws_syscalls_x86_64) / sizeof(char *)); nr++) {
@@ -69,6 +71,7 @@ static void runnable_after(void)
 
 Test(idle, classes_by_syscall)
 {
+	nclaims = 0;
 	cr_assert_eq(ws_idle_class_of(in_call("epoll_wait")), WS_IDLE_EVENT);
 	cr_assert_eq(ws_idle_class_of(in_call("accept4")), WS_IDLE_EVENT);
 	cr_assert_eq(ws_idle_class_of(in_call("rt_sigtimedwait")), WS_IDLE_EVENT);
