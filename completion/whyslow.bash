@@ -40,7 +40,7 @@ _whyslow()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local common="-c --config --sources --plugin-dir -v --verbose -h --help"
-	local trace="--format -o --output --min-block --top --duration --perfetto"
+	local trace="--format -o --output --min-block --top --include-idle --duration --perfetto"
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
@@ -73,6 +73,7 @@ _whyslow()
 		_whyslow_pids "$cur"; return ;;
 	-u | --user) COMPREPLY=($(compgen -u -- "$cur")); return ;;
 	--min-block | --duration) COMPREPLY=($(compgen -W "1ms 10ms 100ms 1s 10s 30s" -- "$cur")); return ;;
+	--since | --until) COMPREPLY=($(compgen -W "1s 10s 1m" -- "$cur")); return ;;
 	--top | --tid | --comm) return ;;
 	esac
 	case $cur in
@@ -104,7 +105,7 @@ _whyslow()
 		fi ;;
 	report)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--format -o --output --min-block --top --tid -p --pid --comm --plugin-dir -v --verbose -h --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "--format -o --output --min-block --top --tid -p --pid --comm --since --until --include-idle --plugin-dir -v --verbose -h --help" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null
 		fi ;;

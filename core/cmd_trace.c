@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <regex.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "resolution.h"
 #include "stuck_rec.h"
 #include "util.h"
+#include "when.h"
 
 #ifndef WS_VERSION
 #define WS_VERSION "unknown"
@@ -384,8 +386,12 @@ struct replay {
 	struct ws_session *s;
 	struct ws_perfetto *pf;
 	uint32_t tids[MAX_FILTER], pids[MAX_FILTER];
-	const char *comms[MAX_FILTER];
+	regex_t comms[MAX_FILTER]; /* --comm: each matches a whole name */
 	int ntids, npids, ncomms;
+	bool include_idle;
+	struct ws_when since, until; /* --since/--until, placed on the recording's clock */
+	bool has_since, has_until;
+	uint64_t since_mono, until_mono; /* of the victim's wait start; until: exclusive */
 	bool have_summary;
 	struct ws_clock clock; /* the recording's anchor */
 	uint64_t last_ts;      /* of the last event read */
@@ -411,14 +417,22 @@ static const char report_usage[] =
 	"      --stack-depth N    text: user frames shown per link (default 3; 0: none)\n"
 	"      --tid N            only chains whose victim is thread N (repeatable)\n"
 	"      --pid N            only chains whose victim is in process N (repeatable)\n"
-	"      --comm NAME        only chains whose victim is named NAME (repeatable)\n"
+	"      --comm REGEX       only chains whose victim's whole name matches REGEX (POSIX\n"
+	"                         extended; a plain name matches itself; repeatable)\n"
+	"      --since WHEN       only waits that began at WHEN or later: a time as the text\n"
+	"                         report prints it (14:32:07.001) or a duration from the start (2s)\n"
+	"      --until WHEN       only waits that began before WHEN (same forms)\n"
+	"      --include-idle     rank idle waits too (epoll_wait, accept... that nobody was\n"
+	"                         working to end); by default they are only counted\n"
 	"      --plugin-dir DIR   load source plugins from DIR (env WHYSLOW_PLUGIN_DIR)\n"
 	"  -v, --verbose          more detail\n"
 	"\n"
 	"Examples:\n"
 	"  sudo whyslow record -o app.data -- ./app\n"
 	"  whyslow report app.data\n"
-	"  whyslow report app.data --format json --comm worker\n"
+	"  whyslow report app.data --format json --comm 'worker-[0-9]+'\n"
+	"  whyslow report app.data --since 14:32:07 --until 14:32:09.500\n"
+	"  whyslow report app.data --since 2s --pid 1234 --min-block 50ms\n"
 	"  whyslow report app.data --format perfetto -o app.json   # open in ui.perfetto.dev\n";
 
 static bool victim_wanted(const struct replay *r, const struct ws_chain *c)
@@ -450,8 +464,11 @@ static bool victim_wanted(const struct replay *r, const struct ws_chain *c)
 		return false;
 	ok = !r->ncomms;
 	for (int i = 0; i < r->ncomms; i++)
-		ok |= !strcmp(r->comms[i], comm);
-	return ok;
+		ok |= !regexec(&r->comms[i], comm, 0, NULL, 0);
+	if (!ok)
+		return false;
+	return (!r->has_since || c->start >= r->since_mono) &&
+	       (!r->has_until || c->start < r->until_mono);
 }
 
 static bool report_sink(void *ctx, const struct ws_chain *c)
@@ -547,6 +564,14 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		return err;
 	if (r->stack_depth)
 		ws_config_set(&r->cfg, "core", "stack_depth", r->stack_depth);
+	if (r->include_idle)
+		ws_config_set(&r->cfg, "core", "include_idle", "true");
+	r->since_mono = ws_when_resolve(&r->since, &m->clock);
+	r->until_mono = ws_when_resolve(&r->until, &m->clock);
+	if (r->has_since && r->has_until && r->until_mono <= r->since_mono) {
+		fprintf(stderr, "whyslow: report: --until is not after --since in %s\n", r->file);
+		return -EINVAL;
+	}
 	if ((err = ws_session_open(&r->s, &so, &r->cfg)))
 		return err;
 	if (r->verbose) {
@@ -697,6 +722,28 @@ static int add_u32(uint32_t *arr, int *n, const char *opt, const char *v)
 	return 0;
 }
 
+/* --comm REGEX, anchored so that it matches a whole name ("worker" is not "worker2"). */
+static int add_comm(struct replay *r, const char *re)
+{
+	char *whole = NULL;
+	int err;
+
+	if (asprintf(&whole, "^(%s)$", re) < 0)
+		return -ENOMEM;
+	err = regcomp(&r->comms[r->ncomms], whole, REG_EXTENDED | REG_NOSUB);
+	free(whole);
+	if (err) {
+		char why[128];
+
+		regerror(err, NULL, why, sizeof(why));
+		fprintf(stderr, "whyslow: report: --comm '%s' is not a regular expression (%s)\n",
+			re, why);
+		return -EINVAL;
+	}
+	r->ncomms++;
+	return 0;
+}
+
 /* @argv[0] is "report"; getopt_long's conventions, as for the other commands (main.c). */
 static int report_parse(struct replay *r, const char **output, int argc, char **argv)
 {
@@ -708,7 +755,10 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 		O_TID,
 		O_PID,
 		O_COMM,
-		O_PLUGIN_DIR
+		O_PLUGIN_DIR,
+		O_SINCE,
+		O_UNTIL,
+		O_INCLUDE_IDLE
 	};
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -720,6 +770,9 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 		{ "pid", required_argument, NULL, O_PID },
 		{ "comm", required_argument, NULL, O_COMM },
 		{ "plugin-dir", required_argument, NULL, O_PLUGIN_DIR },
+		{ "since", required_argument, NULL, O_SINCE },
+		{ "until", required_argument, NULL, O_UNTIL },
+		{ "include-idle", no_argument, NULL, O_INCLUDE_IDLE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -798,8 +851,21 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 		case O_COMM:
 			if (r->ncomms == MAX_FILTER)
 				err = -E2BIG;
-			else
-				r->comms[r->ncomms++] = v;
+			else if (add_comm(r, v))
+				return -EINVAL;
+			break;
+		case O_SINCE:
+		case O_UNTIL:
+			if (ws_when_parse(v, id == O_SINCE ? &r->since : &r->until)) {
+				fprintf(stderr,
+					"whyslow: report: --%s %s: give a time as the report prints it (14:32:07.001) or a duration from the start with its unit (2s)\n",
+					opts[li].name, v);
+				return -EINVAL;
+			}
+			*(id == O_SINCE ? &r->has_since : &r->has_until) = true;
+			break;
+		case O_INCLUDE_IDLE:
+			r->include_idle = true;
 			break;
 		case O_PLUGIN_DIR:
 			r->plugin_dir = v;
@@ -825,6 +891,13 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 	return 0;
 }
 
+static void free_comms(struct replay *r)
+{
+	for (int i = 0; i < r->ncomms; i++)
+		regfree(&r->comms[i]);
+	r->ncomms = 0;
+}
+
 int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 {
 	struct replay r = { .file = "whyslow.data",
@@ -844,8 +917,10 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 	bool deadlock = false;
 	int rc = 1, e;
 
-	if (report_parse(&r, &output, argc, argv))
-		return 1;
+	if (report_parse(&r, &output, argc, argv)) {
+		free_comms(&r);
+		return 2; /* a bad command line, as for the other commands' usage errors */
+	}
 	if (!r.plugin_dir)
 		r.plugin_dir = getenv("WHYSLOW_PLUGIN_DIR");
 	if (!r.plugin_dir)
@@ -928,5 +1003,6 @@ out_in:
 	ws_session_free(r.s);
 	ws_config_free(&r.cfg);
 	ws_stuck_free(&r.open);
+	free_comms(&r);
 	return rc;
 }

@@ -83,6 +83,8 @@ static const char usage_run[] =
 	"      --top N            text: show the N longest chains (default 5)\n"
 	"      --stack-depth N    text: user frames shown per link (default 3, and one kernel\n"
 	"                         frame; 0: none); JSON, Perfetto and folded carry them all\n"
+	"      --include-idle     rank idle waits too (epoll_wait, accept... that nobody was\n"
+	"                         working to end); by default they are only counted\n"
 	"      --duration DUR     stop tracing after DUR and report the waits still open\n"
 	"  -u, --user USER        run COMMAND as USER (default under sudo: $SUDO_USER)\n"
 	"      --as-root          keep root for COMMAND\n"
@@ -115,6 +117,8 @@ static const char usage_attach[] =
 	"      --top N            text: show the N longest chains (default 5)\n"
 	"      --stack-depth N    text: user frames shown per link (default 3, and one kernel\n"
 	"                         frame; 0: none); JSON, Perfetto and folded carry them all\n"
+	"      --include-idle     rank idle waits too (epoll_wait, accept... that nobody was\n"
+	"                         working to end); by default they are only counted\n"
 	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
 	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
 	"\n"
@@ -132,7 +136,8 @@ static const char usage_record[] =
 	"Options:\n"
 	"  -o, --output FILE      the recording (default whyslow.data)\n"
 	"      --live FILE        also write the live analysis (--format) to FILE; - = stdout\n"
-	"      --format, --min-block, --top, --perfetto: for --live, as in run\n"
+	"      --format, --min-block, --top, --include-idle, --perfetto: for --live,\n"
+	"                         as in run\n"
 	"      --duration DUR     stop after DUR\n"
 	"  -u, --user USER, --as-root, --wait: as in run\n"
 	"  -p, --pid PID          record attach: a process to trace\n"
@@ -156,6 +161,7 @@ enum opt_id {
 	OPT_VERSION,
 	OPT_CONFIG_HELP,
 	OPT_WAIT,
+	OPT_INCLUDE_IDLE,
 };
 
 static const struct option long_opts[] = {
@@ -178,6 +184,7 @@ static const struct option long_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "config-help", optional_argument, NULL, OPT_CONFIG_HELP },
 	{ "wait", no_argument, NULL, OPT_WAIT },
+	{ "include-idle", no_argument, NULL, OPT_INCLUDE_IDLE },
 	{ NULL, 0, NULL, 0 },
 };
 static const char short_opts[] = "+c:o:u:p:vh";
@@ -204,6 +211,7 @@ static const struct {
 	{ OPT_PERFETTO, CMD_TRACING },
 	{ OPT_LIVE, CMD_REC_RUN | CMD_REC_ATTACH },
 	{ OPT_WAIT, CMD_RUN | CMD_REC_RUN },
+	{ OPT_INCLUDE_IDLE, CMD_TRACING },
 };
 
 static const char *cmd_name(unsigned int cmd)
@@ -475,6 +483,9 @@ static int apply(struct cli *c)
 			break;
 		case OPT_WAIT:
 			c->wait = true;
+			break;
+		case OPT_INCLUDE_IDLE:
+			err = set_core(c, g->text, "include_idle", "true");
 			break;
 		}
 		if (err)

@@ -8,6 +8,7 @@
 
 #include "critpath.h"
 #include "folded.h"
+#include "idle.h"
 #include "reasons.h"
 #include "offcpu.h"
 #include "report.h"
@@ -34,6 +35,7 @@ struct ws_report {
 	struct root_total *roots;
 	size_t nroots, roots_cap;
 	uint64_t chains, blocked_total;
+	uint64_t idle_waits, idle_ns; /* idle.h: counted whether ranked or not */
 	struct ws_reasons *reasons;
 	struct ws_critpath *cp; /* run: the command's main thread, or NULL */
 	struct ws_offcpu *oc;	/* every thread's time off CPU, conserved */
@@ -121,6 +123,7 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		",\"start_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64 ",\"woken_after_ns\":%" PRIu64
 		",\"incomplete\":%s",
 		c->start, c->end - c->start, c->wake - c->start, c->incomplete ? "true" : "false");
+	fprintf(b, ",\"idle\":%s", ws_idle_chain(c) ? "true" : "false");
 	if (c->why_incomplete) {
 		fprintf(b, ",\"why_incomplete\":");
 		ws_json_str(b, c->why_incomplete);
@@ -332,6 +335,8 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 	}
 	if (c->incomplete)
 		fprintf(b, "   (incomplete: %s)\n", ws_text_esc(c->why_incomplete, e, sizeof(e)));
+	if (r->o.include_idle && ws_idle_chain(c))
+		fprintf(b, "   (idle: nobody was working to end this wait)\n");
 }
 
 /* The text of one chain, as the report prints it, into a malloc'd string. */
@@ -375,6 +380,15 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 	char *text = NULL;
 	int err;
 
+	if (ws_idle_chain(c)) {
+		r->idle_waits++;
+		r->idle_ns += c->end - c->start;
+		if (!r->o.include_idle) {
+			/* not ranked, but still part of the command's wall time */
+			ws_report_follow_chain(r, c);
+			return 0;
+		}
+	}
 	r->chains++;
 	if ((err = ws_reasons_add(r->reasons, c)))
 		return err;
@@ -514,10 +528,12 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			",\"events_by_source\":%s,\"malformed_records\":%" PRIu64
 			",\"lost_by_cpu_kind\":%s,\"history_trimmed\":%" PRIu64
 			",\"shortest_history_ns\":%" PRIu64 ",\"out_of_memory\":%" PRIu64
-			",\"root_causes\":[",
+			",\"idle_waits\":%" PRIu64 ",\"idle_ns\":%" PRIu64
+			",\"idle_included\":%s,\"root_causes\":[",
 			s->events_by_source ? s->events_by_source : "{}", s->bad_records,
 			s->lost_detail ? s->lost_detail : "{}", s->history_trims,
-			s->shortest_history_ns, s->out_of_memory);
+			s->shortest_history_ns, s->out_of_memory, r->idle_waits, r->idle_ns,
+			r->o.include_idle ? "true" : "false");
 		for (size_t i = 0; i < r->nroots; i++) {
 			uint64_t tot = comm_total(r, r->roots[i].comm);
 
@@ -564,6 +580,13 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			fprintf(b, "\n");
 		}
 		ws_offcpu_text(r->oc, b, r->o.top);
+		if (r->idle_waits) {
+			ws_format_duration(r->idle_ns, dur, sizeof(dur));
+			fprintf(b, "  Idle: %" PRIu64 " wait%s, %s in all, that nobody was working to end (%s)\n",
+				r->idle_waits, r->idle_waits == 1 ? "" : "s", dur,
+				r->o.include_idle ? "ranked with the rest: --include-idle"
+						  : "not ranked; --include-idle shows them");
+		}
 		if (lost || s->lost_recursion)
 			fprintf(b,
 				"  LOST: %" PRIu64 " records (ring full) and %" PRIu64

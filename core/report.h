@@ -3,6 +3,7 @@
 #ifndef WS_REPORT_H
 #define WS_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "chain.h"
@@ -25,6 +26,7 @@ struct ws_report_opts {
 	ws_describe_fn describe;
 	void *describe_ctx;
 	uint64_t min_block_ns; /* waits shorter than this are counted, not chained */
+	bool include_idle; /* rank idle waits (idle.h) too, not only count them */
 };
 
 /* What the run saw, for the summary. */

@@ -36,6 +36,8 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "resolution", WS_CFG_DURATION, NULL, 0, 3600000000000ULL,
 	  "off-CPU periods shorter than this are summed per thread in the kernel, not recorded one by one (default 0: record every switch; min_block/64 is the finest a chain shows)" },
 	{ "top", WS_CFG_U64, "5", 1, 100000, "text output: how many of the longest chains" },
+	{ "include_idle", WS_CFG_BOOL, "false", 0, 0,
+	  "rank idle waits (nobody was working to end them) with the rest" },
 	{ "sources", WS_CFG_STRING, NULL, 0, 0,
 	  "comma-separated sources (default: all installed)" },
 	{ "plugin_dir", WS_CFG_STRING, NULL, 0, 0, "directory the source plugins are loaded from" },
@@ -514,6 +516,9 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 			s->report_lost = true;
 			err = 0;
 		}
+	} else if (!err) {
+		/* filtered out of the report: still part of the command's wall time */
+		ws_report_follow_chain(s->rep, &s->chain);
 	}
 	if (err && !s->err)
 		s->err = err;
@@ -1280,6 +1285,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 						 : WS_FORMAT_JSON;
 	ro.top = top;
 	ro.min_block_ns = min_block;
+	ws_config_bool(s->cfg, "core", ws_core_keys, "include_idle", &ro.include_idle);
 	if (!s->replay)
 		ws_clock_anchor(&s->clock);
 	s->start_mono = ws_clock_mono_now();

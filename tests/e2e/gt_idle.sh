@@ -1,0 +1,81 @@
+#!/bin/bash
+# Ground truth "idle" (issue 15.3): a server idling in epoll_wait between requests, its pool worker
+# waiting on a condvar for jobs (tests/programs/gt_idle.c). Those waits are idle: counted in the
+# summary, never ranked unless --include-idle. The same server under load (a lock held by a thread
+# computing) must top the report. One recording of each, read back with `report`.
+#   gt_idle.sh WHYSLOW PROGRAM      (exit 0 pass, 1 fail, 77 skip)
+set -u
+WHYSLOW=$1 PROG=$2
+if [ "$(id -u)" != 0 ]; then
+	[ "${CI:-}" = true ] && { echo "FAIL: needs root (CI=true: not skipping)"; exit 1; }
+	echo "SKIP: needs root"; exit 77
+fi
+work=$(mktemp -d /tmp/whyslow-idle.XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+for m in idle load; do
+	"$WHYSLOW" record -o "$work/$m.data" -- "$PROG" --mode $m >"$work/$m.rec" 2>&1 ||
+		{ cat "$work/$m.rec"; fail "whyslow record ($m) exit $?"; }
+	"$WHYSLOW" report "$work/$m.data" --format json -o "$work/$m.jsonl" || fail "report $m"
+	"$WHYSLOW" report "$work/$m.data" --include-idle --format json -o "$work/$m.all.jsonl" ||
+		fail "report --include-idle $m"
+	"$WHYSLOW" report "$work/$m.data" -o "$work/$m.txt" || fail "report text $m"
+done
+
+python3 - "$work" <<'PY' || exit 1
+import json, sys
+w = sys.argv[1]
+def load(name):
+    objs = [json.loads(l) for l in open("%s/%s" % (w, name)) if l.strip()]
+    assert objs and objs[-1]["type"] == "summary", "%s: no final summary" % name
+    return ([o for o in objs if o["type"] == "chain"], [o for o in objs if o["type"] == "reason"],
+            objs[-1], [o for o in objs if o["type"] == "critical_path"])
+def first_call(c):
+    return c["links"][0].get("syscall", {}).get("name")
+def show(rs):
+    return "; ".join("%s %s %dms" % (r["comm"], "<".join(r["kinds"]), r["total_ns"] // 10**6) for r in rs[:5])
+
+# --- idle: the server's and the worker's waits are idle, not ranked -------------------------------
+chains, reasons, summ, cp = load("idle.jsonl")
+assert not any(c["idle"] for c in chains), "an idle chain was ranked without --include-idle"
+parked = [c for c in chains if c["comm"] in ("gt-srv", "gt-worker")]
+assert not parked, "idle server waits ranked: %s" % json.dumps(parked[0])[:300]
+assert summ["idle_included"] is False
+assert summ["idle_waits"] >= 12 and summ["idle_ns"] >= 1.2e9, \
+    "idle waits not counted: %d waits, %d ns" % (summ["idle_waits"], summ["idle_ns"])
+assert reasons and reasons[0]["comm"] not in ("gt-srv", "gt-worker"), \
+    "an idle wait tops the report: %s" % show(reasons)
+assert cp, "the critical path is gone from the report of a run"
+
+# --include-idle: the same waits come back, marked
+chains, reasons, summ, _ = load("idle.all.jsonl")
+srv = [c for c in chains if c["comm"] == "gt-srv" and first_call(c) == "epoll_wait"]
+wrk = [c for c in chains if c["comm"] == "gt-worker" and first_call(c) == "futex"]
+assert len(srv) >= 8, "--include-idle: %d gt-srv epoll_wait chains" % len(srv)
+assert len(wrk) >= 8, "--include-idle: %d gt-worker condvar chains" % len(wrk)
+assert all(c["idle"] for c in srv + wrk), "a parked wait not marked idle"
+assert summ["idle_included"] is True
+assert any(r["comm"] == "gt-srv" for r in reasons), "--include-idle: gt-srv is not ranked"
+
+# --- load: the lock the worker waits for tops the report; idle waits still are not ranked -------
+chains, reasons, summ, _ = load("load.jsonl")
+assert not any(c["idle"] for c in chains), "load: an idle chain was ranked"
+top = reasons[0]
+assert "futex" in top["kinds"] and top["comm"] in ("gt-worker", "gt_idle"), \
+    "load: the first reason is not the job lock: %s" % show(reasons)
+lock = [r for r in reasons[:3] if r["comm"] == "gt-worker" and r["kinds"][0] == "futex"]
+assert lock, "load: gt-worker's lock wait is not in the top 3: %s" % show(reasons)
+waits = [c for c in chains if c["comm"] == "gt-worker" and c["links"][0]["kind"] == "futex"]
+assert any(l["comm"] == "gt-hog" for c in waits for l in c["links"][1:]), \
+    "load: the worker's lock waits do not lead to gt-hog"
+print("PASS: idle %s; load: %s" % (load("idle.jsonl")[2]["idle_waits"], show(reasons)))
+PY
+
+# the text report says what it left out, and ranks no idle wait
+grep -q "^  Idle: [0-9]* waits, .* that nobody was working to end (not ranked; --include-idle shows them)" \
+	"$work/idle.txt" || { cat "$work/idle.txt"; fail "text: no Idle line in the summary"; }
+sed -n '/^Reasons/,/^$/p' "$work/idle.txt" | grep -q "gt-srv\|gt-worker" &&
+	{ cat "$work/idle.txt"; fail "text: an idle wait among the reasons"; }
+echo "PASS: text report: idle waits counted, not ranked"
+exit 0
