@@ -23,28 +23,8 @@ PIPE_LOOPS=${PIPE_LOOPS:-100000}
 ATTACH_WAIT=${ATTACH_WAIT:-2}
 WHYSLOW_AFTER=$WHYSLOW
 WHYSLOW_BEFORE=${WHYSLOW_BEFORE:-}
-OUT=$(mktemp -d /tmp/whyslow-bpfcost.XXXXXX)
-RAW=$OUT/raw.tsv
-: > "$RAW"
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-TOOL_PID=
-cleanup() {
-	[ -n "$TOOL_PID" ] && kill -INT "$TOOL_PID" 2>/dev/null && wait "$TOOL_PID" 2>/dev/null
-	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
-	rm -rf "$OUT"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-sysctl -qw kernel.bpf_stats_enabled=1
+bpf_stats_begin bpfcost
 
-# id name run_time_ns run_cnt, one line per loaded ws_* program
-prog_stats() {
-	bpftool prog show --json | python3 -c '
-import json, sys
-for p in json.load(sys.stdin):
-    if p.get("name", "").startswith("ws_"):
-        print(p["id"], p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))'
-}
 
 run_round() { # run_round CONFIG BINARY ROUND
 	local cfg=$1 bin=$2 r=$3 plugins

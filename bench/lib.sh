@@ -23,3 +23,30 @@ machine_line() {
 	echo "# machine: $(nproc) vCPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/{print $2}') GiB, kernel $(uname -r), $(. /etc/os-release; echo "$PRETTY_NAME")"
 	echo "# whyslow: $("$WHYSLOW" --version 2>/dev/null) ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo +dirty)), $(date -u +%FT%TZ)"
 }
+
+# bpf_stats_begin NAME: a work dir $OUT with an empty $RAW, kernel.bpf_stats_enabled on until exit
+# (restored then, with the tool in $TOOL_PID stopped and $OUT removed)
+bpf_stats_begin() {
+	OUT=$(mktemp -d "/tmp/whyslow-$1.XXXXXX")
+	RAW=$OUT/raw.tsv
+	: >"$RAW"
+	BPF_STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+	TOOL_PID=
+	trap bpf_stats_end EXIT
+	trap 'exit 130' INT TERM
+	sysctl -qw kernel.bpf_stats_enabled=1
+}
+bpf_stats_end() {
+	[ -n "$TOOL_PID" ] && kill -INT "$TOOL_PID" 2>/dev/null && wait "$TOOL_PID" 2>/dev/null
+	sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_OLD"
+	rm -rf "$OUT"
+}
+
+# id name run_time_ns run_cnt, one line per loaded ws_* program
+prog_stats() {
+	bpftool prog show --json | python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if p.get("name", "").startswith("ws_"):
+        print(p["id"], p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+}

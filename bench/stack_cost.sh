@@ -20,31 +20,12 @@ command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
 ROUNDS=${ROUNDS:-3}
 OPS=${OPS:-50000}
 WORKLOAD=${WORKLOAD:-pipe}
-OUT=$(mktemp -d /tmp/whyslow-stackcost.XXXXXX)
-RAW=$OUT/raw.tsv
-: > "$RAW"
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-TOOL_PID=
-cleanup() {
-	[ -n "$TOOL_PID" ] && kill -INT "$TOOL_PID" 2>/dev/null && wait "$TOOL_PID" 2>/dev/null
-	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
-	rm -rf "$OUT"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-sysctl -qw kernel.bpf_stats_enabled=1
+bpf_stats_begin stackcost
 cc -O2 -pthread -o "$OUT/mutex_bench" "$BENCH_DIR/mutex_bench.c" || exit 1
 printf '[core]\nstacks = false\n' > "$OUT/off.ini"
 printf '[core]\nstacks = true\nmin_block = 10ms\n' > "$OUT/on.ini"
 printf '[core]\nstacks = true\nmin_block = 1ns\n' > "$OUT/every.ini"
 
-prog_stats() {
-	bpftool prog show --json | python3 -c '
-import json, sys
-for p in json.load(sys.stdin):
-    if p.get("name", "").startswith("ws_"):
-        print(p["id"], p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))'
-}
 
 run_round() { # CONFIG ROUND
 	local cfg=$1 r=$2 gate=$OUT/gate bench
