@@ -385,10 +385,8 @@ static void root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf,
 		snprintf(buf, len, "wakeup latency on CPU %u", l->cpu);
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
 		snprintf(buf, len, "CPU work in %s", l->comm);
-	} else if (cl && strcmp(cl->kind, "sleep") == 0) {
-		snprintf(buf, len, "timer sleep in %s", l->comm);
-	} else if (cl && strcmp(cl->kind, "untraced") == 0) {
-		snprintf(buf, len, "untraced thread %s", ws_graph_comm(g, cl->woken_by));
+	} else if (cl && ws_graph_root_label(g, cl, l->comm, buf, len) > 0) {
+		return; /* its source names it: "timer sleep in app", "untraced thread cron" */
 	} else {
 		snprintf(buf, len, "%s in %s", l->kind, l->comm);
 	}

@@ -52,59 +52,20 @@ static void source_versions(const char *dir, const char *sources, char *buf, siz
 	}
 }
 
-static bool dev_written(struct ws_trace_job *j, uint32_t dev)
-{
-	for (size_t i = 0; i < j->ndevs_written; i++)
-		if (j->devs_written[i] == dev)
-			return true;
-	return false;
-}
-
-static void write_dev(struct ws_trace_job *j, uint32_t dev, const char *name)
-{
-	if (dev_written(j, dev))
-		return;
-	ws_trace_write_devname(&j->w, dev, name);
-	if (j->ndevs_written < ARRAY_SIZE(j->devs_written))
-		j->devs_written[j->ndevs_written++] = dev;
-}
-
 /*
- * Every block device's name, up front: a source resolves names while it
- * decodes, and a replay must know them by then.
+ * The names sources set since the last call (ws_host.name_set): written before
+ * the next record, so a replay knows them by the time a source decodes it.
  */
-static void write_sysfs_devs(struct ws_trace_job *j)
+static void write_new_names(struct ws_trace_job *j, struct ws_session *s)
 {
-	DIR *d = opendir("/sys/class/block");
-	struct dirent *e;
+	struct ws_name names[16];
+	size_t n;
 
-	while (d && (e = readdir(d))) {
-		char path[PATH_MAX], line[32];
-		unsigned int maj, min;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/block/%s/dev", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f) && sscanf(line, "%u:%u", &maj, &min) == 2)
-			write_dev(j, maj << 20 | min, e->d_name);
-		fclose(f);
+	while ((n = ws_session_names(s, j->nnames_written, names, ARRAY_SIZE(names)))) {
+		for (size_t i = 0; i < n; i++)
+			ws_trace_write_name(&j->w, names[i].plugin, names[i].key, names[i].name);
+		j->nnames_written += n;
 	}
-	if (d)
-		closedir(d);
-}
-
-/* Names the session learned since (devices that appeared during the recording). */
-static void write_new_devs(struct ws_trace_job *j, struct ws_session *s)
-{
-	const struct ws_dev_name *devs;
-	size_t n = ws_session_dev_names(s, &devs);
-
-	for (size_t i = 0; i < n; i++)
-		write_dev(j, devs[i].dev, devs[i].name);
 }
 
 /* attach: the names the targets' threads had before tracing began. */
@@ -140,13 +101,10 @@ static void write_threads(struct ws_trace_job *j, uint32_t pid)
 static void tap(void *ctx, const struct ws_rec_hdr *rec)
 {
 	struct ws_trace_job *j = ctx;
-	const struct ws_dev_name *devs;
 
-	/* a name the session resolved while decoding the previous record: before it is needed */
-	if (ws_session_dev_names(j->s, &devs) != j->ndevs_seen) {
-		j->ndevs_seen = ws_session_dev_names(j->s, &devs);
-		write_new_devs(j, j->s);
-	}
+	/* a name a source set while decoding the previous record: before it is needed */
+	if (ws_session_nnames(j->s) != j->nnames_written)
+		write_new_names(j, j->s);
 	ws_trace_write_event(&j->w, rec);
 	/* at most about a second of records is lost if whyslow is killed (fsync: at the end) */
 	if (!(j->w.events & 1023) && ws_clock_mono_now() - j->flushed_at > 1000000000ULL) {
@@ -218,7 +176,7 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	ws_trace_write_begin(&j->w, j->f);
 	ws_trace_write_meta(&j->w, m);
 	free(m);
-	write_sysfs_devs(j);
+	write_new_names(j, s); /* what the sources learned at start (e.g. blkio's disks) */
 	for (int i = 0; j->attach && i < npids; i++)
 		write_threads(j, pids[i]);
 	/* a recording killed from here on is readable up to its last complete record */
@@ -291,7 +249,7 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 		return -EIO;
 	}
 	ws_session_summary(s, &sum);
-	write_new_devs(j, s);
+	write_new_names(j, s);
 	ts = (struct ws_trace_summary){ .records = sum.records,
 					.lost = sum.lost,
 					.lost_recursion = sum.lost_recursion,
@@ -607,11 +565,11 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	return 0;
 }
 
-static int on_devname(void *ctx, uint32_t dev, const char *name)
+static int on_name(void *ctx, const char *source, uint64_t key, const char *name)
 {
 	struct replay *r = ctx;
 
-	return ws_session_set_dev_name(r->s, dev, name);
+	return ws_session_set_name(r->s, source, key, name);
 }
 
 static int on_thread(void *ctx, const struct ws_trace_thread *t)
@@ -904,7 +862,7 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 			    .plugin_dir = g->plugin_dir,
 			    .verbose = g->verbose };
 	const struct ws_trace_ops ops = { .meta = on_meta,
-					  .devname = on_devname,
+					  .name = on_name,
 					  .thread = on_thread,
 					  .event = on_event,
 					  .summary = on_summary,

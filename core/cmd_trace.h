@@ -32,8 +32,7 @@ struct ws_trace_job {
 	FILE *f;
 	struct ws_outfile out;
 	struct ws_trace_writer w;
-	uint32_t devs_written[64];
-	size_t ndevs_written, ndevs_seen;
+	size_t nnames_written; /* the session's names (ws_session_names) written so far */
 	struct ws_session *s;
 	struct ws_perfetto *pf;
 	uint64_t flushed_at; /* CLOCK_MONOTONIC of the last flush of the recording */

@@ -296,6 +296,23 @@ int ws_graph_resource(struct ws_graph *g, const struct ws_claim *c, char *buf, s
 	return n;
 }
 
+int ws_graph_root_label(struct ws_graph *g, const struct ws_claim *c, const char *comm, char *buf,
+			size_t len)
+{
+	int n = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	if (c && g->ops.root_label)
+		n = g->ops.root_label(g->ops.ctx, c, comm, buf, len);
+	if (n <= 0) {
+		buf[0] = 0;
+		return 0;
+	}
+	return strlen(buf); /* a long label is cut, as the summary prints it */
+}
+
 /*
  * Odd keys name a resource (its source, kind and name hashed); even keys are a claim's own id,
  * for claims that name none. Computed once, when the claim is first interned.

@@ -77,6 +77,9 @@ struct ws_graph_ops {
 			const struct ws_claim *claim);
 	/* The resource @c is about ("block I/O on vda"): length written, 0 if it names none. */
 	int (*resource)(void *ctx, const struct ws_claim *c, char *buf, size_t len);
+	/* The root cause a chain ending in @c has ("timer sleep in app"): length, 0 if none. */
+	int (*root_label)(void *ctx, const struct ws_claim *c, const char *comm, char *buf,
+			  size_t len);
 	void *ctx;
 };
 
@@ -124,6 +127,9 @@ const struct ws_claim *ws_graph_claim(struct ws_graph *g, uint32_t id);
 uint64_t ws_graph_claim_group(struct ws_graph *g, uint32_t id);
 /* The resource claim @c is about, from its source; 0 (buf empty) when it names none. */
 int ws_graph_resource(struct ws_graph *g, const struct ws_claim *c, char *buf, size_t len);
+/* The root cause a chain ending in @c has, from its source; 0 (buf empty) when it names none. */
+int ws_graph_root_label(struct ws_graph *g, const struct ws_claim *c, const char *comm, char *buf,
+			size_t len);
 /* Index of the first interval of @t that ends after @ts (may be t->n). */
 size_t ws_thread_find(const struct ws_thread *t, uint64_t ts);
 /* Did memory run out (history not kept) during [from, to]? */

@@ -16,8 +16,10 @@
 #include "loader.h"
 #include "trust.h"
 
-/* Size of struct ws_plugin in ABI 1.0: a smaller descriptor is incomplete. */
-#define WS_PLUGIN_SZ_1_0 (offsetof(struct ws_plugin, fini) + sizeof(void *))
+/* Size of struct ws_plugin in ABI 2.0: a smaller descriptor is incomplete. */
+#define WS_PLUGIN_SZ_2_0 (offsetof(struct ws_plugin, fini) + sizeof(void *))
+/* Every ABI has the descriptor's first members where 1.0 had them: enough to read its version. */
+#define WS_PLUGIN_SZ_VERSION (offsetof(struct ws_plugin, abi_minor) + sizeof(uint16_t))
 
 static int valid_name(const char *s)
 {
@@ -31,8 +33,16 @@ static int valid_name(const char *s)
 
 static const char *descriptor_problem(const struct ws_plugin *p, char *buf, size_t len)
 {
-	if (p->sz < WS_PLUGIN_SZ_1_0)
-		return "descriptor is smaller than ABI 1.0's (incomplete)";
+	if (p->sz < WS_PLUGIN_SZ_VERSION)
+		return "descriptor is too small to say its ABI (incomplete)";
+	if (p->abi_major < WS_ABI_MAJOR) {
+		/* 1.x callbacks take no context: calling them through 2.0's table would crash */
+		snprintf(
+			buf, len,
+			"built for plugin ABI %u.%u, this whyslow has ABI %u.%u; port it to %u.0 (docs/PLUGINS.md, \"Migrating from ABI 1.x\") and rebuild it against this SDK",
+			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR, WS_ABI_MAJOR);
+		return buf;
+	}
 	if (p->abi_major != WS_ABI_MAJOR) {
 		snprintf(buf, len,
 			 "built for plugin ABI %u.%u, this whyslow has ABI %u.%u; rebuild it "
@@ -47,6 +57,8 @@ static const char *descriptor_problem(const struct ws_plugin *p, char *buf, size
 			 p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
 		return buf;
 	}
+	if (p->sz < WS_PLUGIN_SZ_2_0)
+		return "descriptor is smaller than ABI 2.0's (incomplete)";
 	if (!valid_name(p->name))
 		return "descriptor has no valid name ([a-z0-9_]+)";
 	if (!p->description || !*p->description)

@@ -11,6 +11,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include <whyslow/table.h>
+
 #include "chain.h"
 #include "core_bpf.skel.h"
 #include "graph.h"
@@ -67,11 +69,27 @@ const struct ws_config_key ws_core_keys[] = {
 	{ NULL },
 };
 
+/* A plugin's handle: what it sees, and which session and slot it is (for host calls). */
+struct plugin_ctx {
+	struct ws_plugin_ctx pub;
+	struct ws_session *s;
+	int index;
+};
+
+/* A name a plugin gave a key (ws_host.name_set). */
+struct plugin_name {
+	int plugin;
+	uint64_t key;
+	char name[64];
+};
+
 struct ws_session {
 	struct ws_config *cfg;
 	int verbose;
 	struct ws_loaded plugins[WS_MAX_PLUGINS];
+	struct plugin_ctx ctxs[WS_MAX_PLUGINS];
 	int nplugins;
+	bool inited;	   /* every plugin's init has run */
 	int8_t owner[256]; /* kind >> 8 -> plugin index, -1 none */
 	char sources[256];
 
@@ -95,8 +113,7 @@ struct ws_session {
 	struct ws_stackcap *stackcap; /* raw captures -> frames, made at the first one */
 	struct ws_stacks *stacks;
 	uint64_t max_window;
-	uint32_t *pids; /* traced thread groups, open addressing, 0 empty */
-	size_t npids, pids_cap;
+	struct ws_table pids; /* traced thread groups (keys only) */
 	struct gone_pid {
 		uint32_t pid;
 		uint64_t ts;
@@ -114,80 +131,24 @@ struct ws_session {
 	void *sink_ctx;
 	ws_ival_sink_fn ival_sink;
 	void *ival_sink_ctx;
-	struct ws_dev_name *devs;
-	size_t ndevs, devs_cap;
+	struct plugin_name *names;
+	size_t nnames, names_cap;
 	uint64_t lost_total, end_mono;
 	char *lost_json;
 };
 
-/* The host table reaches its session through this: one session per process. */
-static struct ws_session *cur;
+static const struct ws_host host;
 
 /* ---- traced pid set ------------------------------------------------------------------ */
 
 static bool pid_traced(struct ws_session *s, uint32_t pid)
 {
-	size_t mask = s->pids_cap - 1;
-
-	if (!pid || !s->pids_cap)
-		return false;
-	for (size_t i = ws_hash64(pid) & mask; s->pids[i]; i = (i + 1) & mask)
-		if (s->pids[i] == pid)
-			return true;
-	return false;
+	return ws_table_get(&s->pids, pid) != NULL;
 }
 
 static int pid_add(struct ws_session *s, uint32_t pid)
 {
-	if (pid_traced(s, pid))
-		return 0;
-	if ((s->npids + 1) * 2 > s->pids_cap) {
-		uint32_t *old = s->pids;
-		size_t oldcap = s->pids_cap;
-
-		s->pids_cap = oldcap ? oldcap * 2 : 256;
-		s->pids = calloc(s->pids_cap, sizeof(*s->pids));
-		if (!s->pids) {
-			s->pids = old;
-			s->pids_cap = oldcap;
-			return -ENOMEM;
-		}
-		s->npids = 0;
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i])
-				pid_add(s, old[i]);
-		free(old);
-	}
-	size_t mask = s->pids_cap - 1, i = ws_hash64(pid) & mask;
-
-	while (s->pids[i])
-		i = (i + 1) & mask;
-	s->pids[i] = pid;
-	s->npids++;
-	return 0;
-}
-
-/* Rebuild the set without the pids of s->gone[0..n) (a few a second at most). */
-static void pids_drop(struct ws_session *s, size_t n)
-{
-	uint32_t *old = s->pids;
-	size_t oldcap = s->pids_cap;
-
-	s->pids = calloc(oldcap, sizeof(*s->pids));
-	if (!s->pids) {
-		s->pids = old;
-		return;
-	}
-	s->npids = 0;
-	for (size_t i = 0; i < oldcap; i++) {
-		bool drop = false;
-
-		for (size_t k = 0; k < n && !drop; k++)
-			drop = old[i] == s->gone[k].pid;
-		if (old[i] && !drop)
-			pid_add(s, old[i]);
-	}
-	free(old);
+	return ws_table_put(&s->pids, pid, NULL) ? 0 : -ENOMEM;
 }
 
 /* A traced thread group lost its last thread at @ts (core record from the kernel filter). */
@@ -223,9 +184,10 @@ static void pids_expire(struct ws_session *s, uint64_t now)
 		n++;
 	if (!n)
 		return;
-	pids_drop(s, n);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		ws_table_del_key(&s->pids, s->gone[i].pid);
 		ws_graph_retire_pid(s->g, s->gone[i].pid, s->gone[i].ts);
+	}
 	for (size_t i = n; i < s->ngone; i++)
 		s->gone[k++] = s->gone[i];
 	s->ngone = k;
@@ -233,49 +195,59 @@ static void pids_expire(struct ws_session *s, uint64_t now)
 
 /* ---- host table ------------------------------------------------------------------------ */
 
-static void host_log(enum ws_log_level level, const char *plugin, const char *fmt, ...)
+static struct ws_session *session_of(struct ws_plugin_ctx *ctx)
+{
+	return ((struct plugin_ctx *)ctx)->s;
+}
+
+static int index_of(struct ws_plugin_ctx *ctx)
+{
+	return ((struct plugin_ctx *)ctx)->index;
+}
+
+static void host_log(struct ws_plugin_ctx *ctx, enum ws_log_level level, const char *fmt, ...)
 {
 	static const char *tag[] = { "error", "warning", "info", "debug" };
 	va_list ap;
 
-	if (level == WS_LOG_DEBUG && (!cur || !cur->verbose))
+	if (level == WS_LOG_DEBUG && !session_of(ctx)->verbose)
 		return;
-	fprintf(stderr, "whyslow: %s: %s: ", plugin ? plugin : "core", tag[level & 3]);
+	fprintf(stderr, "whyslow: %s: %s: ", ctx->name, tag[level & 3]);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
 
-static const struct ws_config_key *plugin_keys(const char *plugin)
+static int host_config_u64(struct ws_plugin_ctx *ctx, const char *key, uint64_t *out)
 {
-	for (int i = 0; cur && i < cur->nplugins; i++)
-		if (!strcmp(cur->plugins[i].p->name, plugin))
-			return cur->plugins[i].p->config_keys;
-	return NULL;
+	struct ws_session *s = session_of(ctx);
+
+	return ws_config_u64(s->cfg, ctx->name, s->plugins[index_of(ctx)].p->config_keys, key, out);
 }
 
-static int host_config_u64(const char *plugin, const char *key, uint64_t *out)
+static int host_config_bool(struct ws_plugin_ctx *ctx, const char *key, bool *out)
 {
-	/* the sched source summarises at the core's resolution (default 0: off) */
-	if (!strcmp(plugin, "core") && !strcmp(key, "resolution")) {
-		*out = ws_resolution_ns(cur->cfg);
-		return 0;
-	}
-	return ws_config_u64(cur->cfg, plugin, plugin_keys(plugin), key, out);
+	struct ws_session *s = session_of(ctx);
+
+	return ws_config_bool(s->cfg, ctx->name, s->plugins[index_of(ctx)].p->config_keys, key,
+			      out);
 }
 
-static int host_config_bool(const char *plugin, const char *key, bool *out)
+static const char *host_config_str(struct ws_plugin_ctx *ctx, const char *key)
 {
-	return ws_config_bool(cur->cfg, plugin, plugin_keys(plugin), key, out);
+	struct ws_session *s = session_of(ctx);
+
+	return ws_config_str(s->cfg, ctx->name, s->plugins[index_of(ctx)].p->config_keys, key);
 }
 
-static const char *host_config_str(const char *plugin, const char *key)
+static uint64_t host_resolution_ns(struct ws_plugin_ctx *ctx)
 {
-	return ws_config_str(cur->cfg, plugin, plugin_keys(plugin), key);
+	return ws_resolution_ns(session_of(ctx)->cfg);
 }
 
-static int host_set_rodata(struct bpf_object *obj, const char *name, const void *val, size_t size)
+/* Change the read-only global @name in @obj's .rodata image before load. */
+static int ws_bpf_set_rodata(struct bpf_object *obj, const char *name, const void *val, size_t size)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	const struct btf_var_secinfo *vs;
@@ -315,39 +287,48 @@ static int host_set_rodata(struct bpf_object *obj, const char *name, const void 
 	return -ENOENT;
 }
 
-static uint64_t host_wall_ns(uint64_t mono)
+static int host_set_rodata(struct ws_plugin_ctx *ctx, struct bpf_object *obj, const char *name,
+			   const void *val, size_t size)
 {
-	return ws_clock_wall(&cur->clock, mono);
+	(void)ctx;
+	return ws_bpf_set_rodata(obj, name, val, size);
 }
 
-static void host_switch(const struct ws_switch *sw)
+static uint64_t host_wall_ns(struct ws_plugin_ctx *ctx, uint64_t mono)
 {
-	ws_graph_switch(cur->g, sw);
+	return ws_clock_wall(&session_of(ctx)->clock, mono);
 }
 
-static void host_wake(const struct ws_wake *wk)
+static void host_switch(struct ws_plugin_ctx *ctx, const struct ws_switch *sw)
 {
-	ws_graph_wake(cur->g, wk);
+	ws_graph_switch(session_of(ctx)->g, sw);
 }
 
-static void host_thread_event(const struct ws_thread_event *ev)
+static void host_wake(struct ws_plugin_ctx *ctx, const struct ws_wake *wk)
 {
+	ws_graph_wake(session_of(ctx)->g, wk);
+}
+
+static void host_thread_event(struct ws_plugin_ctx *ctx, const struct ws_thread_event *ev)
+{
+	struct ws_session *s = session_of(ctx);
+
 	/* the sched source reports only forks of traced threads */
 	if (ev->type == WS_THREAD_NEW) {
-		pid_reborn(cur, ev->pid);
-		pid_add(cur, ev->pid);
+		pid_reborn(s, ev->pid);
+		pid_add(s, ev->pid);
 	}
-	ws_graph_thread_event(cur->g, ev);
+	ws_graph_thread_event(s->g, ev);
 }
 
-static bool host_pid_traced(uint32_t pid)
+static bool host_pid_traced(struct ws_plugin_ctx *ctx, uint32_t pid)
 {
-	return pid_traced(cur, pid);
+	return pid_traced(session_of(ctx), pid);
 }
 
-static int host_thread_comm(uint32_t tid, char *buf, size_t len)
+static int host_thread_comm(struct ws_plugin_ctx *ctx, uint32_t tid, char *buf, size_t len)
 {
-	const char *c = ws_graph_comm(cur->g, tid);
+	const char *c = ws_graph_comm(session_of(ctx)->g, tid);
 
 	if (!strcmp(c, "?"))
 		return -ENOENT;
@@ -392,52 +373,69 @@ static void host_claim_str(struct ws_claim *c, const char *key, const char *v)
 		strncpy(f->s, v ? v : "", sizeof(f->s) - 1);
 }
 
-/* Device names: a small table filled from sysfs (live) or a recording (replay). */
-static int host_dev_name(uint32_t dev, char *buf, size_t len)
-{
-	struct ws_session *s = cur;
-	char path[64], line[128];
-	FILE *f;
+/* ---- plugins' name tables ------------------------------------------------------------ */
 
-	for (size_t i = 0; i < s->ndevs; i++) {
-		if (s->devs[i].dev == dev) {
-			snprintf(buf, len, "%s", s->devs[i].name);
-			return 0;
-		}
-	}
-	if (s->replay)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", dev >> 20, dev & 0xfffff);
-	f = fopen(path, "re");
-	if (!f)
-		return -ENOENT;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "DEVNAME=", 8))
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		ws_session_set_dev_name(s, dev, line + 8);
-		snprintf(buf, len, "%s", line + 8);
-		fclose(f);
-		return 0;
-	}
-	fclose(f);
-	return -ENOENT;
+static struct plugin_name *name_find(struct ws_session *s, int plugin, uint64_t key)
+{
+	for (size_t i = 0; i < s->nnames; i++)
+		if (s->names[i].plugin == plugin && s->names[i].key == key)
+			return &s->names[i];
+	return NULL;
 }
 
-int ws_session_set_dev_name(struct ws_session *s, uint32_t dev, const char *name)
+static int name_set(struct ws_session *s, int plugin, uint64_t key, const char *name)
 {
-	if (ws_grow((void **)&s->devs, &s->devs_cap, s->ndevs + 1, sizeof(*s->devs)))
-		return -ENOMEM;
-	s->devs[s->ndevs].dev = dev;
-	snprintf(s->devs[s->ndevs].name, sizeof(s->devs[0].name), "%s", name);
-	s->ndevs++;
+	struct plugin_name *n = name_find(s, plugin, key);
+
+	if (!n) {
+		if (ws_grow((void **)&s->names, &s->names_cap, s->nnames + 1, sizeof(*s->names)))
+			return -ENOMEM;
+		n = &s->names[s->nnames++];
+		n->plugin = plugin;
+		n->key = key;
+	}
+	snprintf(n->name, sizeof(n->name), "%s", name);
 	return 0;
 }
 
-size_t ws_session_dev_names(struct ws_session *s, const struct ws_dev_name **out)
+static int host_name_set(struct ws_plugin_ctx *ctx, uint64_t key, const char *name)
 {
-	*out = s->devs;
-	return s->ndevs;
+	return name_set(session_of(ctx), index_of(ctx), key, name);
+}
+
+static int host_name_get(struct ws_plugin_ctx *ctx, uint64_t key, char *buf, size_t len)
+{
+	const struct plugin_name *n = name_find(session_of(ctx), index_of(ctx), key);
+
+	if (!n)
+		return -ENOENT;
+	snprintf(buf, len, "%s", n->name);
+	return 0;
+}
+
+int ws_session_set_name(struct ws_session *s, const char *plugin, uint64_t key, const char *name)
+{
+	for (int i = 0; i < s->nplugins; i++)
+		if (!strcmp(s->plugins[i].p->name, plugin))
+			return name_set(s, i, key, name);
+	return 0; /* a source this session has not loaded: nobody asks */
+}
+
+size_t ws_session_names(struct ws_session *s, size_t from, struct ws_name *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = from; i < s->nnames && n < max; i++, n++) {
+		out[n].plugin = s->plugins[s->names[i].plugin].p->name;
+		out[n].key = s->names[i].key;
+		out[n].name = s->names[i].name;
+	}
+	return n;
+}
+
+size_t ws_session_nnames(struct ws_session *s)
+{
+	return s->nnames;
 }
 
 static const struct ws_host host = {
@@ -458,8 +456,38 @@ static const struct ws_host host = {
 	.claim_u64 = host_claim_u64,
 	.claim_hex = host_claim_hex,
 	.claim_str = host_claim_str,
-	.dev_name = host_dev_name,
+	.name_set = host_name_set,
+	.name_get = host_name_get,
+	.resolution_ns = host_resolution_ns,
 };
+
+/*
+ * Every plugin's init, once: before configure when tracing, before the first
+ * record when replaying (whichever comes first).
+ */
+static int plugins_init(struct ws_session *s)
+{
+	if (s->inited)
+		return 0;
+	s->inited = true;
+	for (int i = 0; i < s->nplugins; i++) {
+		const struct ws_plugin *p = s->plugins[i].p;
+		struct plugin_ctx *c = &s->ctxs[i];
+		int err;
+
+		c->pub = (struct ws_plugin_ctx){
+			.sz = sizeof(c->pub),
+			.host = &host,
+			.name = p->name,
+			.replay = s->replay,
+		};
+		c->s = s;
+		c->index = i;
+		if (p->init && (err = p->init(&c->pub)))
+			return err; /* the plugin said why */
+	}
+	return 0;
+}
 
 /* ---- analysis callbacks ------------------------------------------------------------------ */
 
@@ -476,7 +504,7 @@ static int infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 			continue;
 		memset(&c, 0, sizeof(c));
 		c.sz = sizeof(c);
-		if (p->infer(&host, w, &c) <= 0 || c.strength <= WS_CLAIM_NONE)
+		if (p->infer(&s->ctxs[i].pub, w, &c) <= 0 || c.strength <= WS_CLAIM_NONE)
 			continue;
 		c.owner = i;
 		if (c.nfields > WS_CLAIM_FIELDS)
@@ -549,7 +577,7 @@ static void describe(void *ctx, const struct ws_claim *c, char *buf, size_t len)
 	struct ws_session *s = ctx;
 	const struct ws_plugin *p = c->owner < s->nplugins ? s->plugins[c->owner].p : NULL;
 
-	if (p && p->describe && p->describe(c, buf, len) > 0)
+	if (p && p->describe && p->describe(&s->ctxs[c->owner].pub, c, buf, len) > 0)
 		return;
 	snprintf(buf, len, "%s (%s)", c->kind, c->evidence);
 }
@@ -568,16 +596,26 @@ static void open_wait(struct ws_session *s, const struct ws_rec_hdr *rec)
 	ws_graph_open_wait(s->g, rec->tid, rec->pid, comm, w->since_ns, w->off_state);
 }
 
-/* The resource a claim is about, from its source (ABI 1.1); 0 when it names none. */
+/* The resource a claim is about, from its source; 0 when it names none. */
 static int resource(void *ctx, const struct ws_claim *c, char *buf, size_t len)
 {
 	struct ws_session *s = ctx;
 	const struct ws_plugin *p = c->owner < s->nplugins ? s->plugins[c->owner].p : NULL;
 
-	if (!p || p->sz < offsetof(struct ws_plugin, resource) + sizeof(p->resource) ||
-	    !p->resource)
+	if (!p || !p->resource)
 		return 0;
-	return p->resource(c, buf, len);
+	return p->resource(&s->ctxs[c->owner].pub, c, buf, len);
+}
+
+/* The root cause a chain ending in claim @c has, from its source; 0 when it names none. */
+static int root_label(void *ctx, const struct ws_claim *c, const char *comm, char *buf, size_t len)
+{
+	struct ws_session *s = ctx;
+	const struct ws_plugin *p = c->owner < s->nplugins ? s->plugins[c->owner].p : NULL;
+
+	if (!p || !p->root_label)
+		return 0;
+	return p->root_label(&s->ctxs[c->owner].pub, c, comm, buf, len);
 }
 
 static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
@@ -606,7 +644,7 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 		/* resolved on arrival (see stack_arrived()); one that reaches here is not used */
 	} else if (o >= 0) {
 		s->by_plugin[o]++;
-		if (s->plugins[o].p->decode && s->plugins[o].p->decode(&host, rec) < 0)
+		if (s->plugins[o].p->decode && s->plugins[o].p->decode(&s->ctxs[o].pub, rec) < 0)
 			s->bad_records++;
 	}
 	if (rec->ts - s->last_evict > EVICT_EVERY_NS) {
@@ -635,7 +673,6 @@ static void note_loss(struct ws_session *s, const struct ws_rec_hdr *rec)
 
 void ws_session_feed(struct ws_session *s, const struct ws_rec_hdr *rec)
 {
-	cur = s;
 	if (rec->size < sizeof(*rec)) {
 		s->bad_records++;
 		return;
@@ -750,7 +787,7 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 	s->verbose = o->verbose;
 	s->ring_fd = s->tgids_fd = s->cpu_fd = s->lost_fd = -1;
 	memset(s->owner, -1, sizeof(s->owner));
-	cur = s;
+	ws_table_init(&s->pids, 0);
 	*out = s;
 
 	nfound = ws_plugin_scan(o->plugin_dir, &found);
@@ -851,6 +888,8 @@ static struct {
 static unsigned int log_next;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread int log_owner = -1;
+/* libbpf has one print callback per process: the verbosity of the session that set it */
+static int libbpf_verbose;
 
 static void log_keep(const char *text)
 {
@@ -873,9 +912,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	char buf[8192];
 
-	if (level == LIBBPF_DEBUG && (!cur || cur->verbose < 2))
+	if (level == LIBBPF_DEBUG && libbpf_verbose < 2)
 		return 0;
-	if (cur && cur->verbose)
+	if (libbpf_verbose)
 		return vfprintf(stderr, fmt, ap);
 	if (level != LIBBPF_WARN)
 		return 0;
@@ -1028,8 +1067,8 @@ static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
 	else if (!min_ns)
 		min_ns = 1; /* 0 means off in BPF: every wait is at least 1ns */
 	b32 = bytes;
-	host_set_rodata(obj, "ws_stack_min_ns", &min_ns, sizeof(min_ns));
-	host_set_rodata(obj, "ws_stack_user_bytes", &b32, sizeof(b32));
+	ws_bpf_set_rodata(obj, "ws_stack_min_ns", &min_ns, sizeof(min_ns));
+	ws_bpf_set_rodata(obj, "ws_stack_user_bytes", &b32, sizeof(b32));
 }
 
 /* Open a plugin's object and get it ready to load: shared maps, programs, its configure. */
@@ -1066,7 +1105,7 @@ static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *
 	}
 	skip_missing_tracepoints(s, s->objs[i], vmlinux);
 	stack_rodata(s, s->objs[i]);
-	if (p->configure && (err = p->configure(&host, s->objs[i])))
+	if (p->configure && (err = p->configure(&s->ctxs[i].pub, s->objs[i])))
 		return err; /* the plugin said why */
 	return 0;
 }
@@ -1170,7 +1209,7 @@ int ws_session_attach(struct ws_session *s)
 	struct btf *vmlinux;
 	int err;
 
-	cur = s;
+	libbpf_verbose = s->verbose;
 	libbpf_set_print(libbpf_print);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "ring_size", &ring_size);
 	if (ring_size & (ring_size - 1)) {
@@ -1179,13 +1218,15 @@ int ws_session_attach(struct ws_session *s)
 		return -EINVAL;
 	}
 	ws_config_u64(s->cfg, "core", ws_core_keys, "max_processes", &max_procs);
-	if ((err = create_maps(s, ring_size, max_procs)))
+	if ((err = plugins_init(s)) || (err = create_maps(s, ring_size, max_procs)))
 		return err;
 	/* targets named before the maps existed */
-	for (size_t i = 0; i < s->pids_cap; i++) {
+	for (size_t i = 0; i < s->pids.cap; i++) {
+		__u32 pid =
+			ws_table_at(&s->pids, i) ? ws_table_key_of(ws_table_at(&s->pids, i)) : 0;
 		__u8 one = 1;
 
-		if (s->pids[i] && bpf_map_update_elem(s->tgids_fd, &s->pids[i], &one, BPF_ANY)) {
+		if (pid && bpf_map_update_elem(s->tgids_fd, &pid, &one, BPF_ANY)) {
 			err = -errno;
 			if (err == -E2BIG)
 				fprintf(stderr,
@@ -1266,6 +1307,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		.pid_traced = graph_pid_traced,
 		.on_ival = on_ival,
 		.resource = resource,
+		.root_label = root_label,
 		.ctx = s,
 	};
 	struct ws_report_opts ro = {
@@ -1280,6 +1322,10 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	ws_config_u64(s->cfg, "core", ws_core_keys, "max_window", &max_window);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "max_history", &max_history);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "top", &top);
+	int err = plugins_init(s);
+
+	if (err)
+		return err;
 	ro.format = !fmt || !strcmp(fmt, "text") ? WS_FORMAT_TEXT
 		    : !strcmp(fmt, "folded")	 ? WS_FORMAT_FOLDED
 						 : WS_FORMAT_JSON;
@@ -1349,9 +1395,10 @@ static void stack_snapshots(struct ws_session *s, uint64_t now)
 		if (!on || ws_stackcap_new(&s->stackcap))
 			return;
 	}
-	for (size_t i = 0; i < s->pids_cap; i++)
-		if (s->pids[i])
-			ws_stackcap_snapshot(s->stackcap, s->pids[i], now);
+	for (size_t i = 0; i < s->pids.cap; i++)
+		if (ws_table_at(&s->pids, i))
+			ws_stackcap_snapshot(s->stackcap, ws_table_key_of(ws_table_at(&s->pids, i)),
+					     now);
 }
 
 int ws_session_poll(struct ws_session *s, int timeout_ms)
@@ -1359,7 +1406,6 @@ int ws_session_poll(struct ws_session *s, int timeout_ms)
 	uint64_t now, misses;
 	int n;
 
-	cur = s;
 	n = ring_buffer__poll(s->rb, timeout_ms);
 	if (n >= 0)
 		n = ring_buffer__consume(s->rb);
@@ -1468,7 +1514,6 @@ size_t ws_session_traced_pids(struct ws_session *s, uint32_t *out, size_t max)
 
 int ws_session_drain(struct ws_session *s)
 {
-	cur = s;
 	if (s->rb) {
 		ring_buffer__consume(s->rb);
 		s->recursion_misses = recursion_misses(s);
@@ -1595,15 +1640,14 @@ void ws_session_free(struct ws_session *s)
 {
 	if (!s)
 		return;
-	cur = s;
 	ring_buffer__free(s->rb);
 	for (size_t i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
 	free(s->links);
 	free(s->prog_fds);
 	for (int i = 0; i < s->nplugins; i++) {
-		if (s->plugins[i].p->fini)
-			s->plugins[i].p->fini(&host);
+		if (s->inited && s->plugins[i].p->fini)
+			s->plugins[i].p->fini(&s->ctxs[i].pub);
 		bpf_object__close(s->objs[i]);
 	}
 	core_bpf__destroy(s->core_skel);
@@ -1623,10 +1667,9 @@ void ws_session_free(struct ws_session *s)
 	ws_graph_free(s->g);
 	ws_stacks_free(s->stacks);
 	ws_stackcap_free(s->stackcap);
-	free(s->pids);
+	ws_table_free(&s->pids);
 	free(s->gone);
-	free(s->devs);
+	free(s->names);
 	free(s->lost_json);
 	free(s);
-	cur = NULL;
 }

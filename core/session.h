@@ -105,13 +105,21 @@ const char *ws_session_sources(struct ws_session *s);
 /* Replay records through the analysis without BPF (tests, report). */
 void ws_session_feed(struct ws_session *s, const struct ws_rec_hdr *rec);
 
-/* Block device names, as sources see them through ws_host.dev_name. */
-struct ws_dev_name {
-	uint32_t dev;
-	char name[32];
+/*
+ * The sources' name tables (ws_host.name_set): a recording keeps them, a replay
+ * starts from them. ws_session_set_name() ignores a source the session has not
+ * loaded. 0 or -ENOMEM.
+ */
+struct ws_name {
+	const char *plugin;
+	uint64_t key;
+	const char *name;
 };
-int ws_session_set_dev_name(struct ws_session *s, uint32_t dev, const char *name);
-size_t ws_session_dev_names(struct ws_session *s, const struct ws_dev_name **out);
+int ws_session_set_name(struct ws_session *s, const char *plugin, uint64_t key, const char *name);
+/* How many names are set; they are numbered in the order they were first set. */
+size_t ws_session_nnames(struct ws_session *s);
+/* Names numbered @from on, at most @max; valid until the next name is set. */
+size_t ws_session_names(struct ws_session *s, size_t from, struct ws_name *out, size_t max);
 
 /* The stacks resolved so far (links and timeline slices look theirs up); NULL before start. */
 struct ws_stacks;

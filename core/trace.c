@@ -113,11 +113,18 @@ int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m
 	return err;
 }
 
-int ws_trace_write_devname(struct ws_trace_writer *w, uint32_t dev, const char *name)
+int ws_trace_write_name(struct ws_trace_writer *w, const char *source, uint64_t key,
+			const char *name)
 {
-	struct ws_trace_devname d = { .dev = dev };
+	struct ws_trace_name n = { .key = key };
+	size_t slen = strlen(source) + 1, nlen = strlen(name) + 1;
+	char text[WS_TRACE_STR * 2];
 
-	return write_rec2(w, WS_TR_DEVNAME, &d, sizeof(d), name, strlen(name) + 1);
+	if (slen + nlen > sizeof(text))
+		return -E2BIG;
+	memcpy(text, source, slen);
+	memcpy(text + slen, name, nlen);
+	return write_rec2(w, WS_TR_NAME, &n, sizeof(n), text, slen + nlen);
 }
 
 int ws_trace_write_thread(struct ws_trace_writer *w, const struct ws_trace_thread *t)
@@ -392,8 +399,25 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 				break;
 			}
 			memcpy(&d, buf, sizeof(d));
-			if (ops->devname)
-				rc = ops->devname(ctx, d.dev, buf + sizeof(d));
+			/* before names were generic, only blkio had them */
+			if (ops->name)
+				rc = ops->name(ctx, "blkio", d.dev, buf + sizeof(d));
+			break;
+		}
+		case WS_TR_NAME: {
+			struct ws_trace_name n;
+			const char *source = buf + sizeof(n);
+			size_t slen = len > sizeof(n) ? strnlen(source, len - sizeof(n)) : 0;
+
+			/* source\0name\0: both present and NUL-terminated inside the payload */
+			if (len < sizeof(n) + 2 || !slen || sizeof(n) + slen + 1 >= len ||
+			    buf[len - 1]) {
+				rc = fail(&r, at, "malformed name record");
+				break;
+			}
+			memcpy(&n, buf, sizeof(n));
+			if (ops->name)
+				rc = ops->name(ctx, source, n.key, source + slen + 1);
 			break;
 		}
 		case WS_TR_THREAD: {

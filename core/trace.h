@@ -21,7 +21,7 @@
 
 #define WS_TRACE_MAGIC "WHYSLOW" /* with its NUL: 8 bytes */
 #define WS_TRACE_MAJOR 1
-#define WS_TRACE_MINOR 1
+#define WS_TRACE_MINOR 2
 #define WS_TRACE_MAX_REC (1u << 20) /* no record is larger; bounds the reader's buffer */
 #define WS_TRACE_MAX_PIDS 4096	    /* traced pids kept from the metadata */
 #define WS_TRACE_STR 256
@@ -45,12 +45,18 @@ struct ws_trace_rec_hdr {
 
 enum ws_trace_type {
 	WS_TR_META = 1,	      /* "key\0value\0" pairs; always the first record */
-	WS_TR_DEVNAME = 2,    /* struct ws_trace_devname + name\0 */
+	WS_TR_DEVNAME = 2,    /* struct ws_trace_devname + name\0; read only (1.0: blkio's names) */
 	WS_TR_THREAD = 3,     /* struct ws_trace_thread */
 	WS_TR_EVENT = 4,      /* one ws_rec_hdr record, verbatim (its own size == payload) */
 	WS_TR_SUMMARY = 5,    /* struct ws_trace_summary + lost-detail JSON\0 */
 	WS_TR_END = 6,	      /* struct ws_trace_end; nothing follows */
 	WS_TR_OPEN_WAITS = 7, /* the waits still open when tracing ended (stuck_rec.c), 1.1 */
+	WS_TR_NAME = 8,	      /* struct ws_trace_name + source\0 + name\0 (format 1.2) */
+};
+
+/* A name a source gave one of its keys (ws_host.name_set): a device, an address. */
+struct ws_trace_name {
+	uint64_t key;
 };
 
 struct ws_trace_devname {
@@ -98,7 +104,8 @@ int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f);
 /* One record of @type with @len payload bytes. 0 or -errno (-E2BIG over the cap). */
 int ws_trace_write_rec(struct ws_trace_writer *w, uint16_t type, const void *p, size_t len);
 int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m);
-int ws_trace_write_devname(struct ws_trace_writer *w, uint32_t dev, const char *name);
+int ws_trace_write_name(struct ws_trace_writer *w, const char *source, uint64_t key,
+			const char *name);
 int ws_trace_write_thread(struct ws_trace_writer *w, const struct ws_trace_thread *t);
 int ws_trace_write_event(struct ws_trace_writer *w, const struct ws_rec_hdr *rec);
 int ws_trace_write_summary(struct ws_trace_writer *w, const struct ws_trace_summary *s,
@@ -114,7 +121,8 @@ int ws_trace_write_end(struct ws_trace_writer *w);
  */
 struct ws_trace_ops {
 	int (*meta)(void *ctx, const struct ws_trace_meta *m);
-	int (*devname)(void *ctx, uint32_t dev, const char *name);
+	/* a source's name for a key; a 1.0 recording's device names come as blkio's */
+	int (*name)(void *ctx, const char *source, uint64_t key, const char *name);
 	int (*thread)(void *ctx, const struct ws_trace_thread *t);
 	int (*event)(void *ctx, const struct ws_rec_hdr *rec);
 	int (*summary)(void *ctx, const struct ws_trace_summary *s, const char *lost_json);

@@ -4,7 +4,9 @@
  * explains a wait as block I/O when the wakeup that ended it ran inside the
  * interrupt bracket of one of them.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include <whyslow/plugin.h>
+#include <whyslow/recent.h>
 
 #include "blkio_rec.h"
 #include "blkio.skel.h"
@@ -26,26 +29,75 @@
  */
 #define DONE_PER_CPU 8
 
-struct done {
-	struct ws_blkio_done r;
-	uint64_t seq; /* decode order; 0 = empty slot */
+/* The plugin's state for one session (ws_plugin_ctx.priv). */
+struct blkio {
+	struct ws_recent done; /* struct ws_blkio_done, DONE_PER_CPU a CPU */
 };
 
-struct cpu_done {
-	unsigned int next;
-	struct done d[DONE_PER_CPU];
-};
-
-static struct cpu_done *cpus;
-static unsigned int ncpus;
-static uint64_t seq;
-
-/* The disk's name, from the core (sysfs live, the recording's table offline). */
-static const char *dev_name(const struct ws_host *host, uint32_t dev, char *buf, size_t len)
+/*
+ * Every block device's name, from sysfs, into the host's name table (which a
+ * recording keeps): a request's device may be gone by the time it is reported.
+ */
+static void scan_disks(struct ws_plugin_ctx *ctx)
 {
-	if (!host || host->sz < offsetof(struct ws_host, dev_name) + sizeof(host->dev_name) ||
-	    !host->dev_name || host->dev_name(dev, buf, len))
-		snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[PATH_MAX], line[32];
+		unsigned int maj, min;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/block/%s/dev", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) && sscanf(line, "%u:%u", &maj, &min) == 2)
+			ctx->host->name_set(ctx, (uint64_t)maj << 20 | min, e->d_name);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* A disk that appeared after the scan: its uevent names it. */
+static int sysfs_disk_name(uint32_t dev, char *buf, size_t len)
+{
+	char path[64], line[128];
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", dev >> 20, dev & 0xfffff);
+	f = fopen(path, "re");
+	while (f && err && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "DEVNAME=", 8))
+			continue;
+		size_t n = strcspn(line + 8, "\n");
+
+		if (!len)
+			break;
+		n = n < len ? n : len - 1;
+		memcpy(buf, line + 8, n);
+		buf[n] = 0;
+		err = 0;
+	}
+	if (f)
+		fclose(f);
+	return err;
+}
+
+/* The disk's name: the name table (sysfs live, the recording's offline), else "MAJ:MIN". */
+static const char *dev_name(struct ws_plugin_ctx *ctx, uint32_t dev, char *buf, size_t len)
+{
+	if (!ctx->host->name_get(ctx, dev, buf, len))
+		return buf;
+	if (!ctx->replay && !sysfs_disk_name(dev, buf, len)) {
+		ctx->host->name_set(ctx, dev, buf);
+		return buf;
+	}
+	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
 	return buf;
 }
 
@@ -54,39 +106,58 @@ static const void *blkio_bpf_object(size_t *size)
 	return blkio_bpf__elf_bytes(size);
 }
 
-static int blkio_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+static int blkio_init(struct ws_plugin_ctx *ctx)
 {
-	struct cpu_done *c;
-	struct done *d;
+	struct blkio *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	ws_recent_init(&b->done, sizeof(struct ws_blkio_done), DONE_PER_CPU);
+	ctx->priv = b;
+	if (!ctx->replay)
+		scan_disks(ctx);
+	return 0;
+}
+
+static void blkio_fini(struct ws_plugin_ctx *ctx)
+{
+	struct blkio *b = ctx->priv;
+
+	if (b)
+		ws_recent_free(&b->done);
+	free(b);
+	ctx->priv = NULL;
+}
+
+static int blkio_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
+{
+	struct blkio *b = ctx->priv;
+	const struct ws_blkio_done *d;
 	char name[32];
 
 	if (rec->kind != WS_BLKIO_DONE) {
-		if (host && host->log)
-			host->log(WS_LOG_DEBUG, NAME, "unknown record kind %#x", rec->kind);
+		ctx->host->log(ctx, WS_LOG_DEBUG, "unknown record kind %#x", rec->kind);
 		return 0;
 	}
 	/* recordings made before ws_blkio_done.flags have shorter records */
 	if (rec->size < offsetof(struct ws_blkio_done, flags))
 		return -EINVAL;
-	if (rec->cpu >= ncpus) {
-		unsigned int n = rec->cpu + 1u;
-		struct cpu_done *p = realloc(cpus, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		memset(p + ncpus, 0, (n - ncpus) * sizeof(*p));
-		cpus = p;
-		ncpus = n;
-	}
-	c = &cpus[rec->cpu];
-	d = &c->d[c->next];
-	c->next = (c->next + 1) % DONE_PER_CPU;
-	memset(&d->r, 0, sizeof(d->r));
-	memcpy(&d->r, rec, rec->size < sizeof(d->r) ? rec->size : sizeof(d->r));
-	d->seq = ++seq;
-	/* resolve the name now, while the device surely still exists (the core caches it) */
-	dev_name(host, d->r.dev, name, sizeof(name));
+	d = ws_recent_push(&b->done, rec);
+	if (!d)
+		return -ENOMEM;
+	/* resolve the name now, while the device surely still exists (the host keeps it) */
+	dev_name(ctx, d->dev, name, sizeof(name));
 	return 0;
+}
+
+/* A completion that ran in the same interrupt bracket as the wakeup @arg, before it. */
+static bool in_bracket(const void *rec, const void *arg)
+{
+	const struct ws_blkio_done *d = rec;
+	const struct ws_wake *wk = arg;
+
+	return d->hdr.ctx_id == wk->ctx_id && d->hdr.ts <= wk->ts &&
+	       (d->hdr.ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ));
 }
 
 /*
@@ -95,27 +166,12 @@ static int blkio_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
  * bracket completing several requests wakes each waiter right after its own.
  * With @before, the latest one older than that (in decode order).
  */
-static const struct done *completion_in(const struct ws_wake *wk, uint64_t before)
+static const struct ws_blkio_done *completion_in(const struct blkio *b, const struct ws_wake *wk,
+						 uint64_t before, uint64_t *seq)
 {
-	const struct done *best = NULL;
-	const struct cpu_done *c;
-	unsigned int i;
-
-	if (!(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)) || wk->cpu >= ncpus)
+	if (!(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)))
 		return NULL;
-	c = &cpus[wk->cpu];
-	for (i = 0; i < DONE_PER_CPU; i++) {
-		const struct done *d = &c->d[i];
-
-		if (!d->seq || d->r.hdr.ctx_id != wk->ctx_id || d->r.hdr.ts > wk->ts ||
-		    !(d->r.hdr.ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)))
-			continue;
-		if (before && d->seq >= before)
-			continue;
-		if (!best || d->seq > best->seq)
-			best = d;
-	}
-	return best;
+	return ws_recent_newest(&b->done, wk->cpu, before, in_bracket, wk, seq);
 }
 
 /*
@@ -124,16 +180,17 @@ static const struct done *completion_in(const struct ws_wake *wk, uint64_t befor
  * was a flush is the flush request (REQ_OP_FLUSH) completed just before it in the same
  * bracket; that request is returned, as its times are the wait's before and in the device.
  */
-static const struct ws_blkio_done *completion_of(const struct ws_wake *wk)
+static const struct ws_blkio_done *completion_of(const struct blkio *b, const struct ws_wake *wk)
 {
-	const struct done *d = completion_in(wk, 0), *f;
+	uint64_t seq;
+	const struct ws_blkio_done *d = completion_in(b, wk, 0, &seq), *f;
 
 	if (!d)
 		return NULL;
-	if (d->r.op == WS_BLKIO_OP_WRITE && d->r.bytes == 0 && d->r.data_len == 0 &&
-	    (f = completion_in(wk, d->seq)) && f->r.op == WS_BLKIO_OP_FLUSH)
-		return &f->r;
-	return &d->r;
+	if (d->op == WS_BLKIO_OP_WRITE && d->bytes == 0 && d->data_len == 0 &&
+	    (f = completion_in(b, wk, seq, NULL)) && f->op == WS_BLKIO_OP_FLUSH)
+		return f;
+	return d;
 }
 
 /* A cache flush: the flush request, or an empty write still flagged PREFLUSH. */
@@ -190,15 +247,16 @@ static const char *flag_names(uint32_t f, char *buf, size_t len)
 	return buf;
 }
 
-static int blkio_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
+	const struct ws_host *host = ctx->host;
 	const struct ws_blkio_done *r;
 	uint64_t wait, queue = 0, latency = 0;
 	char name[32], flags[48];
 
 	if (!w->wake)
 		return 0;
-	r = completion_of(w->wake);
+	r = completion_of(ctx->priv, w->wake);
 	if (!r)
 		return 0;
 	wait = w->wake->ts > w->start_ns ? w->wake->ts - w->start_ns : 0;
@@ -216,7 +274,7 @@ static int blkio_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	out->root = true;
 	snprintf(out->evidence, sizeof(out->evidence),
 		 "woken inside completion of the request on the same CPU");
-	host->claim_str(out, "dev", dev_name(host, r->dev, name, sizeof(name)));
+	host->claim_str(out, "dev", dev_name(ctx, r->dev, name, sizeof(name)));
 	if (!is_flush(r)) /* a flush has no sector (the kernel leaves it at -1 or 0) */
 		host->claim_u64(out, "sector", r->sector);
 	host->claim_u64(out, "bytes", r->bytes);
@@ -231,30 +289,6 @@ static int blkio_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	host->claim_u64(out, "latency_ns", latency);
 	host->claim_u64(out, "issues", r->nr_issues);
 	return 1;
-}
-
-static const struct ws_field *field(const struct ws_claim *c, const char *key)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
-		if (!strcmp(c->fields[i].key, key))
-			return &c->fields[i];
-	return NULL;
-}
-
-static uint64_t field_u64(const struct ws_claim *c, const char *key)
-{
-	const struct ws_field *f = field(c, key);
-
-	return f ? f->u : 0;
-}
-
-static const char *field_str(const struct ws_claim *c, const char *key)
-{
-	const struct ws_field *f = field(c, key);
-
-	return f && f->type == WS_FIELD_STR ? f->s : "?";
 }
 
 /* @ns with about three significant digits: "950ns", "1.5us", "299ms", "2.0s". */
@@ -282,7 +316,7 @@ static void fmt_ns(uint64_t ns, char *buf, size_t len)
 /* Whether the claim's "flags" list has @name. */
 static bool has_flag(const struct ws_claim *c, const char *name)
 {
-	const struct ws_field *f = field(c, "flags");
+	const struct ws_field *f = ws_claim_field(c, "flags");
 	size_t n = strlen(name);
 
 	for (const char *p = f && f->type == WS_FIELD_STR ? f->s : ""; (p = strstr(p, name));
@@ -292,39 +326,34 @@ static bool has_flag(const struct ws_claim *c, const char *name)
 	return false;
 }
 
-static int blkio_describe(const struct ws_claim *c, char *buf, size_t len)
+static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
+			  size_t len)
 {
-	const char *op = field_str(c, "op");
+	const char *op = ws_claim_str(c, "op", "?");
 	char q[24], d[24], what[160];
 
-	fmt_ns(field_u64(c, "queue_ns"), q, sizeof(q));
-	fmt_ns(field_u64(c, "device_ns"), d, sizeof(d));
+	fmt_ns(ws_claim_u64(c, "queue_ns", 0), q, sizeof(q));
+	fmt_ns(ws_claim_u64(c, "device_ns", 0), d, sizeof(d));
 	if (!strcmp(op, "flush"))
 		snprintf(what, sizeof(what), "cache flush");
 	else
 		/* a write with PREFLUSH flushes first; FUA writes through the cache */
 		snprintf(what, sizeof(what), "sector %" PRIu64 ", %" PRIu64 " bytes %s%s%s%s%s",
-			 field_u64(c, "sector"), field_u64(c, "bytes"), op,
+			 ws_claim_u64(c, "sector", 0), ws_claim_u64(c, "bytes", 0), op,
 			 has_flag(c, "preflush") ? " after a cache flush" : "",
 			 has_flag(c, "fua") ? ", FUA" : "", has_flag(c, "meta") ? ", metadata" : "",
 			 has_flag(c, "readahead") ? ", readahead" : "");
+	(void)ctx;
 	return snprintf(buf, len, "block I/O (dev %s, %s; %s before the device, %s in it)",
-			field_str(c, "dev"), what, q, d);
+			ws_claim_str(c, "dev", "?"), what, q, d);
 }
 
 /* Every request on one disk is one cause when a waker's waits are weighed. */
-static int blkio_resource(const struct ws_claim *c, char *buf, size_t len)
+static int blkio_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
+			  size_t len)
 {
-	return snprintf(buf, len, "block I/O on %s", field_str(c, "dev"));
-}
-
-static void blkio_fini(const struct ws_host *host)
-{
-	(void)host;
-	free(cpus);
-	cpus = NULL;
-	ncpus = 0;
-	seq = 0;
+	(void)ctx;
+	return snprintf(buf, len, "block I/O on %s", ws_claim_str(c, "dev", "?"));
 }
 
 static const struct ws_plugin blkio_plugin = {
@@ -336,6 +365,7 @@ static const struct ws_plugin blkio_plugin = {
 	.version = "1.0",
 	.kind_base = WS_KIND_BLKIO,
 	.bpf_object = blkio_bpf_object,
+	.init = blkio_init,
 	.decode = blkio_decode,
 	.infer = blkio_infer,
 	.describe = blkio_describe,

@@ -19,6 +19,7 @@
 
 #include <whyslow/plugin.h>
 #include <whyslow/syscall_names.h>
+#include <whyslow/table.h>
 
 #include "futex_rec.h"
 
@@ -26,7 +27,6 @@
 #define CALL_ADDRS 12
 
 /* Live in-flight calls at most; a full table drops its oldest call. */
-#define TABLE_MIN_CAP 256
 #define TABLE_MAX_LIVE 65536
 
 struct call {
@@ -58,17 +58,15 @@ struct recent {
 	uint64_t src, dst; /* dst: 0 for a plain wake */
 };
 
-static struct {
-	struct recent r[RECENT];
-	unsigned int next;
-} seen;
-
-static struct {
-	struct call *slot;
-	size_t cap; /* power of two, or 0 */
-	size_t live;
-	bool warned;
-} tab;
+/* The plugin's state for one session (ws_plugin_ctx.priv). */
+struct futex {
+	struct ws_table calls; /* tid -> struct call in flight (enter/exit records) */
+	bool warned;	       /* the table was full once (said once) */
+	struct {
+		struct recent r[RECENT];
+		unsigned int next;
+	} seen;
+};
 
 enum role {
 	ROLE_NONE,
@@ -154,109 +152,42 @@ static bool is_requeue(uint32_t syscall, uint32_t cmd)
 		cmd == WS_FUTEX_CMP_REQUEUE_PI);
 }
 
-/* --- in-flight table: open addressing, linear probing, keyed by tid ------------------------ */
-
-static size_t slot_of(uint32_t tid, size_t cap)
-{
-	return (size_t)(tid * 2654435761u) & (cap - 1);
-}
-
-static struct call *lookup(uint32_t tid)
-{
-	size_t i;
-
-	if (!tab.cap || !tid)
-		return NULL;
-	for (i = slot_of(tid, tab.cap);; i = (i + 1) & (tab.cap - 1)) {
-		if (tab.slot[i].tid == tid)
-			return &tab.slot[i];
-		if (!tab.slot[i].tid)
-			return NULL;
-	}
-}
-
-/* Backward-shift deletion keeps every probe chain unbroken without tombstones. */
-static void remove_call(struct call *c)
-{
-	size_t i = c - tab.slot, j = i, home;
-
-	tab.slot[i].tid = 0;
-	tab.live--;
-	for (;;) {
-		j = (j + 1) & (tab.cap - 1);
-		if (!tab.slot[j].tid)
-			return;
-		home = slot_of(tab.slot[j].tid, tab.cap);
-		/* Move j into the hole unless its home lies cyclically in (i, j]. */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			tab.slot[i] = tab.slot[j];
-			tab.slot[j].tid = 0;
-			i = j;
-		}
-	}
-}
-
-static struct call *insert_slot(struct call *slots, size_t cap, uint32_t tid)
-{
-	size_t i;
-
-	for (i = slot_of(tid, cap); slots[i].tid && slots[i].tid != tid; i = (i + 1) & (cap - 1))
-		;
-	return &slots[i];
-}
-
-static int grow(void)
-{
-	size_t ncap = tab.cap ? tab.cap * 2 : TABLE_MIN_CAP, i;
-	struct call *ns = calloc(ncap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (i = 0; i < tab.cap; i++)
-		if (tab.slot[i].tid)
-			*insert_slot(ns, ncap, tab.slot[i].tid) = tab.slot[i];
-	free(tab.slot);
-	tab.slot = ns;
-	tab.cap = ncap;
-	return 0;
-}
+/* --- in-flight calls ---------------------------------------------------------------------- */
 
 /*
  * A thread that dies inside a futex call (exit_group while it waits) never
  * writes its exit record, so entries can outlive their threads. Bound them:
  * at the limit the oldest call goes.
  */
-static void evict_oldest(const struct ws_host *host)
+static void evict_oldest(struct ws_plugin_ctx *ctx, struct futex *f)
 {
 	struct call *old = NULL;
-	size_t i;
 
-	for (i = 0; i < tab.cap; i++)
-		if (tab.slot[i].tid && (!old || tab.slot[i].ts < old->ts))
-			old = &tab.slot[i];
+	for (size_t i = 0; i < f->calls.cap; i++) {
+		struct call *c = ws_table_at(&f->calls, i);
+
+		if (c && (!old || c->ts < old->ts))
+			old = c;
+	}
 	if (!old)
 		return;
-	if (!tab.warned && host && host->log) {
-		host->log(WS_LOG_DEBUG, "futex", "%d calls in flight; forgetting the oldest",
-			  TABLE_MAX_LIVE);
-		tab.warned = true;
+	if (!f->warned) {
+		ctx->host->log(ctx, WS_LOG_DEBUG, "%d calls in flight; forgetting the oldest",
+			       TABLE_MAX_LIVE);
+		f->warned = true;
 	}
-	remove_call(old);
+	ws_table_del(&f->calls, old);
 }
 
-static struct call *get_slot(const struct ws_host *host, uint32_t tid)
+static struct call *get_slot(struct ws_plugin_ctx *ctx, struct futex *f, uint32_t tid)
 {
-	struct call *c = lookup(tid);
+	struct call *c = ws_table_get(&f->calls, tid);
 
 	if (c)
 		return c;
-	if (tab.live >= TABLE_MAX_LIVE)
-		evict_oldest(host);
-	if ((tab.live + 1) * 2 > tab.cap && grow())
-		return NULL;
-	c = insert_slot(tab.slot, tab.cap, tid);
-	tab.live++;
-	return c;
+	if (f->calls.live >= TABLE_MAX_LIVE)
+		evict_oldest(ctx, f);
+	return ws_table_put(&f->calls, tid, NULL);
 }
 
 static bool has_addr(const struct call *c, uint64_t a, bool *alias)
@@ -290,17 +221,15 @@ static void add_addr(struct call *c, uint64_t a)
  * harmless: a claim still needs the waker that really woke the waiter to be
  * inside a wake on that address.
  */
-static void alias_requeued(const struct call *req)
+static void alias_requeued(struct futex *f, const struct call *req)
 {
-	size_t i;
-
 	if (!req->src || !req->dst)
 		return;
-	for (i = 0; i < tab.cap; i++) {
-		struct call *c = &tab.slot[i];
+	for (size_t i = 0; i < f->calls.cap; i++) {
+		struct call *c = ws_table_at(&f->calls, i);
 		bool alias;
 
-		if (!c->tid || c == req || c->pid != req->pid)
+		if (!c || c == req || c->pid != req->pid)
 			continue;
 		if (role_of(c->syscall, c->cmd) != ROLE_BLOCK)
 			continue;
@@ -309,7 +238,7 @@ static void alias_requeued(const struct call *req)
 	}
 }
 
-static int decode_enter(const struct ws_host *host, const struct ws_futex_enter *e)
+static int decode_enter(struct ws_plugin_ctx *ctx, const struct ws_futex_enter *e)
 {
 	struct call *c;
 	uint32_t i;
@@ -319,7 +248,7 @@ static int decode_enter(const struct ws_host *host, const struct ws_futex_enter 
 	if (role_of(e->syscall, e->cmd) == ROLE_NONE)
 		return -EINVAL;
 	/* An older call of this thread whose exit was lost is replaced. */
-	c = get_slot(host, e->hdr.tid);
+	c = get_slot(ctx, ctx->priv, e->hdr.tid);
 	if (!c)
 		return -ENOMEM;
 	memset(c, 0, sizeof(*c));
@@ -347,34 +276,34 @@ static int decode_enter(const struct ws_host *host, const struct ws_futex_enter 
 	if (is_requeue(e->syscall, e->cmd)) {
 		c->src = e->uaddr;
 		c->dst = e->uaddr2;
-		alias_requeued(c);
+		alias_requeued(ctx->priv, c);
 	}
 	return 0;
 }
 
-static int decode_exit(const struct ws_futex_exit *x)
+static int decode_exit(struct futex *f, const struct ws_futex_exit *x)
 {
 	struct call *c;
 
 	if (x->hdr.size < sizeof(*x))
 		return -EINVAL;
-	c = lookup(x->hdr.tid);
+	c = ws_table_get(&f->calls, x->hdr.tid);
 	if (!c)
 		return 0; /* its enter was lost, or it is one we never saw start */
 	/* A negative return moved nobody; a positive one counts woken and requeued waiters. */
 	if (is_requeue(c->syscall, c->cmd) && (int64_t)x->ret > 0)
-		alias_requeued(c);
-	remove_call(c);
+		alias_requeued(f, c);
+	ws_table_del(&f->calls, c);
 	return 0;
 }
 
-static int futex_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+static int futex_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 {
 	switch (rec->kind) {
 	case WS_FUTEX_ENTER:
-		return decode_enter(host, (const struct ws_futex_enter *)rec);
+		return decode_enter(ctx, (const struct ws_futex_enter *)rec);
 	case WS_FUTEX_EXIT:
-		return decode_exit((const struct ws_futex_exit *)rec);
+		return decode_exit(ctx->priv, (const struct ws_futex_exit *)rec);
 	}
 	return -EINVAL;
 }
@@ -431,9 +360,9 @@ static bool call_from_sys(const struct ws_syscall *sys, uint32_t tid, uint32_t p
 	return true;
 }
 
-static void remember(const struct call *waker)
+static void remember(struct futex *f, const struct call *waker)
 {
-	struct recent *r = &seen.r[seen.next++ % RECENT];
+	struct recent *r = &f->seen.r[f->seen.next++ % RECENT];
 
 	r->tid = waker->tid;
 	r->pid = waker->pid;
@@ -450,10 +379,11 @@ static bool reaches(const struct recent *r, const struct call *victim)
 }
 
 /* Add the targets of requeues seen during the wait that moved waiters of @victim's futexes. */
-static void alias_seen_requeues(struct call *victim, uint64_t from, uint64_t to)
+static void alias_seen_requeues(const struct futex *f, struct call *victim, uint64_t from,
+				uint64_t to)
 {
 	for (unsigned int i = 0; i < RECENT; i++) {
-		const struct recent *r = &seen.r[i];
+		const struct recent *r = &f->seen.r[i];
 		bool alias;
 
 		if (r->dst && r->ts >= from && r->ts <= to && reaches(r, victim) &&
@@ -466,7 +396,7 @@ static void alias_seen_requeues(struct call *victim, uint64_t from, uint64_t to)
  * Fill @out if @waker's call wakes or hands over one of @victim's futexes
  * (the check both ways of learning the calls share).
  */
-static int claim_match(const struct ws_host *host, const struct ws_wait *w,
+static int claim_match(struct ws_plugin_ctx *ctx, const struct ws_wait *w,
 		       const struct call *victim, const struct call *waker, struct ws_claim *out)
 {
 	const struct ws_wake *wk = w->wake;
@@ -506,11 +436,11 @@ static int claim_match(const struct ws_host *host, const struct ws_wait *w,
 		else
 			snprintf(out->evidence, sizeof(out->evidence), "waker in %s on same uaddr",
 				 wop);
-		host->claim_hex(out, "addr", a);
+		ctx->host->claim_hex(out, "addr", a);
 		if (alias)
-			host->claim_hex(out, "waited_addr", victim->addrs[0]);
-		host->claim_str(out, "op", vop);
-		host->claim_str(out, "waker_op", wop);
+			ctx->host->claim_hex(out, "waited_addr", victim->addrs[0]);
+		ctx->host->claim_str(out, "op", vop);
+		ctx->host->claim_str(out, "waker_op", wop);
 		return 1;
 	}
 	return 0;
@@ -522,14 +452,14 @@ static int claim_match(const struct ws_host *host, const struct ws_wait *w,
  * futex was being passed around without this thread getting it: that thread
  * is named (and the chain follows it); otherwise the timeout is the root.
  */
-static int claim_timeout(const struct ws_host *host, const struct ws_wait *w,
+static int claim_timeout(struct ws_plugin_ctx *ctx, const struct ws_wait *w,
 			 const struct call *victim, struct ws_claim *out)
 {
 	const struct recent *by = NULL;
 	uint64_t a = victim->addrs[0];
 
 	for (unsigned int i = 0; i < RECENT; i++) {
-		const struct recent *r = &seen.r[i];
+		const struct recent *r = &((const struct futex *)ctx->priv)->seen.r[i];
 
 		if (r->ts >= w->start_ns && r->ts <= w->wake->ts && r->src == a &&
 		    r->tid != w->tid && reaches(r, victim) && (!by || r->ts > by->ts))
@@ -547,14 +477,13 @@ static int claim_timeout(const struct ws_host *host, const struct ws_wait *w,
 	else
 		snprintf(out->evidence, sizeof(out->evidence),
 			 "timed wait ended by its timer; no wake on this futex was seen meanwhile");
-	host->claim_hex(out, "addr", a);
-	host->claim_str(out, "op", op_name(victim->syscall, victim->cmd));
+	ctx->host->claim_hex(out, "addr", a);
+	ctx->host->claim_str(out, "op", op_name(victim->syscall, victim->cmd));
 	return 1;
 }
 
 /* The register path: both calls come with the wakeup. */
-static int infer_from_regs(const struct ws_host *host, const struct ws_wait *w,
-			   struct ws_claim *out)
+static int infer_from_regs(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_wake *wk = w->wake;
 	struct call victim, waker;
@@ -566,19 +495,19 @@ static int infer_from_regs(const struct ws_host *host, const struct ws_wait *w,
 
 	/* every wake seen feeds the requeue aliases and the timeout evidence */
 	if (have_waker)
-		remember(&waker);
+		remember(ctx->priv, &waker);
 	if (!call_from_sys(&wk->wakee_sys, w->tid, w->pid, w->start_ns, &victim) ||
 	    role_of(victim.syscall, victim.cmd) != ROLE_BLOCK)
 		return 0;
 	if (wk->ctx & WS_CTX_TIMER)
-		return victim.timed ? claim_timeout(host, w, &victim, out) : 0;
+		return victim.timed ? claim_timeout(ctx, w, &victim, out) : 0;
 	if (!have_waker)
 		return 0;
-	alias_seen_requeues(&victim, w->start_ns, wk->ts);
-	return claim_match(host, w, &victim, &waker, out);
+	alias_seen_requeues(ctx->priv, &victim, w->start_ns, wk->ts);
+	return claim_match(ctx, w, &victim, &waker, out);
 }
 
-static int futex_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+static int futex_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_wake *wk = w->wake;
 	const struct call *victim, *waker;
@@ -586,38 +515,31 @@ static int futex_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	if (!wk)
 		return 0;
 	if (wk->sz >= sizeof(*wk) && wk->wakee_sys.arch != WS_ARCH_UNKNOWN)
-		return infer_from_regs(host, w, out);
+		return infer_from_regs(ctx, w, out);
 	/* In an interrupt, current did not do the wakeup: it is no evidence. */
 	if (wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ))
 		return 0;
-	victim = lookup(w->tid);
+	victim = ws_table_get(&((struct futex *)ctx->priv)->calls, w->tid);
 	if (!victim || victim->pid != w->pid || role_of(victim->syscall, victim->cmd) != ROLE_BLOCK)
 		return 0;
 	/* It must have gone to sleep inside this call, not before it. */
 	if (victim->ts > w->start_ns)
 		return 0;
-	waker = lookup(wk->waker_tid);
+	waker = ws_table_get(&((struct futex *)ctx->priv)->calls, wk->waker_tid);
 	if (!waker || waker->pid != wk->waker_pid)
 		return 0;
 	if (waker->ts > wk->ts)
 		return 0;
-	return claim_match(host, w, victim, waker, out);
+	return claim_match(ctx, w, victim, waker, out);
 }
 
-static const struct ws_field *field(const struct ws_claim *c, const char *key)
+static int futex_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, char *buf,
+			  size_t len)
 {
-	unsigned int i;
+	const struct ws_field *addr = ws_claim_field(claim, "addr"),
+			      *op = ws_claim_field(claim, "op");
 
-	for (i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
-		if (!strcmp(c->fields[i].key, key))
-			return &c->fields[i];
-	return NULL;
-}
-
-static int futex_describe(const struct ws_claim *claim, char *buf, size_t len)
-{
-	const struct ws_field *addr = field(claim, "addr"), *op = field(claim, "op");
-
+	(void)ctx;
 	if (!strcmp(claim->kind, "timeout"))
 		return addr ? snprintf(buf, len, "futex 0x%llx: wait timed out",
 				       (unsigned long long)addr->u)
@@ -631,21 +553,36 @@ static int futex_describe(const struct ws_claim *claim, char *buf, size_t len)
 }
 
 /* Waits on one futex word are one cause, whoever woke each. */
-static int futex_resource(const struct ws_claim *claim, char *buf, size_t len)
+static int futex_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, char *buf,
+			  size_t len)
 {
-	const struct ws_field *addr = field(claim, "addr");
+	const struct ws_field *addr = ws_claim_field(claim, "addr");
 
+	(void)ctx;
 	if (!addr)
 		return 0;
 	return snprintf(buf, len, "futex 0x%llx", (unsigned long long)addr->u);
 }
 
-static void futex_fini(const struct ws_host *host)
+static int futex_init(struct ws_plugin_ctx *ctx)
 {
-	(void)host;
-	free(tab.slot);
-	memset(&tab, 0, sizeof(tab));
-	memset(&seen, 0, sizeof(seen));
+	struct futex *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	ws_table_init(&f->calls, sizeof(struct call));
+	ctx->priv = f;
+	return 0;
+}
+
+static void futex_fini(struct ws_plugin_ctx *ctx)
+{
+	struct futex *f = ctx->priv;
+
+	if (f)
+		ws_table_free(&f->calls);
+	free(f);
+	ctx->priv = NULL;
 }
 
 static const struct ws_plugin futex_plugin = {
@@ -658,6 +595,7 @@ static const struct ws_plugin futex_plugin = {
 	.kind_base = WS_KIND_FUTEX,
 	.bpf_object = NULL, /* it reads the sched source's wakeups; no program of its own */
 	.config_keys = NULL,
+	.init = futex_init,
 	.configure = NULL,
 	.decode = futex_decode,
 	.infer = futex_infer,

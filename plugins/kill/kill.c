@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <whyslow/plugin.h>
+#include <whyslow/recent.h>
 
 #include "kill_rec.h"
 #include "kill.skel.h"
@@ -26,72 +27,61 @@
 #define TASK_INTERRUPTIBLE_ 0x1
 #define SIGKILL_ 9
 
-struct sent {
-	struct ws_kill_wake r;
-	uint64_t seq; /* decode order; 0 = empty slot */
-};
-
-struct cpu_sent {
-	unsigned int next;
-	struct sent s[SIGNALS_PER_CPU];
-};
-
-static struct cpu_sent *cpus;
-static unsigned int ncpus;
-static uint64_t seq;
-
 static const void *kill_bpf_object(size_t *size)
 {
 	return kill_bpf__elf_bytes(size);
 }
 
-static int kill_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+/* The state: the last signal wakeups on each CPU (struct ws_kill_wake). */
+static int kill_init(struct ws_plugin_ctx *ctx)
 {
-	struct cpu_sent *c;
-	struct sent *s;
+	struct ws_recent *sent = malloc(sizeof(*sent));
 
-	(void)host;
+	if (!sent)
+		return -ENOMEM;
+	ws_recent_init(sent, sizeof(struct ws_kill_wake), SIGNALS_PER_CPU);
+	ctx->priv = sent;
+	return 0;
+}
+
+static void kill_fini(struct ws_plugin_ctx *ctx)
+{
+	if (ctx->priv)
+		ws_recent_free(ctx->priv);
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+static int kill_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
+{
+	struct ws_kill_wake *s;
+
 	if (rec->kind != WS_KILL_WAKE)
 		return 0;
 	if (rec->size < sizeof(struct ws_kill_wake))
 		return -EINVAL;
-	if (rec->cpu >= ncpus) {
-		unsigned int n = rec->cpu + 1u;
-		struct cpu_sent *p = realloc(cpus, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		memset(p + ncpus, 0, (n - ncpus) * sizeof(*p));
-		cpus = p;
-		ncpus = n;
-	}
-	c = &cpus[rec->cpu];
-	s = &c->s[c->next];
-	c->next = (c->next + 1) % SIGNALS_PER_CPU;
-	memcpy(&s->r, rec, sizeof(s->r));
-	s->r.sender_comm[WS_KILL_COMM_LEN - 1] = 0;
-	s->seq = ++seq;
+	s = ws_recent_push(ctx->priv, rec);
+	if (!s)
+		return -ENOMEM;
+	s->sender_comm[WS_KILL_COMM_LEN - 1] = 0;
 	return 0;
 }
 
-/* The record of @wk's own wakeup, written just before it in the same context. */
-static const struct ws_kill_wake *signal_of(const struct ws_wake *wk)
+/* The record of the wakeup @arg: same bracket, same wakee, just before it. */
+static bool same_wakeup(const void *rec, const void *arg)
 {
-	const struct sent *best = NULL;
+	const struct ws_kill_wake *s = rec;
+	const struct ws_wake *wk = arg;
 
-	if (wk->cpu >= ncpus)
-		return NULL;
-	for (unsigned int i = 0; i < SIGNALS_PER_CPU; i++) {
-		const struct sent *s = &cpus[wk->cpu].s[i];
+	return s->hdr.ctx_id == wk->ctx_id && s->hdr.ctx == wk->ctx && s->hdr.ts <= wk->ts &&
+	       wk->ts - s->hdr.ts <= SIGNAL_WAKE_NS && s->wakee_tid == wk->wakee_tid &&
+	       s->wakee_pid == wk->wakee_pid;
+}
 
-		if (!s->seq || s->r.hdr.ctx_id != wk->ctx_id || s->r.hdr.ctx != wk->ctx ||
-		    s->r.hdr.ts > wk->ts || wk->ts - s->r.hdr.ts > SIGNAL_WAKE_NS ||
-		    s->r.wakee_tid != wk->wakee_tid || s->r.wakee_pid != wk->wakee_pid)
-			continue;
-		if (!best || s->seq > best->seq)
-			best = s;
-	}
-	return best ? &best->r : NULL;
+/* The record of @wk's own wakeup, written just before it in the same context. */
+static const struct ws_kill_wake *signal_of(const struct ws_recent *sent, const struct ws_wake *wk)
+{
+	return ws_recent_newest(sent, wk->cpu, 0, same_wakeup, wk, NULL);
 }
 
 static const char *sig_name(uint32_t sig)
@@ -110,8 +100,9 @@ static const char *sig_name(uint32_t sig)
 	return sig < sizeof(n) / sizeof(n[0]) && n[sig] ? n[sig] : NULL;
 }
 
-static int kill_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+static int kill_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
+	const struct ws_host *host = ctx->host;
 	const struct ws_kill_wake *s;
 	const char *name;
 	uint64_t others;
@@ -119,7 +110,7 @@ static int kill_infer(const struct ws_host *host, const struct ws_wait *w, struc
 	char buf[16];
 	bool in_irq;
 
-	if (!w->wake || !(s = signal_of(w->wake)))
+	if (!w->wake || !(s = signal_of(ctx->priv, w->wake)))
 		return 0;
 	/*
 	 * Only an interruptible sleep is ended by any signal; an uninterruptible one only by
@@ -165,20 +156,14 @@ static int kill_infer(const struct ws_host *host, const struct ws_wait *w, struc
 	return 1;
 }
 
-static const struct ws_field *field(const struct ws_claim *c, const char *key)
-{
-	for (unsigned int i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
-		if (!strcmp(c->fields[i].key, key))
-			return &c->fields[i];
-	return NULL;
-}
-
 /* "signal SIGINT from tid 4242 (kworker/u8:2)" */
-static int kill_describe(const struct ws_claim *c, char *buf, size_t len)
+static int kill_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf, size_t len)
 {
-	const struct ws_field *sig = field(c, "signal"), *from = field(c, "sender"),
-			      *comm = field(c, "sender_comm");
+	const struct ws_field *sig = ws_claim_field(c, "signal"),
+			      *from = ws_claim_field(c, "sender"),
+			      *comm = ws_claim_field(c, "sender_comm");
 
+	(void)ctx;
 	if (!sig)
 		return snprintf(buf, len, "a signal");
 	if (!from)
@@ -189,20 +174,12 @@ static int kill_describe(const struct ws_claim *c, char *buf, size_t len)
 }
 
 /* Waits ended by one signal number are one cause, whoever sent each. */
-static int kill_resource(const struct ws_claim *c, char *buf, size_t len)
+static int kill_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf, size_t len)
 {
-	const struct ws_field *sig = field(c, "signal");
+	const struct ws_field *sig = ws_claim_field(c, "signal");
 
+	(void)ctx;
 	return sig ? snprintf(buf, len, "signal %s", sig->s) : 0;
-}
-
-static void kill_fini(const struct ws_host *host)
-{
-	(void)host;
-	free(cpus);
-	cpus = NULL;
-	ncpus = 0;
-	seq = 0;
 }
 
 static const struct ws_plugin kill_plugin = {
@@ -215,6 +192,7 @@ static const struct ws_plugin kill_plugin = {
 	.version = "1.0",
 	.kind_base = WS_KIND_KILL,
 	.bpf_object = kill_bpf_object,
+	.init = kill_init,
 	.decode = kill_decode,
 	.infer = kill_infer,
 	.describe = kill_describe,

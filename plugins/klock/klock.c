@@ -24,11 +24,11 @@
 #include <string.h>
 
 #include <whyslow/plugin.h>
+#include <whyslow/table.h>
 
 #include "klock_rec.h"
 #include "klock.skel.h"
 
-#define TABLE_MIN_CAP 256
 #define TABLE_MAX_LIVE 65536
 
 /* One traced thread inside a blocking contention. */
@@ -50,10 +50,10 @@ struct waiter {
 	char owner_comm[16];
 };
 
-static struct {
-	struct waiter *slot;
-	size_t cap, live;
-} tab;
+/* The plugin's state for one session (ws_plugin_ctx.priv): tid -> struct waiter. */
+struct klock {
+	struct ws_table waiters;
+};
 
 static const char *const fn_names[KLOCK_FN_COUNT] = {
 	[KLOCK_FN_UP_WRITE] = "up_write",
@@ -97,98 +97,32 @@ static const char *lock_mode(uint32_t f)
 	return NULL;
 }
 
-/* --- waiters: open addressing, linear probing, keyed by tid ------------------------------- */
-
-static size_t slot_of(uint32_t tid, size_t cap)
-{
-	return (size_t)(tid * 2654435761u) & (cap - 1);
-}
-
-static struct waiter *lookup(uint32_t tid)
-{
-	size_t i;
-
-	if (!tab.cap || !tid)
-		return NULL;
-	for (i = slot_of(tid, tab.cap);; i = (i + 1) & (tab.cap - 1)) {
-		if (tab.slot[i].tid == tid)
-			return &tab.slot[i];
-		if (!tab.slot[i].tid)
-			return NULL;
-	}
-}
-
-/* Backward-shift deletion: probe chains stay unbroken without tombstones. */
-static void remove_waiter(struct waiter *c)
-{
-	size_t i = c - tab.slot, j = i, home;
-
-	tab.slot[i].tid = 0;
-	tab.live--;
-	for (;;) {
-		j = (j + 1) & (tab.cap - 1);
-		if (!tab.slot[j].tid)
-			return;
-		home = slot_of(tab.slot[j].tid, tab.cap);
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			tab.slot[i] = tab.slot[j];
-			tab.slot[j].tid = 0;
-			i = j;
-		}
-	}
-}
-
-static struct waiter *insert_slot(struct waiter *slots, size_t cap, uint32_t tid)
-{
-	size_t i;
-
-	for (i = slot_of(tid, cap); slots[i].tid && slots[i].tid != tid; i = (i + 1) & (cap - 1))
-		;
-	return &slots[i];
-}
-
-static int grow(void)
-{
-	size_t ncap = tab.cap ? tab.cap * 2 : TABLE_MIN_CAP, i;
-	struct waiter *ns = calloc(ncap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (i = 0; i < tab.cap; i++)
-		if (tab.slot[i].tid)
-			*insert_slot(ns, ncap, tab.slot[i].tid) = tab.slot[i];
-	free(tab.slot);
-	tab.slot = ns;
-	tab.cap = ncap;
-	return 0;
-}
+/* --- waiters ----------------------------------------------------------------------------- */
 
 /* A thread that dies waiting never writes its end record: at the limit the oldest goes. */
-static void evict_oldest(void)
+static void evict_oldest(struct ws_table *t)
 {
 	struct waiter *old = NULL;
-	size_t i;
 
-	for (i = 0; i < tab.cap; i++)
-		if (tab.slot[i].tid && (!old || tab.slot[i].begin_ts < old->begin_ts))
-			old = &tab.slot[i];
+	for (size_t i = 0; i < t->cap; i++) {
+		struct waiter *c = ws_table_at(t, i);
+
+		if (c && (!old || c->begin_ts < old->begin_ts))
+			old = c;
+	}
 	if (old)
-		remove_waiter(old);
+		ws_table_del(t, old);
 }
 
-static struct waiter *get_slot(uint32_t tid)
+static struct waiter *get_slot(struct ws_table *t, uint32_t tid)
 {
-	struct waiter *c = lookup(tid);
+	struct waiter *c = ws_table_get(t, tid);
 
 	if (c)
 		return c;
-	if (tab.live >= TABLE_MAX_LIVE)
-		evict_oldest();
-	if ((tab.live + 1) * 2 > tab.cap && grow())
-		return NULL;
-	c = insert_slot(tab.slot, tab.cap, tid);
-	tab.live++;
-	return c;
+	if (t->live >= TABLE_MAX_LIVE)
+		evict_oldest(t);
+	return ws_table_put(t, tid, NULL);
 }
 
 /* --- configure: where the release functions are ------------------------------------------- */
@@ -242,35 +176,35 @@ static uint32_t find_release_fns(uint64_t *lo, uint64_t *hi, uint32_t *id)
 	return n;
 }
 
-static int klock_configure(const struct ws_host *host, struct bpf_object *obj)
+static int klock_configure(struct ws_plugin_ctx *ctx, struct bpf_object *obj)
 {
 	uint64_t lo[KLOCK_MAX_FN] = { 0 }, hi[KLOCK_MAX_FN] = { 0 };
 	uint32_t id[KLOCK_MAX_FN] = { 0 }, n = find_release_fns(lo, hi, id);
 	int err;
 
 	if (!n)
-		host->log(WS_LOG_WARN, "klock",
-			  "no kernel symbol addresses in /proc/kallsyms; lock waits are named but "
-			  "no releaser is proven");
-	if ((err = host->set_rodata(obj, "klock_fn_lo", lo, sizeof(lo))) ||
-	    (err = host->set_rodata(obj, "klock_fn_hi", hi, sizeof(hi))) ||
-	    (err = host->set_rodata(obj, "klock_fn_id", id, sizeof(id))) ||
-	    (err = host->set_rodata(obj, "klock_nfn", &n, sizeof(n)))) {
-		host->log(WS_LOG_ERROR, "klock", "cannot set the BPF object's settings: %s",
-			  strerror(-err));
+		ctx->host->log(
+			ctx, WS_LOG_WARN,
+			"no kernel symbol addresses in /proc/kallsyms; lock waits are named but no releaser is proven");
+	if ((err = ctx->host->set_rodata(ctx, obj, "klock_fn_lo", lo, sizeof(lo))) ||
+	    (err = ctx->host->set_rodata(ctx, obj, "klock_fn_hi", hi, sizeof(hi))) ||
+	    (err = ctx->host->set_rodata(ctx, obj, "klock_fn_id", id, sizeof(id))) ||
+	    (err = ctx->host->set_rodata(ctx, obj, "klock_nfn", &n, sizeof(n)))) {
+		ctx->host->log(ctx, WS_LOG_ERROR, "cannot set the BPF object's settings: %s",
+			       strerror(-err));
 		return err;
 	}
-	host->log(WS_LOG_DEBUG, "klock", "%u release functions located", n);
+	ctx->host->log(ctx, WS_LOG_DEBUG, "%u release functions located", n);
 	return 0;
 }
 
 /* --- records ------------------------------------------------------------------------------ */
 
-static int klock_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+static int klock_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 {
+	struct ws_table *t = &((struct klock *)ctx->priv)->waiters;
 	struct waiter *c;
 
-	(void)host;
 	switch (rec->kind) {
 	case WS_KLOCK_BEGIN: {
 		const struct ws_klock_begin *b = (const void *)rec;
@@ -278,10 +212,10 @@ static int klock_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 
 		if (rec->size < WS_KLOCK_BEGIN_V1_SIZE)
 			return -EINVAL;
-		c = lookup(rec->tid);
+		c = ws_table_get(t, rec->tid);
 		/* a mutex's waiter begins again after each spin: the wait goes on */
 		if (!c || c->lock != b->lock) {
-			c = get_slot(rec->tid);
+			c = get_slot(t, rec->tid);
 			if (!c)
 				return -ENOMEM;
 			memset(c, 0, sizeof(*c));
@@ -305,9 +239,9 @@ static int klock_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 
 		if (rec->size < sizeof(*e))
 			return -EINVAL;
-		c = lookup(rec->tid);
+		c = ws_table_get(t, rec->tid);
 		if (c && c->lock == e->lock)
-			remove_waiter(c);
+			ws_table_del(t, c);
 		return 0;
 	}
 	case WS_KLOCK_WAKE: {
@@ -315,7 +249,7 @@ static int klock_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 
 		if (rec->size < sizeof(*k) || k->fn >= KLOCK_FN_COUNT)
 			return -EINVAL;
-		c = lookup(k->wakee_tid);
+		c = ws_table_get(t, k->wakee_tid);
 		if (!c || c->lock != k->lock)
 			return 0; /* its begin was lost */
 		c->wake_ts = rec->ts;
@@ -339,7 +273,7 @@ static const char *const owner_src_names[] = {
 	[KLOCK_OWNER_RELEASED] = "owner_field_empty",
 };
 
-static int klock_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+static int klock_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_wake *wk = w->wake;
 	const char *type, *mode;
@@ -348,7 +282,7 @@ static int klock_infer(const struct ws_host *host, const struct ws_wait *w, stru
 
 	if (!wk)
 		return 0;
-	c = lookup(w->tid);
+	c = ws_table_get(&((struct klock *)ctx->priv)->waiters, w->tid);
 	if (!c || c->pid != w->pid)
 		return 0;
 	/* 1. waiting for the lock since before it slept */
@@ -377,32 +311,24 @@ static int klock_infer(const struct ws_host *host, const struct ws_wait *w, stru
 			 "blocked in kernel lock contention (%s); woken by the waker, release not "
 			 "seen",
 			 type);
-	host->claim_hex(out, "lock", c->lock);
-	host->claim_str(out, "lock_type", type);
+	ctx->host->claim_hex(out, "lock", c->lock);
+	ctx->host->claim_str(out, "lock_type", type);
 	if (mode)
-		host->claim_str(out, "mode", mode);
-	host->claim_hex(out, "flags", c->flags);
+		ctx->host->claim_str(out, "mode", mode);
+	ctx->host->claim_hex(out, "flags", c->flags);
 	if (released)
-		host->claim_str(out, "waker_fn", fn_names[c->fn]);
+		ctx->host->claim_str(out, "waker_fn", fn_names[c->fn]);
 	if (!w->waker_traced)
-		host->claim_str(out, "waker_comm", wk->waker_comm ? wk->waker_comm : "?");
+		ctx->host->claim_str(out, "waker_comm", wk->waker_comm ? wk->waker_comm : "?");
 	if (c->owner_src == KLOCK_OWNER_MUTEX || c->owner_src == KLOCK_OWNER_RWSEM_WRITER) {
-		host->claim_u64(out, "owner", c->owner_tid);
-		host->claim_str(out, "owner_comm", c->owner_comm);
+		ctx->host->claim_u64(out, "owner", c->owner_tid);
+		ctx->host->claim_str(out, "owner_comm", c->owner_comm);
 	}
 	if (c->owner_src != KLOCK_OWNER_NONE)
-		host->claim_str(out, "owner_evidence", owner_src_names[c->owner_src]);
+		ctx->host->claim_str(out, "owner_evidence", owner_src_names[c->owner_src]);
 	/* this wakeup's evidence is used up */
 	c->wake_ts = 0;
 	return 1;
-}
-
-static const struct ws_field *field(const struct ws_claim *c, const char *key)
-{
-	for (unsigned int i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
-		if (!strcmp(c->fields[i].key, key))
-			return &c->fields[i];
-	return NULL;
 }
 
 /*
@@ -410,14 +336,18 @@ static const struct ws_field *field(const struct ws_claim *c, const char *key)
  * began if the lock named one: "...; held by tid 12 (cc1) at the start, per
  * its owner field".
  */
-static int klock_describe(const struct ws_claim *claim, char *buf, size_t len)
+static int klock_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, char *buf,
+			  size_t len)
 {
-	const struct ws_field *lock = field(claim, "lock"), *type = field(claim, "lock_type"),
-			      *mode = field(claim, "mode"), *owner = field(claim, "owner"),
-			      *ocomm = field(claim, "owner_comm"),
-			      *osrc = field(claim, "owner_evidence");
+	const struct ws_field *lock = ws_claim_field(claim, "lock"),
+			      *type = ws_claim_field(claim, "lock_type"),
+			      *mode = ws_claim_field(claim, "mode"),
+			      *owner = ws_claim_field(claim, "owner"),
+			      *ocomm = ws_claim_field(claim, "owner_comm"),
+			      *osrc = ws_claim_field(claim, "owner_evidence");
 	char held[96] = "";
 
+	(void)ctx;
 	if (!lock || !type)
 		return snprintf(buf, len, "kernel lock");
 	if (owner && ocomm)
@@ -434,20 +364,36 @@ static int klock_describe(const struct ws_claim *claim, char *buf, size_t len)
 }
 
 /* Waits for one kernel lock are one cause, whoever released it each time. */
-static int klock_resource(const struct ws_claim *claim, char *buf, size_t len)
+static int klock_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, char *buf,
+			  size_t len)
 {
-	const struct ws_field *lock = field(claim, "lock");
+	const struct ws_field *lock = ws_claim_field(claim, "lock");
 
+	(void)ctx;
 	if (!lock)
 		return 0;
 	return snprintf(buf, len, "kernel lock 0x%llx", (unsigned long long)lock->u);
 }
 
-static void klock_fini(const struct ws_host *host)
+static int klock_init(struct ws_plugin_ctx *ctx)
 {
-	(void)host;
-	free(tab.slot);
-	memset(&tab, 0, sizeof(tab));
+	struct klock *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return -ENOMEM;
+	ws_table_init(&k->waiters, sizeof(struct waiter));
+	ctx->priv = k;
+	return 0;
+}
+
+static void klock_fini(struct ws_plugin_ctx *ctx)
+{
+	struct klock *k = ctx->priv;
+
+	if (k)
+		ws_table_free(&k->waiters);
+	free(k);
+	ctx->priv = NULL;
 }
 
 static const void *klock_bpf_object(size_t *size)
@@ -466,6 +412,7 @@ static const struct ws_plugin klock_plugin = {
 	.kind_base = WS_KIND_KLOCK,
 	.bpf_object = klock_bpf_object,
 	.config_keys = NULL,
+	.init = klock_init,
 	.configure = klock_configure,
 	.decode = klock_decode,
 	.infer = klock_infer,

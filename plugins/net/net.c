@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include <whyslow/plugin.h>
+#include <whyslow/recent.h>
 
 #include "net_rec.h"
 #include "net.skel.h"
@@ -30,76 +31,59 @@
 /* Wakeups kept per CPU: a bracket wakes a few readers at most before the core asks. */
 #define WAKES_PER_CPU 16
 
-struct wake {
-	struct ws_net_wake r;
-	uint64_t seq; /* decode order; 0 = empty slot */
-};
-
-struct cpu_wakes {
-	unsigned int next;
-	struct wake w[WAKES_PER_CPU];
-};
-
-static struct cpu_wakes *cpus;
-static unsigned int ncpus;
-static uint64_t seq;
-
 static const void *net_bpf_object(size_t *size)
 {
 	return net_bpf__elf_bytes(size);
 }
 
-static int net_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+/* The state: the last packet wakeups on each CPU (struct ws_net_wake). */
+static int net_init(struct ws_plugin_ctx *ctx)
 {
-	struct cpu_wakes *c;
-	struct wake *w;
+	struct ws_recent *wakes = malloc(sizeof(*wakes));
 
+	if (!wakes)
+		return -ENOMEM;
+	ws_recent_init(wakes, sizeof(struct ws_net_wake), WAKES_PER_CPU);
+	ctx->priv = wakes;
+	return 0;
+}
+
+static void net_fini(struct ws_plugin_ctx *ctx)
+{
+	if (ctx->priv)
+		ws_recent_free(ctx->priv);
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+static int net_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
+{
 	if (rec->kind != WS_NET_WAKE) {
-		if (host && host->log)
-			host->log(WS_LOG_DEBUG, NAME, "unknown record kind %#x", rec->kind);
+		ctx->host->log(ctx, WS_LOG_DEBUG, "unknown record kind %#x", rec->kind);
 		return 0;
 	}
 	if (rec->size < sizeof(struct ws_net_wake))
 		return -EINVAL;
-	if (rec->cpu >= ncpus) {
-		unsigned int n = rec->cpu + 1u;
-		struct cpu_wakes *p = realloc(cpus, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		memset(p + ncpus, 0, (n - ncpus) * sizeof(*p));
-		cpus = p;
-		ncpus = n;
-	}
-	c = &cpus[rec->cpu];
-	w = &c->w[c->next];
-	c->next = (c->next + 1) % WAKES_PER_CPU;
-	memcpy(&w->r, rec, sizeof(w->r));
-	w->seq = ++seq;
-	return 0;
+	return ws_recent_push(ctx->priv, rec) ? 0 : -ENOMEM;
 }
 
-/* Our record of this very wakeup: same CPU, same softirq bracket, same wakee, not later. */
-static const struct ws_net_wake *record_of(const struct ws_wait *w)
+/* Our record of the wait @arg's wakeup: same softirq bracket, same wakee, not later. */
+static bool same_wakeup(const void *rec, const void *arg)
+{
+	const struct ws_net_wake *x = rec;
+	const struct ws_wait *w = arg;
+
+	return x->hdr.ctx_id == w->wake->ctx_id && x->wakee_tid == w->tid &&
+	       x->hdr.ts <= w->wake->ts && (x->hdr.ctx & WS_CTX_SOFTIRQ);
+}
+
+static const struct ws_net_wake *record_of(const struct ws_recent *wakes, const struct ws_wait *w)
 {
 	const struct ws_wake *wk = w->wake;
-	const struct wake *best = NULL;
-	const struct cpu_wakes *c;
-	unsigned int i;
 
-	if (!(wk->ctx & WS_CTX_SOFTIRQ) || (wk->ctx & WS_CTX_HARDIRQ) || wk->cpu >= ncpus)
+	if (!(wk->ctx & WS_CTX_SOFTIRQ) || (wk->ctx & WS_CTX_HARDIRQ))
 		return NULL;
-	c = &cpus[wk->cpu];
-	for (i = 0; i < WAKES_PER_CPU; i++) {
-		const struct wake *x = &c->w[i];
-
-		if (!x->seq || x->r.hdr.ctx_id != wk->ctx_id || x->r.wakee_tid != w->tid ||
-		    x->r.hdr.ts > wk->ts || !(x->r.hdr.ctx & WS_CTX_SOFTIRQ))
-			continue;
-		if (!best || x->seq > best->seq)
-			best = x;
-	}
-	return best ? &best->r : NULL;
+	return ws_recent_newest(wakes, wk->cpu, 0, same_wakeup, w, NULL);
 }
 
 static size_t addr_len(uint8_t family)
@@ -180,14 +164,15 @@ static void add_packet_fields(const struct ws_host *host, const struct ws_net_wa
 	host->claim_str(out, "dst", dst);
 }
 
-static int net_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+static int net_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
+	const struct ws_host *host = ctx->host;
 	const struct ws_net_wake *r;
 	char comm[17];
 
 	if (!w->wake)
 		return 0;
-	r = record_of(w);
+	r = record_of(ctx->priv, w);
 	/* no delivery before the data-ready, or a packet for another socket: no evidence */
 	if (!r || !packet_for_socket(&r->pkt, &r->sock))
 		return 0;
@@ -197,7 +182,7 @@ static int net_infer(const struct ws_host *host, const struct ws_wait *w, struct
 		snprintf(out->kind, sizeof(out->kind), "socket");
 		out->woken_by = r->sender_tid;
 		/* an untraced sender has no timeline to follow */
-		out->root = !host->pid_traced(r->sender_pid);
+		out->root = !host->pid_traced(ctx, r->sender_pid);
 		snprintf(
 			out->evidence, sizeof(out->evidence),
 			"woken by the delivery of a packet tid %u queued (same softirq, same socket)",
@@ -247,32 +232,15 @@ static int net_infer(const struct ws_host *host, const struct ws_wait *w, struct
 	return 1;
 }
 
-static const char *field_str(const struct ws_claim *c, const char *key)
+static int net_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf, size_t len)
 {
-	unsigned int i;
-
-	for (i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
-		if (!strcmp(c->fields[i].key, key) && c->fields[i].type == WS_FIELD_STR)
-			return c->fields[i].s;
-	return "?";
-}
-
-static int net_describe(const struct ws_claim *c, char *buf, size_t len)
-{
+	(void)ctx;
 	if (!strcmp(c->kind, "network"))
-		return snprintf(buf, len, "data from %s (remote, %s to %s)", field_str(c, "src"),
-				field_str(c, "proto"), field_str(c, "dst"));
-	return snprintf(buf, len, "socket (%s %s -> %s)", field_str(c, "proto"),
-			field_str(c, "src"), field_str(c, "dst"));
-}
-
-static void net_fini(const struct ws_host *host)
-{
-	(void)host;
-	free(cpus);
-	cpus = NULL;
-	ncpus = 0;
-	seq = 0;
+		return snprintf(buf, len, "data from %s (remote, %s to %s)",
+				ws_claim_str(c, "src", "?"), ws_claim_str(c, "proto", "?"),
+				ws_claim_str(c, "dst", "?"));
+	return snprintf(buf, len, "socket (%s %s -> %s)", ws_claim_str(c, "proto", "?"),
+			ws_claim_str(c, "src", "?"), ws_claim_str(c, "dst", "?"));
 }
 
 static const struct ws_plugin net_plugin = {
@@ -285,6 +253,7 @@ static const struct ws_plugin net_plugin = {
 	.version = "1.0",
 	.kind_base = WS_KIND_NET,
 	.bpf_object = net_bpf_object,
+	.init = net_init,
 	.decode = net_decode,
 	.infer = net_infer,
 	.describe = net_describe,

@@ -33,21 +33,20 @@ static void short_copy(struct ws_short_waits *dst, const struct ws_sched_short *
 }
 
 /* Off-CPU periods shorter than the core's resolution are summarised in the kernel. */
-static int sched_configure(const struct ws_host *host, struct bpf_object *obj)
+static int sched_configure(struct ws_plugin_ctx *ctx, struct bpf_object *obj)
 {
-	uint64_t res = 0;
+	uint64_t res = ctx->host->resolution_ns(ctx);
 	int err;
 
-	if (host->config_u64("core", "resolution", &res))
-		res = 0;
-	err = host->set_rodata(obj, "resolution_ns", &res, sizeof(res));
+	err = ctx->host->set_rodata(ctx, obj, "resolution_ns", &res, sizeof(res));
 	if (err)
-		host->log(WS_LOG_ERROR, "sched", "cannot set the resolution: %s", strerror(-err));
+		ctx->host->log(ctx, WS_LOG_ERROR, "cannot set the resolution: %s", strerror(-err));
 	return err;
 }
 
-static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 {
+	const struct ws_host *host = ctx->host;
 	char comm[WS_COMM_LEN];
 
 	switch (rec->kind) {
@@ -75,7 +74,7 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 			short_copy(&sw.next_short, &r->next_short);
 			sw.prev_out_later = rec->flags & WS_SCHED_PREV_LATER;
 		}
-		host->sched_switch(&sw);
+		host->sched_switch(ctx, &sw);
 		return 0;
 	}
 	case WS_SCHED_WAKING: {
@@ -105,7 +104,7 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 			wk.off_state = r->off_state;
 			wk.off_cpu = r->off_cpu;
 		}
-		host->sched_wake(&wk);
+		host->sched_wake(ctx, &wk);
 		return 0;
 	}
 	case WS_SCHED_FORK: {
@@ -120,7 +119,7 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 		ev.pid = r->child_pid;
 		ev.comm = comm;
 		ev.parent_tid = rec->tid;
-		host->thread_event(&ev);
+		host->thread_event(ctx, &ev);
 		return 0;
 	}
 	case WS_SCHED_EXIT: {
@@ -136,7 +135,7 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 		ev.tid = rec->tid;
 		ev.pid = rec->pid;
 		ev.comm = comm;
-		host->thread_event(&ev);
+		host->thread_event(ctx, &ev);
 		return 0;
 	}
 	case WS_SCHED_COMM: {
@@ -150,7 +149,7 @@ static int sched_decode(const struct ws_host *host, const struct ws_rec_hdr *rec
 		ev.tid = r->tid;
 		ev.pid = r->pid;
 		ev.comm = comm;
-		host->thread_event(&ev);
+		host->thread_event(ctx, &ev);
 		return 0;
 	}
 	default:
@@ -256,8 +255,9 @@ static int timer_claim(const struct ws_wait *w, struct ws_claim *out)
  * is a timer's doing when it ran inside a timer callback, else unknown
  * (a source that saw what the interrupt completed may claim it instead).
  */
-static int sched_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+static int sched_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
+	const struct ws_host *host = ctx->host;
 	const struct ws_wake *wk = w->wake;
 
 	if (wk->ctx & WS_CTX_TIMER)
@@ -285,16 +285,10 @@ static int sched_infer(const struct ws_host *host, const struct ws_wait *w, stru
 	return 1;
 }
 
-static const char *field_str(const struct ws_claim *c, const char *key)
+static int sched_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
+			  size_t len)
 {
-	for (unsigned int i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
-		if (!strcmp(c->fields[i].key, key) && c->fields[i].type == WS_FIELD_STR)
-			return c->fields[i].s;
-	return "?";
-}
-
-static int sched_describe(const struct ws_claim *c, char *buf, size_t len)
-{
+	(void)ctx;
 	if (!strcmp(c->kind, "sleep"))
 		return snprintf(buf, len, "%s",
 				strstr(c->evidence, "sleep or timeout")
@@ -308,8 +302,24 @@ static int sched_describe(const struct ws_claim *c, char *buf, size_t len)
 		return snprintf(buf, len, "a wakeup");
 	if (!strcmp(c->kind, "untraced"))
 		return snprintf(buf, len, "a wakeup from tid %u (%s), outside the traced processes",
-				c->woken_by, field_str(c, "waker_comm"));
+				c->woken_by, ws_claim_str(c, "waker_comm", "?"));
 	return snprintf(buf, len, "an unknown cause (%s)", c->evidence);
+}
+
+/* Roots of chains: a timer sleep is the sleeper's own; an untraced waker is named by its name. */
+static int sched_root_label(struct ws_plugin_ctx *ctx, const struct ws_claim *c, const char *comm,
+			    char *buf, size_t len)
+{
+	char waker[32];
+
+	if (!strcmp(c->kind, "sleep"))
+		return snprintf(buf, len, "timer sleep in %s", comm);
+	if (!strcmp(c->kind, "untraced")) {
+		if (ctx->host->thread_comm(ctx, c->woken_by, waker, sizeof(waker)))
+			snprintf(waker, sizeof(waker), "?");
+		return snprintf(buf, len, "untraced thread %s", waker);
+	}
+	return 0;
 }
 
 static const struct ws_plugin sched_plugin = {
@@ -325,6 +335,7 @@ static const struct ws_plugin sched_plugin = {
 	.decode = sched_decode,
 	.infer = sched_infer,
 	.describe = sched_describe,
+	.root_label = sched_root_label,
 };
 
 WS_PLUGIN_DEFINE(sched_plugin)

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* STEP 6: the SDK's one user-space header (pkg-config --cflags whyslow-plugin). */
@@ -23,19 +24,42 @@ static const struct ws_config_key template_keys[] = {
 	{ NULL },
 };
 
-static bool log_exec;
+/*
+ * STEP 9: your state lives in ctx->priv, one per session (never in file
+ * statics: two sessions may run in one process). init runs first, when
+ * tracing and when replaying a recording; fini frees what init made.
+ */
+struct template_state {
+	bool log_exec;
+};
 
-/* STEP 9: configure runs after open, before load: read settings, set rodata. */
-static int template_configure(const struct ws_host *host, struct bpf_object *obj)
+static int template_init(struct ws_plugin_ctx *ctx)
+{
+	struct template_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	ctx->host->config_bool(ctx, "log_exec", &st->log_exec);
+	ctx->priv = st;
+	return 0;
+}
+
+static void template_fini(struct ws_plugin_ctx *ctx)
+{
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+/* STEP 9b: configure runs after open, before load (tracing only): set rodata. */
+static int template_configure(struct ws_plugin_ctx *ctx, struct bpf_object *obj)
 {
 	uint32_t on = 1;
 	int err;
 
-	host->config_bool("template", "log_exec", &log_exec);
-	err = host->set_rodata(obj, "template_enabled", &on, sizeof(on));
+	err = ctx->host->set_rodata(ctx, obj, "template_enabled", &on, sizeof(on));
 	if (err) {
-		host->log(WS_LOG_ERROR, "template", "cannot set template_enabled: %s",
-			  strerror(-err));
+		ctx->host->log(ctx, WS_LOG_ERROR, "cannot set template_enabled: %s",
+			       strerror(-err));
 		return err;
 	}
 	return 0;
@@ -46,7 +70,7 @@ static int template_configure(const struct ws_host *host, struct bpf_object *obj
  * (records only grow), keep the state infer will need, return -EINVAL for a
  * malformed record.
  */
-static int template_decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+static int template_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 {
 	const struct template_exec *e = (const void *)rec;
 	char comm[sizeof(e->comm) + 1];
@@ -55,8 +79,8 @@ static int template_decode(const struct ws_host *host, const struct ws_rec_hdr *
 		return -EINVAL;
 	memcpy(comm, e->comm, sizeof(e->comm));
 	comm[sizeof(e->comm)] = 0;
-	if (log_exec)
-		host->log(WS_LOG_INFO, "template", "tid %u exec %s", rec->tid, comm);
+	if (((const struct template_state *)ctx->priv)->log_exec)
+		ctx->host->log(ctx, WS_LOG_INFO, "tid %u exec %s", rec->tid, comm);
 	return 0;
 }
 
@@ -69,9 +93,9 @@ static int template_decode(const struct ws_host *host, const struct ws_rec_hdr *
  * next, root when the chain must end here. A wakeup in interrupt context
  * (w->wake->ctx & WS_CTX_HARDIRQ/SOFTIRQ) was not done by waker_tid.
  */
-static int template_infer(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out)
+static int template_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
-	(void)host;
+	(void)ctx;
 	(void)w;
 	(void)out;
 	/*
@@ -80,15 +104,17 @@ static int template_infer(const struct ws_host *host, const struct ws_wait *w, s
 	 *	snprintf(out->kind, sizeof(out->kind), "template");
 	 *	out->woken_by = w->wake->waker_tid;
 	 *	snprintf(out->evidence, sizeof(out->evidence), "waker did X on the same Y");
-	 *	host->claim_hex(out, "object", addr);
+	 *	ctx->host->claim_hex(out, "object", addr);
 	 *	return 1;
 	 */
 	return 0;
 }
 
 /* STEP 12: the words after "blocked 12ms on" for a claim of yours. */
-static int template_describe(const struct ws_claim *claim, char *buf, size_t len)
+static int template_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, char *buf,
+			     size_t len)
 {
+	(void)ctx;
 	return snprintf(buf, len, "template (%s)", claim->evidence);
 }
 
@@ -112,11 +138,12 @@ static const struct ws_plugin template_plugin = {
 	.kind_base = TEMPLATE_KIND_BASE,
 	.bpf_object = template_bpf_object,
 	.config_keys = template_keys,
+	.init = template_init,
 	.configure = template_configure,
 	.decode = template_decode,
 	.infer = template_infer,
 	.describe = template_describe,
-	.fini = NULL,
+	.fini = template_fini,
 };
 
 /* STEP 14: export the entry symbol, the only one the .so exports (-fvisibility=hidden). */

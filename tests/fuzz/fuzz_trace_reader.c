@@ -25,10 +25,10 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	return 0;
 }
 
-static int on_dev(void *ctx, uint32_t dev, const char *name)
+static int on_name(void *ctx, const char *source, uint64_t key, const char *name)
 {
 	(void)ctx;
-	sink += dev + strlen(name);
+	sink += key + strlen(source) + strlen(name);
 	return 0;
 }
 
@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct ws_trace_ops ops = {
 		.meta = on_meta,
-		.devname = on_dev,
+		.name = on_name,
 		.thread = on_thread,
 		.event = on_event,
 		.summary = on_summary,

@@ -19,7 +19,8 @@ static const void *obj_bytes(size_t *size)
 	return bad_verifier_bpf__elf_bytes(size);
 }
 #else
-static const unsigned char garbage[] = "\177ELF this is not a BPF object, just garbage bytes \x01\x02\x03";
+static const unsigned char garbage[] =
+	"\177ELF this is not a BPF object, just garbage bytes \x01\x02\x03";
 
 static const void *obj_bytes(size_t *size)
 {
@@ -28,9 +29,9 @@ static const void *obj_bytes(size_t *size)
 }
 #endif
 
-static int decode(const struct ws_host *host, const struct ws_rec_hdr *rec)
+static int decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 {
-	(void)host, (void)rec;
+	(void)ctx, (void)rec;
 	return 0;
 }
 

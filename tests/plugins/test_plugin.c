@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: MIT
 /*
  * A plugin with one thing wrong, chosen at build time, for the loader tests:
- * BAD_MAJOR, NEWER_MINOR, NO_NAME, SMALL_SZ, NO_ENTRY; none of them: a good one.
+ * BAD_MAJOR, ABI1, NEWER_MINOR, NO_NAME, SMALL_SZ, NO_ENTRY; none of them: a good one.
+ * ABI1 is a plugin built against the 1.x SDK (its descriptor is 1.1's size).
  */
 #include <whyslow/plugin.h>
 
 static const struct ws_plugin desc = {
 #ifdef SMALL_SZ
 	.sz = 16,
+#elif defined(ABI1)
+	.sz = offsetof(struct ws_plugin, init) + 6 * sizeof(void *),
 #else
 	.sz = sizeof(struct ws_plugin),
 #endif
 #ifdef BAD_MAJOR
 	.abi_major = WS_ABI_MAJOR + 1,
+#elif defined(ABI1)
+	.abi_major = 1,
 #else
 	.abi_major = WS_ABI_MAJOR,
 #endif
 #ifdef NEWER_MINOR
 	.abi_minor = WS_ABI_MINOR + 1,
+#elif defined(ABI1)
+	.abi_minor = 1,
 #else
 	.abi_minor = WS_ABI_MINOR,
 #endif

@@ -1,9 +1,10 @@
 #!/bin/bash
-# A plugin built for ABI major+1, alone in a plugin directory, makes
-# `whyslow --plugin-dir DIR run -- true` print one line naming it and exit non-zero.
-#   bad_major.sh WHYSLOW BAD_MAJOR.so
+# A plugin built for another ABI major, alone in a plugin directory, makes
+# `whyslow --plugin-dir DIR run -- true` print one line naming it and both ABIs, and exit
+# non-zero.
+#   bad_major.sh WHYSLOW PLUGIN.so PLUGIN_MAJOR WHYSLOW_MAJOR
 set -u
-exe=$1 so=$2
+exe=$1 so=$2 pmajor=$3 major=$4
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 chmod 755 "$dir"
@@ -14,7 +15,7 @@ cat "$dir/err"
 lines=$(wc -l <"$dir/err")
 if [ $rc -eq 0 ]; then echo "FAIL: exit status 0"; exit 1; fi
 if [ "$lines" -ne 1 ]; then echo "FAIL: $lines lines on stderr, want 1"; exit 1; fi
-if ! grep -Eq "bad_major.so: refused: built for plugin ABI 2\.[0-9]+, this whyslow has ABI 1\.[0-9]+" "$dir/err"; then
+if ! grep -Eq "bad_major.so: refused: built for plugin ABI $pmajor\.[0-9]+, this whyslow has ABI $major\.[0-9]+" "$dir/err"; then
 	echo "FAIL: message does not name the plugin and both ABIs"; exit 1
 fi
 echo "ok   refused with exit status $rc"

@@ -11,7 +11,7 @@ fail=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
-for h in plugin.h record.h; do
+for h in plugin.h record.h recent.h table.h; do
 	printf '#include <whyslow/%s>\n#include <whyslow/%s>\nint ws_header_test;\n' "$h" "$h" >"$tmp/t.c"
 	if cc -std=c99 -pedantic -Wall -Wextra -Werror -I"$inc" -c "$tmp/t.c" -o "$tmp/t.o" 2>"$tmp/err"; then
 		ok "$h: cc -std=c99 -pedantic -Werror"

@@ -14,6 +14,8 @@
 
 #include <whyslow/plugin.h>
 
+#include "fake_host.h"
+
 #include "../../plugins/blkio/blkio_rec.h"
 
 #define MS 1000000ull
@@ -21,84 +23,11 @@
 /* A device number no machine has, so its name falls back to "MAJ:MIN". */
 #define FAKE_DEV ((4000u << 20) | 7u)
 
-static void *handle;
 static const struct ws_plugin *pl;
-static unsigned int dropped; /* fields a full claim refused */
-
-static void fake_log(enum ws_log_level level, const char *plugin, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "[%d] %s: ", level, plugin);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static struct ws_field *add_field(struct ws_claim *c, const char *key, enum ws_field_type type)
-{
-	struct ws_field *f;
-
-	/* Like the core: a full claim ignores further keys. */
-	if (c->nfields >= WS_CLAIM_FIELDS) {
-		dropped++;
-		return NULL;
-	}
-	f = &c->fields[c->nfields++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->key, sizeof(f->key), "%s", key);
-	f->type = type;
-	return f;
-}
-
-static void fake_claim_u64(struct ws_claim *c, const char *key, uint64_t v)
-{
-	struct ws_field *f = add_field(c, key, WS_FIELD_U64);
-
-	if (f)
-		f->u = v;
-}
-
-static void fake_claim_hex(struct ws_claim *c, const char *key, uint64_t v)
-{
-	struct ws_field *f = add_field(c, key, WS_FIELD_HEX);
-
-	if (f)
-		f->u = v;
-}
-
-static void fake_claim_str(struct ws_claim *c, const char *key, const char *v)
-{
-	struct ws_field *f = add_field(c, key, WS_FIELD_STR);
-
-	if (f)
-		snprintf(f->s, sizeof(f->s), "%s", v);
-}
-
-static const struct ws_host host = {
-	.sz = sizeof(struct ws_host),
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.log = fake_log,
-	.claim_u64 = fake_claim_u64,
-	.claim_hex = fake_claim_hex,
-	.claim_str = fake_claim_str,
-};
 
 static void load(void)
 {
-	ws_plugin_entry_fn entry;
-	void *sym;
-
-	handle = dlopen(PLUGIN_BUILD_DIR "/blkio.so", RTLD_NOW | RTLD_LOCAL);
-	cr_assert_not_null(handle, "dlopen: %s", dlerror());
-	sym = dlsym(handle, WS_PLUGIN_ENTRY_NAME);
-	cr_assert_not_null(sym, "no entry symbol");
-	memcpy(&entry, &sym, sizeof(entry));
-	pl = entry();
-	cr_assert_not_null(pl);
-	cr_assert_eq(pl->abi_major, WS_ABI_MAJOR);
+	pl = fake_load("blkio.so", true);
 	cr_assert_str_eq(pl->name, "blkio");
 	cr_assert_eq(pl->kind_base, WS_KIND_BLKIO);
 	cr_assert_not_null(pl->decode);
@@ -108,10 +37,8 @@ static void load(void)
 
 static void unload(void)
 {
-	if (pl && pl->fini)
-		pl->fini(&host);
-	if (handle)
-		dlclose(handle);
+	fake_unload();
+	pl = NULL;
 }
 
 TestSuite(blkio, .init = load, .fini = unload);
@@ -146,7 +73,7 @@ static struct ws_blkio_done done(uint16_t cpu, uint8_t ctx, uint32_t ctx_id, uin
 
 static void feed(const struct ws_blkio_done *r)
 {
-	cr_assert_eq(pl->decode(&host, &r->hdr), 0);
+	cr_assert_eq(pl->decode(&fake.ctx, &r->hdr), 0);
 }
 
 /* Ask about thread 100, blocked since @start, woken at @ts on @cpu in (@ctx, @ctx_id). */
@@ -174,7 +101,7 @@ static int ask(uint64_t start, uint16_t cpu, uint8_t ctx, uint32_t ctx_id, uint6
 
 	memset(out, 0, sizeof(*out));
 	out->sz = sizeof(*out);
-	return pl->infer(&host, &w, out);
+	return pl->infer(&fake.ctx, &w, out);
 }
 
 static const struct ws_field *get(const struct ws_claim *c, const char *key)
@@ -219,7 +146,7 @@ Test(blkio, softirq_wake_after_completion_is_block_io)
 	cr_assert_eq(c.woken_by, 0);
 	cr_assert(c.root);
 	cr_assert_str_eq(c.evidence, "woken inside completion of the request on the same CPU");
-	cr_assert_eq(c.nfields + dropped, sizeof(keys) / sizeof(keys[0]));
+	cr_assert_eq(c.nfields + fake.dropped, sizeof(keys) / sizeof(keys[0]));
 	for (unsigned int i = 0; i < c.nfields; i++)
 		cr_assert_str_eq(c.fields[i].key, keys[i], "field %u", i);
 	cr_assert_str_eq(get_str(&c, "dev"), "4000:7");
@@ -233,7 +160,7 @@ Test(blkio, softirq_wake_after_completion_is_block_io)
 	if (WS_CLAIM_FIELDS >= 10)
 		cr_assert_eq(get_u64(&c, "latency_ns"), 1 * MS - 5000);
 
-	pl->describe(&c, buf, sizeof(buf));
+	pl->describe(&fake.ctx, &c, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "block I/O (dev 4000:7, sector 88213, 4096 bytes read; "
 			      "299ms before the device, 1.0ms in it)");
 }
@@ -386,9 +313,9 @@ Test(blkio, short_record_is_rejected)
 	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 3, 5000, 1, 500);
 
 	r.hdr.size = offsetof(struct ws_blkio_done, flags) - 4;
-	cr_assert_eq(pl->decode(&host, &r.hdr), -EINVAL);
+	cr_assert_eq(pl->decode(&fake.ctx, &r.hdr), -EINVAL);
 	r.hdr.size = sizeof(struct ws_rec_hdr);
-	cr_assert_eq(pl->decode(&host, &r.hdr), -EINVAL);
+	cr_assert_eq(pl->decode(&fake.ctx, &r.hdr), -EINVAL);
 }
 
 Test(blkio, durations_are_human_readable)
@@ -412,7 +339,7 @@ Test(blkio, durations_are_human_readable)
 		fake_claim_str(&c, "op", "flush");
 		fake_claim_u64(&c, "queue_ns", t[i].q);
 		fake_claim_u64(&c, "device_ns", t[i].d);
-		pl->describe(&c, buf, sizeof(buf));
+		pl->describe(&fake.ctx, &c, buf, sizeof(buf));
 		cr_assert(strstr(buf, t[i].want), "%s lacks %s", buf, t[i].want);
 	}
 }
@@ -432,7 +359,7 @@ Test(blkio, cache_flush_is_named_a_flush_not_a_zero_byte_write)
 	cr_assert_eq(ask(500, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
 	cr_assert_str_eq(get_str(&c, "op"), "flush");
 	cr_assert_str_eq(get_str(&c, "flags"), "preflush,sync");
-	pl->describe(&c, buf, sizeof(buf));
+	pl->describe(&fake.ctx, &c, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "block I/O (dev 4000:7, cache flush; 500ns before the device, 4.1us "
 			      "in it)");
 	cr_assert_null(strstr(buf, "sector"), "%s", buf);
@@ -491,7 +418,7 @@ Test(blkio, write_flags_are_named)
 	feed(&r);
 	cr_assert_eq(ask(500, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
 	cr_assert_str_eq(get_str(&c, "op"), "write");
-	pl->describe(&c, buf, sizeof(buf));
+	pl->describe(&fake.ctx, &c, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "block I/O (dev 4000:7, sector 64, 4096 bytes write after a cache "
 			      "flush, FUA, metadata; 500ns before the device, 4.1us in it)");
 
@@ -499,7 +426,7 @@ Test(blkio, write_flags_are_named)
 	r.flags = WS_BLKIO_F_KNOWN | WS_BLKIO_F_RAHEAD;
 	feed(&r);
 	cr_assert_eq(ask(5400, 1, WS_CTX_SOFTIRQ, 4, 6100, &c), 1);
-	pl->describe(&c, buf, sizeof(buf));
+	pl->describe(&fake.ctx, &c, buf, sizeof(buf));
 	cr_assert(strstr(buf, "4096 bytes read, readahead;"), "%s", buf);
 
 	r = done(1, WS_CTX_SOFTIRQ, 5, 7000, 256, 6500);
@@ -517,7 +444,7 @@ Test(blkio, record_from_before_flags_is_read_without_them)
 
 	r.flags = WS_BLKIO_F_KNOWN | WS_BLKIO_F_FUA; /* beyond the old size: must not be read */
 	r.hdr.size = offsetof(struct ws_blkio_done, flags);
-	cr_assert_eq(pl->decode(&host, &r.hdr), 0);
+	cr_assert_eq(pl->decode(&fake.ctx, &r.hdr), 0);
 	cr_assert_eq(ask(500, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
 	for (unsigned int i = 0; i < c.nfields; i++)
 		cr_assert_str_neq(c.fields[i].key, "flags");
@@ -533,6 +460,6 @@ Test(blkio, resource_is_the_disk)
 	cr_assert_not_null(pl->resource);
 	feed(&r);
 	cr_assert_eq(ask(500, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
-	cr_assert_gt(pl->resource(&c, buf, sizeof(buf)), 0);
+	cr_assert_gt(pl->resource(&fake.ctx, &c, buf, sizeof(buf)), 0);
 	cr_assert_str_eq(buf, "block I/O on 4000:7");
 }

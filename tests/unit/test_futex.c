@@ -12,6 +12,8 @@
 
 #include <whyslow/plugin.h>
 
+#include "fake_host.h"
+
 #include "../../plugins/futex/futex_rec.h"
 
 #define PID 1000
@@ -20,109 +22,11 @@
 #define Y 0x7f2a3c002000ull
 #define Z 0x7f2a3c003000ull
 
-static void *dl;
 static const struct ws_plugin *plug;
-
-static void fake_log(enum ws_log_level level, const char *plugin, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "[%d] %s: ", level, plugin);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static int fake_config_u64(const char *plugin, const char *key, uint64_t *out)
-{
-	(void)plugin, (void)key, (void)out;
-	return -ENOENT;
-}
-
-static int fake_config_bool(const char *plugin, const char *key, bool *out)
-{
-	(void)plugin, (void)key, (void)out;
-	return -ENOENT;
-}
-
-static const char *fake_config_str(const char *plugin, const char *key)
-{
-	(void)plugin, (void)key;
-	return NULL;
-}
-
-static int fake_thread_comm(uint32_t tid, char *buf, size_t len)
-{
-	(void)tid, (void)buf, (void)len;
-	return -ENOENT;
-}
-
-static struct ws_field *new_field(struct ws_claim *c, const char *key, enum ws_field_type t)
-{
-	struct ws_field *f;
-
-	if (c->nfields >= WS_CLAIM_FIELDS)
-		return NULL;
-	f = &c->fields[c->nfields++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->key, sizeof(f->key), "%s", key);
-	f->type = t;
-	return f;
-}
-
-static void fake_claim_u64(struct ws_claim *c, const char *key, uint64_t v)
-{
-	struct ws_field *f = new_field(c, key, WS_FIELD_U64);
-
-	if (f)
-		f->u = v;
-}
-
-static void fake_claim_hex(struct ws_claim *c, const char *key, uint64_t v)
-{
-	struct ws_field *f = new_field(c, key, WS_FIELD_HEX);
-
-	if (f)
-		f->u = v;
-}
-
-static void fake_claim_str(struct ws_claim *c, const char *key, const char *v)
-{
-	struct ws_field *f = new_field(c, key, WS_FIELD_STR);
-
-	if (f)
-		snprintf(f->s, sizeof(f->s), "%s", v);
-}
-
-static const struct ws_host host = {
-	.sz = sizeof(struct ws_host),
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.log = fake_log,
-	.config_u64 = fake_config_u64,
-	.config_bool = fake_config_bool,
-	.config_str = fake_config_str,
-	.thread_comm = fake_thread_comm,
-	.claim_u64 = fake_claim_u64,
-	.claim_hex = fake_claim_hex,
-	.claim_str = fake_claim_str,
-};
 
 static void setup(void)
 {
-	ws_plugin_entry_fn entry;
-	void *sym;
-
-	dl = dlopen(PLUGIN_BUILD_DIR "/futex.so", RTLD_NOW | RTLD_LOCAL);
-	cr_assert_not_null(dl, "dlopen: %s", dlerror());
-	sym = dlsym(dl, WS_PLUGIN_ENTRY_NAME);
-	cr_assert_not_null(sym);
-	/* ISO C cannot cast an object pointer to a function pointer; copy it. */
-	memcpy(&entry, &sym, sizeof(entry));
-	plug = entry();
-	cr_assert_not_null(plug);
-	cr_assert_eq(plug->abi_major, WS_ABI_MAJOR);
+	plug = fake_load("futex.so", false);
 	cr_assert_eq(plug->kind_base, WS_KIND_FUTEX);
 	cr_assert_not_null(plug->decode);
 	cr_assert_not_null(plug->infer);
@@ -130,12 +34,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	if (plug && plug->fini)
-		plug->fini(&host);
-	if (dl)
-		dlclose(dl);
+	fake_unload();
 	plug = NULL;
-	dl = NULL;
 }
 
 TestSuite(futex, .init = setup, .fini = teardown);
@@ -165,7 +65,7 @@ static void enter_as(uint32_t tid, uint32_t pid, uint64_t ts, uint32_t cmd, uint
 	e.val = 1;
 	e.uaddr = uaddr;
 	e.uaddr2 = uaddr2;
-	cr_assert_eq(plug->decode(&host, &e.hdr), 0);
+	cr_assert_eq(plug->decode(&fake.ctx, &e.hdr), 0);
 }
 
 static void enter(uint32_t tid, uint32_t pid, uint64_t ts, uint32_t cmd, uint64_t uaddr,
@@ -182,7 +82,7 @@ static void leave(uint32_t tid, uint32_t pid, uint64_t ts, int64_t ret)
 	hdr(&x.hdr, sizeof(x), WS_FUTEX_EXIT, tid, pid, ts);
 	x.ret = (uint64_t)ret;
 	x.syscall = WS_FUTEX_SYS_FUTEX;
-	cr_assert_eq(plug->decode(&host, &x.hdr), 0);
+	cr_assert_eq(plug->decode(&fake.ctx, &x.hdr), 0);
 }
 
 /* Ask about @tid of @pid, blocked since @start, woken at @ts by @waker of @wpid in @ctx. */
@@ -210,7 +110,7 @@ static int ask(uint32_t tid, uint32_t pid, uint64_t start, uint64_t ts, uint32_t
 
 	memset(c, 0, sizeof(*c));
 	c->sz = sizeof(*c);
-	return plug->infer(&host, &w, c);
+	return plug->infer(&fake.ctx, &w, c);
 }
 
 static const struct ws_field *get(const struct ws_claim *c, const char *key)
@@ -256,10 +156,11 @@ Test(futex, wake_on_same_uaddr_claims)
 	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 1);
 	expect_claim(&c, 12, X, "FUTEX_WAIT", "FUTEX_WAKE");
 	cr_assert_not_null(strstr(c.evidence, "FUTEX_WAKE"));
-	cr_assert_eq(plug->describe(&c, buf, sizeof(buf)), (int)strlen("futex 0x7f2a3c001000"));
+	cr_assert_eq(plug->describe(&fake.ctx, &c, buf, sizeof(buf)),
+		     (int)strlen("futex 0x7f2a3c001000"));
 	cr_assert_str_eq(buf, "futex 0x7f2a3c001000");
 	/* snprintf semantics: the full length even when truncated. */
-	cr_assert_eq(plug->describe(&c, buf, 6), (int)strlen("futex 0x7f2a3c001000"));
+	cr_assert_eq(plug->describe(&fake.ctx, &c, buf, 6), (int)strlen("futex 0x7f2a3c001000"));
 	cr_assert_str_eq(buf, "futex");
 }
 
@@ -394,7 +295,7 @@ Test(futex, lock_pi_unlock_pi_claims)
 	enter(12, PID, 200, WS_FUTEX_UNLOCK_PI, X, 0);
 	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 1);
 	expect_claim(&c, 12, X, "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI");
-	plug->describe(&c, buf, sizeof(buf));
+	plug->describe(&fake.ctx, &c, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "futex 0x7f2a3c001000 (FUTEX_LOCK_PI)");
 }
 
@@ -411,13 +312,13 @@ Test(futex, waitv_wake_on_second_claims)
 	e.addrs[0] = X;
 	e.addrs[1] = Y;
 	e.addrs[2] = Z;
-	cr_assert_eq(plug->decode(&host, &e.hdr), 0);
+	cr_assert_eq(plug->decode(&fake.ctx, &e.hdr), 0);
 
 	memset(&e, 0, sizeof(e));
 	hdr(&e.hdr, sizeof(e), WS_FUTEX_ENTER, 12, PID, 200);
 	e.syscall = WS_FUTEX_SYS_WAKE;
 	e.uaddr = Y;
-	cr_assert_eq(plug->decode(&host, &e.hdr), 0);
+	cr_assert_eq(plug->decode(&fake.ctx, &e.hdr), 0);
 
 	cr_assert_eq(ask(11, PID, 110, 210, 12, PID, WS_CTX_TASK, &c), 1);
 	expect_claim(&c, 12, Y, "futex_waitv", "futex_wake");
@@ -491,19 +392,19 @@ Test(futex, malformed_records)
 	hdr(&e.hdr, sizeof(struct ws_rec_hdr) + 4, WS_FUTEX_ENTER, 11, PID, 100);
 	e.syscall = WS_FUTEX_SYS_FUTEX;
 	e.uaddr = X;
-	cr_assert_eq(plug->decode(&host, &e.hdr), -EINVAL);
+	cr_assert_eq(plug->decode(&fake.ctx, &e.hdr), -EINVAL);
 
 	memset(&x, 0, sizeof(x));
 	hdr(&x.hdr, sizeof(x) - 1, WS_FUTEX_EXIT, 11, PID, 100);
-	cr_assert_eq(plug->decode(&host, &x.hdr), -EINVAL);
+	cr_assert_eq(plug->decode(&fake.ctx, &x.hdr), -EINVAL);
 
 	hdr(&e.hdr, sizeof(e), WS_FUTEX_ENTER, 11, PID, 100);
 	e.syscall = WS_FUTEX_SYS_WAITV;
 	e.naddrs = WS_FUTEX_MAX_ADDRS + 1;
-	cr_assert_eq(plug->decode(&host, &e.hdr), -EINVAL);
+	cr_assert_eq(plug->decode(&fake.ctx, &e.hdr), -EINVAL);
 
 	hdr(&e.hdr, sizeof(e), WS_KIND_FUTEX + 0x7f, 11, PID, 100);
-	cr_assert_eq(plug->decode(&host, &e.hdr), -EINVAL);
+	cr_assert_eq(plug->decode(&fake.ctx, &e.hdr), -EINVAL);
 }
 
 /* ---- the register path: the calls come with the wakeup (struct ws_wake.wakee_sys/waker_sys) -- */
@@ -561,7 +462,7 @@ static int ask_regs(uint32_t tid, uint32_t pid, uint64_t start, uint64_t ts, uin
 
 	memset(c, 0, sizeof(*c));
 	c->sz = sizeof(*c);
-	return plug->infer(&host, &w, c);
+	return plug->infer(&fake.ctx, &w, c);
 }
 
 #define PRIV WS_FUTEX_PRIVATE_FLAG
@@ -669,7 +570,7 @@ static void expect_timeout(const struct ws_claim *c, uint32_t by)
 	cr_assert_eq(c->woken_by, by);
 	cr_assert_eq(c->root, by == 0);
 	cr_assert_eq(get(c, "addr")->u, X);
-	plug->describe(c, buf, sizeof(buf));
+	plug->describe(&fake.ctx, c, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "futex 0x7f2a3c001000: wait timed out");
 }
 

@@ -32,8 +32,26 @@ Test(loader, refuses_another_abi_major_naming_file_and_reason)
 	struct ws_loaded l;
 	char err[512] = "";
 
+	char want[128];
+
+	snprintf(want, sizeof(want), "bad_major.so: refused: built for plugin ABI %d.",
+		 WS_ABI_MAJOR + 1);
 	cr_assert_lt(load("bad_major", &l, err, sizeof(err)), 0);
-	cr_assert(strstr(err, "bad_major.so: refused: built for plugin ABI 2."), "got: %s", err);
+	cr_assert(strstr(err, want), "got: %s", err);
+	cr_assert_null(l.dl);
+}
+
+/* A 1.x plugin's callbacks take no context: refused with the way to port it, never called. */
+Test(loader, refuses_abi_1_with_the_migration)
+{
+	struct ws_loaded l;
+	char err[512] = "";
+
+	cr_assert_lt(load("abi1", &l, err, sizeof(err)), 0);
+	cr_assert(
+		strstr(err, "abi1.so: refused: built for plugin ABI 1.1, this whyslow has ABI 2."),
+		"got: %s", err);
+	cr_assert(strstr(err, "Migrating from ABI 1.x"), "got: %s", err);
 	cr_assert_null(l.dl);
 }
 
@@ -54,7 +72,7 @@ Test(loader, refuses_an_incomplete_descriptor)
 	cr_assert_lt(load("no_name", &l, err, sizeof(err)), 0);
 	cr_assert(strstr(err, "no_name.so: refused: descriptor has no valid name"), "got: %s", err);
 	cr_assert_lt(load("small_sz", &l, err, sizeof(err)), 0);
-	cr_assert(strstr(err, "smaller than ABI 1.0"), "got: %s", err);
+	cr_assert(strstr(err, "smaller than ABI 2.0"), "got: %s", err);
 }
 
 Test(loader, refuses_a_library_without_the_entry_symbol)

@@ -14,92 +14,33 @@
 
 #include <whyslow/plugin.h>
 
+#include "fake_host.h"
+
 #include "../../plugins/net/net_rec.h"
 
 #define CLIENT 100   /* the blocked reader, pid 100 */
 #define SERVER 200   /* the sender, pid 200 (traced) */
 #define OUTSIDER 300 /* a sender of an untraced process */
 
-static void *handle;
 static const struct ws_plugin *pl;
 
-static void fake_log(enum ws_log_level level, const char *plugin, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "[%d] %s: ", level, plugin);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static struct ws_field *add_field(struct ws_claim *c, const char *key, enum ws_field_type type)
-{
-	struct ws_field *f;
-
-	if (c->nfields >= WS_CLAIM_FIELDS)
-		return NULL;
-	f = &c->fields[c->nfields++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->key, sizeof(f->key), "%s", key);
-	f->type = type;
-	return f;
-}
-
-static void fake_claim_u64(struct ws_claim *c, const char *key, uint64_t v)
-{
-	struct ws_field *f = add_field(c, key, WS_FIELD_U64);
-
-	if (f)
-		f->u = v;
-}
-
-static void fake_claim_str(struct ws_claim *c, const char *key, const char *v)
-{
-	struct ws_field *f = add_field(c, key, WS_FIELD_STR);
-
-	if (f)
-		snprintf(f->s, sizeof(f->s), "%s", v);
-}
-
-static bool fake_pid_traced(uint32_t pid)
+static bool traced(uint32_t pid)
 {
 	return pid == CLIENT || pid == SERVER;
 }
 
-static const struct ws_host host = {
-	.sz = sizeof(struct ws_host),
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.log = fake_log,
-	.pid_traced = fake_pid_traced,
-	.claim_u64 = fake_claim_u64,
-	.claim_str = fake_claim_str,
-};
-
 static void load(void)
 {
-	ws_plugin_entry_fn entry;
-	void *sym;
-
-	handle = dlopen(PLUGIN_BUILD_DIR "/net.so", RTLD_NOW | RTLD_LOCAL);
-	cr_assert_not_null(handle, "dlopen: %s", dlerror());
-	sym = dlsym(handle, WS_PLUGIN_ENTRY_NAME);
-	cr_assert_not_null(sym, "no entry symbol");
-	memcpy(&entry, &sym, sizeof(entry));
-	pl = entry();
-	cr_assert_not_null(pl);
+	pl = fake_load("net.so", false);
 	cr_assert_str_eq(pl->name, "net");
 	cr_assert_eq(pl->kind_base, WS_KIND_NET);
+	fake.pid_traced = traced;
 }
 
 static void unload(void)
 {
-	if (pl && pl->fini)
-		pl->fini(&host);
-	if (handle)
-		dlclose(handle);
+	fake_unload();
+	pl = NULL;
 }
 
 TestSuite(net, .init = load, .fini = unload);
@@ -161,7 +102,7 @@ static struct ws_net_wake reply(uint32_t ctx_id, uint64_t ts)
 
 static void feed(const struct ws_net_wake *r)
 {
-	cr_assert_eq(pl->decode(&host, &r->hdr), 0);
+	cr_assert_eq(pl->decode(&fake.ctx, &r->hdr), 0);
 }
 
 /* Ask about @tid (pid 100), blocked since 1000, woken at @ts on @cpu in (@ctx, @ctx_id). */
@@ -189,7 +130,7 @@ static int ask(uint32_t tid, uint16_t cpu, uint8_t ctx, uint32_t ctx_id, uint64_
 
 	memset(out, 0, sizeof(*out));
 	out->sz = sizeof(*out);
-	return pl->infer(&host, &w, out);
+	return pl->infer(&fake.ctx, &w, out);
 }
 
 static const char *get_str(const struct ws_claim *c, const char *key)
@@ -216,7 +157,7 @@ Test(net, loopback_reply_is_socket_woken_by_sender)
 	cr_assert_str_eq(get_str(&c, "proto"), "TCP");
 	cr_assert_str_eq(get_str(&c, "src"), "127.0.0.1:5432");
 	cr_assert_str_eq(get_str(&c, "dst"), "127.0.0.1:41234");
-	pl->describe(&c, text, sizeof(text));
+	pl->describe(&fake.ctx, &c, text, sizeof(text));
 	cr_assert_str_eq(text, "socket (TCP 127.0.0.1:5432 -> 127.0.0.1:41234)");
 }
 
@@ -295,7 +236,7 @@ Test(net, nic_packet_names_the_remote_peer)
 	cr_assert_str_eq(c.kind, "network");
 	cr_assert_eq(c.woken_by, 0);
 	cr_assert(c.root);
-	pl->describe(&c, text, sizeof(text));
+	pl->describe(&fake.ctx, &c, text, sizeof(text));
 	cr_assert_str_eq(text, "data from 10.0.0.5:5432 (remote, TCP to 10.0.0.2:41234)");
 }
 
@@ -338,5 +279,5 @@ Test(net, short_record_is_malformed)
 	struct ws_net_wake r = reply(21, 5000000);
 
 	r.hdr.size = sizeof(r.hdr) + 8;
-	cr_assert_lt(pl->decode(&host, &r.hdr), 0);
+	cr_assert_lt(pl->decode(&fake.ctx, &r.hdr), 0);
 }

@@ -10,8 +10,8 @@
 struct seen {
 	int metas, devs, threads, events, summaries;
 	struct ws_trace_meta meta;
-	uint32_t dev;
-	char devname[32];
+	uint64_t dev;
+	char devname[32], source[16];
 	struct ws_trace_thread thread;
 	uint64_t ts_sum;
 	struct ws_trace_summary sum;
@@ -27,12 +27,13 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	return 0;
 }
 
-static int on_dev(void *ctx, uint32_t dev, const char *name)
+static int on_dev(void *ctx, const char *source, uint64_t dev, const char *name)
 {
 	struct seen *s = ctx;
 
 	s->devs++;
 	s->dev = dev;
+	snprintf(s->source, sizeof(s->source), "%s", source);
 	snprintf(s->devname, sizeof(s->devname), "%s", name);
 	return 0;
 }
@@ -68,7 +69,7 @@ static int on_summary(void *ctx, const struct ws_trace_summary *sum, const char 
 
 static const struct ws_trace_ops ops = {
 	.meta = on_meta,
-	.devname = on_dev,
+	.name = on_dev,
 	.thread = on_thread,
 	.event = on_event,
 	.summary = on_summary,
@@ -80,12 +81,13 @@ struct big_rec {
 };
 
 /* A small recording in memory; @unknown adds records of types no reader knows. */
-static char *make_file(size_t *len, bool unknown)
+static char *make_file_as(size_t *len, bool unknown, bool legacy_devname)
 {
 	static struct ws_trace_meta m;
-	struct ws_trace_thread t = {.ts = 5, .tid = 101, .pid = 100, .comm = "worker"};
+	struct ws_trace_thread t = { .ts = 5, .tid = 101, .pid = 100, .comm = "worker" };
 	struct ws_trace_summary sum = {
-		.records = 3, .lost = 7, .lost_recursion = 1, .duration_ns = 123456789};
+		.records = 3, .lost = 7, .lost_recursion = 1, .duration_ns = 123456789
+	};
 	struct ws_trace_writer w;
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -107,7 +109,17 @@ static char *make_file(size_t *len, bool unknown)
 
 	cr_assert_eq(ws_trace_write_begin(&w, f), 0);
 	cr_assert_eq(ws_trace_write_meta(&w, &m), 0);
-	cr_assert_eq(ws_trace_write_devname(&w, 7 << 20 | 3, "loop3"), 0);
+	if (legacy_devname) {
+		/* a format 1.0 recording: blkio's device name in its own record type */
+		struct {
+			struct ws_trace_devname d;
+			char name[6];
+		} __attribute__((packed)) rec = { { 7 << 20 | 3 }, "loop3" };
+
+		cr_assert_eq(ws_trace_write_rec(&w, WS_TR_DEVNAME, &rec, sizeof(rec)), 0);
+	} else {
+		cr_assert_eq(ws_trace_write_name(&w, "blkio", 7 << 20 | 3, "loop3"), 0);
+	}
 	if (unknown) {
 		char junk[300];
 
@@ -117,7 +129,7 @@ static char *make_file(size_t *len, bool unknown)
 	}
 	cr_assert_eq(ws_trace_write_thread(&w, &t), 0);
 	for (int i = 0; i < 3; i++) {
-		struct big_rec r = {.hdr = {.size = sizeof(r), .kind = 0x101, .ts = 10 + i}};
+		struct big_rec r = { .hdr = { .size = sizeof(r), .kind = 0x101, .ts = 10 + i } };
 
 		cr_assert_eq(ws_trace_write_event(&w, &r.hdr), 0);
 	}
@@ -125,6 +137,11 @@ static char *make_file(size_t *len, bool unknown)
 	cr_assert_eq(ws_trace_write_end(&w), 0);
 	fclose(f);
 	return buf;
+}
+
+static char *make_file(size_t *len, bool unknown)
+{
+	return make_file_as(len, unknown, false);
 }
 
 static int read_buf(const void *buf, size_t len, struct seen *s, char *err, size_t errlen)
@@ -162,6 +179,7 @@ Test(trace, round_trip)
 	cr_assert_eq(s.devs, 1);
 	cr_assert_eq(s.dev, 7 << 20 | 3);
 	cr_assert_str_eq(s.devname, "loop3");
+	cr_assert_str_eq(s.source, "blkio");
 	cr_assert_eq(s.threads, 1);
 	cr_assert_eq(s.thread.tid, 101);
 	cr_assert_str_eq(s.thread.comm, "worker");
@@ -280,7 +298,7 @@ Test(trace, corrupt_sizes)
 	size_t len, off;
 	char *buf = make_file(&len, false), *copy = malloc(len), err[256], want[64];
 	struct seen s;
-	const uint32_t sizes[] = {0, 1, 7, 0xffffffffu, WS_TRACE_MAX_REC + 1, 0x7fffffffu};
+	const uint32_t sizes[] = { 0, 1, 7, 0xffffffffu, WS_TRACE_MAX_REC + 1, 0x7fffffffu };
 
 	off = find_rec(buf, len, WS_TR_EVENT);
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -363,7 +381,7 @@ Test(trace, committed_recording)
 {
 	FILE *f = fopen(TEST_SRC_DIR "/data/gt_mutex_disk.data", "r");
 	char err[256];
-	struct seen s = {0};
+	struct seen s = { 0 };
 
 	cr_assert_not_null(f);
 	cr_assert_eq(ws_trace_read(f, "gt_mutex_disk.data", &ops, &s, err, sizeof(err)), 0, "%s",
@@ -373,4 +391,20 @@ Test(trace, committed_recording)
 	cr_assert_gt(s.events, 10);
 	cr_assert_eq(s.summaries, 1);
 	cr_assert(strstr(s.meta.sources, "blkio"));
+}
+
+/* A recording from before names were generic: its device names reach blkio's table. */
+Test(trace, legacy_device_names)
+{
+	size_t len;
+	char *buf = make_file_as(&len, false, true), err[256];
+	struct seen s;
+
+	cr_assert_eq(read_buf(buf, len, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(s.devs, 1);
+	cr_assert_eq(s.dev, 7 << 20 | 3);
+	cr_assert_str_eq(s.devname, "loop3");
+	cr_assert_str_eq(s.source, "blkio");
+	cr_assert_eq(s.events, 3);
+	free(buf);
 }

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <whyslow/record.h>
 
@@ -29,14 +30,35 @@
 extern "C" {
 #endif
 
-#define WS_ABI_MAJOR 1
-#define WS_ABI_MINOR 2
+#define WS_ABI_MAJOR 2
+#define WS_ABI_MINOR 0
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
 
 struct bpf_object;
 struct ws_host;
+
+/*
+ * Whether @obj, a struct that begins with its own size (sz), is large enough
+ * to hold @member: check it before reading a member appended after ABI 2.0
+ * (a descriptor, host table or argument built against an older 2.x).
+ */
+#define WS_HAS(obj, member) \
+	((obj)->sz >= offsetof(__typeof__(*(obj)), member) + sizeof((obj)->member))
+
+/*
+ * A plugin's handle for one session, made by the core and passed to every
+ * callback. Host functions take it, so the core knows which plugin calls and
+ * in which session, without globals on either side.
+ */
+struct ws_plugin_ctx {
+	size_t sz;
+	const struct ws_host *host; /* the core's services */
+	const char *name;	    /* the plugin's name, as in its descriptor */
+	void *priv;		    /* the plugin's own state: set it in init, free it in fini */
+	bool replay; /* fed from a recording: the live system is not what was traced */
+};
 
 /* Log levels for ws_host.log. */
 enum ws_log_level {
@@ -190,6 +212,31 @@ struct ws_claim {
 	struct ws_syscall syscall;
 };
 
+/* The field @key of claim @c (as a source's describe or resource reads it back), or NULL. */
+static inline const struct ws_field *ws_claim_field(const struct ws_claim *c, const char *key)
+{
+	for (unsigned int i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++)
+		if (!strcmp(c->fields[i].key, key))
+			return &c->fields[i];
+	return NULL;
+}
+
+/* The number in field @key (U64 or HEX), or @def. */
+static inline uint64_t ws_claim_u64(const struct ws_claim *c, const char *key, uint64_t def)
+{
+	const struct ws_field *f = ws_claim_field(c, key);
+
+	return f && (f->type == WS_FIELD_U64 || f->type == WS_FIELD_HEX) ? f->u : def;
+}
+
+/* The string in field @key, or @def. */
+static inline const char *ws_claim_str(const struct ws_claim *c, const char *key, const char *def)
+{
+	const struct ws_field *f = ws_claim_field(c, key);
+
+	return f && f->type == WS_FIELD_STR ? f->s : def;
+}
+
 /* One ini key a plugin accepts in its own section. */
 enum ws_config_type {
 	WS_CFG_BOOL = 1,
@@ -207,44 +254,45 @@ struct ws_config_key {
 };
 
 /*
- * Services of the core. Members are appended only; check @sz (or the
- * descriptor's ABI minor) before using one added after 1.0.
+ * Services of the core. Every call names its caller by @ctx. Members are
+ * appended only; check WS_HAS(host, member) before using one added after 2.0.
  */
 struct ws_host {
 	size_t sz;
 	uint16_t abi_major, abi_minor;
 
 	/* Print a message prefixed with the plugin's name. */
-	void (*log)(enum ws_log_level level, const char *plugin, const char *fmt, ...)
+	void (*log)(struct ws_plugin_ctx *ctx, enum ws_log_level level, const char *fmt, ...)
 		__attribute__((format(printf, 3, 4)));
 
 	/*
-	 * Value of @key in @plugin's ini section (or its default), already
-	 * validated against the plugin's ws_config_key. Returns 0 or -ENOENT.
+	 * Value of @key in the plugin's ini section (or its default), already
+	 * validated against its ws_config_key. Returns 0 or -ENOENT.
 	 */
-	int (*config_u64)(const char *plugin, const char *key, uint64_t *out);
-	int (*config_bool)(const char *plugin, const char *key, bool *out);
-	const char *(*config_str)(const char *plugin, const char *key);
+	int (*config_u64)(struct ws_plugin_ctx *ctx, const char *key, uint64_t *out);
+	int (*config_bool)(struct ws_plugin_ctx *ctx, const char *key, bool *out);
+	const char *(*config_str)(struct ws_plugin_ctx *ctx, const char *key);
 
 	/*
-	 * Set the read-only global @name of a plugin's BPF object before load.
+	 * Set the read-only global @name of the plugin's BPF object before load.
 	 * Returns 0, -ENOENT (no such variable) or -EINVAL (size differs).
 	 */
-	int (*set_rodata)(struct bpf_object *obj, const char *name, const void *val, size_t size);
+	int (*set_rodata)(struct ws_plugin_ctx *ctx, struct bpf_object *obj, const char *name,
+			  const void *val, size_t size);
 
 	/* Nanoseconds since the Unix epoch for a record timestamp. */
-	uint64_t (*wall_ns)(uint64_t mono_ns);
+	uint64_t (*wall_ns)(struct ws_plugin_ctx *ctx, uint64_t mono_ns);
 
 	/* Feed the happens-before graph (scheduler source). */
-	void (*sched_switch)(const struct ws_switch *sw);
-	void (*sched_wake)(const struct ws_wake *wk);
-	void (*thread_event)(const struct ws_thread_event *ev);
+	void (*sched_switch)(struct ws_plugin_ctx *ctx, const struct ws_switch *sw);
+	void (*sched_wake)(struct ws_plugin_ctx *ctx, const struct ws_wake *wk);
+	void (*thread_event)(struct ws_plugin_ctx *ctx, const struct ws_thread_event *ev);
 
 	/* Whether thread group @pid is traced. */
-	bool (*pid_traced)(uint32_t pid);
+	bool (*pid_traced)(struct ws_plugin_ctx *ctx, uint32_t pid);
 
 	/* Copy the last known name of @tid into @buf; returns 0 or -ENOENT. */
-	int (*thread_comm)(uint32_t tid, char *buf, size_t len);
+	int (*thread_comm)(struct ws_plugin_ctx *ctx, uint32_t tid, char *buf, size_t len);
 
 	/* Append a key to a claim; ignored when the claim is full. */
 	void (*claim_u64)(struct ws_claim *c, const char *key, uint64_t v);
@@ -252,11 +300,22 @@ struct ws_host {
 	void (*claim_str)(struct ws_claim *c, const char *key, const char *v);
 
 	/*
-	 * Name of block device @dev (kernel dev_t, MAJOR << 20 | MINOR), e.g.
-	 * "vda": from sysfs when tracing live, from the recording when
-	 * replaying one. Returns 0, or -ENOENT (then say "MAJ:MIN").
+	 * The plugin's own name table: what @key (a device number, an address,
+	 * an id) is called. A recording keeps every name set, and a replay
+	 * starts with them, so names the plugin learned from the live system
+	 * (sysfs, /proc) still resolve when the recording is reported elsewhere.
+	 * name_set: 0 or -ENOMEM (a name is cut at 63 bytes; setting a key
+	 * again replaces it). name_get: 0, or -ENOENT.
 	 */
-	int (*dev_name)(uint32_t dev, char *buf, size_t len);
+	int (*name_set)(struct ws_plugin_ctx *ctx, uint64_t key, const char *name);
+	int (*name_get)(struct ws_plugin_ctx *ctx, uint64_t key, char *buf, size_t len);
+
+	/*
+	 * The core's resolution ([core] resolution, default from min_block):
+	 * off-CPU periods shorter than this may be summed instead of reported
+	 * one by one (struct ws_short_waits).
+	 */
+	uint64_t (*resolution_ns)(struct ws_plugin_ctx *ctx);
 };
 
 /*
@@ -296,12 +355,20 @@ struct ws_plugin {
 	const struct ws_config_key *config_keys;
 
 	/*
-	 * Called once after the BPF object is opened and before it is loaded:
-	 * read config, set rodata, disable programs the kernel lacks. Return 0
-	 * or a negative errno (the run stops with the plugin's message).
-	 * NULL: nothing to configure.
+	 * Called once per session before any other callback that takes a ctx
+	 * (both when tracing and when replaying a recording): allocate the
+	 * plugin's state into ctx->priv. Return 0 or a negative errno (the run
+	 * stops with the plugin's message). NULL: no state.
 	 */
-	int (*configure)(const struct ws_host *host, struct bpf_object *obj);
+	int (*init)(struct ws_plugin_ctx *ctx);
+
+	/*
+	 * Called once after the BPF object is opened and before it is loaded
+	 * (live tracing only): read config, set rodata, disable programs the
+	 * kernel lacks. Return 0 or a negative errno (the run stops with the
+	 * plugin's message). NULL: nothing to configure.
+	 */
+	int (*configure)(struct ws_plugin_ctx *ctx, struct bpf_object *obj);
 
 	/*
 	 * Consume one of the plugin's own records, in timestamp order. @rec
@@ -310,7 +377,7 @@ struct ws_plugin {
 	 * returns -EINVAL when the record is malformed. NULL: records of this
 	 * plugin are counted and ignored.
 	 */
-	int (*decode)(const struct ws_host *host, const struct ws_rec_hdr *rec);
+	int (*decode)(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec);
 
 	/*
 	 * Edge inference: explain @w, or leave @out alone. Return 1 if @out
@@ -319,19 +386,15 @@ struct ws_plugin {
 	 * must rest on evidence the plugin saw, never on time overlap alone.
 	 * NULL: the plugin never claims waits.
 	 */
-	int (*infer)(const struct ws_host *host, const struct ws_wait *w, struct ws_claim *out);
+	int (*infer)(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out);
 
 	/*
 	 * Render a claim this plugin made as the words after "blocked 12ms on",
 	 * e.g. "futex 0x7f2a3c001000". Returns the length written (snprintf
 	 * semantics). NULL: the core prints the claim's kind.
 	 */
-	int (*describe)(const struct ws_claim *claim, char *buf, size_t len);
-
-	/* Called once when the session ends. NULL: nothing to release. */
-	void (*fini)(const struct ws_host *host);
-
-	/* ---- ABI 1.1 ---- */
+	int (*describe)(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, char *buf,
+			size_t len);
 
 	/*
 	 * Name the resource a claim is about, without what is particular to
@@ -339,11 +402,27 @@ struct ws_plugin {
 	 * Claims of one plugin with the same kind and the same resource are one
 	 * cause when the core weighs what a waker was doing (200 short requests
 	 * on one disk outweigh 20 ms of running), and the text names a link of
-	 * several waits by it ("in 200 waits for block I/O on vda"). Returns the
-	 * length written (snprintf semantics). NULL, or a result <= 0: every
-	 * distinct claim is its own resource.
+	 * several waits by it ("in 200 waits for block I/O on vda"); a chain
+	 * that ends in a root claim is summed under it. Returns the length
+	 * written (snprintf semantics). NULL, or a result <= 0: every distinct
+	 * claim is its own resource.
 	 */
-	int (*resource)(const struct ws_claim *claim, char *buf, size_t len);
+	int (*resource)(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, char *buf,
+			size_t len);
+
+	/*
+	 * Name the root cause of a chain that ends in one of this plugin's
+	 * claims and has no resource: "timer sleep in worker", "untraced
+	 * thread cron". @comm is the name of the thread that waited. Chains
+	 * with equal root labels are summed together in the summary. Returns
+	 * the length written (snprintf semantics). NULL, or a result <= 0: the
+	 * core says "<kind> in <comm>".
+	 */
+	int (*root_label)(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, const char *comm,
+			  char *buf, size_t len);
+
+	/* Called once when the session ends: free ctx->priv. NULL: nothing to release. */
+	void (*fini)(struct ws_plugin_ctx *ctx);
 };
 
 /* The entry symbol's type. */
