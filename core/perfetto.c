@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <whyslow/table.h>
+
 #include "perfetto.h"
 #include "stack_fmt.h"
 #include "util.h"
@@ -13,7 +15,7 @@
 #define MARK_NS 1000
 
 struct pthread {
-	uint32_t tid, pid; /* tid 0: empty slot */
+	uint32_t tid, pid;
 	char comm[WS_COMM];
 	uint64_t mark_end; /* end of its last wakeup marker (threads with no timeline) */
 };
@@ -21,10 +23,8 @@ struct pthread {
 struct ws_perfetto {
 	FILE *spool; /* events so far, each preceded by ",\n" */
 	uint64_t nevents, next_flow;
-	struct pthread *th; /* open addressing by tid */
-	size_t nth, th_cap;
-	uint64_t *seen; /* hashes of slices and flows written, 0 empty */
-	size_t nseen, seen_cap;
+	struct ws_table th;   /* tid -> struct pthread */
+	struct ws_table seen; /* hashes of slices and flows written (keys only) */
 	int err;
 	const struct ws_stacks *stacks;
 };
@@ -63,6 +63,8 @@ struct ws_perfetto *ws_perfetto_new(void)
 		return NULL;
 	}
 	p->next_flow = 1;
+	ws_table_init(&p->th, sizeof(struct pthread));
+	ws_table_init(&p->seen, 0);
 	return p;
 }
 
@@ -71,8 +73,8 @@ void ws_perfetto_free(struct ws_perfetto *p)
 	if (!p)
 		return;
 	fclose(p->spool);
-	free(p->th);
-	free(p->seen);
+	ws_table_free(&p->th);
+	ws_table_free(&p->seen);
 	free(p);
 }
 
@@ -80,38 +82,7 @@ void ws_perfetto_free(struct ws_perfetto *p)
 
 static struct pthread *th_find(struct ws_perfetto *p, uint32_t tid)
 {
-	size_t mask = p->th_cap - 1;
-
-	if (!p->th_cap || !tid)
-		return NULL;
-	for (size_t i = ws_hash64(tid) & mask; p->th[i].tid; i = (i + 1) & mask)
-		if (p->th[i].tid == tid)
-			return &p->th[i];
-	return NULL;
-}
-
-static int th_grow(struct ws_perfetto *p)
-{
-	struct pthread *old = p->th;
-	size_t oldcap = p->th_cap, cap = oldcap ? oldcap * 2 : 64;
-
-	p->th = calloc(cap, sizeof(*p->th));
-	if (!p->th) {
-		p->th = old;
-		return -ENOMEM;
-	}
-	p->th_cap = cap;
-	for (size_t i = 0; i < oldcap; i++) {
-		size_t j;
-
-		if (!old[i].tid)
-			continue;
-		for (j = ws_hash64(old[i].tid) & (cap - 1); p->th[j].tid; j = (j + 1) & (cap - 1))
-			;
-		p->th[j] = old[i];
-	}
-	free(old);
-	return 0;
+	return ws_table_get(&p->th, tid);
 }
 
 /*
@@ -120,20 +91,14 @@ static int th_grow(struct ws_perfetto *p)
  */
 static struct pthread *th_get(struct ws_perfetto *p, uint32_t tid, uint32_t pid, const char *comm)
 {
-	struct pthread *t = th_find(p, tid);
+	bool added;
+	struct pthread *t = ws_table_put(&p->th, tid, &added);
 
-	if (!t) {
-		size_t i;
-
-		if ((p->nth + 1) * 2 > p->th_cap && th_grow(p))
-			return NULL;
-		for (i = ws_hash64(tid) & (p->th_cap - 1); p->th[i].tid;
-		     i = (i + 1) & (p->th_cap - 1))
-			;
-		t = &p->th[i];
+	if (!t)
+		return NULL;
+	if (added) {
 		t->tid = tid;
 		t->pid = pid ? pid : tid;
-		p->nth++;
 	}
 	if (comm && *comm && strcmp(comm, "?") && (!t->comm[0] || !strcmp(t->comm, "?")))
 		snprintf(t->comm, sizeof(t->comm), "%s", comm);
@@ -150,35 +115,11 @@ int ws_perfetto_thread(struct ws_perfetto *p, uint32_t tid, uint32_t pid, const 
 /* true if @h was new (and is now recorded) */
 static bool first_time(struct ws_perfetto *p, uint64_t h)
 {
-	size_t mask, i;
+	bool added;
 
-	h |= 1; /* 0 marks an empty slot */
-	if ((p->nseen + 1) * 2 > p->seen_cap) {
-		uint64_t *old = p->seen;
-		size_t oldcap = p->seen_cap, cap = oldcap ? oldcap * 2 : 256;
-
-		p->seen = calloc(cap, sizeof(*p->seen));
-		if (!p->seen) {
-			p->seen = old;
-			return true; /* a duplicate slice is better than none */
-		}
-		p->seen_cap = cap;
-		for (size_t k = 0; k < oldcap; k++) {
-			if (!old[k])
-				continue;
-			for (i = ws_hash64(old[k]) & (cap - 1); p->seen[i]; i = (i + 1) & (cap - 1))
-				;
-			p->seen[i] = old[k];
-		}
-		free(old);
-	}
-	mask = p->seen_cap - 1;
-	for (i = ws_hash64(h) & mask; p->seen[i]; i = (i + 1) & mask)
-		if (p->seen[i] == h)
-			return false;
-	p->seen[i] = h;
-	p->nseen++;
-	return true;
+	h |= 1; /* 0 is no key */
+	/* out of memory: a duplicate slice is better than none */
+	return !ws_table_put(&p->seen, h, &added) || added;
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
@@ -360,9 +301,9 @@ static int wake_flow(struct ws_perfetto *p, const struct ws_chain *c, int i, uin
 	const struct pthread *wakee;
 	struct pthread *waker;
 
-	wakee = th_get(p, l->tid, l->pid, l->comm);
-	waker = th_get(p, nx->tid, nx->pid, nx->comm);
-	if (!wakee || !waker)
+	/* adding the waker may move the table: look the wakee up again after it */
+	if (!th_get(p, l->tid, l->pid, l->comm) ||
+	    !(waker = th_get(p, nx->tid, nx->pid, nx->comm)) || !(wakee = th_find(p, l->tid)))
 		return -ENOMEM;
 	if (!first_time(p, ws_hash64(((uint64_t)l->tid << 32 | l->woken_by) ^ ws_hash64(wake))))
 		return 0; /* this wakeup is already drawn, from another chain */
@@ -424,11 +365,11 @@ int ws_perfetto_write(struct ws_perfetto *p, FILE *out, const struct ws_clock *c
 		return -EIO;
 	fseek(p->spool, 0, SEEK_END);
 	/* a track per thread, grouped under its process */
-	for (size_t i = 0; i < p->th_cap; i++) {
-		const struct pthread *t = &p->th[i];
+	for (size_t i = 0; i < p->th.cap; i++) {
+		const struct pthread *t = ws_table_at(&p->th, i);
 		const struct pthread *leader;
 
-		if (!t->tid)
+		if (!t)
 			continue;
 		snprintf(name, sizeof(name), "%s", t->comm[0] ? t->comm : "?");
 		meta(out, &first, "thread_name", t->pid, t->tid, name);
