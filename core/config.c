@@ -225,12 +225,20 @@ int ws_config_check_value(const struct ws_config_key *k, const char *value, char
 int ws_config_check_section(const struct ws_config *c, const char *section,
 			    const struct ws_config_key *keys, char *err, size_t errlen)
 {
+	return ws_config_check_section_but(c, section, keys, NULL, err, errlen);
+}
+
+int ws_config_check_section_but(const struct ws_config *c, const char *section,
+				const struct ws_config_key *keys, const char *checked, char *err,
+				size_t errlen)
+{
 	for (size_t i = 0; i < c->n; i++) {
 		const struct ws_config_entry *e = &c->e[i];
 		const struct ws_config_key *k;
 		char why[160];
 
-		if (strcmp(e->section, section) || !*e->key)
+		if (strcmp(e->section, section) || !*e->key ||
+		    (checked && !strcmp(e->key, checked)))
 			continue;
 		k = ws_config_key_find(keys, e->key);
 		if (!k) {

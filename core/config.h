@@ -38,6 +38,10 @@ int ws_config_set(struct ws_config *c, const char *section, const char *key, con
  */
 int ws_config_check_section(const struct ws_config *c, const char *section,
 			    const struct ws_config_key *keys, char *err, size_t errlen);
+/* The same, leaving out key @checked, which the caller checks itself (a source's "enabled"). */
+int ws_config_check_section_but(const struct ws_config *c, const char *section,
+				const struct ws_config_key *keys, const char *checked, char *err,
+				size_t errlen);
 /* Check one value against its key's type and range. 0 or -EINVAL (reason in @err). */
 int ws_config_check_value(const struct ws_config_key *k, const char *value, char *err,
 			  size_t errlen);

@@ -843,15 +843,12 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 			rc = -EEXIST;
 			goto out;
 		}
-		if ((rc = ws_config_check_section(cfg, found[i], l->p->config_keys, err,
-						  sizeof(err)))) {
-			/* "enabled" is every source's key; checked above */
-			if (!strstr(err, "unknown key 'enabled'")) {
-				fprintf(stderr, "whyslow: %s\n", err);
-				ws_plugin_unload(l);
-				goto out;
-			}
-			rc = 0;
+		/* "enabled" is every source's key, checked above */
+		if ((rc = ws_config_check_section_but(cfg, found[i], l->p->config_keys, "enabled",
+						      err, sizeof(err)))) {
+			fprintf(stderr, "whyslow: %s\n", err);
+			ws_plugin_unload(l);
+			goto out;
 		}
 		s->owner[l->p->kind_base >> 8] = s->nplugins;
 		snprintf(s->sources + strlen(s->sources), sizeof(s->sources) - strlen(s->sources),

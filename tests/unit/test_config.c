@@ -158,3 +158,27 @@ Test(config, over_long_line_is_refused_with_its_line_number)
 	cr_assert_null(ws_config_get(&c, "core", "min_block"));
 	ws_config_free(&c);
 }
+
+/* A source's section: "enabled" is checked by the session, every other key against the source's. */
+Test(config, a_key_checked_elsewhere_is_left_out)
+{
+	struct ws_config c = { 0 };
+	char err[256] = "";
+
+	write_ini("[demo]\nenabled = no\ndepth = 3\n");
+	cr_assert_eq(ws_config_load(&c, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_lt(ws_config_check_section(&c, "demo", plugin_keys, err, sizeof(err)), 0);
+	cr_assert_eq(
+		ws_config_check_section_but(&c, "demo", plugin_keys, "enabled", err, sizeof(err)),
+		0, "%s", err);
+	ws_config_free(&c);
+	unlink(path);
+
+	write_ini("[demo]\nenabled = no\ndepht = 3\n");
+	cr_assert_eq(ws_config_load(&c, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_lt(
+		ws_config_check_section_but(&c, "demo", plugin_keys, "enabled", err, sizeof(err)),
+		0);
+	cr_assert(strstr(err, "unknown key 'depht' in [demo]"), "%s", err);
+	ws_config_free(&c);
+}
