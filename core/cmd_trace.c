@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "cmd_trace.h"
 #include "loader.h"
 #include "outfile.h"
@@ -184,7 +185,7 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 		j->w.err = errno ? -errno : -EIO;
 	j->flushed_at = ws_clock_mono_now();
 	if ((err = j->w.err)) {
-		fprintf(stderr, "whyslow: cannot write %s: %s\n", j->record_path, strerror(-err));
+		ws_log(WS_LOG_ERROR, "cannot write %s: %s", j->record_path, strerror(-err));
 		ws_outfile_close(&j->out, false);
 		j->f = NULL;
 		return err;
@@ -202,8 +203,8 @@ int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, in
 	if (j->perfetto_path) {
 		j->pf = ws_perfetto_new();
 		if (!j->pf) {
-			fprintf(stderr, "whyslow: cannot spool the Perfetto trace: %s\n",
-				strerror(errno));
+			ws_log(WS_LOG_ERROR, "cannot spool the Perfetto trace: %s",
+			       strerror(errno));
 			return -errno;
 		}
 		ws_perfetto_set_stacks(j->pf, ws_session_stacks(s));
@@ -224,10 +225,9 @@ void ws_trace_job_open_waits(void *ctx, const struct ws_stuck *open)
 		return;
 	err = ws_stuck_encode(open, &j->open_waits, &j->open_waits_len);
 	if (err)
-		fprintf(stderr,
-			"whyslow: note: the waits still open at the end are not in %s (%s)\n",
-			j->record_path,
-			err == -E2BIG ? "too many blocked threads for one record" : strerror(-err));
+		ws_log(WS_LOG_ERROR, "note: the waits still open at the end are not in %s (%s)",
+		       j->record_path,
+		       err == -E2BIG ? "too many blocked threads for one record" : strerror(-err));
 }
 
 static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool complete)
@@ -244,8 +244,8 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 	j->open_waits = NULL;
 	if (!complete) {
 		ws_outfile_close(&j->out, false);
-		fprintf(stderr, "whyslow: the recording did not complete; %s not written\n",
-			j->record_path);
+		ws_log(WS_LOG_ERROR, "the recording did not complete; %s not written",
+		       j->record_path);
 		return -EIO;
 	}
 	ws_session_summary(s, &sum);
@@ -257,17 +257,17 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 	ws_trace_write_summary(&j->w, &ts, sum.lost_detail);
 	err = ws_trace_write_end(&j->w);
 	if (err) {
-		fprintf(stderr, "whyslow: cannot write %s: %s\n", j->record_path, strerror(-err));
+		ws_log(WS_LOG_ERROR, "cannot write %s: %s", j->record_path, strerror(-err));
 		ws_outfile_close(&j->out, false);
 		return err;
 	}
 	if ((err = ws_outfile_close(&j->out, true)))
 		return err;
 	ws_format_duration(sum.duration_ns, dur, sizeof(dur));
-	fprintf(stderr,
-		"whyslow: recorded %" PRIu64 " records over %s (%" PRIu64
-		" lost) to %s; analyse with: whyslow report %s\n",
-		j->w.events, dur, sum.lost + sum.lost_recursion, j->record_path, j->record_path);
+	ws_log(WS_LOG_INFO,
+	       "recorded %" PRIu64 " records over %s (%" PRIu64
+	       " lost) to %s; analyse with: whyslow report %s",
+	       j->w.events, dur, sum.lost + sum.lost_recursion, j->record_path, j->record_path);
 	return 0;
 }
 
@@ -280,8 +280,8 @@ static int perfetto_finish(struct ws_trace_job *j, struct ws_session *s, bool co
 		return 0;
 	ws_session_flush_timelines(s);
 	if (j->err) {
-		fprintf(stderr, "whyslow: the Perfetto trace is incomplete: %s; %s not written\n",
-			strerror(-j->err), j->perfetto_path);
+		ws_log(WS_LOG_ERROR, "the Perfetto trace is incomplete: %s; %s not written",
+		       strerror(-j->err), j->perfetto_path);
 		return j->err;
 	}
 	if (ws_outfile_open(&o, j->perfetto_path))
@@ -461,9 +461,8 @@ static void check_versions(struct replay *r, const char *recorded)
 		return;
 	source_versions(r->plugin_dir, ws_session_sources(r->s), now, sizeof(now));
 	if (strcmp(now, recorded))
-		fprintf(stderr,
-			"whyslow: note: %s was recorded with sources %s; decoding with %s\n",
-			r->file, ws_text_esc(recorded, e, sizeof(e)), now);
+		ws_log(WS_LOG_ERROR, "note: %s was recorded with sources %s; decoding with %s",
+		       r->file, ws_text_esc(recorded, e, sizeof(e)), now);
 }
 
 /*
@@ -480,9 +479,9 @@ static int check_resolution(struct replay *r, const struct ws_trace_meta *m)
 		return 0;
 	ws_format_duration(m->resolution_ns, res, sizeof(res));
 	ws_format_duration(least, need, sizeof(need));
-	fprintf(stderr,
-		"whyslow: %s was recorded at resolution %s: use --min-block %s or more, or record again with a smaller [core] resolution\n",
-		r->file, res, need);
+	ws_log(WS_LOG_ERROR,
+	       "%s was recorded at resolution %s: use --min-block %s or more, or record again with a smaller [core] resolution",
+	       r->file, res, need);
 	return -EINVAL;
 }
 
@@ -494,7 +493,7 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	int err;
 
 	if (!m->sources[0]) {
-		fprintf(stderr, "whyslow: %s: the recording names no sources\n", r->file);
+		ws_log(WS_LOG_ERROR, "%s: the recording names no sources", r->file);
 		return -EINVAL;
 	}
 	so.sources = m->sources;
@@ -536,12 +535,12 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		/* from the file: whoever made it chose these bytes */
 		char e[5][4 * WS_TRACE_STR];
 
-		fprintf(stderr, "whyslow: %s: whyslow %s on %s (%s), sources %s, command: %s\n",
-			r->file, ws_text_esc(m->version, e[0], sizeof(e[0])),
-			ws_text_esc(m->hostname, e[1], sizeof(e[1])),
-			ws_text_esc(m->kernel, e[2], sizeof(e[2])),
-			ws_text_esc(m->versions, e[3], sizeof(e[3])),
-			ws_text_esc(m->command, e[4], sizeof(e[4])));
+		ws_log(WS_LOG_ERROR, "%s: whyslow %s on %s (%s), sources %s, command: %s", r->file,
+		       ws_text_esc(m->version, e[0], sizeof(e[0])),
+		       ws_text_esc(m->hostname, e[1], sizeof(e[1])),
+		       ws_text_esc(m->kernel, e[2], sizeof(e[2])),
+		       ws_text_esc(m->versions, e[3], sizeof(e[3])),
+		       ws_text_esc(m->command, e[4], sizeof(e[4])));
 	}
 	check_versions(r, m->versions);
 	r->clock = m->clock;
@@ -550,7 +549,7 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		if ((err = ws_session_trace_pid(r->s, m->pids[i])))
 			return err;
 	if ((err = ws_session_start(r->s, r->out))) {
-		fprintf(stderr, "whyslow: cannot start the analysis: %s\n", strerror(-err));
+		ws_log(WS_LOG_ERROR, "cannot start the analysis: %s", strerror(-err));
 		return err;
 	}
 	/* a recording of `run` follows its command's main thread, as the live run did */
@@ -607,10 +606,9 @@ static void mention_unfinished(const char *file)
 	snprintf(pattern, sizeof(pattern), "%s.tmp.*", file);
 	if (glob(pattern, 0, NULL, &g))
 		return;
-	fprintf(stderr,
-		"whyslow: an unfinished recording (killed?) is at %s; read what it holds with: "
-		"whyslow report %s\n",
-		g.gl_pathv[g.gl_pathc - 1], g.gl_pathv[g.gl_pathc - 1]);
+	ws_log(WS_LOG_ERROR,
+	       "an unfinished recording (killed?) is at %s; read what it holds with: whyslow report %s",
+	       g.gl_pathv[g.gl_pathc - 1], g.gl_pathv[g.gl_pathc - 1]);
 	globfree(&g);
 }
 
@@ -634,7 +632,7 @@ static int on_open_waits(void *ctx, const void *p, size_t len)
 	if (err == -EINVAL)
 		return -EBADMSG;
 	if (err) {
-		fprintf(stderr, "whyslow: %s: %s\n", r->file, strerror(-err));
+		ws_log(WS_LOG_ERROR, "%s: %s", r->file, strerror(-err));
 		return err;
 	}
 	r->have_open = true;
@@ -672,8 +670,8 @@ static int add_u32(uint32_t *arr, int *n, const char *opt, const char *v)
 	uint64_t x;
 
 	if (*n == MAX_FILTER || ws_parse_u64(v, &x) || !x || x > UINT32_MAX) {
-		fprintf(stderr, "whyslow: %s: '%s' is not a thread or process id (or too many)\n",
-			opt, v);
+		ws_log(WS_LOG_ERROR, "%s: '%s' is not a thread or process id (or too many)", opt,
+		       v);
 		return -EINVAL;
 	}
 	arr[(*n)++] = x;
@@ -748,14 +746,14 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 		switch (id) {
 		case '?':
 			if (optopt == 'o' || optopt == 'p' || (optopt >= 256 && !strchr(a, '=')))
-				fprintf(stderr,
-					"whyslow: report: %.*s needs a value; see whyslow report --help\n",
-					(int)n, a);
+				ws_log(WS_LOG_ERROR,
+				       "report: %.*s needs a value; see whyslow report --help",
+				       (int)n, a);
 			else
-				fprintf(stderr,
-					"whyslow: report: unknown option '%s'; see whyslow report --help\n",
-					optopt && optopt < 256 ? (char[]){ '-', (char)optopt, 0 }
-							       : a);
+				ws_log(WS_LOG_ERROR,
+				       "report: unknown option '%s'; see whyslow report --help",
+				       optopt && optopt < 256 ? (char[]){ '-', (char)optopt, 0 }
+							      : a);
 			return -EINVAL;
 		case 'h':
 			fputs(report_usage, stdout);
@@ -784,9 +782,9 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 			err = ws_parse_duration(v, &x);
 			if (!err && strcmp(v, "0") &&
 			    !(v[strlen(v) - 1] >= 'a' && v[strlen(v) - 1] <= 'z')) {
-				fprintf(stderr,
-					"whyslow: report: --min-block %s: give the unit (ns, us, ms, s or m), e.g. 10ms\n",
-					v);
+				ws_log(WS_LOG_ERROR,
+				       "report: --min-block %s: give the unit (ns, us, ms, s or m), e.g. 10ms",
+				       v);
 				return -EINVAL;
 			}
 			break;
@@ -830,18 +828,17 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 			break;
 		}
 		if (err) {
-			fprintf(stderr,
-				"whyslow: report: %s%s: '%s' is not valid; see whyslow report --help\n",
-				li >= 0 ? "--" : "-",
-				li >= 0 ? opts[li].name : (char[]){ (char)id, 0 }, v);
+			ws_log(WS_LOG_ERROR,
+			       "report: %s%s: '%s' is not valid; see whyslow report --help",
+			       li >= 0 ? "--" : "-",
+			       li >= 0 ? opts[li].name : (char[]){ (char)id, 0 }, v);
 			return err;
 		}
 	}
 	for (; optind < argc; optind++) {
 		if (strcmp(r->file, "whyslow.data")) {
-			fprintf(stderr,
-				"whyslow: report: one recording at a time ('%s' and '%s')\n",
-				r->file, argv[optind]);
+			ws_log(WS_LOG_ERROR, "report: one recording at a time ('%s' and '%s')",
+			       r->file, argv[optind]);
 			return -EINVAL;
 		}
 		r->file = argv[optind];
@@ -885,8 +882,8 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 		r.plugin_dir = WS_PLUGINDIR;
 	in = fopen(r.file, "re");
 	if (!in) {
-		fprintf(stderr, "whyslow: cannot read %s: %s%s\n", r.file, strerror(errno),
-			errno == ENOENT ? " (make one with: sudo whyslow record -- COMMAND)" : "");
+		ws_log(WS_LOG_ERROR, "cannot read %s: %s%s", r.file, strerror(errno),
+		       errno == ENOENT ? " (make one with: sudo whyslow record -- COMMAND)" : "");
 		if (errno == ENOENT)
 			mention_unfinished(r.file);
 		return 1;
@@ -900,8 +897,8 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 		r.pf = ws_perfetto_new();
 		r.out = null_stream();
 		if (!r.pf || !r.out) {
-			fprintf(stderr, "whyslow: cannot spool the Perfetto trace: %s\n",
-				strerror(errno));
+			ws_log(WS_LOG_ERROR, "cannot spool the Perfetto trace: %s",
+			       strerror(errno));
 			goto out_file;
 		}
 	} else {
@@ -910,10 +907,10 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 	e = ws_trace_read(in, r.file, &ops, &r, err, sizeof(err));
 	if (e) {
 		if (err[0])
-			fprintf(stderr, "whyslow: %s\n", err);
+			ws_log(WS_LOG_ERROR, "%s", err);
 		else if (e == -ENOMEM || r.err)
-			fprintf(stderr, "whyslow: %s: analysis failed: %s\n", r.file,
-				strerror(-(r.err ? r.err : e)));
+			ws_log(WS_LOG_ERROR, "%s: analysis failed: %s", r.file,
+			       strerror(-(r.err ? r.err : e)));
 		goto out_file;
 	}
 	if (r.ended_early) {
@@ -921,32 +918,28 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 
 		if (r.last_ts)
 			ws_clock_hms(ws_clock_wall(&r.clock, r.last_ts), hms, sizeof(hms));
-		fprintf(stderr,
-			"whyslow: %s: recording ends early at offset %" PRIu64
-			" (killed?); results up to %s\n",
-			r.file, r.ended_at, hms);
+		ws_log(WS_LOG_INFO,
+		       "%s: recording ends early at offset %" PRIu64 " (killed?); results up to %s",
+		       r.file, r.ended_at, hms);
 	} else if (!r.have_summary) {
-		fprintf(stderr, "whyslow: %s: no summary record; loss counts are unknown\n",
-			r.file);
+		ws_log(WS_LOG_ERROR, "%s: no summary record; loss counts are unknown", r.file);
 	}
 	if ((e = report_end(&r, &deadlock))) {
-		fprintf(stderr, "whyslow: %s: analysis failed: %s\n", r.file, strerror(-e));
+		ws_log(WS_LOG_ERROR, "%s: analysis failed: %s", r.file, strerror(-e));
 		goto out_file;
 	}
 	if (r.err) {
-		fprintf(stderr, "whyslow: %s: Perfetto export failed: %s\n", r.file,
-			strerror(-r.err));
+		ws_log(WS_LOG_ERROR, "%s: Perfetto export failed: %s", r.file, strerror(-r.err));
 		goto out_file;
 	}
 	if (r.pf)
 		ws_session_flush_timelines(r.s);
 	if (r.err) {
-		fprintf(stderr, "whyslow: %s: Perfetto export failed: %s\n", r.file,
-			strerror(-r.err));
+		ws_log(WS_LOG_ERROR, "%s: Perfetto export failed: %s", r.file, strerror(-r.err));
 		goto out_file;
 	}
 	if (r.pf && (e = ws_perfetto_write(r.pf, out, ws_session_clock(r.s)))) {
-		fprintf(stderr, "whyslow: cannot write the Perfetto trace: %s\n", strerror(-e));
+		ws_log(WS_LOG_ERROR, "cannot write the Perfetto trace: %s", strerror(-e));
 		goto out_file;
 	}
 	rc = deadlock ? WS_EXIT_DEADLOCK : 0;

@@ -13,6 +13,7 @@
 
 #include <whyslow/table.h>
 
+#include "log.h"
 #include "chain.h"
 #include "core_bpf.skel.h"
 #include "graph.h"
@@ -207,16 +208,13 @@ static int index_of(struct ws_plugin_ctx *ctx)
 
 static void host_log(struct ws_plugin_ctx *ctx, enum ws_log_level level, const char *fmt, ...)
 {
-	static const char *tag[] = { "error", "warning", "info", "debug" };
 	va_list ap;
 
 	if (level == WS_LOG_DEBUG && !session_of(ctx)->verbose)
 		return;
-	fprintf(stderr, "whyslow: %s: %s: ", ctx->name, tag[level & 3]);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ws_vlog_as(ctx->name, level, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int host_config_u64(struct ws_plugin_ctx *ctx, const char *key, uint64_t *out)
@@ -537,10 +535,9 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 		 * command, a recording and the Perfetto export go on without it.
 		 */
 		if (err == -EIO) {
-			fprintf(stderr,
-				"whyslow: cannot write the report: %s; it is lost, tracing goes on "
-				"(a recording or Perfetto export is still written)\n",
-				strerror(errno ? errno : EIO));
+			ws_log(WS_LOG_ERROR,
+			       "cannot write the report: %s; it is lost, tracing goes on (a recording or Perfetto export is still written)",
+			       strerror(errno ? errno : EIO));
 			s->report_lost = true;
 			err = 0;
 		}
@@ -716,8 +713,8 @@ static int check_sources(const char *sources, char **found, int nfound)
 			for (int i = 0; i < nfound; i++)
 				snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail),
 					 "%s%s", i ? "," : "", found[i]);
-			fprintf(stderr, "whyslow: unknown source '%.*s' (available: %s)\n",
-				(int)len, p, avail);
+			ws_log(WS_LOG_ERROR, "unknown source '%.*s' (available: %s)", (int)len, p,
+			       avail);
 			return -EINVAL;
 		}
 		p = e ? e + 1 : NULL;
@@ -757,7 +754,7 @@ static int check_config(struct ws_session *s, char **found, int nfound)
 	}
 	return 0;
 fail:
-	fprintf(stderr, "whyslow: %s\n", err);
+	ws_log(WS_LOG_ERROR, "%s", err);
 	return -EINVAL;
 }
 
@@ -767,8 +764,8 @@ static int enabled_in_config(struct ws_session *s, const char *name, bool *on)
 	int b = 1;
 
 	if (v && ws_parse_bool(v, &b)) {
-		fprintf(stderr, "whyslow: %s: [%s] enabled: '%s' is not yes or no\n",
-			s->cfg->path ? s->cfg->path : "config", name, v);
+		ws_log(WS_LOG_ERROR, "%s: [%s] enabled: '%s' is not yes or no",
+		       s->cfg->path ? s->cfg->path : "config", name, v);
 		return -EINVAL;
 	}
 	*on = b;
@@ -792,13 +789,12 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 
 	nfound = ws_plugin_scan(o->plugin_dir, &found);
 	if (nfound < 0) {
-		fprintf(stderr, "whyslow: cannot read plugin directory %s: %s; set --plugin-dir\n",
-			o->plugin_dir, strerror(-nfound));
+		ws_log(WS_LOG_ERROR, "cannot read plugin directory %s: %s; set --plugin-dir",
+		       o->plugin_dir, strerror(-nfound));
 		return nfound;
 	}
 	if (nfound == 0) {
-		fprintf(stderr, "whyslow: no plugins (*.so) in %s; set --plugin-dir\n",
-			o->plugin_dir);
+		ws_log(WS_LOG_ERROR, "no plugins (*.so) in %s; set --plugin-dir", o->plugin_dir);
 		rc = -ENOENT;
 		goto out;
 	}
@@ -813,7 +809,7 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 		if (o->sources ? !wanted(o->sources, found[i]) : !on)
 			continue;
 		if (s->nplugins == WS_MAX_PLUGINS) {
-			fprintf(stderr, "whyslow: more than %d sources enabled\n", WS_MAX_PLUGINS);
+			ws_log(WS_LOG_ERROR, "more than %d sources enabled", WS_MAX_PLUGINS);
 			rc = -E2BIG;
 			goto out;
 		}
@@ -822,23 +818,21 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 
 		rc = ws_plugin_load(path, l, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, "whyslow: %s\n", err);
+			ws_log(WS_LOG_ERROR, "%s", err);
 			goto out;
 		}
 		if (strcmp(l->p->name, found[i])) {
-			fprintf(stderr,
-				"whyslow: %s: refused: it calls itself '%s'; the file must be "
-				"named %s.so\n",
-				path, l->p->name, l->p->name);
+			ws_log(WS_LOG_ERROR,
+			       "%s: refused: it calls itself '%s'; the file must be named %s.so",
+			       path, l->p->name, l->p->name);
 			ws_plugin_unload(l);
 			rc = -EINVAL;
 			goto out;
 		}
 		if (s->owner[l->p->kind_base >> 8] >= 0) {
-			fprintf(stderr,
-				"whyslow: %s: refused: record kinds 0x%x.. already belong to %s\n",
-				path, l->p->kind_base,
-				s->plugins[s->owner[l->p->kind_base >> 8]].p->name);
+			ws_log(WS_LOG_ERROR,
+			       "%s: refused: record kinds 0x%x.. already belong to %s", path,
+			       l->p->kind_base, s->plugins[s->owner[l->p->kind_base >> 8]].p->name);
 			ws_plugin_unload(l);
 			rc = -EEXIST;
 			goto out;
@@ -846,7 +840,7 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 		/* "enabled" is every source's key, checked above */
 		if ((rc = ws_config_check_section_but(cfg, found[i], l->p->config_keys, "enabled",
 						      err, sizeof(err)))) {
-			fprintf(stderr, "whyslow: %s\n", err);
+			ws_log(WS_LOG_ERROR, "%s", err);
 			ws_plugin_unload(l);
 			goto out;
 		}
@@ -856,7 +850,7 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 		s->nplugins++;
 	}
 	if (!s->nplugins) {
-		fprintf(stderr, "whyslow: every source is disabled; enable one with --sources\n");
+		ws_log(WS_LOG_ERROR, "every source is disabled; enable one with --sources");
 		rc = -ENOENT;
 	}
 out:
@@ -968,7 +962,7 @@ static int create_maps(struct ws_session *s, uint64_t ring_size, uint64_t max_pr
 	if (s->ring_fd < 0 || s->tgids_fd < 0 || s->cpu_fd < 0 || s->lost_fd < 0) {
 		int err = -errno;
 
-		fprintf(stderr, "whyslow: cannot create BPF maps: %s\n", strerror(errno));
+		ws_log(WS_LOG_ERROR, "cannot create BPF maps: %s", strerror(errno));
 		return err;
 	}
 	return 0;
@@ -1011,9 +1005,8 @@ static void skip_missing_tracepoints(struct ws_session *s, struct bpf_object *ob
 		if (btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) < 0) {
 			bpf_program__set_autoload(p, false);
 			if (s->verbose)
-				fprintf(stderr,
-					"whyslow: %s: kernel has no tracepoint %s; skipped\n",
-					bpf_object__name(obj), sec + 7);
+				ws_log(WS_LOG_ERROR, "%s: kernel has no tracepoint %s; skipped",
+				       bpf_object__name(obj), sec + 7);
 		}
 	}
 }
@@ -1031,8 +1024,8 @@ static int attach_object(struct ws_session *s, struct bpf_object *obj, const cha
 		if (!l) {
 			int err = -errno;
 
-			fprintf(stderr, "whyslow: %s: cannot attach %s: %s\n", who,
-				bpf_program__section_name(p), strerror(errno));
+			ws_log(WS_LOG_ERROR, "%s: cannot attach %s: %s", who,
+			       bpf_program__section_name(p), strerror(errno));
 			return err;
 		}
 		if (ws_grow((void **)&s->links, &s->links_cap, s->nlinks + 1, sizeof(*s->links)) ||
@@ -1081,8 +1074,7 @@ static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *
 		return 0;
 	bytes = p->bpf_object(&size);
 	if (!bytes || !size) {
-		fprintf(stderr, "whyslow: %s: the plugin returned no BPF object\n",
-			s->plugins[i].path);
+		ws_log(WS_LOG_ERROR, "%s: the plugin returned no BPF object", s->plugins[i].path);
 		return -EINVAL;
 	}
 	s->objs[i] = bpf_object__open_mem(bytes, size, &oo);
@@ -1091,13 +1083,13 @@ static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *
 
 		err = -errno;
 		libbpf_strerror(err, why, sizeof(why));
-		fprintf(stderr, "whyslow: %s: its BPF object is not valid: %s\n",
-			s->plugins[i].path, why);
+		ws_log(WS_LOG_ERROR, "%s: its BPF object is not valid: %s", s->plugins[i].path,
+		       why);
 		return err;
 	}
 	if ((err = share_maps(s, s->objs[i]))) {
-		fprintf(stderr, "whyslow: %s: cannot share the ring buffer with it: %s\n", p->name,
-			strerror(-err));
+		ws_log(WS_LOG_ERROR, "%s: cannot share the ring buffer with it: %s", p->name,
+		       strerror(-err));
 		return err;
 	}
 	skip_missing_tracepoints(s, s->objs[i], vmlinux);
@@ -1153,11 +1145,10 @@ static int load_all(struct ws_session *s)
 		if (!j->obj || !j->err || err)
 			continue;
 		err = j->err;
-		fprintf(stderr,
-			"whyslow: %s: the kernel refused its BPF programs: %s (-v shows the full "
-			"log)\n",
-			i == s->nplugins ? "core" : s->plugins[i].p->name,
-			libbpf_reason(why, sizeof(why), err, i));
+		ws_log(WS_LOG_ERROR,
+		       "%s: the kernel refused its BPF programs: %s (-v shows the full log)",
+		       i == s->nplugins ? "core" : s->plugins[i].p->name,
+		       libbpf_reason(why, sizeof(why), err, i));
 	}
 	return err;
 }
@@ -1210,8 +1201,8 @@ int ws_session_attach(struct ws_session *s)
 	libbpf_set_print(libbpf_print);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "ring_size", &ring_size);
 	if (ring_size & (ring_size - 1)) {
-		fprintf(stderr, "whyslow: ring_size %" PRIu64 " is not a power of 2 (e.g. 16M)\n",
-			ring_size);
+		ws_log(WS_LOG_ERROR, "ring_size %" PRIu64 " is not a power of 2 (e.g. 16M)",
+		       ring_size);
 		return -EINVAL;
 	}
 	ws_config_u64(s->cfg, "core", ws_core_keys, "max_processes", &max_procs);
@@ -1226,24 +1217,24 @@ int ws_session_attach(struct ws_session *s)
 		if (pid && bpf_map_update_elem(s->tgids_fd, &pid, &one, BPF_ANY)) {
 			err = -errno;
 			if (err == -E2BIG)
-				fprintf(stderr,
-					"whyslow: more processes named than max_processes (%" PRIu64
-					") allows; raise [core] max_processes\n",
-					max_procs);
+				ws_log(WS_LOG_ERROR,
+				       "more processes named than max_processes (%" PRIu64
+				       ") allows; raise [core] max_processes",
+				       max_procs);
 			return err;
 		}
 	}
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
 		err = -errno;
-		fprintf(stderr, "whyslow: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
-				"whyslow needs Linux >= 5.8 built with CONFIG_DEBUG_INFO_BTF\n");
+		ws_log(WS_LOG_ERROR,
+		       "this kernel has no BTF (/sys/kernel/btf/vmlinux): whyslow needs Linux >= 5.8 built with CONFIG_DEBUG_INFO_BTF");
 		return err;
 	}
 	s->core_skel = core_bpf__open();
 	err = s->core_skel ? share_maps(s, s->core_skel->obj) : -errno;
 	if (err)
-		fprintf(stderr, "whyslow: cannot open the core BPF object: %s\n", strerror(-err));
+		ws_log(WS_LOG_ERROR, "cannot open the core BPF object: %s", strerror(-err));
 	else
 		skip_missing_tracepoints(s, s->core_skel->obj, vmlinux);
 	for (int i = 0; !err && i < s->nplugins; i++)
@@ -1263,7 +1254,7 @@ int ws_session_attach(struct ws_session *s)
 	s->rb = ring_buffer__new(s->ring_fd, on_ring_record, s, NULL);
 	if (!s->rb) {
 		err = -errno;
-		fprintf(stderr, "whyslow: cannot read the ring buffer: %s\n", strerror(errno));
+		ws_log(WS_LOG_ERROR, "cannot read the ring buffer: %s", strerror(errno));
 		return err;
 	}
 	return 0;
