@@ -56,4 +56,7 @@ struct ws_report_globals {
 /* `whyslow report ARGS...` (@argv after "report"). Exit status for main(). */
 int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g);
 
+/* "sched=0.1.0,futex=0.1.0": each source's own version, read from its plugin file. */
+void ws_source_versions(const char *dir, const char *sources, char *buf, size_t len);
+
 #endif

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/* The host table sources call (struct ws_host), their contexts, name tables and callbacks. */
+#include "session_impl.h"
+
+static struct ws_session *session_of(struct ws_plugin_ctx *ctx)
+{
+	return ((struct plugin_ctx *)ctx)->s;
+}
+
+static int index_of(struct ws_plugin_ctx *ctx)
+{
+	return ((struct plugin_ctx *)ctx)->index;
+}
+
+static void host_log(struct ws_plugin_ctx *ctx, enum ws_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level == WS_LOG_DEBUG && !session_of(ctx)->verbose)
+		return;
+	va_start(ap, fmt);
+	ws_vlog_as(ctx->name, level, fmt, ap);
+	va_end(ap);
+}
+
+static int host_config_u64(struct ws_plugin_ctx *ctx, const char *key, uint64_t *out)
+{
+	struct ws_session *s = session_of(ctx);
+
+	return ws_config_u64(s->cfg, ctx->name, s->plugins[index_of(ctx)].p->config_keys, key, out);
+}
+
+static int host_config_bool(struct ws_plugin_ctx *ctx, const char *key, bool *out)
+{
+	struct ws_session *s = session_of(ctx);
+
+	return ws_config_bool(s->cfg, ctx->name, s->plugins[index_of(ctx)].p->config_keys, key,
+			      out);
+}
+
+static const char *host_config_str(struct ws_plugin_ctx *ctx, const char *key)
+{
+	struct ws_session *s = session_of(ctx);
+
+	return ws_config_str(s->cfg, ctx->name, s->plugins[index_of(ctx)].p->config_keys, key);
+}
+
+static uint64_t host_resolution_ns(struct ws_plugin_ctx *ctx)
+{
+	return ws_resolution_ns(session_of(ctx)->cfg);
+}
+
+static int host_set_rodata(struct ws_plugin_ctx *ctx, struct bpf_object *obj, const char *name,
+			   const void *val, size_t size)
+{
+	(void)ctx;
+	return ws_bpf_set_rodata(obj, name, val, size);
+}
+
+static uint64_t host_wall_ns(struct ws_plugin_ctx *ctx, uint64_t mono)
+{
+	return ws_clock_wall(&session_of(ctx)->clock, mono);
+}
+
+static void host_switch(struct ws_plugin_ctx *ctx, const struct ws_switch *sw)
+{
+	ws_graph_switch(session_of(ctx)->g, sw);
+}
+
+static void host_wake(struct ws_plugin_ctx *ctx, const struct ws_wake *wk)
+{
+	ws_graph_wake(session_of(ctx)->g, wk);
+}
+
+static void host_thread_event(struct ws_plugin_ctx *ctx, const struct ws_thread_event *ev)
+{
+	struct ws_session *s = session_of(ctx);
+
+	/* the sched source reports only forks of traced threads */
+	if (ev->type == WS_THREAD_NEW) {
+		session_pid_reborn(s, ev->pid);
+		session_pid_add(s, ev->pid);
+	}
+	ws_graph_thread_event(s->g, ev);
+}
+
+static bool host_pid_traced(struct ws_plugin_ctx *ctx, uint32_t pid)
+{
+	return session_pid_traced(session_of(ctx), pid);
+}
+
+static int host_thread_comm(struct ws_plugin_ctx *ctx, uint32_t tid, char *buf, size_t len)
+{
+	const char *c = ws_graph_comm(session_of(ctx)->g, tid);
+
+	if (!strcmp(c, "?"))
+		return -ENOENT;
+	snprintf(buf, len, "%s", c);
+	return 0;
+}
+
+static struct ws_field *claim_field(struct ws_claim *c, const char *key, enum ws_field_type t)
+{
+	struct ws_field *f;
+
+	if (c->nfields >= WS_CLAIM_FIELDS)
+		return NULL;
+	f = &c->fields[c->nfields++];
+	memset(f, 0, sizeof(*f));
+	strncpy(f->key, key, sizeof(f->key) - 1);
+	f->type = t;
+	return f;
+}
+
+static void host_claim_u64(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = claim_field(c, key, WS_FIELD_U64);
+
+	if (f)
+		f->u = v;
+}
+
+static void host_claim_hex(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = claim_field(c, key, WS_FIELD_HEX);
+
+	if (f)
+		f->u = v;
+}
+
+static void host_claim_str(struct ws_claim *c, const char *key, const char *v)
+{
+	struct ws_field *f = claim_field(c, key, WS_FIELD_STR);
+
+	if (f)
+		strncpy(f->s, v ? v : "", sizeof(f->s) - 1);
+}
+
+static struct plugin_name *name_find(struct ws_session *s, int plugin, uint64_t key)
+{
+	for (size_t i = 0; i < s->nnames; i++)
+		if (s->names[i].plugin == plugin && s->names[i].key == key)
+			return &s->names[i];
+	return NULL;
+}
+
+static int name_set(struct ws_session *s, int plugin, uint64_t key, const char *name)
+{
+	struct plugin_name *n = name_find(s, plugin, key);
+
+	if (!n) {
+		if (ws_grow((void **)&s->names, &s->names_cap, s->nnames + 1, sizeof(*s->names)))
+			return -ENOMEM;
+		n = &s->names[s->nnames++];
+		n->plugin = plugin;
+		n->key = key;
+	}
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	return 0;
+}
+
+static int host_name_set(struct ws_plugin_ctx *ctx, uint64_t key, const char *name)
+{
+	return name_set(session_of(ctx), index_of(ctx), key, name);
+}
+
+static int host_name_get(struct ws_plugin_ctx *ctx, uint64_t key, char *buf, size_t len)
+{
+	const struct plugin_name *n = name_find(session_of(ctx), index_of(ctx), key);
+
+	if (!n)
+		return -ENOENT;
+	snprintf(buf, len, "%s", n->name);
+	return 0;
+}
+
+int ws_session_set_name(struct ws_session *s, const char *plugin, uint64_t key, const char *name)
+{
+	for (int i = 0; i < s->nplugins; i++)
+		if (!strcmp(s->plugins[i].p->name, plugin))
+			return name_set(s, i, key, name);
+	return 0; /* a source this session has not loaded: nobody asks */
+}
+
+size_t ws_session_names(struct ws_session *s, size_t from, struct ws_name *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = from; i < s->nnames && n < max; i++, n++) {
+		out[n].plugin = s->plugins[s->names[i].plugin].p->name;
+		out[n].key = s->names[i].key;
+		out[n].name = s->names[i].name;
+	}
+	return n;
+}
+
+size_t ws_session_nnames(struct ws_session *s)
+{
+	return s->nnames;
+}
+
+const struct ws_host ws_session_host = {
+	.sz = sizeof(struct ws_host),
+	.abi_major = WS_ABI_MAJOR,
+	.abi_minor = WS_ABI_MINOR,
+	.log = host_log,
+	.config_u64 = host_config_u64,
+	.config_bool = host_config_bool,
+	.config_str = host_config_str,
+	.set_rodata = host_set_rodata,
+	.wall_ns = host_wall_ns,
+	.sched_switch = host_switch,
+	.sched_wake = host_wake,
+	.thread_event = host_thread_event,
+	.pid_traced = host_pid_traced,
+	.thread_comm = host_thread_comm,
+	.claim_u64 = host_claim_u64,
+	.claim_hex = host_claim_hex,
+	.claim_str = host_claim_str,
+	.name_set = host_name_set,
+	.name_get = host_name_get,
+	.resolution_ns = host_resolution_ns,
+};
+
+/*
+ * Every plugin's init, once: before configure when tracing, before the first
+ * record when replaying (whichever comes first).
+ */
+int session_plugins_init(struct ws_session *s)
+{
+	if (s->inited)
+		return 0;
+	s->inited = true;
+	for (int i = 0; i < s->nplugins; i++) {
+		const struct ws_plugin *p = s->plugins[i].p;
+		struct plugin_ctx *c = &s->ctxs[i];
+		int err;
+
+		c->pub = (struct ws_plugin_ctx){
+			.sz = sizeof(c->pub),
+			.host = &ws_session_host,
+			.name = p->name,
+			.replay = s->replay,
+		};
+		c->s = s;
+		c->index = i;
+		if (p->init && (err = p->init(&c->pub)))
+			return err; /* the plugin said why */
+	}
+	return 0;
+}
+
+int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
+{
+	struct ws_session *s = ctx;
+	struct ws_claim best, c;
+	bool have = false;
+
+	for (int i = 0; i < s->nplugins; i++) {
+		const struct ws_plugin *p = s->plugins[i].p;
+
+		if (!p->infer)
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.sz = sizeof(c);
+		if (p->infer(&s->ctxs[i].pub, w, &c) <= 0 || c.strength <= WS_CLAIM_NONE)
+			continue;
+		c.owner = i;
+		if (c.nfields > WS_CLAIM_FIELDS)
+			c.nfields = WS_CLAIM_FIELDS;
+		if (!have || c.strength > best.strength) {
+			/* padding too: claims are compared as bytes */
+			memcpy(&best, &c, sizeof(c));
+			have = true;
+		}
+	}
+	if (have)
+		memcpy(out, &best, sizeof(best));
+	return have;
+}
+
+void session_describe(void *ctx, const struct ws_claim *c, char *buf, size_t len)
+{
+	struct ws_session *s = ctx;
+	const struct ws_plugin *p = c->owner < s->nplugins ? s->plugins[c->owner].p : NULL;
+
+	if (p && p->describe && p->describe(&s->ctxs[c->owner].pub, c, buf, len) > 0)
+		return;
+	snprintf(buf, len, "%s (%s)", c->kind, c->evidence);
+}
+
+/* The resource a claim is about, from its source; 0 when it names none. */
+int session_resource(void *ctx, const struct ws_claim *c, char *buf, size_t len)
+{
+	struct ws_session *s = ctx;
+	const struct ws_plugin *p = c->owner < s->nplugins ? s->plugins[c->owner].p : NULL;
+
+	if (!p || !p->resource)
+		return 0;
+	return p->resource(&s->ctxs[c->owner].pub, c, buf, len);
+}
+
+/* The root cause a chain ending in claim @c has, from its source; 0 when it names none. */
+int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, char *buf, size_t len)
+{
+	struct ws_session *s = ctx;
+	const struct ws_plugin *p = c->owner < s->nplugins ? s->plugins[c->owner].p : NULL;
+
+	if (!p || !p->root_label)
+		return 0;
+	return p->root_label(&s->ctxs[c->owner].pub, c, comm, buf, len);
+}
