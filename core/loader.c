@@ -113,7 +113,7 @@ int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t er
 {
 	ws_plugin_entry_fn entry;
 	const char *why;
-	char tmp[256], proc[64];
+	char tmp[256], proc[512];
 	void *sym;
 	int fd;
 
@@ -134,16 +134,33 @@ int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t er
 	 * life of the process: a /proc/self/fd/N used once must never name
 	 * another file. Each load gets a descriptor number above all earlier ones.
 	 */
-	static int last_fd = 2;
+	static int last_fd = 2, generation;
 	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, last_fd + 1);
 
+	/*
+	 * Past the descriptor limit (a long-lived process that loads plugins thousands of times:
+	 * a fuzzer, reports of many recordings), numbers start again from the bottom under a new
+	 * spelling of the path, /proc/self/./fd/N, /proc/self/././fd/N...: still never a name
+	 * glibc has seen.
+	 */
+	if (nfd < 0 && (errno == EINVAL || errno == EMFILE) && last_fd > 3 && generation < 200) {
+		generation++;
+		last_fd = 2;
+		nfd = fcntl(fd, F_DUPFD_CLOEXEC, last_fd + 1);
+	}
 	close(fd);
 	if (nfd < 0) {
 		snprintf(err, errlen, "%s: cannot load: %s", path, strerror(errno));
 		return -errno;
 	}
 	fd = last_fd = nfd;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	{
+		int n = snprintf(proc, sizeof(proc), "/proc/self/");
+
+		for (int g = 0; g < generation; g++)
+			n += snprintf(proc + n, sizeof(proc) - n, "./");
+		snprintf(proc + n, sizeof(proc) - n, "fd/%d", fd);
+	}
 	out->dl = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
 	if (!out->dl) {
 		snprintf(err, errlen, "%s: cannot load: %s", path, dlerror());

@@ -67,7 +67,18 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fail=0
 for t in fuzz_ini fuzz_decoders; do
-	mkdir -p "$OUT/crashes-$t"
+	mkdir -p "$OUT/crashes-$t" "$OUT/corpus-$t"
+	# reproducers of an earlier run are replayed first: fixed, they become corpus seeds (and stop
+	# counting as crashes); still crashing, they fail this run
+	if compgen -G "$OUT/crashes-$t/*" >/dev/null; then
+		if "$OUT/$t" -runs=1 "$OUT"/crashes-"$t"/* >"$OUT/$t.replay.log" 2>&1; then
+			mv "$OUT"/crashes-"$t"/* "$OUT/corpus-$t/"
+		else
+			echo "$t: an earlier reproducer still crashes (see $OUT/$t.replay.log)"
+			fail=1
+			continue
+		fi
+	fi
 	echo "== $t for ${SECS}s"
 	"$OUT/$t" -max_total_time="$SECS" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$OUT/crashes-$t/" "$OUT/corpus-$t" >"$OUT/$t.log" 2>&1
