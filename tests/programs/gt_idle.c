@@ -48,6 +48,8 @@ static pthread_mutex_t job_mu = PTHREAD_MUTEX_INITIALIZER;
 static volatile bool hog_stop;
 /* the lock passes hog -> worker -> hog: one job per hog period (see hog() and worker()) */
 static volatile int jobs_done, hog_periods;
+/* the worker has taken a job off the queue and wants job_mu for it */
+static volatile int worker_wants_lock;
 static volatile unsigned long sink;
 
 static void die(const char *what)
@@ -131,6 +133,7 @@ static void *worker(void *arg)
 			return NULL;
 		}
 		qhead++;
+		__atomic_store_n(&worker_wants_lock, 1, __ATOMIC_SEQ_CST);
 		pthread_mutex_unlock(&qmu);
 		/* each job needs the lock: first let gt-hog take it again, then block on it */
 		while (load && __atomic_load_n(&hog_periods, __ATOMIC_SEQ_CST) == last_period)
@@ -138,6 +141,7 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&job_mu);
 		last_period = __atomic_load_n(&hog_periods, __ATOMIC_SEQ_CST);
 		spin_ms(1);
+		__atomic_store_n(&worker_wants_lock, 0, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&jobs_done, 1, __ATOMIC_SEQ_CST);
 		pthread_mutex_unlock(&job_mu);
 	}
@@ -165,9 +169,13 @@ static void *hog(void *arg)
 		__atomic_add_fetch(&hog_periods, 1, __ATOMIC_SEQ_CST);
 		spin_ms(150);
 		pthread_mutex_unlock(&job_mu);
-		/* a queued job goes first: the worker waits one hog period per job, not less */
+		/*
+		 * A queued job, or one the worker already took, goes first: the worker waits one hog
+		 * period per job, not less, and never more (without the second test the hog, taking
+		 * job_mu back at once, starved a worker that had dequeued its job: a livelock).
+		 */
 		while (!hog_stop && __atomic_load_n(&jobs_done, __ATOMIC_SEQ_CST) == before &&
-		       jobs_pending())
+		       (jobs_pending() || __atomic_load_n(&worker_wants_lock, __ATOMIC_SEQ_CST)))
 			sched_yield();
 	}
 	return NULL;
