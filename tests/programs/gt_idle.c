@@ -170,9 +170,10 @@ static void *hog(void *arg)
 		spin_ms(150);
 		pthread_mutex_unlock(&job_mu);
 		/*
-		 * A queued job, or one the worker already took, goes first: the worker waits one hog
-		 * period per job, not less, and never more (without the second test the hog, taking
-		 * job_mu back at once, starved a worker that had dequeued its job: a livelock).
+		 * A queued job, or one the worker already took, goes first: the worker waits one
+		 * hog period per job, not less, and never more (without the second test the hog,
+		 * taking job_mu back at once, starved a worker that had dequeued its job: a
+		 * livelock).
 		 */
 		while (!hog_stop && __atomic_load_n(&jobs_done, __ATOMIC_SEQ_CST) == before &&
 		       (jobs_pending() || __atomic_load_n(&worker_wants_lock, __ATOMIC_SEQ_CST)))
