@@ -16,7 +16,13 @@
 #include "util.h"
 
 #define CLAIM_NONE 0
-#define WS_TASK_DEAD 0x80 /* the kernel's TASK_DEAD: this is the thread's last switch */
+/*
+ * The thread's last switch-out: the kernel's TASK_DEAD in the raw state (tp_btf), or the
+ * EXIT_DEAD/EXIT_ZOMBIE the classic tracepoint reports for it. Any other state, even after
+ * its exit was seen, is a real wait: an exiting thread still sleeps in exit_mm() and on
+ * faults of its robust futex list.
+ */
+#define WS_TASK_GONE (0x80 | 0x10 | 0x20)
 
 struct claim_slot {
 	struct ws_claim c;
@@ -553,8 +559,7 @@ static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_
 	uint64_t stint_start = c ? c->start : WS_NO_END;
 	uint64_t ts = sw->ts;
 
-	/* an exiting thread that is only preempted comes back to finish dying */
-	if ((sw->prev_state & WS_TASK_DEAD) || (t->exiting && sw->prev_state != 0)) {
+	if (sw->prev_state & WS_TASK_GONE) {
 		thread_retire(g, t, ts);
 		return;
 	}
@@ -799,8 +804,6 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 	case WS_THREAD_EXIT:
 		/* it still runs its exit path (and may wake joiners) until its last switch-out */
 		t = ws_graph_thread(g, ev->tid);
-		if (t)
-			t->exiting = true;
 		if (t && ev->sz >= offsetof(struct ws_thread_event, short_waits) +
 					   sizeof(ev->short_waits))
 			short_add(t, &ev->short_waits);

@@ -29,7 +29,6 @@ struct ws_ival {
 struct ws_thread {
 	uint32_t tid, pid;
 	char comm[WS_COMM];
-	bool exiting; /* its exit was seen; it goes at its last switch-out */
 	bool exited;
 	uint64_t born, died; /* first event seen; exit (WS_NO_END while alive) */
 

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A thread's timeline, as the graph hands it out (ops.on_ival: what the Perfetto export
+ * draws), is one unbroken stretch from its first switch to its death, whatever it does
+ * on its way out. An exiting thread can still sleep: exit_mm() waits for the mm lock
+ * (6.16+ fires sched_process_exit before that), a robust futex list can fault. Only
+ * its last switch-out ends it.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "graph.h"
+
+#define PID 100
+#define MS 1000000ULL
+
+static struct ws_graph *g;
+static struct ws_ival ivs[64];
+static int nivs;
+
+static int infer(void *ctx, const struct ws_wait *w, struct ws_claim *out)
+{
+	(void)ctx;
+	out->strength = WS_CLAIM_FALLBACK;
+	snprintf(out->kind, sizeof(out->kind), "wakeup");
+	out->woken_by = w->wake->waker_tid;
+	snprintf(out->evidence, sizeof(out->evidence), "test");
+	return 1;
+}
+
+static void on_wait(void *ctx, const struct ws_wait_done *d)
+{
+	(void)ctx;
+	(void)d;
+}
+
+static bool traced(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid == PID;
+}
+
+static void on_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
+		    const struct ws_claim *claim)
+{
+	(void)ctx;
+	(void)claim;
+	if (t->tid == 7) {
+		cr_assert_lt(nivs, 64);
+		ivs[nivs++] = *iv;
+	}
+}
+
+static void sw(uint64_t ms, uint16_t cpu, uint32_t prev, uint32_t state, uint32_t next)
+{
+	struct ws_switch s = { .sz = sizeof(s),
+			       .ts = ms * MS,
+			       .cpu = cpu,
+			       .prev_tid = prev,
+			       .prev_pid = prev ? PID : 0,
+			       .prev_state = state,
+			       .next_tid = next,
+			       .next_pid = next ? PID : 0,
+			       .next_comm = "t" };
+
+	ws_graph_switch(g, &s);
+}
+
+static void wake(uint64_t ms, uint16_t cpu, uint32_t waker, uint32_t wakee)
+{
+	struct ws_wake w = { .sz = sizeof(w),
+			     .ts = ms * MS,
+			     .cpu = cpu,
+			     .waker_tid = waker,
+			     .waker_pid = PID,
+			     .waker_comm = "waker",
+			     .wakee_tid = wakee,
+			     .wakee_pid = PID };
+
+	ws_graph_wake(g, &w);
+}
+
+static void thread_exit(uint64_t ms, uint32_t tid)
+{
+	struct ws_thread_event ev = {
+		.sz = sizeof(ev), .ts = ms * MS, .type = WS_THREAD_EXIT, .tid = tid, .pid = PID
+	};
+
+	ws_graph_thread_event(g, &ev);
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct ws_ival *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Thread 7's timeline is one stretch from @from to @to; returns how many blocked intervals. */
+static int check_unbroken(uint64_t from, uint64_t to)
+{
+	int blocked = 0;
+
+	cr_assert_gt(nivs, 0, "thread 7 handed out no interval");
+	qsort(ivs, nivs, sizeof(ivs[0]), by_start);
+	cr_expect_eq(ivs[0].start, from * MS, "timeline starts at %llu",
+		     (unsigned long long)ivs[0].start);
+	for (int i = 0; i < nivs; i++) {
+		if (i + 1 < nivs)
+			cr_expect_eq(ivs[i].end, ivs[i + 1].start,
+				     "interval %d ends at %llu, the next starts at %llu", i,
+				     (unsigned long long)ivs[i].end,
+				     (unsigned long long)ivs[i + 1].start);
+		blocked += ivs[i].state == WS_STATE_BLOCKED;
+	}
+	cr_expect_eq(ivs[nivs - 1].end, to * MS, "timeline ends at %llu",
+		     (unsigned long long)ivs[nivs - 1].end);
+	return blocked;
+}
+
+static void begin(void)
+{
+	struct ws_graph_ops ops = {
+		.infer = infer, .on_wait = on_wait, .pid_traced = traced, .on_ival = on_ival
+	};
+
+	nivs = 0;
+	g = ws_graph_new(&ops, 1 * MS, 10000 * MS, 0);
+	cr_assert_not_null(g);
+	sw(1, 0, 0, 0, 7);
+	sw(1, 1, 0, 0, 8);
+}
+
+Test(graph_life, an_exiting_thread_that_sleeps_in_its_exit_path_stays_one_thread)
+{
+	begin();
+	thread_exit(10, 7);
+	sw(11, 0, 7, 2 /* TASK_UNINTERRUPTIBLE: exit_mm waits for the mm lock */, 0);
+	wake(15, 1, 8, 7);
+	sw(16, 0, 0, 0, 7);
+	sw(17, 0, 7, 0x80 /* TASK_DEAD */, 0);
+	ws_graph_flush(g);
+	cr_expect_eq(check_unbroken(1, 17), 1, "one wait in the exit path");
+	ws_graph_free(g);
+}
+
+Test(graph_life, an_exiting_thread_that_is_preempted_comes_back_to_die)
+{
+	begin();
+	thread_exit(10, 7);
+	sw(11, 0, 7, 0, 0);
+	sw(12, 1, 8, 0, 7);
+	sw(13, 1, 7, 0x80, 0);
+	ws_graph_flush(g);
+	cr_expect_eq(check_unbroken(1, 13), 0);
+	ws_graph_free(g);
+}
+
+Test(graph_life, a_dead_thread_is_retired_at_its_last_switch)
+{
+	struct ws_thread *t;
+
+	begin();
+	thread_exit(10, 7);
+	sw(11, 0, 7, 0x80, 0);
+	t = ws_graph_thread(g, 7);
+	cr_expect_null(t, "thread 7 is still live after its last switch-out");
+	ws_graph_flush(g);
+	check_unbroken(1, 11);
+	ws_graph_free(g);
+}
