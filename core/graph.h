@@ -151,6 +151,8 @@ int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t
 
 struct ws_graph_stats {
 	uint64_t threads, switches, wakes, waits_unexplained, races, live_intervals, claims;
+	/* a thread left the CPU while its last return to it never arrived */
+	uint64_t switch_ins_unseen;
 	uint64_t history_bytes;	      /* intervals and CPU runs kept now */
 	uint64_t history_trims;	      /* times max_history moved the horizon forward */
 	uint64_t shortest_history_ns; /* least history kept when it did */

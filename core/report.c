@@ -529,11 +529,11 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			",\"lost_by_cpu_kind\":%s,\"history_trimmed\":%" PRIu64
 			",\"shortest_history_ns\":%" PRIu64 ",\"out_of_memory\":%" PRIu64
 			",\"idle_waits\":%" PRIu64 ",\"idle_ns\":%" PRIu64
-			",\"idle_included\":%s,\"root_causes\":[",
+			",\"idle_included\":%s,\"switch_ins_unseen\":%" PRIu64 ",\"root_causes\":[",
 			s->events_by_source ? s->events_by_source : "{}", s->bad_records,
 			s->lost_detail ? s->lost_detail : "{}", s->history_trims,
 			s->shortest_history_ns, s->out_of_memory, r->idle_waits, r->idle_ns,
-			r->o.include_idle ? "true" : "false");
+			r->o.include_idle ? "true" : "false", s->switch_ins_unseen);
 		for (size_t i = 0; i < r->nroots; i++) {
 			uint64_t tot = comm_total(r, r->roots[i].comm);
 
@@ -582,7 +582,9 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		ws_offcpu_text(r->oc, b, r->o.top);
 		if (r->idle_waits) {
 			ws_format_duration(r->idle_ns, dur, sizeof(dur));
-			fprintf(b, "  Idle: %" PRIu64 " wait%s, %s in all, that nobody was working to end (%s)\n",
+			fprintf(b,
+				"  Idle: %" PRIu64
+				" wait%s, %s in all, that nobody was working to end (%s)\n",
 				r->idle_waits, r->idle_waits == 1 ? "" : "s", dur,
 				r->o.include_idle ? "ranked with the rest: --include-idle"
 						  : "not ranked; --include-idle shows them");
@@ -595,6 +597,11 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 				lost, s->lost_recursion);
 		else
 			fprintf(b, "  No records lost.\n");
+		if (s->switch_ins_unseen)
+			fprintf(b,
+				"  UNSEEN: %" PRIu64
+				" time%s a thread left the CPU though its return to it never arrived (the kernel did not report it); those stretches are not observed, chains over them are incomplete\n",
+				s->switch_ins_unseen, s->switch_ins_unseen == 1 ? "" : "s");
 		if (untraced)
 			fprintf(b,
 				"  UNTRACED: %" PRIu64

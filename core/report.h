@@ -26,7 +26,7 @@ struct ws_report_opts {
 	ws_describe_fn describe;
 	void *describe_ctx;
 	uint64_t min_block_ns; /* waits shorter than this are counted, not chained */
-	bool include_idle; /* rank idle waits (idle.h) too, not only count them */
+	bool include_idle;     /* rank idle waits (idle.h) too, not only count them */
 };
 
 /* What the run saw, for the summary. */
@@ -34,7 +34,7 @@ struct ws_summary {
 	uint64_t records, records_late, lost, lost_recursion, duration_ns;
 	const char *sources;	 /* "sched,futex,blkio" */
 	const char *lost_detail; /* JSON object text, e.g. {"cpu0":{"0x101":3}} */
-	uint64_t waits_unexplained, wake_races, bad_records;
+	uint64_t waits_unexplained, wake_races, bad_records, switch_ins_unseen;
 	uint64_t history_trims, shortest_history_ns; /* max_history reached; least kept then */
 	uint64_t out_of_memory;			     /* allocations that failed in the analysis */
 	const char *events_by_source; /* JSON object text, e.g. {"sched":12,"futex":3} */

@@ -447,6 +447,7 @@ void ws_session_summary(struct ws_session *s, struct ws_summary *sum)
 	sum->lost_detail = s->lost_json;
 	sum->threads = st.threads;
 	sum->waits_unexplained = st.waits_unexplained;
+	sum->switch_ins_unseen = st.switch_ins_unseen;
 	sum->wake_races = st.races;
 	sum->history_trims = st.history_trims;
 	sum->out_of_memory = st.oom;

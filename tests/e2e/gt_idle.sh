@@ -14,10 +14,17 @@ work=$(mktemp -d /tmp/whyslow-idle.XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
+# A run where the kernel did not report some thread's return to the CPU (the summary's
+# switch_ins_unseen; whyslow then marks those stretches not observed) proves nothing about idle
+# waits: it is run again, up to three times.
 for m in idle load; do
-	"$WHYSLOW" record -o "$work/$m.data" -- "$PROG" --mode $m >"$work/$m.rec" 2>&1 ||
-		{ cat "$work/$m.rec"; fail "whyslow record ($m) exit $?"; }
-	"$WHYSLOW" report "$work/$m.data" --format json -o "$work/$m.jsonl" || fail "report $m"
+	for try in 1 2 3; do
+		"$WHYSLOW" record -o "$work/$m.data" -- "$PROG" --mode $m >"$work/$m.rec" 2>&1 ||
+			{ cat "$work/$m.rec"; fail "whyslow record ($m) exit $?"; }
+		"$WHYSLOW" report "$work/$m.data" --format json -o "$work/$m.jsonl" || fail "report $m"
+		grep -q '"switch_ins_unseen":0[,}]' "$work/$m.jsonl" && break
+		echo "note: $m run $try: the kernel did not report some returns to the CPU; running again"
+	done
 	"$WHYSLOW" report "$work/$m.data" --include-idle --format json -o "$work/$m.all.jsonl" ||
 		fail "report --include-idle $m"
 	"$WHYSLOW" report "$work/$m.data" -o "$work/$m.txt" || fail "report text $m"
