@@ -24,12 +24,14 @@ int BPF_PROG(ws_kill_waking, struct task_struct *p)
 	__u64 pending, blocked;
 	struct ws_kill_wake *r;
 
-	if (!ws_traced_tgid(pid))
-		return 0;
-	pending = p->pending.signal.sig[0] | BPF_CORE_READ(p, signal, shared_pending.signal.sig[0]);
+	/*
+	 * Almost no wakeup delivers a signal: look at the pending set first (plain BTF loads),
+	 * and ask the traced filter (a hash lookup) only for the few that do.
+	 */
+	pending = p->pending.signal.sig[0] | p->signal->shared_pending.signal.sig[0];
 	blocked = p->blocked.sig[0];
 	pending &= ~blocked;
-	if (!pending)
+	if (!pending || !ws_traced_tgid(pid))
 		return 0;
 	r = ws_reserve(sizeof(*r), WS_KILL_WAKE);
 	if (!r)
