@@ -67,6 +67,7 @@ struct dominant {
 	uint64_t first, total; /* the group's first start, its clipped total */
 	uint64_t longest;      /* its longest separate piece */
 	uint32_t pieces;       /* its separate pieces (adjacent intervals are one) */
+	uint8_t flags;	       /* WS_IVAL_* of any of its intervals */
 };
 
 #define GROUPS 32
@@ -78,6 +79,7 @@ static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread
 		uint64_t key;
 		uint64_t total, first, longest_iv, piece, longest, end;
 		uint32_t pieces;
+		uint8_t flags;
 		const struct ws_ival *iv;
 	} gr[GROUPS];
 	int n = 0, best = -1;
@@ -101,6 +103,7 @@ static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread
 			gr[n++] = (struct group){ .state = iv->state, .key = key, .first = cs };
 		}
 		p = &gr[k];
+		p->flags |= iv->flags;
 		p->total += ce - cs;
 		if (ce - cs > p->longest_iv) {
 			p->longest_iv = ce - cs;
@@ -129,8 +132,13 @@ static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread
 	d->total = gr[best].total;
 	d->longest = gr[best].longest;
 	d->pieces = gr[best].pieces;
+	d->flags = gr[best].flags;
 	return d->iv;
 }
+
+/* a running stretch with summarised periods off CPU in it (WS_IVAL_SHORT_INSIDE) */
+#define EVIDENCE_SHORT_INSIDE \
+	"on CPU, but also off it in between for periods shorter than the resolution, summed in the kernel: their causes were not recorded"
 
 static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thread *t,
 		      const struct ws_ival *iv, uint64_t s, uint64_t e)
@@ -156,6 +164,9 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 		l->has_woken_by = cl->woken_by != 0;
 	} else if (!iv || iv->state == WS_STATE_UNKNOWN) {
 		l->evidence = "this thread's timeline was not observed here";
+	} else if (iv->state == WS_STATE_RUNNING && (iv->flags & WS_IVAL_SHORT_INSIDE)) {
+		l->short_inside = true;
+		l->evidence = EVIDENCE_SHORT_INSIDE;
 	} else if (iv->state == WS_STATE_RUNNING) {
 		l->evidence = "it was on CPU: its own work delayed the wakeup";
 	} else if (iv->state == WS_STATE_RUNNABLE) {
@@ -214,6 +225,11 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 		e = d.e;
 		fill_link(g, l, t, iv, s, e);
 		check_cpu_kept(g, c, l);
+		if (iv && iv->state == WS_STATE_RUNNING && (d.flags & WS_IVAL_SHORT_INSIDE) &&
+		    !l->short_inside) {
+			l->short_inside = true;
+			l->evidence = EVIDENCE_SHORT_INSIDE;
+		}
 		if (iv) {
 			/* the link is the whole group; the walk goes on in its longest part */
 			l->start = d.first;
@@ -384,7 +400,10 @@ static void root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf,
 	} else if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
 		snprintf(buf, len, "wakeup latency on CPU %u", l->cpu);
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
-		snprintf(buf, len, "CPU work in %s", l->comm);
+		snprintf(buf, len, "%s in %s",
+			 l->short_inside ? "CPU work and short waits (causes not recorded)"
+					 : "CPU work",
+			 l->comm);
 	} else if (cl && ws_graph_root_label(g, cl, l->comm, buf, len) > 0) {
 		return; /* its source names it: "timer sleep in app", "untraced thread cron" */
 	} else {

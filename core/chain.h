@@ -41,6 +41,8 @@ struct ws_link {
 	 */
 	uint32_t waits;
 	uint64_t longest;
+	/* running: off CPU in between for summarised periods (WS_IVAL_SHORT_INSIDE) */
+	bool short_inside;
 };
 
 /*

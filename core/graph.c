@@ -633,8 +633,21 @@ static void late_switch_out(struct ws_graph *g, struct ws_thread *t, uint64_t of
 	}
 }
 
+/* @t's latest running stretch had summarised periods off CPU in it (see WS_IVAL_SHORT_INSIDE). */
+static void mark_short_inside(struct ws_thread *t)
+{
+	for (size_t i = t->n; i > t->head; i--) {
+		if (t->iv[i - 1].state == WS_STATE_RUNNING) {
+			t->iv[i - 1].flags |= WS_IVAL_SHORT_INSIDE;
+			return;
+		}
+	}
+}
+
 static void short_add(struct ws_thread *t, const struct ws_short_waits *sh)
 {
+	if (sh->n)
+		mark_short_inside(t);
 	t->short_waits.n += sh->n;
 	t->short_waits.blocked_ns += sh->blocked_ns;
 	t->short_waits.runnable_ns += sh->runnable_ns;
@@ -764,6 +777,12 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 		g->last_ts = wk->ts;
 	if (!(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)))
 		name_set(g, wk->waker_tid, wk->waker_pid, wk->waker_comm, wk->ts);
+	/* the waker's stretch up to now had summarised waits in it: say so before any chain
+	 * reads that stretch (its next written switch-in would say it too late) */
+	if (wk->sz >= offsetof(struct ws_wake, waker_short) + sizeof(wk->waker_short) &&
+	    wk->waker_short && (t = ws_graph_thread(g, wk->waker_tid)) != NULL &&
+	    cur_state(t) == WS_STATE_RUNNING)
+		mark_short_inside(t);
 	if (!g->ops.pid_traced(g->ops.ctx, wk->wakee_pid))
 		return;
 	t = thread_get(g, wk->wakee_tid, wk->wakee_pid, wk->ts);

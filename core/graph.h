@@ -23,8 +23,14 @@ struct ws_ival {
 	uint32_t claim;	     /* interned claim id (blocked), 0 = none */
 	uint16_t cpu;	     /* CPU it ran on (running) or ran on next (runnable) */
 	uint8_t state;	     /* enum ws_thread_state */
-	uint8_t pad;
+	uint8_t flags;	     /* WS_IVAL_* */
 };
+
+/*
+ * Running, yet off CPU in between for periods shorter than the resolution that the kernel
+ * summed instead of reporting ([core] resolution): their causes were not recorded.
+ */
+#define WS_IVAL_SHORT_INSIDE 0x1
 
 struct ws_thread {
 	uint32_t tid, pid;

@@ -148,6 +148,8 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		fprintf(b, ",\"waits\":%u,\"longest_ns\":%" PRIu64 ",\"evidence\":", l->waits,
 			l->longest);
 		ws_json_str(b, l->evidence ? l->evidence : "");
+		if (l->short_inside)
+			fprintf(b, ",\"short_waits_inside\":true");
 		if (l->waits > 1) {
 			char res[128];
 
@@ -260,6 +262,9 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 		fprintf(b, "was running (on CPU) for %s of it", dur);
 		if (l->waits > 1)
 			text_many(b, l->waits, l->dur, l->longest, "stretches");
+		if (l->short_inside)
+			fprintf(b,
+				", with short waits in between (each under the resolution: causes not recorded)");
 	} else if (!l->claim) {
 		fprintf(b, "not observed for %s", dur);
 	} else if (l->waits > 1) {

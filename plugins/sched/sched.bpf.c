@@ -294,15 +294,24 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	/* current did the wakeup only in task context: in an interrupt it is whoever was hit */
 	cs = ws_cpu_state();
 	cur = bpf_get_current_task_btf();
-	if (cs && cs->depth == 0 && cur->pid)
+	r->waker_short = 0;
+	r->reserved2 = 0;
+	if (cs && cs->depth == 0 && cur->pid) {
+		/* only summarising leaves periods unwritten: no lookup otherwise */
+		struct task_state *ws =
+			resolution_ns ? bpf_task_storage_get(&task_state, cur, 0, 0) : NULL;
+
 		ws_read_syscall(cur, &r->waker_sys);
-	else
+		if (ws)
+			r->waker_short = ws->sh.n;
+	} else {
 		ws_read_syscall_none(&r->waker_sys);
+	}
 	now = r->hdr.ts;
 	ws_submit(r);
 	/* a long wait: who woke it, from where (current is the waker only in task context) */
-	if (ws_stack_min_ns && s && s->off_ts && s->off_state && now - s->off_ts >= ws_stack_min_ns &&
-	    cs && cs->depth == 0 && cur->pid)
+	if (ws_stack_min_ns && s && s->off_ts && s->off_state &&
+	    now - s->off_ts >= ws_stack_min_ns && cs && cs->depth == 0 && cur->pid)
 		ws_stack_waker(p->pid, s->off_ts, now);
 	return 0;
 }

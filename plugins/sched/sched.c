@@ -99,11 +99,13 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 			wk.wakee_sys = r->wakee_sys;
 			wk.waker_sys = r->waker_sys;
 		}
-		if (rec->size >= sizeof(*r)) {
+		if (rec->size >= WS_SCHED_WAKING_V2_SIZE) {
 			wk.off_ts = r->off_ts;
 			wk.off_state = r->off_state;
 			wk.off_cpu = r->off_cpu;
 		}
+		if (rec->size >= sizeof(*r))
+			wk.waker_short = r->waker_short;
 		host->sched_wake(ctx, &wk);
 		return 0;
 	}

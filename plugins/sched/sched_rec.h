@@ -77,7 +77,15 @@ struct ws_sched_waking {
 	__u64 off_ts;
 	__u32 off_state;
 	__u32 off_cpu;
+	/*
+	 * 2.1: in task context, how many off-CPU periods of the waker since its last written
+	 * switch-in were shorter than the resolution (summarised, not written): its stretch
+	 * "running" up to this wakeup had waits in it whose causes were not recorded.
+	 */
+	__u32 waker_short;
+	__u32 reserved2;
 };
+#define WS_SCHED_WAKING_V2_SIZE (__builtin_offsetof(struct ws_sched_waking, waker_short))
 #define WS_SCHED_WAKING_V1_SIZE (WS_SCHED_WAKING_V0_SIZE + 2 * sizeof(struct ws_syscall))
 #define WS_SCHED_WAKING_V0_SIZE (sizeof(struct ws_rec_hdr) + 8 + WS_COMM_LEN)
 

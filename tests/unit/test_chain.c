@@ -1552,9 +1552,8 @@ Test(chain, text_of_several_waits_counts_them)
 	three_futex_waits_scenario();
 	cr_assert_eq(ws_session_finish(R.s), 0);
 	fclose(R.f);
-	cr_expect(strstr(R.text,
-			 "tid 102 (t102) blocked 60ms in 3 waits for futex 0x7f2a3c002000 "
-			 "(20ms on average, longest 20ms)"),
+	cr_expect(strstr(R.text, "tid 102 (t102) blocked 60ms in 3 waits for futex 0x7f2a3c002000 "
+				 "(20ms on average, longest 20ms)"),
 		  "%s", R.text);
 	/* the arrow follows the locale (LC_ALL=C gets "<-"): this test runs in the C locale */
 	cr_expect(strstr(R.text, " <- the longest woken by tid 104 (t104)"), "%s", R.text);
@@ -1612,8 +1611,8 @@ Test(chain, timer_wakeup_in_epoll_with_a_timeout_timed_out)
 Test(chain, dropped_history_is_named_not_unknown)
 {
 	busy_waker_scenario("1M");
-	cr_expect(strstr(R.summary, "\"root\":\"before the kept history (max_window, max_history)\"") !=
-			  NULL,
+	cr_expect(strstr(R.summary,
+			 "\"root\":\"before the kept history (max_window, max_history)\"") != NULL,
 		  "%s", R.summary);
 	cr_expect(strstr(R.summary, "\"root\":\"unknown\"") == NULL, "%s", R.summary);
 }
@@ -1647,8 +1646,88 @@ Test(chain, text_of_several_runqueue_turns_counts_them)
 	sw(T(96), 0, 0, 0, A);
 	cr_assert_eq(ws_session_finish(R.s), 0);
 	fclose(R.f);
-	cr_expect(strstr(R.text, "tid 102 (t102) waited 50ms for CPU 1 in 5 waits (10ms on average, "
-				 "longest 10ms), the longest held by tid 900"),
+	cr_expect(strstr(R.text,
+			 "tid 102 (t102) waited 50ms for CPU 1 in 5 waits (10ms on average, "
+			 "longest 10ms), the longest held by tid 900"),
+		  "%s", R.text);
+	ws_session_free(R.s);
+	ws_config_free(&R.cfg);
+	free(R.text);
+}
+
+/*
+ * [core] resolution: B's off-CPU periods shorter than it were summed in the kernel, not
+ * written. B's wakeup of A says how many (waker_short): B's stretch "running" had waits in
+ * it whose causes are unknown, and the chain must not call it CPU work alone. The same
+ * scenario without them is plain CPU work.
+ */
+static void summarised_waker(uint32_t waker_short)
+{
+	struct ws_sched_waking r;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(1), 0, A, 1, 0);
+	r = syn_waking(T(95), 1, B, pid_of(B), comm_of(B), WS_CTX_TASK, SYN_TASK_CTX_ID(1), A,
+		       pid_of(A));
+	r.waker_short = waker_short;
+	FEED(r);
+	sw(T(96), 0, 0, 0, A);
+	finish();
+}
+
+Test(chain, a_waker_with_summarised_waits_is_not_called_cpu_work_alone)
+{
+	const struct chain *c;
+
+	summarised_waker(40);
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 2, "%s", c->line);
+	cr_expect_str_eq(c->links[1].kind, "running", "%s", c->line);
+	cr_expect(strstr(c->line, "\"short_waits_inside\":true") != NULL, "%s", c->line);
+	cr_expect(strstr(c->links[1].evidence, "shorter than the resolution") != NULL, "%s",
+		  c->line);
+	cr_expect_str_eq(c->root, "CPU work and short waits (causes not recorded) in t102", "%s",
+			 c->line);
+}
+
+Test(chain, a_waker_without_summarised_waits_is_cpu_work)
+{
+	const struct chain *c;
+
+	summarised_waker(0);
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 2, "%s", c->line);
+	cr_expect(strstr(c->line, "short_waits_inside") == NULL, "%s", c->line);
+	cr_expect_str_eq(c->root, "CPU work in t102", "%s", c->line);
+}
+
+Test(chain, text_of_a_waker_with_summarised_waits_says_so)
+{
+	struct ws_session_opts o = { .plugin_dir = PLUGIN_BUILD_DIR };
+	struct ws_sched_waking r;
+
+	memset(&R, 0, sizeof(R));
+	cr_assert_eq(ws_config_set(&R.cfg, "core", "format", "text"), 0);
+	cr_assert_eq(ws_config_set(&R.cfg, "core", "min_block", "10ms"), 0);
+	cr_assert_eq(ws_session_open(&R.s, &o, &R.cfg), 0);
+	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
+	R.f = open_memstream(&R.text, &R.len);
+	cr_assert_not_null(R.f);
+	cr_assert_eq(ws_session_start(R.s, R.f), 0);
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(1), 0, A, 1, 0);
+	r = syn_waking(T(95), 1, B, pid_of(B), comm_of(B), WS_CTX_TASK, SYN_TASK_CTX_ID(1), A,
+		       pid_of(A));
+	r.waker_short = 40;
+	FEED(r);
+	sw(T(96), 0, 0, 0, A);
+	cr_assert_eq(ws_session_finish(R.s), 0);
+	fclose(R.f);
+	cr_expect(strstr(R.text, "was running (on CPU) for 94ms of it, with short waits in between "
+				 "(each under the resolution: causes not recorded)"),
 		  "%s", R.text);
 	ws_session_free(R.s);
 	ws_config_free(&R.cfg);

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 0
+#define WS_ABI_MINOR 1
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -128,6 +128,12 @@ struct ws_wake {
 	/* ABI 1.2: the wakee left a CPU at @off_ts, not reported then (0: it was reported) */
 	uint64_t off_ts;
 	uint32_t off_state, off_cpu;
+	/*
+	 * ABI 2.1: the waker (task context) was off CPU this many times since its last reported
+	 * switch-in, each time shorter than the resolution (summarised in the kernel, causes not
+	 * recorded); 0 when none or unknown
+	 */
+	uint32_t waker_short;
 };
 
 /* Thread life-cycle events, reported through ws_host.thread_event. */
