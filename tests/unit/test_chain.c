@@ -1536,8 +1536,8 @@ Test(chain, runnable_behind_another_thread_is_runqueue)
 	cr_expect_str_eq(c->root, "runqueue on CPU 0", "%s", c->line);
 }
 
-/* The text says the same: three waits, their average and longest, and whose waker goes on. */
-Test(chain, text_of_several_waits_counts_them)
+/* A session writing the text report into R.text: text_begin(), records, text_finish(). */
+static void text_begin(void)
 {
 	struct ws_session_opts o = { .plugin_dir = PLUGIN_BUILD_DIR };
 
@@ -1549,17 +1549,33 @@ Test(chain, text_of_several_waits_counts_them)
 	R.f = open_memstream(&R.text, &R.len);
 	cr_assert_not_null(R.f);
 	cr_assert_eq(ws_session_start(R.s, R.f), 0);
-	three_futex_waits_scenario();
+}
+
+static void text_finish(void)
+{
 	cr_assert_eq(ws_session_finish(R.s), 0);
 	fclose(R.f);
+}
+
+static void text_free(void)
+{
+	ws_session_free(R.s);
+	ws_config_free(&R.cfg);
+	free(R.text);
+}
+
+/* The text says the same: three waits, their average and longest, and whose waker goes on. */
+Test(chain, text_of_several_waits_counts_them)
+{
+	text_begin();
+	three_futex_waits_scenario();
+	text_finish();
 	cr_expect(strstr(R.text, "tid 102 (t102) blocked 60ms in 3 waits for futex 0x7f2a3c002000 "
 				 "(20ms on average, longest 20ms)"),
 		  "%s", R.text);
 	/* the arrow follows the locale (LC_ALL=C gets "<-"): this test runs in the C locale */
 	cr_expect(strstr(R.text, " <- the longest woken by tid 104 (t104)"), "%s", R.text);
-	ws_session_free(R.s);
-	ws_config_free(&R.cfg);
-	free(R.text);
+	text_free();
 }
 
 /*
@@ -1625,16 +1641,7 @@ Test(chain, dropped_history_is_named_not_unknown)
  */
 Test(chain, text_of_several_runqueue_turns_counts_them)
 {
-	struct ws_session_opts o = { .plugin_dir = PLUGIN_BUILD_DIR };
-
-	memset(&R, 0, sizeof(R));
-	cr_assert_eq(ws_config_set(&R.cfg, "core", "format", "text"), 0);
-	cr_assert_eq(ws_config_set(&R.cfg, "core", "min_block", "10ms"), 0);
-	cr_assert_eq(ws_session_open(&R.s, &o, &R.cfg), 0);
-	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
-	R.f = open_memstream(&R.text, &R.len);
-	cr_assert_not_null(R.f);
-	cr_assert_eq(ws_session_start(R.s, R.f), 0);
+	text_begin();
 	sw(T(0), 0, 0, 0, A);
 	sw(T(0), 1, 0, 0, B);
 	sw(T(1), 0, A, 1, 0);
@@ -1644,15 +1651,12 @@ Test(chain, text_of_several_runqueue_turns_counts_them)
 	}
 	wake(T(95), 1, B, A);
 	sw(T(96), 0, 0, 0, A);
-	cr_assert_eq(ws_session_finish(R.s), 0);
-	fclose(R.f);
+	text_finish();
 	cr_expect(strstr(R.text,
 			 "tid 102 (t102) waited 50ms for CPU 1 in 5 waits (10ms on average, "
 			 "longest 10ms), the longest held by tid 900"),
 		  "%s", R.text);
-	ws_session_free(R.s);
-	ws_config_free(&R.cfg);
-	free(R.text);
+	text_free();
 }
 
 /*
@@ -1661,11 +1665,10 @@ Test(chain, text_of_several_runqueue_turns_counts_them)
  * it whose causes are unknown, and the chain must not call it CPU work alone. The same
  * scenario without them is plain CPU work.
  */
-static void summarised_waker(uint32_t waker_short)
+static void summarised_records(uint32_t waker_short)
 {
 	struct ws_sched_waking r;
 
-	begin();
 	sw(T(0), 0, 0, 0, A);
 	sw(T(0), 1, 0, 0, B);
 	sw(T(1), 0, A, 1, 0);
@@ -1674,6 +1677,12 @@ static void summarised_waker(uint32_t waker_short)
 	r.waker_short = waker_short;
 	FEED(r);
 	sw(T(96), 0, 0, 0, A);
+}
+
+static void summarised_waker(uint32_t waker_short)
+{
+	begin();
+	summarised_records(waker_short);
 	finish();
 }
 
@@ -1705,31 +1714,11 @@ Test(chain, a_waker_without_summarised_waits_is_cpu_work)
 
 Test(chain, text_of_a_waker_with_summarised_waits_says_so)
 {
-	struct ws_session_opts o = { .plugin_dir = PLUGIN_BUILD_DIR };
-	struct ws_sched_waking r;
-
-	memset(&R, 0, sizeof(R));
-	cr_assert_eq(ws_config_set(&R.cfg, "core", "format", "text"), 0);
-	cr_assert_eq(ws_config_set(&R.cfg, "core", "min_block", "10ms"), 0);
-	cr_assert_eq(ws_session_open(&R.s, &o, &R.cfg), 0);
-	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
-	R.f = open_memstream(&R.text, &R.len);
-	cr_assert_not_null(R.f);
-	cr_assert_eq(ws_session_start(R.s, R.f), 0);
-	sw(T(0), 0, 0, 0, A);
-	sw(T(0), 1, 0, 0, B);
-	sw(T(1), 0, A, 1, 0);
-	r = syn_waking(T(95), 1, B, pid_of(B), comm_of(B), WS_CTX_TASK, SYN_TASK_CTX_ID(1), A,
-		       pid_of(A));
-	r.waker_short = 40;
-	FEED(r);
-	sw(T(96), 0, 0, 0, A);
-	cr_assert_eq(ws_session_finish(R.s), 0);
-	fclose(R.f);
+	text_begin();
+	summarised_records(40);
+	text_finish();
 	cr_expect(strstr(R.text, "was running (on CPU) for 94ms of it, with short waits in between "
 				 "(each under the resolution: causes not recorded)"),
 		  "%s", R.text);
-	ws_session_free(R.s);
-	ws_config_free(&R.cfg);
-	free(R.text);
+	text_free();
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "graph_infer.h"
 
 #define PID 100
 #define MS 1000000ULL
@@ -18,16 +19,6 @@
 static struct ws_graph *g;
 static struct ws_ival ivs[64];
 static int nivs;
-
-static int infer(void *ctx, const struct ws_wait *w, struct ws_claim *out)
-{
-	(void)ctx;
-	out->strength = WS_CLAIM_FALLBACK;
-	snprintf(out->kind, sizeof(out->kind), "wakeup");
-	out->woken_by = w->wake->waker_tid;
-	snprintf(out->evidence, sizeof(out->evidence), "test");
-	return 1;
-}
 
 static void on_wait(void *ctx, const struct ws_wait_done *d)
 {
@@ -121,9 +112,10 @@ static int check_unbroken(uint64_t from, uint64_t to)
 
 static void begin(void)
 {
-	struct ws_graph_ops ops = {
-		.infer = infer, .on_wait = on_wait, .pid_traced = traced, .on_ival = on_ival
-	};
+	struct ws_graph_ops ops = { .infer = graph_infer_waker,
+				    .on_wait = on_wait,
+				    .pid_traced = traced,
+				    .on_ival = on_ival };
 
 	nivs = 0;
 	g = ws_graph_new(&ops, 1 * MS, 10000 * MS, 0);

@@ -12,6 +12,7 @@
 
 #include "chain.h"
 #include "graph.h"
+#include "graph_infer.h"
 
 static bool fail_realloc;
 
@@ -28,16 +29,6 @@ static struct ws_chain chain;
 static int waits;
 static bool incomplete;
 static const char *why;
-
-static int infer(void *ctx, const struct ws_wait *w, struct ws_claim *out)
-{
-	(void)ctx;
-	out->strength = WS_CLAIM_FALLBACK;
-	snprintf(out->kind, sizeof(out->kind), "wakeup");
-	out->woken_by = w->wake->waker_tid;
-	snprintf(out->evidence, sizeof(out->evidence), "test");
-	return 1;
-}
 
 static void on_wait(void *ctx, const struct ws_wait_done *d)
 {
@@ -85,7 +76,9 @@ static void wake(uint64_t ms, uint32_t cpu, uint32_t waker, uint32_t wakee)
 
 static void run(bool starve)
 {
-	struct ws_graph_ops ops = { .infer = infer, .on_wait = on_wait, .pid_traced = traced };
+	struct ws_graph_ops ops = { .infer = graph_infer_waker,
+				    .on_wait = on_wait,
+				    .pid_traced = traced };
 	struct ws_graph_stats st;
 
 	g = ws_graph_new(&ops, 10000000, 10000000000ULL, 0);
