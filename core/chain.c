@@ -136,12 +136,9 @@ static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread
 	return d->iv;
 }
 
-/* a running stretch with summarised periods off CPU in it (WS_IVAL_SHORT_INSIDE) */
-#define EVIDENCE_SHORT_INSIDE \
-	"on CPU, but also off it in between for periods shorter than the resolution, summed in the kernel: their causes were not recorded"
-
+/* @flags: the WS_IVAL_* of every interval the link stands for (a group's, not only @iv's) */
 static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thread *t,
-		      const struct ws_ival *iv, uint64_t s, uint64_t e)
+		      const struct ws_ival *iv, uint8_t flags, uint64_t s, uint64_t e)
 {
 	const struct ws_claim *cl =
 		iv && iv->state == WS_STATE_BLOCKED ? ws_graph_claim(g, iv->claim) : NULL;
@@ -155,6 +152,7 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 	l->dur = e - s;
 	l->waits = 1;
 	l->longest = e - s;
+	l->flags = flags;
 	l->kind = iv ? state_kind(iv, cl) : WS_KIND_UNKNOWN;
 	l->claim = cl;
 	l->cpu = iv ? iv->cpu : 0;
@@ -164,9 +162,9 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 		l->has_woken_by = cl->woken_by != 0;
 	} else if (!iv || iv->state == WS_STATE_UNKNOWN) {
 		l->evidence = "this thread's timeline was not observed here";
-	} else if (iv->state == WS_STATE_RUNNING && (iv->flags & WS_IVAL_SHORT_INSIDE)) {
-		l->short_inside = true;
-		l->evidence = EVIDENCE_SHORT_INSIDE;
+	} else if (iv->state == WS_STATE_RUNNING && (flags & WS_IVAL_SHORT_INSIDE)) {
+		l->evidence =
+			"on CPU, but also off it in between for periods shorter than the resolution, summed in the kernel: their causes were not recorded";
 	} else if (iv->state == WS_STATE_RUNNING) {
 		l->evidence = "it was on CPU: its own work delayed the wakeup";
 	} else if (iv->state == WS_STATE_RUNNABLE) {
@@ -223,13 +221,8 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 		iv = dominant(g, t, a, b, &d);
 		s = d.s;
 		e = d.e;
-		fill_link(g, l, t, iv, s, e);
+		fill_link(g, l, t, iv, d.flags, s, e);
 		check_cpu_kept(g, c, l);
-		if (iv && iv->state == WS_STATE_RUNNING && (d.flags & WS_IVAL_SHORT_INSIDE) &&
-		    !l->short_inside) {
-			l->short_inside = true;
-			l->evidence = EVIDENCE_SHORT_INSIDE;
-		}
 		if (iv) {
 			/* the link is the whole group; the walk goes on in its longest part */
 			l->start = d.first;
@@ -400,10 +393,7 @@ static void root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf,
 	} else if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
 		snprintf(buf, len, "wakeup latency on CPU %u", l->cpu);
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
-		snprintf(buf, len, "%s in %s",
-			 l->short_inside ? "CPU work and short waits (causes not recorded)"
-					 : "CPU work",
-			 l->comm);
+		snprintf(buf, len, "%s in %s", ws_ival_work(l->flags), l->comm);
 	} else if (cl && ws_graph_root_label(g, cl, l->comm, buf, len) > 0) {
 		return; /* its source names it: "timer sleep in app", "untraced thread cron" */
 	} else {
@@ -456,7 +446,7 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 
 	/* the main chain follows whichever part explains more of the wait */
 	if (blocked && bdur >= rdur) {
-		fill_link(g, &c->links[0], t, blocked, d->start, d->wake);
+		fill_link(g, &c->links[0], t, blocked, blocked->flags, d->start, d->wake);
 		c->nlinks = 1;
 		if (w)
 			walk(g, c, w, d->start, d->wake);
@@ -469,7 +459,7 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 			.start = d->wake, .end = d->end, .state = WS_STATE_RUNNABLE, .cpu = d->cpu
 		};
 
-		fill_link(g, &c->links[0], t, &rq, d->wake, d->end);
+		fill_link(g, &c->links[0], t, &rq, 0, d->wake, d->end);
 		c->nlinks = 1;
 		check_cpu_kept(g, c, &c->links[0]);
 	}

@@ -41,8 +41,8 @@ struct ws_link {
 	 */
 	uint32_t waits;
 	uint64_t longest;
-	/* running: off CPU in between for summarised periods (WS_IVAL_SHORT_INSIDE) */
-	bool short_inside;
+	/* WS_IVAL_* of the stretch it stands for (running: WS_IVAL_SHORT_INSIDE) */
+	uint8_t flags;
 };
 
 /*

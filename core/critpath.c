@@ -117,10 +117,7 @@ void ws_critpath_ival(struct ws_critpath *cp, const struct ws_thread *t, const s
 		return;
 	seen(cp, iv->start, iv->end);
 	if (iv->state == WS_STATE_RUNNING) {
-		snprintf(what, sizeof(what), "%s in %s",
-			 iv->flags & WS_IVAL_SHORT_INSIDE
-				 ? "CPU work and short waits (causes not recorded)"
-				 : "CPU work",
+		snprintf(what, sizeof(what), "%s in %s", ws_ival_work(iv->flags),
 			 t->comm[0] ? t->comm : "?");
 	} else if (is_covered(cp, iv->start, iv->end)) {
 		return; /* a chain has accounted for it, root by root */

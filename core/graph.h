@@ -32,6 +32,13 @@ struct ws_ival {
  */
 #define WS_IVAL_SHORT_INSIDE 0x1
 
+/* What a running stretch with WS_IVAL_* @flags was, for root and critical-path labels. */
+static inline const char *ws_ival_work(uint8_t flags)
+{
+	return flags & WS_IVAL_SHORT_INSIDE ? "CPU work and short waits (causes not recorded)"
+					    : "CPU work";
+}
+
 struct ws_thread {
 	uint32_t tid, pid;
 	char comm[WS_COMM];

@@ -148,7 +148,7 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		fprintf(b, ",\"waits\":%u,\"longest_ns\":%" PRIu64 ",\"evidence\":", l->waits,
 			l->longest);
 		ws_json_str(b, l->evidence ? l->evidence : "");
-		if (l->short_inside)
+		if ((l->flags & WS_IVAL_SHORT_INSIDE))
 			fprintf(b, ",\"short_waits_inside\":true");
 		if (l->waits > 1) {
 			char res[128];
@@ -262,7 +262,7 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 		fprintf(b, "was running (on CPU) for %s of it", dur);
 		if (l->waits > 1)
 			text_many(b, l->waits, l->dur, l->longest, "stretches");
-		if (l->short_inside)
+		if ((l->flags & WS_IVAL_SHORT_INSIDE))
 			fprintf(b,
 				", with short waits in between (each under the resolution: causes not recorded)");
 	} else if (!l->claim) {
