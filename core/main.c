@@ -16,10 +16,11 @@
 #include "runner.h"
 #include "session.h"
 #include "status.h"
+#include "usage.h"
 #include "util.h"
 
 /*
- * The subcommands. Each has its usage text and the bit its options are
+ * The subcommands. Each has its usage text (usage.c) and the bit its options are
  * checked against; adding one is a row here and a branch in main().
  */
 enum cmd_bit {
@@ -31,121 +32,6 @@ enum cmd_bit {
 	CMD_STUCK = 1 << 5, /* parses its own arguments (cmd_stuck.c), as report does */
 };
 #define CMD_TRACING (CMD_RUN | CMD_ATTACH | CMD_REC_RUN | CMD_REC_ATTACH)
-
-static const char usage_main[] =
-	"Usage: whyslow [options] COMMAND [options] [ARGS...]\n"
-	"\n"
-	"Explains why a program was slow: every wait of a traced thread (off CPU for at least\n"
-	"--min-block) is walked back along proven wakeups to its root cause: a futex holder,\n"
-	"a disk request, a timer, or the threads that kept it off the CPU.\n"
-	"\n"
-	"Commands:\n"
-	"  run [options] [--] COMMAND [ARGS...]   run COMMAND and trace it and its children\n"
-	"  attach [options] PID...                trace running processes until Ctrl-C or exit\n"
-	"  record [options] -- COMMAND | attach PID...   save the events to a file, for later\n"
-	"  report [FILE] [options]                analyse a recording (no root needed)\n"
-	"  stuck [--format text|json] PID...      what each thread waits for, now\n"
-	"  help [COMMAND]                         this help, or COMMAND's\n"
-	"\n"
-	"Options for every command (before or after it):\n"
-	"  -c, --config FILE      read settings from an ini file (see whyslow.ini(5))\n"
-	"      --sources LIST     comma-separated sources to enable, e.g. sched,futex,blkio\n"
-	"      --plugin-dir DIR   load source plugins from DIR (env WHYSLOW_PLUGIN_DIR)\n"
-	"  -v, --verbose          more detail; twice for libbpf's debug log\n"
-	"      --config-help[=text|ini|man]  every ini key with its default, range and meaning\n"
-	"      --version          print the version\n"
-	"  -h, --help             this help (whyslow COMMAND --help: the command's)\n"
-	"\n"
-	"`run` writes the report to stderr, so the command's own stdout stays its own (as strace\n"
-	"and time do); -o FILE writes it to FILE, -o - to stdout. `attach` and `report` write it\n"
-	"to stdout.\n"
-	"\n"
-	"Examples:\n"
-	"  sudo whyslow run -- ./my-slow-program --its-args\n"
-	"  sudo whyslow run --format=json -o chains.jsonl -- make -j4\n"
-	"  sudo whyslow attach --duration 30s -p $(pidof postgres)\n"
-	"  sudo whyslow -c /etc/whyslow/whyslow.ini run -- ./app\n"
-	"  sudo whyslow record -o app.data -- ./app && whyslow report app.data\n";
-
-static const char usage_run[] =
-	"Usage: whyslow run [options] [--] COMMAND [ARGS...]\n"
-	"\n"
-	"Runs COMMAND (as the user who ran sudo, unless --as-root) and traces it and every\n"
-	"process it starts. When it exits, prints the longest waits as causal chains and exits\n"
-	"with COMMAND's exit status. The report goes to stderr (or -o FILE), so COMMAND's stdout\n"
-	"stays its own: `whyslow run -o - -- CMD >/dev/null` keeps only the report.\n"
-	"\n"
-	"Options:\n"
-	"      --format FMT       text (default), json (JSON Lines, one chain per line) or folded\n"
-	"                         (one line per piece of a wait, for flame graphs)\n"
-	"  -o, --output FILE      write the report to FILE (complete, or not at all); - = stdout\n"
-	"      --min-block DUR    report waits at least this long (default 10ms; units required)\n"
-	"      --top N            text: show the N longest chains (default 5)\n"
-	"      --stack-depth N    text: user frames shown per link (default 3, and one kernel\n"
-	"                         frame; 0: none); JSON, Perfetto and folded carry them all\n"
-	"      --include-idle     rank idle waits too (epoll_wait, accept... that nobody was\n"
-	"                         working to end); by default they are only counted\n"
-	"      --duration DUR     stop tracing after DUR and report the waits still open\n"
-	"  -u, --user USER        run COMMAND as USER (default under sudo: $SUDO_USER)\n"
-	"      --as-root          keep root for COMMAND\n"
-	"      --wait             when COMMAND exits, trace what it left behind until that exits\n"
-	"                         (default: name it, and stop 10s later)\n"
-	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
-	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
-	"\n"
-	"On a terminal a status line (threads, events, lost, elapsed) is kept on stderr while\n"
-	"tracing; -v prints it once a second wherever stderr goes.\n"
-	"\n"
-	"Examples:\n"
-	"  sudo whyslow run -- ./my-slow-program --its-args\n"
-	"  sudo whyslow run --min-block=50ms --top=3 -- make -j4\n"
-	"  sudo whyslow run --format json -o - -- ./app 2>/dev/null | jq .\n";
-
-static const char usage_attach[] =
-	"Usage: whyslow attach [options] PID...   (or whyslow attach -p PID[,PID...])\n"
-	"\n"
-	"Traces running processes (any thread id names its process) until Ctrl-C, --duration,\n"
-	"or until they all exit; then prints the longest waits as causal chains to stdout.\n"
-	"\n"
-	"Options:\n"
-	"  -p, --pid PID[,PID]    a process to trace (repeatable; or give PIDs as arguments)\n"
-	"      --duration DUR     stop after DUR (default: Ctrl-C or exit)\n"
-	"      --format FMT       text (default), json (JSON Lines, one chain per line) or folded\n"
-	"                         (one line per piece of a wait, for flame graphs)\n"
-	"  -o, --output FILE      write the report to FILE (complete, or not at all); - = stdout\n"
-	"      --min-block DUR    report waits at least this long (default 10ms; units required)\n"
-	"      --top N            text: show the N longest chains (default 5)\n"
-	"      --stack-depth N    text: user frames shown per link (default 3, and one kernel\n"
-	"                         frame; 0: none); JSON, Perfetto and folded carry them all\n"
-	"      --include-idle     rank idle waits too (epoll_wait, accept... that nobody was\n"
-	"                         working to end); by default they are only counted\n"
-	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
-	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
-	"\n"
-	"Examples:\n"
-	"  sudo whyslow attach --duration 30s $(pidof postgres)\n"
-	"  sudo whyslow attach -p 1234 --format json -o chains.jsonl\n";
-
-static const char usage_record[] =
-	"Usage: whyslow record [options] [--] COMMAND [ARGS...]\n"
-	"       whyslow record [options] attach [options] PID...\n"
-	"\n"
-	"Saves every event to a file (default whyslow.data) instead of printing chains; analyse\n"
-	"it later, anywhere, with `whyslow report FILE` (no root needed).\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output FILE      the recording (default whyslow.data)\n"
-	"      --live FILE        also write the live analysis (--format) to FILE; - = stdout\n"
-	"      --format, --min-block, --top, --include-idle, --perfetto: for --live,\n"
-	"                         as in run\n"
-	"      --duration DUR     stop after DUR\n"
-	"  -u, --user USER, --as-root, --wait: as in run\n"
-	"  -p, --pid PID          record attach: a process to trace\n"
-	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
-	"\n"
-	"Examples:\n"
-	"  sudo whyslow record -o app.data -- ./app && whyslow report app.data\n"
-	"  sudo whyslow record -o db.data --duration 10s attach $(pidof postgres)\n";
 
 enum opt_id {
 	OPT_SOURCES = 256,
@@ -333,10 +219,10 @@ static void print_help(unsigned int cmd)
 		ws_cmd_report(2, argv, &(struct ws_report_globals){ 0 });
 		return;
 	}
-	fputs(cmd == CMD_RUN			     ? usage_run
-	      : cmd == CMD_ATTACH		     ? usage_attach
-	      : cmd & (CMD_REC_RUN | CMD_REC_ATTACH) ? usage_record
-						     : usage_main,
+	fputs(cmd == CMD_RUN			     ? ws_usage_run
+	      : cmd == CMD_ATTACH		     ? ws_usage_attach
+	      : cmd & (CMD_REC_RUN | CMD_REC_ATTACH) ? ws_usage_record
+						     : ws_usage_main,
 	      stdout);
 }
 
@@ -728,7 +614,8 @@ int main(int argc, char **argv)
 	ro.json = !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "json");
 	ro.open_waits =
 		ro.json || !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text");
-	/* json and folded reports stream to stderr as they go: no status line between their lines */
+	/* json and folded reports stream to stderr as they go: no status line between their lines
+	 */
 	ws_status_init(c.verbose,
 		       output && !strcmp(output, WS_OUTFILE_STDERR) &&
 			       strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text"));

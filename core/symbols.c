@@ -18,63 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ksyms.h"
+#include "perfmap.h"
 #include "procmaps.h"
 #include "symbols.h"
 #include "util.h"
 
 /* Kernel addresses have the top bit set on x86_64 and arm64; user addresses never do. */
 #define KERNEL_ADDR(a) ((a) >> 63)
-/* kallsyms has no sizes: a kernel symbol is trusted only this far past its start. */
-#define KSYM_MAX_SPAN (1u << 20)
-
-/* --- interned strings: every name handed out lives until ws_symbols_free ------------------ */
-
-struct strpool {
-	char **slots;
-	size_t cap, n;
-};
-
-static const char *intern(struct strpool *p, const char *s)
-{
-	size_t len = strlen(s), i;
-
-	if ((p->n + 1) * 2 > p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 256;
-		char **ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		for (size_t j = 0; j < p->cap; j++) {
-			if (!p->slots[j])
-				continue;
-			i = ws_hash_bytes(p->slots[j], strlen(p->slots[j])) & (ncap - 1);
-			while (ns[i])
-				i = (i + 1) & (ncap - 1);
-			ns[i] = p->slots[j];
-		}
-		free(p->slots);
-		p->slots = ns;
-		p->cap = ncap;
-	}
-	i = ws_hash_bytes(s, len) & (p->cap - 1);
-	while (p->slots[i]) {
-		if (!strcmp(p->slots[i], s))
-			return p->slots[i];
-		i = (i + 1) & (p->cap - 1);
-	}
-	p->slots[i] = strdup(s);
-	if (!p->slots[i])
-		return NULL;
-	p->n++;
-	return p->slots[i];
-}
-
-static void strpool_free(struct strpool *p)
-{
-	for (size_t i = 0; i < p->cap; i++)
-		free(p->slots[i]);
-	free(p->slots);
-}
 
 /* --- ELF files, cached per build-id ------------------------------------------------------- */
 
@@ -100,19 +51,6 @@ static const Dwfl_Callbacks offline_callbacks = {
 
 /* --- processes ---------------------------------------------------------------------------- */
 
-struct perf_sym {
-	uint64_t start, size;
-	const char *name;
-};
-
-struct perf_map {
-	struct perf_sym *syms;
-	size_t n;
-	bool tried;
-	struct timespec mtime;
-	off_t size;
-};
-
 struct proc {
 	pid_t pid;
 	bool live; /* maps read from /proc; re-read when an address is not covered */
@@ -120,15 +58,8 @@ struct proc {
 	struct ws_procmaps maps;
 	struct elf_file **files; /* per mapping; NULL: not looked up yet */
 	bool *file_tried;
-	struct perf_map perf;
+	struct ws_perf_map perf;
 	struct proc *next;
-};
-
-struct ksym {
-	uint64_t addr;
-	const char *name;
-	const char *module;
-	bool text;
 };
 
 /* What one address of one file resolved to: libdw searches a symbol table linearly (~60 us per
@@ -143,16 +74,13 @@ struct addr_memo {
 };
 
 struct ws_symbols {
-	struct strpool strs;
-	struct addr_memo *memo;
-	size_t memo_cap, memo_n;
+	struct ws_strpool strs;
+	struct ws_table memo; /* hash of (file, address), probed on past a collision -> addr_memo */
 	bool no_lines;
 	struct elf_file *files;
 	struct proc *procs;
 	char *perf_map_dir;
-	struct ksym *ksyms;
-	size_t nksyms;
-	bool ksyms_tried;
+	struct ws_ksyms ksyms;
 };
 
 int ws_symbols_new(struct ws_symbols **out)
@@ -166,6 +94,8 @@ int ws_symbols_new(struct ws_symbols **out)
 		free(s);
 		return -ENOMEM;
 	}
+	ws_strpool_init(&s->strs);
+	ws_table_init(&s->memo, sizeof(struct addr_memo));
 	elf_version(EV_CURRENT);
 	*out = s;
 	return 0;
@@ -176,7 +106,7 @@ static void proc_free(struct proc *p)
 	ws_procmaps_free(&p->maps);
 	free(p->files);
 	free(p->file_tried);
-	free(p->perf.syms);
+	ws_perf_map_free(&p->perf);
 	free(p);
 }
 
@@ -200,10 +130,10 @@ void ws_symbols_free(struct ws_symbols *s)
 		free(f->key);
 		free(f);
 	}
-	free(s->memo);
-	free(s->ksyms);
+	ws_table_free(&s->memo);
+	ws_ksyms_free(&s->ksyms);
 	free(s->perf_map_dir);
-	strpool_free(&s->strs);
+	ws_strpool_free(&s->strs);
 	free(s);
 }
 
@@ -512,240 +442,46 @@ static void elf_line(struct ws_symbols *s, struct elf_file *f, uint64_t look, st
 	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	if (!file || lineno <= 0)
 		return;
-	out->file = intern(&s->strs, file);
+	out->file = ws_strpool_intern(&s->strs, file);
 	out->line = (uint32_t)lineno;
-}
-
-/* --- perf maps (JIT and interpreted code) ------------------------------------------------- */
-
-static int perf_sym_cmp(const void *a, const void *b)
-{
-	const struct perf_sym *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Lines "START SIZE name" in hex, as perf reads them. */
-static int perf_map_load(struct ws_symbols *s, struct proc *p, const char *path,
-			 const struct stat *st)
-{
-	FILE *f = fopen(path, "re");
-	struct perf_sym *syms = NULL;
-	size_t n = 0, cap = 0;
-	char *line = NULL;
-	size_t lcap = 0;
-
-	if (!f)
-		return -errno;
-	while (getline(&line, &lcap, f) > 0) {
-		uint64_t start, size;
-		int at = 0;
-		char *name;
-
-		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &start, &size, &at) < 2 || !at ||
-		    !size)
-			continue;
-		name = line + at;
-		name[strcspn(name, "\n")] = '\0';
-		if (!*name)
-			continue;
-		if (ws_grow((void **)&syms, &cap, n + 1, sizeof(*syms)))
-			break;
-		syms[n].start = start;
-		syms[n].size = size;
-		syms[n].name = intern(&s->strs, name);
-		if (syms[n].name)
-			n++;
-	}
-	free(line);
-	fclose(f);
-	qsort(syms, n, sizeof(*syms), perf_sym_cmp);
-	free(p->perf.syms);
-	p->perf.syms = syms;
-	p->perf.n = n;
-	p->perf.mtime = st->st_mtim;
-	p->perf.size = st->st_size;
-	return 0;
-}
-
-static const struct perf_sym *perf_find(const struct perf_map *pm, uint64_t addr)
-{
-	const struct perf_sym *best = NULL;
-	size_t lo = 0, hi = pm->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->syms[mid].start <= addr) {
-			best = &pm->syms[mid];
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	/* A JIT reuses memory: a later entry for the same range is the newer code, and sorting
-	 * kept file order among equal starts, so the last one that covers wins. */
-	return best && addr - best->start < best->size ? best : NULL;
-}
-
-static const struct perf_sym *perf_lookup(struct ws_symbols *s, struct proc *p, uint64_t addr,
-					  const char **path_out)
-{
-	const struct perf_sym *ps = perf_find(&p->perf, addr);
-	char path[4096];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/perf-%d.map", s->perf_map_dir, (int)p->pid);
-	if (ps)
-		goto found;
-	/* Entries are appended as code is generated: reload when the file has changed. */
-	if (stat(path, &st) != 0)
-		return NULL;
-	if (p->perf.tried && st.st_size == p->perf.size &&
-	    st.st_mtim.tv_sec == p->perf.mtime.tv_sec &&
-	    st.st_mtim.tv_nsec == p->perf.mtime.tv_nsec)
-		return NULL;
-	p->perf.tried = true;
-	if (perf_map_load(s, p, path, &st))
-		return NULL;
-	ps = perf_find(&p->perf, addr);
-	if (!ps)
-		return NULL;
-found:
-	*path_out = intern(&s->strs, path);
-	return *path_out ? ps : NULL;
-}
-
-/* --- the kernel --------------------------------------------------------------------------- */
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static void ksyms_load(struct ws_symbols *s)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	size_t cap = 0, n = 0;
-	bool nonzero = false;
-
-	s->ksyms_tried = true;
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char type, name[256], mod[128] = "";
-		uint64_t addr;
-		int k = sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &addr, &type, name, mod);
-
-		if (k < 3)
-			continue;
-		if (ws_grow((void **)&s->ksyms, &cap, n + 1, sizeof(*s->ksyms)))
-			break;
-		s->ksyms[n].addr = addr;
-		s->ksyms[n].name = intern(&s->strs, name);
-		s->ksyms[n].module = k == 4 ? intern(&s->strs, mod) : NULL;
-		s->ksyms[n].text = type == 't' || type == 'T';
-		nonzero |= addr != 0;
-		if (s->ksyms[n].name)
-			n++;
-	}
-	fclose(f);
-	if (!nonzero) { /* kptr_restrict hides the addresses: nothing can be resolved */
-		free(s->ksyms);
-		s->ksyms = NULL;
-		n = 0;
-	}
-	qsort(s->ksyms, n, sizeof(*s->ksyms), ksym_cmp);
-	s->nksyms = n;
-}
-
-static void resolve_kernel(struct ws_symbols *s, uint64_t ip, uint64_t look, struct ws_frame *out)
-{
-	size_t lo = 0, hi, best;
-	char mod[160];
-
-	if (!s->ksyms_tried)
-		ksyms_load(s);
-	out->module = intern(&s->strs, "[kernel]");
-	out->off = ip;
-	hi = s->nksyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->ksyms[mid].addr <= look)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return;
-	best = lo - 1;
-	/* Among symbols at one address any name is right; the extent ends at the next symbol of
-	 * any kind, and the last symbol has no known end. */
-	while (best > 0 && s->ksyms[best - 1].addr == s->ksyms[best].addr && !s->ksyms[best].text)
-		best--;
-	if (!s->ksyms[best].text || lo >= s->nksyms || look - s->ksyms[best].addr >= KSYM_MAX_SPAN)
-		return;
-	out->sym = s->ksyms[best].name;
-	out->off = ip - s->ksyms[best].addr;
-	if (s->ksyms[best].module) {
-		snprintf(mod, sizeof(mod), "[%s]", s->ksyms[best].module);
-		out->module = intern(&s->strs, mod);
-	}
 }
 
 /* --- resolution --------------------------------------------------------------------------- */
 
-static size_t memo_slot(const struct addr_memo *tab, size_t cap, const struct elf_file *f,
-			uint64_t look)
+/*
+ * Keys are the hash of (file, address); entries with one hash take consecutive keys. Nothing
+ * is ever removed, so a lookup that meets a free key has seen every entry of that hash.
+ */
+static uint64_t memo_key(const struct elf_file *f, uint64_t look)
 {
-	size_t i = ws_hash64(look ^ (uint64_t)(uintptr_t)f) & (cap - 1);
+	uint64_t key = ws_hash64(look ^ (uint64_t)(uintptr_t)f);
 
-	while (tab[i].f && (tab[i].f != f || tab[i].look != look))
-		i = (i + 1) & (cap - 1);
-	return i;
+	return key ? key : 1;
 }
 
-static const struct addr_memo *memo_find(struct ws_symbols *s, const struct elf_file *f,
-					 uint64_t look)
+static struct addr_memo *memo_find(struct ws_symbols *s, const struct elf_file *f, uint64_t look,
+				   uint64_t *free_key)
 {
-	size_t i;
+	for (uint64_t key = memo_key(f, look);; key = key + 1 ? key + 1 : 1) {
+		struct addr_memo *m = ws_table_get(&s->memo, key);
 
-	if (!s->memo_cap)
-		return NULL;
-	i = memo_slot(s->memo, s->memo_cap, f, look);
-	return s->memo[i].f ? &s->memo[i] : NULL;
-}
-
-/* Remember @m; without memory it is only not remembered. */
-static void memo_add(struct ws_symbols *s, const struct addr_memo *m)
-{
-	if ((s->memo_n + 1) * 2 > s->memo_cap) {
-		size_t ncap = s->memo_cap ? s->memo_cap * 2 : 1024;
-		struct addr_memo *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return;
-		for (size_t i = 0; i < s->memo_cap; i++)
-			if (s->memo[i].f)
-				nt[memo_slot(nt, ncap, s->memo[i].f, s->memo[i].look)] = s->memo[i];
-		free(s->memo);
-		s->memo = nt;
-		s->memo_cap = ncap;
+		if (!m) {
+			*free_key = key;
+			return NULL;
+		}
+		if (m->f == f && m->look == look)
+			return m;
 	}
-	s->memo[memo_slot(s->memo, s->memo_cap, m->f, m->look)] = *m;
-	s->memo_n++;
 }
 
 /* Symbol and line of @look in @f, from the memo or from libdw. */
 static const struct addr_memo *elf_resolve(struct ws_symbols *s, struct elf_file *f, uint64_t look,
 					   struct addr_memo *tmp)
 {
-	const struct addr_memo *m = memo_find(s, f, look);
+	uint64_t key;
+	const struct addr_memo *m = memo_find(s, f, look, &key);
 	struct ws_frame lf = { 0 };
+	struct addr_memo *kept;
 	const char *name;
 
 	if (m)
@@ -754,13 +490,15 @@ static const struct addr_memo *elf_resolve(struct ws_symbols *s, struct elf_file
 	tmp->f = f;
 	tmp->look = look;
 	name = elf_sym(f, look, &tmp->start);
-	tmp->name = name ? intern(&s->strs, name) : NULL;
+	tmp->name = name ? ws_strpool_intern(&s->strs, name) : NULL;
 	if (!s->no_lines) {
 		elf_line(s, f, look, &lf);
 		tmp->file = lf.file;
 		tmp->line = lf.line;
 	}
-	memo_add(s, tmp);
+	kept = ws_table_put(&s->memo, key, NULL);
+	if (kept) /* without memory it is only not remembered */
+		*kept = *tmp;
 	return tmp;
 }
 
@@ -778,7 +516,7 @@ static void resolve_user(struct ws_symbols *s, struct proc *p, uint64_t ip, uint
 	if (!m && p->live && proc_reread(p) == 0)
 		m = ws_procmaps_find(&p->maps, look);
 	if (m && m->path && m->path[0] == '/') {
-		out->module = intern(&s->strs, m->path);
+		out->module = ws_strpool_intern(&s->strs, m->path);
 		out->off = ip - m->start + m->offset;
 		f = proc_file(s, p, (size_t)(m - p->maps.maps));
 		if (f && elf_addr(f, m, look, &va)) {
@@ -798,7 +536,8 @@ static void resolve_user(struct ws_symbols *s, struct proc *p, uint64_t ip, uint
 	}
 	/* Code a JIT or an interpreter generated names itself in the perf map. */
 	if (!m || !m->path || m->path[0] != '/') {
-		ps = perf_lookup(s, p, look, &perf_path);
+		ps = ws_perf_map_lookup(&p->perf, &s->strs, s->perf_map_dir, p->pid, look,
+					&perf_path);
 		if (ps) {
 			out->sym = ps->name;
 			out->off = ip - ps->start;
@@ -807,7 +546,7 @@ static void resolve_user(struct ws_symbols *s, struct proc *p, uint64_t ip, uint
 		}
 	}
 	if (m && (!m->path || m->path[0] != '/')) {
-		out->module = intern(&s->strs, m->path ? m->path : "[anon]");
+		out->module = ws_strpool_intern(&s->strs, m->path ? m->path : "[anon]");
 		out->off = ip - m->start;
 	}
 }
@@ -822,7 +561,7 @@ int ws_symbols_resolve(struct ws_symbols *s, pid_t pid, uint64_t ip, bool return
 	out->ip = ip;
 	out->off = ip;
 	if (KERNEL_ADDR(ip)) {
-		resolve_kernel(s, ip, look, out);
+		ws_ksyms_resolve(&s->ksyms, &s->strs, ip, look, out);
 		return 0;
 	}
 	p = proc_get(s, pid);

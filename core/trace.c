@@ -247,6 +247,11 @@ struct reader {
 	uint64_t off; /* of the next byte to read */
 	char *err;
 	size_t errlen;
+	const struct ws_trace_ops *ops;
+	void *ctx;
+	struct ws_trace_meta *meta; /* the first metadata record, parsed */
+	uint64_t events;	    /* WS_TR_EVENT records read */
+	bool ended;		    /* the end marker was read */
 };
 
 static int fail(struct reader *r, uint64_t off, const char *fmt, ...)
@@ -300,198 +305,209 @@ static int read_header(struct reader *r)
 	return 0;
 }
 
+/*
+ * One reader per record type: 0, a negative errno, or -EBADMSG for a payload that is not what
+ * its type says (the caller names the record, by its kind's .malformed, and its offset).
+ */
+static int read_meta(struct reader *r, uint64_t at, char *buf, size_t len)
+{
+	(void)at;
+	if (r->meta) /* one is enough; a later one is ignored */
+		return 0;
+	r->meta = malloc(sizeof(*r->meta));
+	if (!r->meta)
+		return -ENOMEM;
+	if (ws_trace_meta_parse(buf, len, r->meta))
+		return -EBADMSG;
+	return r->ops->meta ? r->ops->meta(r->ctx, r->meta) : 0;
+}
+
+static int read_devname(struct reader *r, uint64_t at, char *buf, size_t len)
+{
+	struct ws_trace_devname d;
+
+	(void)at;
+	if (len < sizeof(d) + 1 || buf[len - 1])
+		return -EBADMSG;
+	memcpy(&d, buf, sizeof(d));
+	/* before names were generic, only blkio had them */
+	return r->ops->name ? r->ops->name(r->ctx, "blkio", d.dev, buf + sizeof(d)) : 0;
+}
+
+static int read_name(struct reader *r, uint64_t at, char *buf, size_t len)
+{
+	struct ws_trace_name n;
+	const char *source = buf + sizeof(n);
+	size_t slen = len > sizeof(n) ? strnlen(source, len - sizeof(n)) : 0;
+
+	(void)at;
+	/* source\0name\0: both present and NUL-terminated inside the payload */
+	if (len < sizeof(n) + 2 || !slen || sizeof(n) + slen + 1 >= len || buf[len - 1])
+		return -EBADMSG;
+	memcpy(&n, buf, sizeof(n));
+	return r->ops->name ? r->ops->name(r->ctx, source, n.key, source + slen + 1) : 0;
+}
+
+static int read_thread(struct reader *r, uint64_t at, char *buf, size_t len)
+{
+	struct ws_trace_thread t;
+
+	(void)at;
+	if (len < sizeof(t))
+		return -EBADMSG;
+	memcpy(&t, buf, sizeof(t));
+	t.comm[sizeof(t.comm) - 1] = 0;
+	return r->ops->thread ? r->ops->thread(r->ctx, &t) : 0;
+}
+
+static int read_event(struct reader *r, uint64_t at, char *buf, size_t len)
+{
+	const struct ws_rec_hdr *rec = (const void *)buf;
+
+	/* malloc's alignment suits the record; its own size must be the payload's */
+	if (len < sizeof(*rec) || rec->size != len)
+		return fail(r, at, "event record: inner size %u does not match its %zu bytes",
+			    len >= sizeof(*rec) ? rec->size : 0, len);
+	r->events++;
+	return r->ops->event ? r->ops->event(r->ctx, rec) : 0;
+}
+
+static int read_summary(struct reader *r, uint64_t at, char *buf, size_t len)
+{
+	struct ws_trace_summary s;
+
+	(void)at;
+	if (len < sizeof(s) + 1 || buf[len - 1])
+		return -EBADMSG;
+	memcpy(&s, buf, sizeof(s));
+	return r->ops->summary
+		       ? r->ops->summary(r->ctx, &s, buf[sizeof(s)] ? buf + sizeof(s) : NULL)
+		       : 0;
+}
+
+static int read_open_waits(struct reader *r, uint64_t at, char *buf, size_t len)
+{
+	(void)at;
+	return r->ops->open_waits ? r->ops->open_waits(r->ctx, buf, len) : 0;
+}
+
+static int read_end(struct reader *r, uint64_t at, char *buf, size_t len)
+{
+	struct ws_trace_end e;
+
+	if (len < sizeof(e))
+		return -EBADMSG;
+	memcpy(&e, buf, sizeof(e));
+	r->ended = true;
+	if (e.events != r->events)
+		return fail(r, at,
+			    "the end marker counts %" PRIu64 " events, the file holds %" PRIu64,
+			    e.events, r->events);
+	return 0;
+}
+
+static const struct rec_kind {
+	uint16_t type;
+	int (*read)(struct reader *r, uint64_t at, char *buf, size_t len);
+	const char *malformed;
+} rec_kinds[] = {
+	{ WS_TR_META, read_meta, "malformed metadata record" },
+	{ WS_TR_DEVNAME, read_devname, "malformed device-name record" },
+	{ WS_TR_NAME, read_name, "malformed name record" },
+	{ WS_TR_THREAD, read_thread, "malformed thread-name record" },
+	{ WS_TR_EVENT, read_event, NULL },
+	{ WS_TR_SUMMARY, read_summary, "malformed summary record" },
+	{ WS_TR_OPEN_WAITS, read_open_waits, "malformed open-waits record" },
+	{ WS_TR_END, read_end, "malformed end marker" },
+};
+
+/* The recording was cut short at @at, after complete records: 1 when the caller accepts it. */
+static int ended_early(struct reader *r, uint64_t at)
+{
+	int rc = r->ops->ended_early(r->ctx, at);
+
+	return rc ? rc : 1;
+}
+
+/* The payload of one record into *@buf (grown as needed, NUL after it); 1 at a clean end of
+ * the file (killed mid-recording, with ops->ended_early), 0, or a negative errno. */
+static int read_rec(struct reader *r, struct ws_trace_rec_hdr *h, char **buf, size_t *cap)
+{
+	uint64_t at = r->off;
+	size_t n = get(r, h, sizeof(*h)), len;
+	bool first = !r->meta;
+
+	/* at the end of the file, with records complete up to @at: killed mid-recording */
+	if (n < sizeof(*h) && feof(r->f) && !first && r->ops->ended_early)
+		return ended_early(r, at);
+	if (n == 0)
+		return fail(
+			r, at,
+			"the file ends without an end marker (an interrupted recording, or a truncated file)");
+	if (n < sizeof(*h))
+		return fail(r, at, "truncated record header");
+	if (h->size < sizeof(*h))
+		return fail(r, at, "record size %u is smaller than a record header", h->size);
+	if (h->size > WS_TRACE_MAX_REC)
+		return fail(r, at, "record size %u exceeds the limit of %u bytes (corrupt file?)",
+			    h->size, WS_TRACE_MAX_REC);
+	len = h->size - sizeof(*h);
+	if (len + 1 > *cap) {
+		/* +1: a NUL after the payload, so strings in it always end */
+		char *nb = realloc(*buf, len + 1);
+
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap = len + 1;
+	}
+	if (get(r, *buf, len) != len) {
+		if (feof(r->f) && !first && r->ops->ended_early)
+			return ended_early(r, at);
+		return fail(r, at, "record of %u bytes is truncated at offset %" PRIu64, h->size,
+			    r->off);
+	}
+	(*buf)[len] = 0;
+	if (first && h->type != WS_TR_META)
+		return fail(r, at, "the first record is of type %u, not metadata", h->type);
+	return 0;
+}
+
 int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, void *ctx, char *err,
 		  size_t errlen)
 {
-	struct reader r = { .f = f, .name = name, .err = err, .errlen = errlen };
-	struct ws_trace_meta *meta = NULL;
-	uint64_t events = 0;
-	bool first = true;
+	struct reader r = {
+		.f = f, .name = name, .err = err, .errlen = errlen, .ops = ops, .ctx = ctx
+	};
 	char *buf = NULL;
 	size_t cap = 0;
 	int rc;
 
 	if (errlen)
 		err[0] = 0;
-	if ((rc = read_header(&r)))
-		return rc;
-	for (;;) {
+	rc = read_header(&r);
+	while (!rc && !r.ended) {
 		struct ws_trace_rec_hdr h;
 		uint64_t at = r.off;
-		size_t n = get(&r, &h, sizeof(h)), len;
 
-		/* at the end of the file, with records complete up to @at: killed mid-recording */
-		if (n < sizeof(h) && feof(f) && !first && ops->ended_early) {
-			rc = ops->ended_early(ctx, at);
+		rc = read_rec(&r, &h, &buf, &cap);
+		if (rc) {
+			rc = rc > 0 ? 0 : rc;
 			break;
 		}
-		if (n == 0) {
-			rc = fail(&r, at,
-				  "the file ends without an end marker (an interrupted recording, "
-				  "or a truncated file)");
+		for (size_t k = 0; k < sizeof(rec_kinds) / sizeof(rec_kinds[0]); k++) {
+			if (rec_kinds[k].type != h.type)
+				continue;
+			rc = rec_kinds[k].read(&r, at, buf, h.size - sizeof(h));
+			if (rc == -EBADMSG && rec_kinds[k].malformed)
+				rc = fail(&r, at, "%s", rec_kinds[k].malformed);
 			break;
 		}
-		if (n < sizeof(h)) {
-			rc = fail(&r, at, "truncated record header");
-			break;
-		}
-		if (h.size < sizeof(h)) {
-			rc = fail(&r, at, "record size %u is smaller than a record header", h.size);
-			break;
-		}
-		if (h.size > WS_TRACE_MAX_REC) {
-			rc = fail(&r, at,
-				  "record size %u exceeds the limit of %u bytes (corrupt file?)",
-				  h.size, WS_TRACE_MAX_REC);
-			break;
-		}
-		len = h.size - sizeof(h);
-		if (len + 1 > cap) {
-			/* +1: a NUL after the payload, so strings in it always end */
-			char *nb = realloc(buf, len + 1);
-
-			if (!nb) {
-				rc = -ENOMEM;
-				snprintf(err, errlen, "%s: out of memory", name);
-				break;
-			}
-			buf = nb;
-			cap = len + 1;
-		}
-		if (get(&r, buf, len) != len) {
-			if (feof(f) && !first && ops->ended_early) {
-				rc = ops->ended_early(ctx, at);
-				break;
-			}
-			rc = fail(&r, at, "record of %u bytes is truncated at offset %" PRIu64,
-				  h.size, r.off);
-			break;
-		}
-		buf[len] = 0;
-		if (first && h.type != WS_TR_META) {
-			rc = fail(&r, at, "the first record is of type %u, not metadata", h.type);
-			break;
-		}
-		rc = 0;
-		switch (h.type) {
-		case WS_TR_META:
-			if (!first) /* one is enough; a later one is ignored */
-				break;
-			first = false;
-			meta = meta ? meta : malloc(sizeof(*meta));
-			if (!meta) {
-				rc = -ENOMEM;
-				snprintf(err, errlen, "%s: out of memory", name);
-				break;
-			}
-			if (ws_trace_meta_parse(buf, len, meta)) {
-				rc = fail(&r, at, "malformed metadata record");
-				break;
-			}
-			if (ops->meta)
-				rc = ops->meta(ctx, meta);
-			break;
-		case WS_TR_DEVNAME: {
-			struct ws_trace_devname d;
-
-			if (len < sizeof(d) + 1 || buf[len - 1]) {
-				rc = fail(&r, at, "malformed device-name record");
-				break;
-			}
-			memcpy(&d, buf, sizeof(d));
-			/* before names were generic, only blkio had them */
-			if (ops->name)
-				rc = ops->name(ctx, "blkio", d.dev, buf + sizeof(d));
-			break;
-		}
-		case WS_TR_NAME: {
-			struct ws_trace_name n;
-			const char *source = buf + sizeof(n);
-			size_t slen = len > sizeof(n) ? strnlen(source, len - sizeof(n)) : 0;
-
-			/* source\0name\0: both present and NUL-terminated inside the payload */
-			if (len < sizeof(n) + 2 || !slen || sizeof(n) + slen + 1 >= len ||
-			    buf[len - 1]) {
-				rc = fail(&r, at, "malformed name record");
-				break;
-			}
-			memcpy(&n, buf, sizeof(n));
-			if (ops->name)
-				rc = ops->name(ctx, source, n.key, source + slen + 1);
-			break;
-		}
-		case WS_TR_THREAD: {
-			struct ws_trace_thread t;
-
-			if (len < sizeof(t)) {
-				rc = fail(&r, at, "malformed thread-name record");
-				break;
-			}
-			memcpy(&t, buf, sizeof(t));
-			t.comm[sizeof(t.comm) - 1] = 0;
-			if (ops->thread)
-				rc = ops->thread(ctx, &t);
-			break;
-		}
-		case WS_TR_EVENT: {
-			const struct ws_rec_hdr *rec = (const void *)buf;
-
-			/* malloc's alignment suits the record; its own size must be the payload's
-			 */
-			if (len < sizeof(*rec) || rec->size != len) {
-				rc = fail(
-					&r, at,
-					"event record: inner size %u does not match its %zu bytes",
-					len >= sizeof(*rec) ? rec->size : 0, len);
-				break;
-			}
-			events++;
-			if (ops->event)
-				rc = ops->event(ctx, rec);
-			break;
-		}
-		case WS_TR_SUMMARY: {
-			struct ws_trace_summary s;
-
-			if (len < sizeof(s) + 1 || buf[len - 1]) {
-				rc = fail(&r, at, "malformed summary record");
-				break;
-			}
-			memcpy(&s, buf, sizeof(s));
-			if (ops->summary)
-				rc = ops->summary(ctx, &s, buf[sizeof(s)] ? buf + sizeof(s) : NULL);
-			break;
-		}
-		case WS_TR_OPEN_WAITS:
-			if (ops->open_waits)
-				rc = ops->open_waits(ctx, buf, len);
-			if (rc == -EBADMSG)
-				rc = fail(&r, at, "malformed open-waits record");
-			break;
-		case WS_TR_END: {
-			struct ws_trace_end e;
-
-			if (len < sizeof(e)) {
-				rc = fail(&r, at, "malformed end marker");
-				break;
-			}
-			memcpy(&e, buf, sizeof(e));
-			if (e.events != events)
-				rc = fail(&r, at,
-					  "the end marker counts %" PRIu64
-					  " events, the file holds %" PRIu64,
-					  e.events, events);
-			free(buf);
-			free(meta);
-			return rc;
-		}
-		default:
-			break; /* a type from a newer minor: skipped */
-		}
-		if (rc)
-			break;
+		/* a type from a newer minor is skipped */
 	}
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", name);
 	free(buf);
-	free(meta);
+	free(r.meta);
 	return rc;
 }

@@ -249,6 +249,22 @@ int ws_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+size_t ws_shrink(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap = n * 2 < 256 ? 256 : n * 2;
+	void *p;
+
+	if (*cap <= 256 || *cap < 4 * n)
+		return 0;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return 0;
+	*arr = p;
+	ncap = *cap - ncap;
+	*cap -= ncap;
+	return ncap * elem;
+}
+
 FILE *ws_tmpfile(void)
 {
 	/* tmpfile() leaves the descriptor open across exec: the traced command would inherit it */

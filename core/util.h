@@ -43,6 +43,13 @@ uint64_t ws_hash_bytes(const void *p, size_t n);
 /* Grow *@arr (element size @elem) to hold at least @need elements. 0 or -ENOMEM. */
 int ws_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
+/*
+ * Give back the memory of *@arr (capacity *@cap, @n in use) when it was sized for a burst and
+ * is now mostly empty, so RSS follows what is kept, not its high-water mark. Returns the bytes
+ * given back (0 when nothing was).
+ */
+size_t ws_shrink(void **arr, size_t *cap, size_t n, size_t elem);
+
 /* An anonymous read-write temporary file, closed on exec. NULL with errno set. */
 FILE *ws_tmpfile(void);
 

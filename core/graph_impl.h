@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The graph's insides, shared by its files and by nothing else: graph.c (timelines),
+ * graph_claims.c (interned explanations), graph_cpus.c (who ran where, and names),
+ * graph_evict.c (what history is kept).
+ */
+#ifndef WS_GRAPH_IMPL_H
+#define WS_GRAPH_IMPL_H
+
+#include <whyslow/table.h>
+
+#include "graph.h"
+
+#define CLAIM_NONE 0
+
+struct claim_slot {
+	struct ws_claim c;
+	uint64_t hash;
+	uint64_t group;	    /* see ws_graph_claim_group */
+	uint32_t refs;	    /* 0: free */
+	uint32_t next_same; /* next live claim with the same hash (0: none) */
+};
+
+/* Every thread seen, traced or not, by tid: what to call it. */
+struct graph_name {
+	uint32_t pid;
+	char comm[WS_COMM];
+	uint64_t seen; /* last record naming it, so names of long-gone tids can go */
+};
+
+struct cpu_run {
+	uint64_t ts;
+	uint32_t tid, pid;
+};
+
+struct cpu_hist {
+	struct cpu_run *r;
+	size_t head, n, cap;
+	uint64_t evicted_to; /* runs before this were dropped */
+	bool listed;	     /* in ws_graph.used */
+};
+
+struct loss {
+	uint64_t from, to;
+};
+
+struct ws_graph {
+	struct ws_graph_ops ops;
+	uint64_t min_block, max_window;
+	uint64_t max_history; /* bytes of intervals and CPU runs kept at most */
+	size_t live_runs;     /* CPU run entries kept, all CPUs */
+
+	struct ws_table threads; /* tid -> struct ws_thread *: current incarnations */
+	struct ws_thread *dead;
+
+	struct ws_table names; /* tid -> struct graph_name */
+
+	struct claim_slot *claims; /* id = index; 0 unused */
+	size_t nclaims, claims_cap, claims_live;
+	struct ws_table claim_index; /* hash -> id of the first claim with that hash */
+	uint32_t *claim_free;
+	size_t nfree, free_cap;
+
+	struct cpu_hist *cpus;
+	size_t ncpus;
+	/*
+	 * The CPU ids seen, in first-seen order: the loops over every CPU walk
+	 * these, so one record with cpu = 65535 costs one slot, not 65,536 per pass.
+	 */
+	uint16_t *used;
+	size_t nused, used_cap;
+
+	struct loss *losses;
+	size_t nlosses, losses_cap;
+
+	uint64_t last_ts;    /* the latest record's time: where open intervals end at a flush */
+	uint32_t follow_tid; /* every wait of this thread goes to on_wait (ws_graph_follow) */
+	/* out of memory: what could not be kept spans [oom_from, oom_to]; chains there are
+	 * incomplete */
+	uint64_t oom_from, oom_to;
+	uint64_t follow_min;
+	struct ws_graph_stats st;
+};
+
+/* The thread in slot @i of the thread table, or NULL (iterate i < g->threads.cap). */
+static inline struct ws_thread *graph_thread_at(struct ws_graph *g, size_t i)
+{
+	struct ws_thread **t = ws_table_at(&g->threads, i);
+
+	return t ? *t : NULL;
+}
+
+void graph_oom(struct ws_graph *g, uint64_t ts);
+
+/* graph_claims.c */
+uint32_t graph_claim_intern(struct ws_graph *g, const struct ws_claim *c);
+uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evidence);
+void graph_claim_put(struct ws_graph *g, uint32_t id);
+void graph_claims_free(struct ws_graph *g);
+
+/* graph_cpus.c */
+void graph_name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm, uint64_t ts);
+const struct graph_name *graph_name(struct ws_graph *g, uint32_t tid);
+void graph_names_evict(struct ws_graph *g, uint64_t before);
+void graph_cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid, uint32_t pid);
+uint64_t graph_cpu_last_ts(struct ws_graph *g, uint16_t cpu);
+size_t graph_cpus_evict(struct ws_graph *g, uint64_t before);
+uint64_t graph_runs_kept(struct ws_graph *g, uint64_t before);
+void graph_cpus_free(struct ws_graph *g);
+
+/* graph_evict.c */
+uint64_t graph_history_bytes(struct ws_graph *g);
+size_t graph_thread_free(struct ws_graph *g, struct ws_thread *t);
+
+#endif /* WS_GRAPH_IMPL_H */
