@@ -485,21 +485,27 @@ int ws_chain_walk_segment(struct ws_graph *g, const struct ws_segment *s, struct
 	return out->nlinks;
 }
 
-void ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len)
+bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len)
 {
 	struct ws_chain tmp;
 
-	if (ws_chain_walk_segment(g, s, &tmp))
-		root_of_link(g, &tmp.links[tmp.nlinks - 1], buf, len);
-	else if (s->thread && strcmp(s->kind, WS_KIND_UNKNOWN) == 0 &&
-		 s->start + s->dur <= s->thread->evicted_to)
+	if (ws_chain_walk_segment(g, s, &tmp)) {
+		const struct ws_link *root = &tmp.links[tmp.nlinks - 1];
+
+		root_of_link(g, root, buf, len);
+		return strcmp(root->kind, WS_KIND_UNKNOWN) != 0;
+	}
+	if (s->thread && strcmp(s->kind, WS_KIND_UNKNOWN) == 0 &&
+	    s->start + s->dur <= s->thread->evicted_to) {
 		/*
 		 * Not an unknown cause: whyslow dropped this stretch of the waker's timeline
 		 * (a wait longer than max_window); saying "unknown" would blame the program.
 		 */
 		snprintf(buf, len, "%s", "before the kept history (max_window, max_history)");
-	else
-		snprintf(buf, len, "%s", s->kind);
+		return false;
+	}
+	snprintf(buf, len, "%s", s->kind);
+	return strcmp(s->kind, WS_KIND_UNKNOWN) != 0;
 }
 
 void ws_chain_release(struct ws_chain *c)

@@ -91,7 +91,11 @@ void ws_chain_release(struct ws_chain *c);
  * chain is, into @out (no segments). Returns the number of links.
  */
 int ws_chain_walk_segment(struct ws_graph *g, const struct ws_segment *s, struct ws_chain *out);
-/* Root-cause key of the explanation of @tid's timeline over [from, to]. */
-void ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len);
+/*
+ * Root-cause key of the explanation of segment @s (a stretch of one thread's timeline). False
+ * when that root names no cause: no wakeup or cause was recorded, or it lies before the kept
+ * history.
+ */
+bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len);
 
 #endif

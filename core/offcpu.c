@@ -31,7 +31,7 @@ struct ws_offcpu {
 	uint64_t min_block;
 	struct thr *t;
 	size_t n, cap;
-	uint64_t chains_ns;
+	uint64_t chains_ns, unexplained_ns, idle_ns, idle_n;
 };
 
 struct ws_offcpu *ws_offcpu_new(uint64_t min_block_ns)
@@ -147,9 +147,18 @@ int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thr
 	return 0;
 }
 
-int ws_offcpu_chain(struct ws_offcpu *oc, const struct ws_chain *c)
+int ws_offcpu_chain(struct ws_offcpu *oc, const struct ws_chain *c, bool ranked,
+		    uint64_t unexplained_ns)
 {
-	oc->chains_ns += c->end - c->start;
+	uint64_t ns = c->end - c->start;
+
+	if (!ranked) {
+		oc->idle_ns += ns;
+		oc->idle_n++;
+		return 0;
+	}
+	oc->chains_ns += ns;
+	oc->unexplained_ns += unexplained_ns < ns ? unexplained_ns : ns;
 	return 0;
 }
 
@@ -169,6 +178,14 @@ void ws_offcpu_totals(const struct ws_offcpu *oc, struct ws_offcpu_totals *o)
 		o->summarised_ns += e->summ.blocked_ns + e->summ.runnable_ns;
 	}
 	o->chains_ns = oc->chains_ns;
+	o->unexplained_ns = oc->unexplained_ns;
+	o->explained_ns = oc->chains_ns - oc->unexplained_ns;
+	o->idle_ns = oc->idle_ns;
+	o->idle_n = oc->idle_n;
+	/* chains and intervals count the same periods: nothing is negative unless they disagree,
+	 * which the JSON's sums then show */
+	if (o->reported_ns > oc->chains_ns + oc->idle_ns)
+		o->not_reported_ns = o->reported_ns - oc->chains_ns - oc->idle_ns;
 }
 
 static int by_ns(const void *a, const void *b)
@@ -200,13 +217,24 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 
 	ws_offcpu_totals(oc, &t);
 	ws_format_duration(t.off_ns + t.summarised_ns, a, sizeof(a));
-	ws_format_duration(t.reported_ns, b, sizeof(b));
-	ws_format_duration(t.short_ns, c, sizeof(c));
-	ws_format_duration(t.summarised_ns, d, sizeof(d));
+	ws_format_duration(t.explained_ns, b, sizeof(b));
+	ws_format_duration(t.unexplained_ns, c, sizeof(c));
+	ws_format_duration(t.idle_ns, d, sizeof(d));
 	ws_format_duration(oc->min_block, mb, sizeof(mb));
 	fprintf(out,
-		"  Off CPU %s in all = %s in %" PRIu64 " waits of at least %s (the chains and reasons above) + %s in %" PRIu64 " shorter waits + %s in %" PRIu64 " waits summarised in the kernel (cause not recorded)",
-		a, b, t.reported_n, mb, c, t.short_n, d, t.summarised_n);
+		"  Off CPU %s in all = %s explained by the reasons above + %s unexplained (no wakeup or cause recorded) + %s in %" PRIu64
+		" idle waits (not ranked)",
+		a, b, c, d, t.idle_n);
+	if (t.not_reported_ns) {
+		ws_format_duration(t.not_reported_ns, a, sizeof(a));
+		fprintf(out, " + %s in waits of at least %s not reported (filtered out)", a, mb);
+	}
+	ws_format_duration(t.short_ns, c, sizeof(c));
+	ws_format_duration(t.summarised_ns, d, sizeof(d));
+	fprintf(out,
+		" + %s in %" PRIu64 " waits shorter than %s + %s in %" PRIu64
+		" waits summarised in the kernel (cause not recorded)",
+		c, t.short_n, mb, d, t.summarised_n);
 	if (t.open_ns) {
 		ws_format_duration(t.open_ns, a, sizeof(a));
 		fprintf(out, " + %s still off CPU at the end", a);
@@ -246,7 +274,8 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 			ws_format_duration((h->summ.blocked_ns + h->summ.runnable_ns) / h->summ.n,
 					   b, sizeof(b));
 			fprintf(out,
-				"%s %" PRIu64 " of %s summarised in the kernel = %s (cause not recorded)",
+				"%s %" PRIu64
+				" of %s summarised in the kernel = %s (cause not recorded)",
 				h->res[0].n || h->other.n ? "," : "", h->summ.n, b, a);
 		}
 		fprintf(out, "\n");
@@ -293,7 +322,10 @@ void ws_offcpu_json_totals(const struct ws_offcpu *oc, FILE *out)
 		",\"off_cpu_reported_waits\":%" PRIu64 ",\"off_cpu_short_ns\":%" PRIu64
 		",\"off_cpu_short_waits\":%" PRIu64 ",\"off_cpu_summarised_ns\":%" PRIu64
 		",\"off_cpu_summarised_waits\":%" PRIu64 ",\"off_cpu_open_ns\":%" PRIu64
-		",\"chains_blocked_ns\":%" PRIu64,
+		",\"chains_blocked_ns\":%" PRIu64 ",\"off_cpu_explained_ns\":%" PRIu64
+		",\"off_cpu_unexplained_ns\":%" PRIu64 ",\"off_cpu_idle_ns\":%" PRIu64
+		",\"off_cpu_idle_waits\":%" PRIu64 ",\"off_cpu_not_reported_ns\":%" PRIu64,
 		t.off_ns + t.summarised_ns, t.reported_ns, t.reported_n, t.short_ns, t.short_n,
-		t.summarised_ns, t.summarised_n, t.open_ns, t.chains_ns);
+		t.summarised_ns, t.summarised_n, t.open_ns, t.chains_ns, t.explained_ns,
+		t.unexplained_ns, t.idle_ns, t.idle_n, t.not_reported_ns);
 }

@@ -23,7 +23,15 @@ struct ws_offcpu_totals {
 	uint64_t short_ns, short_n;	      /* in shorter periods, seen one by one */
 	uint64_t open_ns;		      /* in a period still going on at the end */
 	uint64_t summarised_ns, summarised_n; /* summarised in the kernel (not in any interval) */
-	uint64_t chains_ns;		      /* the reported chains' own total (a cross-check) */
+	/*
+	 * The reported waits (reported_ns) by what the report did with them: ranked in the
+	 * reasons, their root naming a cause or not; idle and not ranked (--include-idle ranks
+	 * them); not reported (filtered out, or the chain could not be built).
+	 */
+	uint64_t explained_ns, unexplained_ns;
+	uint64_t idle_ns, idle_n;
+	uint64_t not_reported_ns;
+	uint64_t chains_ns; /* the ranked chains' own total: explained + unexplained */
 };
 
 struct ws_offcpu *ws_offcpu_new(uint64_t min_block_ns);
@@ -31,8 +39,12 @@ void ws_offcpu_free(struct ws_offcpu *oc);
 /* A final interval of @t's timeline (in time order per thread). 0 or -ENOMEM. */
 int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thread *t,
 		   const struct ws_ival *iv, const struct ws_claim *claim);
-/* A reported chain (its off-CPU period, counted independently of the intervals). */
-int ws_offcpu_chain(struct ws_offcpu *oc, const struct ws_chain *c);
+/*
+ * A reported chain (its off-CPU period, counted independently of the intervals): @ranked in
+ * the reasons, with @unexplained_ns of it whose root names no cause; or idle and not ranked.
+ */
+int ws_offcpu_chain(struct ws_offcpu *oc, const struct ws_chain *c, bool ranked,
+		    uint64_t unexplained_ns);
 void ws_offcpu_totals(const struct ws_offcpu *oc, struct ws_offcpu_totals *out);
 /* Text: the conservation line and the threads with the most time in short waits. */
 void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top);

@@ -382,6 +382,7 @@ static void add_root(struct ws_report *r, const char *comm, const char *root, ui
 int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 {
 	const char *comm = c->victim->comm[0] ? c->victim->comm : "?";
+	uint64_t unexplained = 0;
 	char *text = NULL;
 	int err;
 
@@ -391,6 +392,7 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 		if (!r->o.include_idle) {
 			/* not ranked, but still part of the command's wall time */
 			ws_report_follow_chain(r, c);
+			ws_offcpu_chain(r->oc, c, false, 0);
 			return 0;
 		}
 	}
@@ -398,14 +400,15 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 	if ((err = ws_reasons_add(r->reasons, c)))
 		return err;
 	ws_report_follow_chain(r, c);
-	ws_offcpu_chain(r->oc, c);
 	r->blocked_total += c->end - c->start;
 	for (size_t i = 0; i < c->nsegs; i++) {
 		char root[96];
 
-		ws_chain_root_of(r->g, &c->segs[i], root, sizeof(root));
+		if (!ws_chain_root_of(r->g, &c->segs[i], root, sizeof(root)))
+			unexplained += c->segs[i].dur;
 		add_root(r, comm, root, c->segs[i].dur);
 	}
+	ws_offcpu_chain(r->oc, c, true, unexplained);
 	if (r->o.format == WS_FORMAT_JSON) {
 		json_chain(r, c, r->o.out);
 		return ferror(r->o.out) ? -EIO : 0;

@@ -124,6 +124,35 @@ def check_link_shape(where, link, rep):
             rep.err("%s: block_io link needs \"op\" (string), got %r" % (where, link.get("op")))
 
 
+def check_conservation(summ, rep):
+    """Every off-CPU nanosecond lands in exactly one bucket, and the reported waits split by
+    what the report did with them (README, "time is conserved")."""
+    keys = ("off_cpu_ns", "off_cpu_reported_ns", "off_cpu_short_ns", "off_cpu_summarised_ns",
+            "off_cpu_open_ns", "off_cpu_explained_ns", "off_cpu_unexplained_ns",
+            "off_cpu_idle_ns", "off_cpu_not_reported_ns", "chains_blocked_ns")
+    missing = [k for k in keys if not is_int(summ.get(k))]
+    if missing:
+        rep.err("summary: missing or not integers: %s" % ", ".join(missing))
+        return
+    parts = summ["off_cpu_reported_ns"] + summ["off_cpu_short_ns"] + \
+        summ["off_cpu_summarised_ns"] + summ["off_cpu_open_ns"]
+    if parts != summ["off_cpu_ns"]:
+        rep.err("summary: off_cpu_ns %d != reported + short + summarised + open = %d"
+                % (summ["off_cpu_ns"], parts))
+    split = summ["off_cpu_explained_ns"] + summ["off_cpu_unexplained_ns"] + \
+        summ["off_cpu_idle_ns"] + summ["off_cpu_not_reported_ns"]
+    if split != summ["off_cpu_reported_ns"]:
+        rep.err("summary: off_cpu_reported_ns %d != explained + unexplained + idle + not "
+                "reported = %d (the chains and the timelines disagree)"
+                % (summ["off_cpu_reported_ns"], split))
+    if summ["off_cpu_explained_ns"] + summ["off_cpu_unexplained_ns"] != summ["chains_blocked_ns"]:
+        rep.err("summary: explained + unexplained != chains_blocked_ns %d"
+                % summ["chains_blocked_ns"])
+    if summ["off_cpu_not_reported_ns"]:
+        rep.err("summary: %d ns of waits past min_block were not reported, with no filter "
+                "given" % summ["off_cpu_not_reported_ns"])
+
+
 def check_shape(records, rep):
     chains = []
     summaries = [no for no, o in records if o["type"] == "summary"]
@@ -133,6 +162,8 @@ def check_shape(records, rep):
     elif records and records[-1][1]["type"] != "summary":
         rep.err("the summary (line %d) is not the last record (last is line %d, type %r)"
                 % (summaries[0], records[-1][0], records[-1][1]["type"]))
+    if len(summaries) == 1:
+        check_conservation(records[[no for no, _ in records].index(summaries[0])][1], rep)
     other = sorted({o["type"] for _, o in records} - {"chain", "reason", "summary"})
     if other:
         rep.note("record types besides chain/reason/summary (not checked): %s" % ", ".join(other))

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Off-CPU time is conserved: reported + shorter waits + still open = every off-CPU interval. */
+/*
+ * Off-CPU time is conserved: reported + shorter waits + still open = every off-CPU interval, and
+ * the reported waits = explained + unexplained + idle + not reported.
+ */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +53,7 @@ Test(offcpu, every_wait_counted_once)
 	ws_offcpu_text(oc, f, 5);
 	ws_offcpu_json_threads(oc, f);
 	fclose(f);
-	cr_expect_not_null(strstr(text, "in 2 shorter waits"), "%s", text);
+	cr_expect_not_null(strstr(text, "in 2 waits shorter than 50ns"), "%s", text);
 	cr_expect_not_null(strstr(text, "in 3 waits summarised in the kernel (cause not recorded)"),
 			   "%s", text);
 	cr_expect_not_null(strstr(text, "worker (tid 7): 5 waits shorter than"), "%s", text);
@@ -68,8 +71,54 @@ Test(offcpu, chains_total_kept_apart)
 	struct ws_chain c = { .victim = &v, .start = 1000, .end = 1250 };
 	struct ws_offcpu_totals tot;
 
-	cr_assert_eq(ws_offcpu_chain(oc, &c), 0);
+	cr_assert_eq(ws_offcpu_chain(oc, &c, true, 50), 0);
 	ws_offcpu_totals(oc, &tot);
 	cr_expect_eq(tot.chains_ns, 250);
+	cr_expect_eq(tot.explained_ns, 200);
+	cr_expect_eq(tot.unexplained_ns, 50);
+	ws_offcpu_free(oc);
+}
+
+/* The reported waits split by what the report did with them, and the parts add up. */
+Test(offcpu, reported_waits_split)
+{
+	struct ws_offcpu *oc = ws_offcpu_new(50);
+	struct ws_thread t = { .tid = 7, .pid = 7, .comm = "worker" };
+	struct ws_chain ranked = { .victim = &t, .start = 100, .end = 200 };
+	struct ws_chain idle = { .victim = &t, .start = 300, .end = 500 };
+	struct ws_offcpu_totals tot;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	feed(oc, &t, 0, 100, WS_STATE_RUNNING);
+	feed(oc, &t, 100, 200, WS_STATE_BLOCKED); /* ranked: 30 ns of it unexplained */
+	feed(oc, &t, 200, 300, WS_STATE_RUNNING);
+	feed(oc, &t, 300, 500, WS_STATE_BLOCKED); /* idle */
+	feed(oc, &t, 500, 600, WS_STATE_RUNNING);
+	feed(oc, &t, 600, 1000, WS_STATE_BLOCKED); /* no chain: filtered out */
+	feed(oc, &t, 1000, 1100, WS_STATE_RUNNING);
+	cr_assert_eq(ws_offcpu_chain(oc, &ranked, true, 30), 0);
+	cr_assert_eq(ws_offcpu_chain(oc, &idle, false, 0), 0);
+	ws_offcpu_totals(oc, &tot);
+	cr_expect_eq(tot.reported_ns, 700);
+	cr_expect_eq(tot.explained_ns, 70);
+	cr_expect_eq(tot.unexplained_ns, 30);
+	cr_expect_eq(tot.idle_ns, 200);
+	cr_expect_eq(tot.idle_n, 1);
+	cr_expect_eq(tot.not_reported_ns, 400);
+	cr_expect_eq(tot.explained_ns + tot.unexplained_ns + tot.idle_ns + tot.not_reported_ns,
+		     tot.reported_ns);
+
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	ws_offcpu_text(oc, f, 5);
+	fclose(f);
+	cr_expect_not_null(strstr(text, "= 70ns explained by the reasons above + 30ns unexplained"),
+			   "%s", text);
+	cr_expect_not_null(strstr(text, "+ 200ns in 1 idle waits (not ranked)"), "%s", text);
+	cr_expect_not_null(strstr(text, "+ 400ns in waits of at least 50ns not reported"), "%s",
+			   text);
+	free(text);
 	ws_offcpu_free(oc);
 }
