@@ -153,17 +153,13 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		if (l->waits > 1) {
 			char res[128];
 
-			/* one claim's details (a sector...) would stand for all; name the resource
-			 */
+			/* what the waits share; the fields after it are the longest wait's */
 			if (l->claim && ws_graph_resource(r->g, l->claim, res, sizeof(res)) > 0) {
 				fprintf(b, ",\"resource\":");
 				ws_json_str(b, res);
-			} else {
-				json_fields(b, l->claim);
 			}
-		} else {
-			json_fields(b, l->claim);
 		}
+		json_fields(b, l->claim);
 		if (l->claim)
 			ws_syscall_json(b, &l->claim->syscall);
 		ws_link_stacks(r->stacks, l, &st);

@@ -109,11 +109,11 @@ def check_link_shape(where, link, rep):
         if not isinstance(a, str) or not re.fullmatch(r"0x[0-9a-fA-F]+", a):
             rep.err("%s: futex link needs \"addr\" as a 0x hex string, got %r" % (where, a))
     if kind == "block_io" and is_int(waits) and waits > 1:
-        # several requests: the resource they share, not one request's details
+        # several requests: the resource they share, then the longest one's details
         if not isinstance(link.get("resource"), str):
             rep.err("%s: block_io link of %d waits needs \"resource\" (string), got %r"
                     % (where, waits, link.get("resource")))
-    elif kind == "block_io":
+    if kind == "block_io":
         if not isinstance(link.get("dev"), str):
             rep.err("%s: block_io link needs \"dev\" (string), got %r" % (where, link.get("dev")))
         # a cache flush has no sector
