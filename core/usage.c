@@ -2,6 +2,18 @@
 /* What `whyslow --help` and each command's --help print (report's is in cmd_report.c). */
 #include "usage.h"
 
+/* The options of the report that run and attach print (record writes no report). */
+#define REPORT_OPTIONS                                                                               \
+	"      --format FMT       text (default), json (JSON Lines, one chain per line) or folded\n" \
+	"                         (one line per piece of a wait, for flame graphs)\n"                \
+	"  -o, --output FILE      write the report to FILE (complete, or not at all); - = stdout\n"  \
+	"      --min-block DUR    report waits at least this long (default 10ms; units required)\n"  \
+	"      --top N            text: show the N longest chains (default 5)\n"                     \
+	"      --stack-depth N    text: user frames shown per link (default 3, and one kernel\n"     \
+	"                         frame; 0: none); JSON, Perfetto and folded carry them all\n"       \
+	"      --include-idle     rank idle waits too (epoll_wait, accept... that nobody was\n"      \
+	"                         working to end); by default they are only counted\n"
+
 const char ws_usage_main[] =
 	"Usage: whyslow [options] COMMAND [options] [ARGS...]\n"
 	"\n"
@@ -45,16 +57,7 @@ const char ws_usage_run[] =
 	"with COMMAND's exit status. The report goes to stderr (or -o FILE), so COMMAND's stdout\n"
 	"stays its own: `whyslow run -o - -- CMD >/dev/null` keeps only the report.\n"
 	"\n"
-	"Options:\n"
-	"      --format FMT       text (default), json (JSON Lines, one chain per line) or folded\n"
-	"                         (one line per piece of a wait, for flame graphs)\n"
-	"  -o, --output FILE      write the report to FILE (complete, or not at all); - = stdout\n"
-	"      --min-block DUR    report waits at least this long (default 10ms; units required)\n"
-	"      --top N            text: show the N longest chains (default 5)\n"
-	"      --stack-depth N    text: user frames shown per link (default 3, and one kernel\n"
-	"                         frame; 0: none); JSON, Perfetto and folded carry them all\n"
-	"      --include-idle     rank idle waits too (epoll_wait, accept... that nobody was\n"
-	"                         working to end); by default they are only counted\n"
+	"Options:\n" REPORT_OPTIONS
 	"      --duration DUR     stop tracing after DUR and report the waits still open\n"
 	"  -u, --user USER        run COMMAND as USER (default under sudo: $SUDO_USER)\n"
 	"      --as-root          keep root for COMMAND\n"
@@ -79,16 +82,7 @@ const char ws_usage_attach[] =
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID[,PID]    a process to trace (repeatable; or give PIDs as arguments)\n"
-	"      --duration DUR     stop after DUR (default: Ctrl-C or exit)\n"
-	"      --format FMT       text (default), json (JSON Lines, one chain per line) or folded\n"
-	"                         (one line per piece of a wait, for flame graphs)\n"
-	"  -o, --output FILE      write the report to FILE (complete, or not at all); - = stdout\n"
-	"      --min-block DUR    report waits at least this long (default 10ms; units required)\n"
-	"      --top N            text: show the N longest chains (default 5)\n"
-	"      --stack-depth N    text: user frames shown per link (default 3, and one kernel\n"
-	"                         frame; 0: none); JSON, Perfetto and folded carry them all\n"
-	"      --include-idle     rank idle waits too (epoll_wait, accept... that nobody was\n"
-	"                         working to end); by default they are only counted\n"
+	"      --duration DUR     stop after DUR (default: Ctrl-C or exit)\n" REPORT_OPTIONS
 	"      --perfetto FILE    also write the chains as a Perfetto trace (ui.perfetto.dev)\n"
 	"  -c, --config FILE, --sources LIST, --plugin-dir DIR, -v: see whyslow --help\n"
 	"\n"

@@ -16,14 +16,26 @@ static void feed(struct ws_offcpu *oc, struct ws_thread *t, uint64_t s, uint64_t
 	cr_assert_eq(ws_offcpu_ival(oc, NULL, t, &iv, NULL), 0);
 }
 
+/* What the report prints of @oc: the text lines, then the JSON ones. Free it. */
+static char *printed(struct ws_offcpu *oc)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	ws_offcpu_text(oc, f, 5);
+	ws_offcpu_json_threads(oc, f);
+	fclose(f);
+	return text;
+}
+
 Test(offcpu, every_wait_counted_once)
 {
 	struct ws_offcpu *oc = ws_offcpu_new(50);
 	struct ws_thread t = { .tid = 7, .pid = 7, .comm = "worker" };
 	struct ws_offcpu_totals tot;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *text;
 
 	cr_assert_not_null(oc);
 	t.short_waits = (struct ws_short_waits){ .n = 3, .blocked_ns = 30, .runnable_ns = 12 };
@@ -48,11 +60,7 @@ Test(offcpu, every_wait_counted_once)
 	cr_expect_eq(tot.reported_ns + tot.short_ns + tot.open_ns, tot.off_ns,
 		     "every off-CPU interval lands in exactly one bucket");
 
-	f = open_memstream(&text, &len);
-	cr_assert_not_null(f);
-	ws_offcpu_text(oc, f, 5);
-	ws_offcpu_json_threads(oc, f);
-	fclose(f);
+	text = printed(oc);
 	cr_expect_not_null(strstr(text, "in 2 waits shorter than 50ns"), "%s", text);
 	cr_expect_not_null(strstr(text, "in 3 waits summarised in the kernel (cause not recorded)"),
 			   "%s", text);
@@ -87,9 +95,7 @@ Test(offcpu, reported_waits_split)
 	struct ws_chain ranked = { .victim = &t, .start = 100, .end = 200 };
 	struct ws_chain idle = { .victim = &t, .start = 300, .end = 500 };
 	struct ws_offcpu_totals tot;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *text;
 
 	feed(oc, &t, 0, 100, WS_STATE_RUNNING);
 	feed(oc, &t, 100, 200, WS_STATE_BLOCKED); /* ranked: 30 ns of it unexplained */
@@ -110,10 +116,7 @@ Test(offcpu, reported_waits_split)
 	cr_expect_eq(tot.explained_ns + tot.unexplained_ns + tot.idle_ns + tot.not_reported_ns,
 		     tot.reported_ns);
 
-	f = open_memstream(&text, &len);
-	cr_assert_not_null(f);
-	ws_offcpu_text(oc, f, 5);
-	fclose(f);
+	text = printed(oc);
 	cr_expect_not_null(strstr(text, "= 70ns explained by the reasons above + 30ns unexplained"),
 			   "%s", text);
 	cr_expect_not_null(strstr(text, "+ 200ns in 1 idle waits (not ranked)"), "%s", text);
