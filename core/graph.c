@@ -20,6 +20,11 @@
  */
 #define WS_TASK_GONE (0x80 | 0x10 | 0x20)
 
+static bool pid_traced(struct ws_graph *g, uint32_t pid)
+{
+	return g->ops.pid_traced(g->ops.ctx, pid);
+}
+
 /* ---- thread table ------------------------------------------------------------------- */
 
 /* Remove @tid from the table of current incarnations. */
@@ -139,8 +144,13 @@ static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, u
 		.wake = wk,
 		.waker_traced = g->ops.pid_traced(g->ops.ctx, wk->waker_pid),
 	};
+	struct ws_thread *waker;
 	struct ws_claim c;
 
+	/* a helper's timeline is followed as a traced thread's is */
+	if (!w.waker_traced && !(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)) &&
+	    (waker = ws_graph_thread(g, wk->waker_tid)) != NULL && waker->helper)
+		w.waker_traced = true;
 	memset(&c, 0, sizeof(c));
 	c.sz = sizeof(c);
 	if (g->ops.infer && g->ops.infer(g->ops.ctx, &w, &c) > 0) {
@@ -289,7 +299,7 @@ static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_s
 		g->st.waits_unexplained++;
 	}
 	transition(g, t, ts, WS_STATE_RUNNING, sw->cpu);
-	if (t->off_start && g->ops.on_wait &&
+	if (t->off_start && g->ops.on_wait && !t->helper &&
 	    (ts - t->off_start >= g->min_block ||
 	     (t->tid == g->follow_tid && ts - t->off_start >= g->follow_min))) {
 		struct ws_wait_done d = {
@@ -317,6 +327,9 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	bool summarised =
 		sw->sz >= offsetof(struct ws_switch, prev_out_later) + sizeof(sw->prev_out_later);
 	uint32_t prev_pid = ws_graph_pid_of(g, sw->prev_tid);
+	uint8_t helpers = sw->sz >= offsetof(struct ws_switch, helpers) + sizeof(sw->helpers)
+				  ? sw->helpers
+				  : 0;
 	struct ws_thread *t;
 
 	g->st.switches++;
@@ -330,14 +343,18 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	    sw->prev_run_start > graph_cpu_last_ts(g, sw->cpu))
 		graph_cpu_push(g, sw->cpu, sw->prev_run_start, sw->prev_tid, prev_pid);
 	graph_cpu_push(g, sw->cpu, sw->ts, sw->next_tid, sw->next_pid);
-	if (sw->prev_tid && g->ops.pid_traced(g->ops.ctx, prev_pid) &&
+	if (sw->prev_tid && (helpers & WS_SWITCH_PREV_HELPER || pid_traced(g, prev_pid)) &&
 	    !(summarised && sw->prev_out_later)) {
 		t = thread_get(g, sw->prev_tid, prev_pid, sw->ts);
 		if (t)
+			t->helper = helpers & WS_SWITCH_PREV_HELPER && !pid_traced(g, prev_pid);
+		if (t)
 			switch_out(g, t, sw);
 	}
-	if (sw->next_tid && g->ops.pid_traced(g->ops.ctx, sw->next_pid)) {
+	if (sw->next_tid && (helpers & WS_SWITCH_NEXT_HELPER || pid_traced(g, sw->next_pid))) {
 		t = thread_get(g, sw->next_tid, sw->next_pid, sw->ts);
+		if (t)
+			t->helper = helpers & WS_SWITCH_NEXT_HELPER && !pid_traced(g, sw->next_pid);
 		if (t) {
 			if (sw->next_comm)
 				strncpy(t->comm, sw->next_comm, WS_COMM - 1);
@@ -355,6 +372,7 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 {
 	struct ws_thread *t;
 	struct ws_ival *c;
+	bool helper;
 
 	g->st.wakes++;
 	if (wk->ts > g->last_ts)
@@ -367,11 +385,14 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 	    wk->waker_short && (t = ws_graph_thread(g, wk->waker_tid)) != NULL &&
 	    cur_state(t) == WS_STATE_RUNNING)
 		mark_short_inside(t);
-	if (!g->ops.pid_traced(g->ops.ctx, wk->wakee_pid))
+	helper = wk->sz >= offsetof(struct ws_wake, wakee_helper) + sizeof(wk->wakee_helper) &&
+		 wk->wakee_helper && !pid_traced(g, wk->wakee_pid);
+	if (!helper && !pid_traced(g, wk->wakee_pid))
 		return;
 	t = thread_get(g, wk->wakee_tid, wk->wakee_pid, wk->ts);
 	if (!t)
 		return;
+	t->helper = helper;
 	if (wk->sz >= offsetof(struct ws_wake, off_cpu) + sizeof(wk->off_cpu) && wk->off_ts &&
 	    wk->off_ts <= wk->ts)
 		late_switch_out(g, t, wk->off_ts, wk->off_state, wk->off_cpu, 0);
@@ -390,8 +411,14 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 		t->pending_claim = infer(g, t, wk->ts, 0, wk);
 		break;
 	case WS_STATE_UNKNOWN:
-		/* first sight (attach): we never saw it go to sleep, so no wait to explain */
+		/*
+		 * First sight (attach): we never saw it go to sleep, so no wait to explain; from
+		 * the wakeup on it waits for a CPU, reported as a preempted thread's wait is (the
+		 * summary counts that time off CPU too).
+		 */
 		transition(g, t, wk->ts, WS_STATE_RUNNABLE, wk->cpu);
+		t->off_start = wk->ts;
+		t->wake_ts = wk->ts;
 		break;
 	default:
 		break;

@@ -43,6 +43,9 @@ struct ws_thread {
 	uint32_t tid, pid;
 	char comm[WS_COMM];
 	bool exited;
+	/* a kernel thread working for the traced processes (ws_switch.helpers): its timeline is
+	 * followed through, never reported as a victim, nor counted as the program's time */
+	bool helper;
 	uint64_t born, died; /* first event seen; exit (WS_NO_END while alive) */
 
 	struct ws_ival *iv; /* timeline, in time order, [head, n) live */

@@ -53,7 +53,8 @@ bool ws_graph_window_oom(struct ws_graph *g, uint64_t from, uint64_t to)
 /* Interval @iv of @t is final and leaves the history: show it to whoever exports timelines. */
 static void ival_done(struct ws_graph *g, const struct ws_thread *t, const struct ws_ival *iv)
 {
-	if (g->ops.on_ival)
+	/* a helper's time is the kernel's, not the program's: not in its timelines' totals */
+	if (g->ops.on_ival && !t->helper)
 		g->ops.on_ival(g->ops.ctx, t, iv, iv->claim ? ws_graph_claim(g, iv->claim) : NULL);
 }
 

@@ -37,6 +37,13 @@ char LICENSE[] SEC("license") = "GPL";
  */
 struct task_state {
 	__u8 traced;
+	/*
+	 * A kernel thread that a traced thread woke, or that woke a traced thread: a kworker
+	 * flushing its writes, jbd2 committing its fsync, kswapd reclaiming for its allocation. Its
+	 * switches and wakeups are written from then on, to the end, so a chain can go on through
+	 * the work it did (its timeline is whole from that moment); it is never a victim.
+	 */
+	__u8 helper;
 	__u8 rq_waiting;  /* traced, runnable, not running */
 	__u8 off_emitted; /* its current off-CPU period's switch-out was written */
 	__u8 early_wake;  /* woken while still on CPU: the sleep about to begin ends at once */
@@ -45,7 +52,7 @@ struct task_state {
 	__u64 wake_ts;	  /* when it was woken in the current off-CPU period (0: not yet) */
 	__u64 run_start;  /* when it last got a CPU */
 	__u32 off_cpu;
-	__u32 reserved;
+	__u8 reserved[3];
 	struct ws_sched_short sh;
 };
 
@@ -93,6 +100,45 @@ static __always_inline bool traced(struct task_struct *t, struct task_state *s)
 	return s ? s->traced : ws_traced_tgid(t->tgid);
 }
 
+/* Its switches and wakeups written: traced, or a helper (see task_state). */
+static __always_inline bool followed(struct task_struct *t, struct task_state *s)
+{
+	return s ? s->traced || s->helper : ws_traced_tgid(t->tgid);
+}
+
+#define PF_KTHREAD_ 0x00200000
+
+static __always_inline struct task_state *make_helper(struct task_struct *k)
+{
+	struct task_state *s =
+		bpf_task_storage_get(&task_state, k, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (s && !s->traced)
+		s->helper = 1;
+	return s;
+}
+
+/*
+ * @p, untraced, is woken by current: is it a kernel thread set to work for the traced
+ * processes? Only a wakeup done in task context says who asked (in an interrupt current is
+ * whoever was hit).
+ */
+static __always_inline struct task_state *helper_of(struct task_struct *p, struct ws_cpu_state *cs)
+{
+	struct task_struct *cur;
+	struct task_state *c;
+
+	if (!(p->flags & PF_KTHREAD_) || !cs || cs->depth)
+		return NULL;
+	cur = bpf_get_current_task_btf();
+	/* only a traced waker: from helper to helper, the set would spread to every busy
+	 * kernel thread of the machine */
+	c = bpf_task_storage_get(&task_state, cur, 0, 0);
+	if (!c || !c->traced)
+		return NULL;
+	return make_helper(p);
+}
+
 static __always_inline void rq_wait_begin(struct task_state *s)
 {
 	if (s && !s->rq_waiting) {
@@ -137,7 +183,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 {
 	/* BTF tracepoint arguments are typed: plain loads, no probe-read helper calls */
 	struct task_state *ps = state_of(prev), *ns = state_of(next);
-	bool prev_traced = traced(prev, ps), next_traced = traced(next, ns);
+	bool prev_traced = followed(prev, ps), next_traced = followed(next, ns);
 	__u32 state = preempt ? 0 : prev_state;
 	__u64 now = bpf_ktime_get_ns(), run_start = 0;
 	struct ws_sched_switch *r;
@@ -150,7 +196,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (ns)
 		ns->run_start = now;
 	/* a long wait (blocked, not preempted) ends: its stacks, taken in its own context */
-	if (next_traced && ns && ns->off_ts && ns->off_state && ws_stack_min_ns &&
+	if (next_traced && ns && !ns->helper && ns->off_ts && ns->off_state && ws_stack_min_ns &&
 	    now - ns->off_ts >= ws_stack_min_ns)
 		ws_stack_waiter(next, ns->off_ts, now);
 	if (prev_traced && state == 0 && prev->pid)
@@ -200,6 +246,10 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		return 0;
 	if (prev_later)
 		r->hdr.flags |= WS_SCHED_PREV_LATER;
+	if (ps && ps->helper)
+		r->hdr.flags |= WS_SCHED_PREV_HELPER;
+	if (ns && ns->helper)
+		r->hdr.flags |= WS_SCHED_NEXT_HELPER;
 	r->prev_state = state;
 	r->next_tid = next->pid;
 	r->next_pid = next->tgid;
@@ -239,13 +289,20 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(ws_sched_waking, struct task_struct *p)
 {
 	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct ws_cpu_state *cs = NULL;
 	struct task_struct *cur;
-	struct ws_cpu_state *cs;
 	struct ws_sched_waking *r;
 	__u64 now;
 
-	if (s ? !s->traced : !ws_traced_tgid(p->tgid))
-		return 0;
+	if (!followed(p, s)) {
+		/* most wakeups of the machine end here: one flag test before any lookup */
+		if (!(p->flags & PF_KTHREAD_))
+			return 0;
+		cs = ws_cpu_state();
+		s = helper_of(p, cs);
+		if (!s)
+			return 0;
+	}
 	/*
 	 * A task still queued is being woken before it managed to sleep; the
 	 * wakeup only cancels the sleep and ends no wait. Except one whose
@@ -286,13 +343,16 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	}
 	if (s && !s->wake_ts)
 		s->wake_ts = r->hdr.ts;
+	if (s && s->helper)
+		r->hdr.flags |= WS_SCHED_WAKEE_HELPER;
 	r->wakee_tid = p->pid;
 	r->wakee_pid = p->tgid;
 	bpf_get_current_comm(&r->waker_comm, sizeof(r->waker_comm));
 	/* the wakee is asleep inside its syscall: its saved registers say which */
 	ws_read_syscall(p, &r->wakee_sys);
 	/* current did the wakeup only in task context: in an interrupt it is whoever was hit */
-	cs = ws_cpu_state();
+	if (!cs)
+		cs = ws_cpu_state();
 	cur = bpf_get_current_task_btf();
 	r->waker_short = 0;
 	r->reserved2 = 0;
@@ -304,13 +364,17 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		ws_read_syscall(cur, &r->waker_sys);
 		if (ws)
 			r->waker_short = ws->sh.n;
+		/* a kernel thread that wakes a traced one works for it: follow it from now on
+		 * (this wait's cause stays its untraced waker: no history of it yet) */
+		if (s && s->traced && (cur->flags & PF_KTHREAD_))
+			make_helper(cur);
 	} else {
 		ws_read_syscall_none(&r->waker_sys);
 	}
 	now = r->hdr.ts;
 	ws_submit(r);
 	/* a long wait: who woke it, from where (current is the waker only in task context) */
-	if (ws_stack_min_ns && s && s->off_ts && s->off_state &&
+	if (ws_stack_min_ns && s && !s->helper && s->off_ts && s->off_state &&
 	    now - s->off_ts >= ws_stack_min_ns && cs && cs->depth == 0 && cur->pid)
 		ws_stack_waker(p->pid, s->off_ts, now);
 	return 0;

@@ -74,6 +74,8 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 			short_copy(&sw.next_short, &r->next_short);
 			sw.prev_out_later = rec->flags & WS_SCHED_PREV_LATER;
 		}
+		sw.helpers = (rec->flags & WS_SCHED_PREV_HELPER ? WS_SWITCH_PREV_HELPER : 0) |
+			     (rec->flags & WS_SCHED_NEXT_HELPER ? WS_SWITCH_NEXT_HELPER : 0);
 		host->sched_switch(ctx, &sw);
 		return 0;
 	}
@@ -106,6 +108,7 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 		}
 		if (rec->size >= sizeof(*r))
 			wk.waker_short = r->waker_short;
+		wk.wakee_helper = rec->flags & WS_SCHED_WAKEE_HELPER;
 		host->sched_wake(ctx, &wk);
 		return 0;
 	}

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 1
+#define WS_ABI_MINOR 2
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -105,7 +105,16 @@ struct ws_switch {
 	uint32_t next_off_state, next_off_cpu;
 	struct ws_short_waits next_short; /* next's periods not reported one by one */
 	bool prev_out_later; /* prev's switch-out is reported later (late switch-out), not here */
+	/*
+	 * ABI 2.2: prev / next is a helper, a kernel thread working for the traced processes
+	 * (not traced itself): its timeline is kept so chains go on through it, never reported
+	 * as a victim. WS_SWITCH_*_HELPER.
+	 */
+	uint8_t helpers;
 };
+
+#define WS_SWITCH_PREV_HELPER 0x1
+#define WS_SWITCH_NEXT_HELPER 0x2
 
 /*
  * A wakeup, reported by the scheduler source through ws_host.sched_wake.
@@ -134,6 +143,8 @@ struct ws_wake {
 	 * recorded); 0 when none or unknown
 	 */
 	uint32_t waker_short;
+	/* ABI 2.2: the wakee is a helper (see ws_switch.helpers) */
+	bool wakee_helper;
 };
 
 /* Thread life-cycle events, reported through ws_host.thread_event. */
@@ -166,7 +177,9 @@ struct ws_wait {
 	uint64_t start_ns;	    /* when it switched out */
 	uint32_t off_state;	    /* prev_state at switch-out */
 	const struct ws_wake *wake; /* the wakeup that ended the wait */
-	bool waker_traced;	    /* the waker belongs to a traced process */
+	/* the waker's timeline is followed: it belongs to a traced process, or it is a helper
+	 * (ABI 2.2; a kernel thread working for them, see ws_switch.helpers) */
+	bool waker_traced;
 };
 
 /* Values of a claim's extra keys (ws_claim.fields). */
