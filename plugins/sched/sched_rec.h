@@ -44,9 +44,9 @@ struct ws_sched_short {
  */
 #define WS_SCHED_PREV_LATER 0x1
 /*
- * hdr.flags (no size change; older readers ignore them): prev / next (switch) or the wakee (waking) is a kernel thread that
- * works for the traced processes, a helper: not traced itself, its timeline is followed from
- * the first time a traced thread woke it or it woke one (sched.bpf.c).
+ * hdr.flags (no size change; older readers ignore them): prev / next (switch) or the wakee (waking)
+ * is a kernel thread that works for the traced processes, a helper: not traced itself, its timeline
+ * is followed from the first time a traced thread woke it or it woke one (sched.bpf.c).
  */
 #define WS_SCHED_PREV_HELPER 0x2
 #define WS_SCHED_NEXT_HELPER 0x4
