@@ -171,8 +171,7 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 		l->kind = runnable_kind(g, iv->cpu, s, e, l->ran, &l->nran, &l->idle_ns);
 		l->evidence =
 			strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0
-				? "runnable while the CPU ran its idle task: it was waking up "
-				  "(IPI, leaving a C-state), not busy with others"
+				? "runnable while the CPU ran its idle task: it was waking up (IPI, leaving a C-state), not busy with others"
 				: "runnable, waiting for a CPU others held";
 	} else {
 		l->evidence = "blocked; no claim recorded";

@@ -243,7 +243,7 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	r->since_mono = ws_when_resolve(&r->since, &m->clock);
 	r->until_mono = ws_when_resolve(&r->until, &m->clock);
 	if (r->has_since && r->has_until && r->until_mono <= r->since_mono) {
-		fprintf(stderr, "whyslow: report: --until is not after --since in %s\n", r->file);
+		ws_log(WS_LOG_ERROR, "report: --until is not after --since in %s", r->file);
 		return -EINVAL;
 	}
 	if ((err = ws_session_open(&r->s, &so, &r->cfg)))
@@ -409,8 +409,8 @@ static int add_comm(struct replay *r, const char *re)
 		char why[128];
 
 		regerror(err, NULL, why, sizeof(why));
-		fprintf(stderr, "whyslow: report: --comm '%s' is not a regular expression (%s)\n",
-			re, why);
+		ws_log(WS_LOG_ERROR, "report: --comm '%s' is not a regular expression (%s)", re,
+		       why);
 		return -EINVAL;
 	}
 	r->ncomms++;
@@ -530,9 +530,9 @@ static int report_parse(struct replay *r, const char **output, int argc, char **
 		case O_SINCE:
 		case O_UNTIL:
 			if (ws_when_parse(v, id == O_SINCE ? &r->since : &r->until)) {
-				fprintf(stderr,
-					"whyslow: report: --%s %s: give a time as the report prints it (14:32:07.001) or a duration from the start with its unit (2s)\n",
-					opts[li].name, v);
+				ws_log(WS_LOG_ERROR,
+				       "report: --%s %s: give a time as the report prints it (14:32:07.001) or a duration from the start with its unit (2s)",
+				       opts[li].name, v);
 				return -EINVAL;
 			}
 			*(id == O_SINCE ? &r->has_since : &r->has_until) = true;

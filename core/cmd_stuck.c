@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "cmd_stuck.h"
 #include "stuck.h"
 #include "util.h"
@@ -50,15 +51,15 @@ int ws_cmd_stuck(int argc, char **argv)
 		} else if (a[0] != '-' && !ws_parse_u64(a, &v) && v > 0 && v <= 4194304) {
 			pids[npids++] = (uint32_t)v;
 		} else {
-			fprintf(stderr,
-				"whyslow: stuck: bad argument '%s' (expected --format text|json, --min-block DUR or a PID); see whyslow stuck --help\n",
-				a);
+			ws_log(WS_LOG_ERROR,
+			       "stuck: bad argument '%s' (expected --format text|json, --min-block DUR or a PID); see whyslow stuck --help",
+			       a);
 			free(pids);
 			return 1;
 		}
 	}
 	if (!npids) {
-		fprintf(stderr, "whyslow: stuck needs a PID; see whyslow stuck --help\n");
+		ws_log(WS_LOG_ERROR, "stuck needs a PID; see whyslow stuck --help");
 		free(pids);
 		return 1;
 	}
@@ -67,7 +68,7 @@ int ws_cmd_stuck(int argc, char **argv)
 		uint32_t tgid = ws_procsnap_tgid(pids[i]);
 
 		if (!tgid) {
-			fprintf(stderr, "whyslow: no process or thread with PID %u\n", pids[i]);
+			ws_log(WS_LOG_ERROR, "no process or thread with PID %u", pids[i]);
 			free(pids);
 			return 1;
 		}
@@ -76,7 +77,7 @@ int ws_cmd_stuck(int argc, char **argv)
 	err = ws_stuck_take(&st, pids, npids, SAMPLE_GAP_NS, NULL);
 	free(pids);
 	if (err) {
-		fprintf(stderr, "whyslow: stuck: cannot read the processes: %s\n", strerror(-err));
+		ws_log(WS_LOG_ERROR, "stuck: cannot read the processes: %s", strerror(-err));
 		return 1;
 	}
 	found = ws_stuck_print(stdout, &st, min_block, json, NULL);
@@ -84,7 +85,7 @@ int ws_cmd_stuck(int argc, char **argv)
 		puts("no threads");
 	ws_stuck_free(&st);
 	if (fflush(stdout)) {
-		fprintf(stderr, "whyslow: writing the output: %s\n", strerror(errno));
+		ws_log(WS_LOG_ERROR, "writing the output: %s", strerror(errno));
 		return 1;
 	}
 	return found ? WS_EXIT_DEADLOCK : 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "config_help.h"
 #include "loader.h"
 #include "session.h"
@@ -145,14 +146,13 @@ int ws_config_help(FILE *f, enum ws_config_help_format fmt, const char *plugin_d
 	int n;
 
 	if (fmt == WS_CONFIG_HELP_INI)
-		fprintf(f, "; whyslow configuration: every key with its default (whyslow "
-			   "--config-help=ini).\n; Keys commented out have no default.\n");
+		fprintf(f,
+			"; whyslow configuration: every key with its default (whyslow --config-help=ini).\n; Keys commented out have no default.\n");
 	print_section(f, fmt, "core", "settings of the analysis and its output", core);
 	n = ws_plugin_scan(plugin_dir, &names);
 	if (n < 0) {
-		fprintf(stderr,
-			"whyslow: cannot list the plugins in %s: %s; give --plugin-dir DIR\n",
-			plugin_dir, strerror(-n));
+		ws_log(WS_LOG_ERROR, "cannot list the plugins in %s: %s; give --plugin-dir DIR",
+		       plugin_dir, strerror(-n));
 		return n;
 	}
 	for (int i = 0; i < n; i++) {
@@ -162,7 +162,7 @@ int ws_config_help(FILE *f, enum ws_config_help_format fmt, const char *plugin_d
 
 		snprintf(path, sizeof(path), "%s/%s.so", plugin_dir, names[i]);
 		if (ws_plugin_load(path, &l, err, sizeof(err))) {
-			fprintf(stderr, "whyslow: %s; its keys are not listed\n", err);
+			ws_log(WS_LOG_ERROR, "%s; its keys are not listed", err);
 		} else {
 			tables[1] = l.p->config_keys;
 			print_section(f, fmt, l.p->name, l.p->description, tables);

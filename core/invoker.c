@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "invoker.h"
 #include "util.h"
 
@@ -29,10 +30,9 @@ static int parse_id(const char *var, const char *s, unsigned int *out)
 	*out = v;
 	return 0;
 bad:
-	fprintf(stderr,
-		"whyslow: %s='%s' is not a user or group id; fix the sudo environment or use -u "
-		"USER\n",
-		var, s);
+	ws_log(WS_LOG_ERROR,
+	       "%s='%s' is not a user or group id; fix the sudo environment or use -u USER", var,
+	       s);
 	return -EINVAL;
 }
 
@@ -49,10 +49,9 @@ int ws_invoker_get(struct ws_invoker *inv)
 	if (name) {
 		pw = getpwnam(name);
 		if (!pw) {
-			fprintf(stderr,
-				"whyslow: SUDO_USER='%s' is not a known user; use -u USER or "
-				"--as-root\n",
-				name);
+			ws_log(WS_LOG_ERROR,
+			       "SUDO_USER='%s' is not a known user; use -u USER or --as-root",
+			       name);
 			return -EINVAL;
 		}
 		inv->uid = pw->pw_uid;

@@ -44,17 +44,17 @@ static const char *descriptor_problem(const struct ws_plugin *p, char *buf, size
 		return buf;
 	}
 	if (p->abi_major != WS_ABI_MAJOR) {
-		snprintf(buf, len,
-			 "built for plugin ABI %u.%u, this whyslow has ABI %u.%u; rebuild it "
-			 "against this SDK",
-			 p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
+		snprintf(
+			buf, len,
+			"built for plugin ABI %u.%u, this whyslow has ABI %u.%u; rebuild it against this SDK",
+			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
 		return buf;
 	}
 	if (p->abi_minor > WS_ABI_MINOR) {
-		snprintf(buf, len,
-			 "built for plugin ABI %u.%u, newer than this whyslow's %u.%u; upgrade "
-			 "whyslow",
-			 p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
+		snprintf(
+			buf, len,
+			"built for plugin ABI %u.%u, newer than this whyslow's %u.%u; upgrade whyslow",
+			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
 		return buf;
 	}
 	if (p->sz < WS_PLUGIN_SZ_2_0)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "cmd_stuck.h"
 #include "cmd_trace.h"
 #include "config.h"
@@ -143,11 +144,13 @@ struct cli {
 	int ngiven;
 };
 
+/* @fmt takes two strings, @a and @b. */
 static int bad(const char *fmt, const char *a, const char *b)
 {
-	fprintf(stderr, "whyslow: ");
-	fprintf(stderr, fmt, a, b);
-	fprintf(stderr, "; see whyslow --help\n");
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	ws_log(WS_LOG_ERROR, "%s; see whyslow --help", msg);
 	return -EINVAL;
 }
 
@@ -450,8 +453,8 @@ static int from_config(struct cli *c, struct ws_config *cfg)
 	const char *pids = ws_config_get(cfg, "core", "attach");
 
 	if (cmd && pids) {
-		fprintf(stderr, "whyslow: %s: [core] sets both command and attach; keep one\n",
-			cfg->path);
+		ws_log(WS_LOG_ERROR, "%s: [core] sets both command and attach; keep one",
+		       cfg->path);
 		return -EINVAL;
 	}
 	if (cmd) {
@@ -496,9 +499,9 @@ static void warn_without_sched(struct ws_session *s)
 	for (const char *p = src; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
 		if (!strncmp(p, "sched", n) && (p[n] == ',' || !p[n]))
 			return;
-	fprintf(stderr,
-		"whyslow: warning: sources %s without sched see no wait, so no chain can be reported; add sched to --sources\n",
-		src && *src ? src : "(none)");
+	ws_log(WS_LOG_WARN,
+	       "sources %s without sched see no wait, so no chain can be reported; add sched to --sources",
+	       src && *src ? src : "(none)");
 }
 
 int main(int argc, char **argv)
@@ -541,30 +544,29 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (c.cmd == CMD_REC_RUN && !c.argv) {
-		fprintf(stderr,
-			"whyslow: record what? give record -- COMMAND or record attach PID; see whyslow help record\n");
+		ws_log(WS_LOG_ERROR,
+		       "record what? give record -- COMMAND or record attach PID; see whyslow help record");
 		goto out;
 	}
 	if (c.config) {
 		if (ws_config_load(&cfg, c.config, err, sizeof(err))) {
-			fprintf(stderr, "whyslow: %s\n", err);
+			ws_log(WS_LOG_ERROR, "%s", err);
 			goto out;
 		}
 	}
 	if (!c.cmd && from_config(&c, &cfg))
 		goto out;
 	if (!c.cmd) {
-		fprintf(stderr,
-			"whyslow: nothing to do: give run -- COMMAND or attach PID (or [core] command in the ini file); see whyslow --help\n");
+		ws_log(WS_LOG_ERROR,
+		       "nothing to do: give run -- COMMAND or attach PID (or [core] command in the ini file); see whyslow --help");
 		goto out;
 	}
 	if ((c.cmd & (CMD_ATTACH | CMD_REC_ATTACH)) && !c.npids) {
-		fprintf(stderr,
-			"whyslow: attach needs at least one PID; see whyslow help attach\n");
+		ws_log(WS_LOG_ERROR, "attach needs at least one PID; see whyslow help attach");
 		goto out;
 	}
 	if (c.cmd == CMD_RUN && !c.argv) {
-		fprintf(stderr, "whyslow: run needs a command: whyslow run -- COMMAND [ARGS...]\n");
+		ws_log(WS_LOG_ERROR, "run needs a command: whyslow run -- COMMAND [ARGS...]");
 		goto out;
 	}
 	for (int i = 0; i < c.nset; i++)

@@ -10,13 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "invoker.h"
 #include "outfile.h"
 
 static int say(const char *path, int err, const char *why)
 {
-	fprintf(stderr, "whyslow: cannot write %s: %s; choose another output path\n", path,
-		why ? why : strerror(err));
+	ws_log(WS_LOG_ERROR, "cannot write %s: %s; choose another output path", path,
+	       why ? why : strerror(err));
 	return -err;
 }
 
@@ -41,8 +42,8 @@ static int open_std(struct ws_outfile *o, int fd)
 {
 	o->std = true;
 	if (std_closed[fd] || fcntl(fd, F_GETFD) < 0) {
-		fprintf(stderr, "whyslow: standard %s is closed; give -o FILE\n",
-			fd == 1 ? "output" : "error");
+		ws_log(WS_LOG_ERROR, "standard %s is closed; give -o FILE",
+		       fd == 1 ? "output" : "error");
 		return -EBADF;
 	}
 	o->f = fd == 1 ? stdout : stderr;
@@ -71,10 +72,9 @@ static int open_direct(struct ws_outfile *o, const char *path)
 			return say(path, err,
 				   "it is a FIFO with no reader; start the reader first");
 		if (err == EACCES && inv.sudo) {
-			fprintf(stderr,
-				"whyslow: cannot write %s: %s cannot open it (whyslow opens "
-				"devices and FIFOs as the user who ran sudo)\n",
-				path, inv.name[0] ? inv.name : "the invoking user");
+			ws_log(WS_LOG_ERROR,
+			       "cannot write %s: %s cannot open it (whyslow opens devices and FIFOs as the user who ran sudo)",
+			       path, inv.name[0] ? inv.name : "the invoking user");
 			return -EACCES;
 		}
 		return say(path, err, NULL);
@@ -165,10 +165,9 @@ int ws_outfile_open(struct ws_outfile *o, const char *path)
 		return say(path, errno, NULL);
 	if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISLNK(st.st_mode)) {
-			fprintf(stderr,
-				"whyslow: refusing to write %s: it is a symbolic link; name its "
-				"target instead\n",
-				path);
+			ws_log(WS_LOG_ERROR,
+			       "refusing to write %s: it is a symbolic link; name its target instead",
+			       path);
 			err = -ELOOP;
 			goto fail;
 		}
@@ -223,9 +222,9 @@ int ws_outfile_close(struct ws_outfile *o, bool keep)
 	if (o->std) {
 		o->f = NULL;
 		if (err)
-			fprintf(stderr, "whyslow: cannot write standard %s: %s\n",
-				o->path && !strcmp(o->path, "/dev/stderr") ? "error" : "output",
-				strerror(-err));
+			ws_log(WS_LOG_ERROR, "cannot write standard %s: %s",
+			       o->path && !strcmp(o->path, "/dev/stderr") ? "error" : "output",
+			       strerror(-err));
 		return err;
 	}
 	if (!o->direct && !err && fsync(fileno(o->f)))
@@ -242,6 +241,6 @@ int ws_outfile_close(struct ws_outfile *o, bool keep)
 		o->dirfd = -1;
 	}
 	if (keep && err)
-		fprintf(stderr, "whyslow: cannot write %s: %s\n", o->path, strerror(-err));
+		ws_log(WS_LOG_ERROR, "cannot write %s: %s", o->path, strerror(-err));
 	return err;
 }

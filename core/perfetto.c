@@ -255,8 +255,8 @@ static void flow_end(struct ws_perfetto *p, const char *ph, const struct pthread
 	FILE *f = event_begin(p);
 
 	fprintf(f,
-		"{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"cat\":\"wakeup\",\"name\":\"wakeup\","
-		"\"id\":%" PRIu64 ",\"bp\":\"e\"",
+		"{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"cat\":\"wakeup\",\"name\":\"wakeup\",\"id\":%" PRIu64
+		",\"bp\":\"e\"",
 		ph, t->pid, t->tid, id);
 	json_us(f, "ts", ts);
 	fprintf(f, ",\"args\":{\"chain_of\":%u}}", victim);
@@ -354,9 +354,8 @@ int ws_perfetto_write(struct ws_perfetto *p, FILE *out, const struct ws_clock *c
 	/* ts are CLOCK_MONOTONIC microseconds; the anchor maps them to the text report's times */
 	ws_clock_iso(clock->wall_ns, iso, sizeof(iso));
 	fprintf(out,
-		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"whyslow\","
-		"\"clock\":\"CLOCK_MONOTONIC\",\"anchor_monotonic_us\":%" PRIu64 ".%03u,"
-		"\"anchor_utc\":\"%s\"},\"traceEvents\":[",
+		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"whyslow\",\"clock\":\"CLOCK_MONOTONIC\",\"anchor_monotonic_us\":%" PRIu64
+		".%03u,\"anchor_utc\":\"%s\"},\"traceEvents\":[",
 		clock->mono_ns / 1000, (unsigned int)(clock->mono_ns % 1000), iso);
 	rewind(p->spool);
 	while ((n = fread(buf, 1, sizeof(buf), p->spool)) > 0)

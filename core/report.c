@@ -596,8 +596,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		if (lost || s->lost_recursion)
 			fprintf(b,
 				"  LOST: %" PRIu64 " records (ring full) and %" PRIu64
-				" events skipped by the kernel; chains touching them are marked "
-				"incomplete\n",
+				" events skipped by the kernel; chains touching them are marked incomplete\n",
 				lost, s->lost_recursion);
 		else
 			fprintf(b, "  No records lost.\n");
@@ -609,16 +608,13 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		if (untraced)
 			fprintf(b,
 				"  UNTRACED: %" PRIu64
-				" new processes of traced ones were not traced: "
-				"[core] max_processes were traced already; chains touching them are "
-				"marked incomplete\n",
+				" new processes of traced ones were not traced: [core] max_processes were traced already; chains touching them are marked incomplete\n",
 				untraced);
 		if (s->history_trims) {
 			ws_format_duration(s->shortest_history_ns, dur, sizeof(dur));
 			fprintf(b,
 				"  HISTORY: max_history was reached %" PRIu64
-				" times (as little as %s kept); chains reaching back further are "
-				"marked incomplete: raise [core] max_history to keep more\n",
+				" times (as little as %s kept); chains reaching back further are marked incomplete: raise [core] max_history to keep more\n",
 				s->history_trims, dur);
 		}
 		if (s->out_of_memory)

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "clock.h"
 #include "invoker.h"
 #include "outfile.h"
@@ -65,11 +66,10 @@ int ws_check_privilege(void)
 
 	if (geteuid() == 0 || (caps & admin) || ((caps & bpf) && (caps & perfmon)))
 		return 0;
-	fprintf(stderr,
-		"whyslow: loading BPF programs needs root or CAP_BPF and CAP_PERFMON (this process "
-		"has %s%s); run it with sudo\n",
-		caps & bpf ? "CAP_BPF but not CAP_PERFMON" : "neither",
-		caps & bpf ? "" : (caps & perfmon ? "; it has CAP_PERFMON only" : ""));
+	ws_log(WS_LOG_ERROR,
+	       "loading BPF programs needs root or CAP_BPF and CAP_PERFMON (this process has %s%s); run it with sudo",
+	       caps & bpf ? "CAP_BPF but not CAP_PERFMON" : "neither",
+	       caps & bpf ? "" : (caps & perfmon ? "; it has CAP_PERFMON only" : ""));
 	return -EPERM;
 }
 
@@ -83,14 +83,17 @@ static uint64_t left_behind(struct ws_session *s, const struct ws_run_opts *o)
 {
 	uint32_t pids[8];
 	size_t n = ws_session_traced_pids(s, pids, ARRAY_SIZE(pids));
-	char grace[32];
+	char grace[32], *list = NULL;
+	size_t list_len = 0;
+	FILE *left;
 
 	if (!n)
 		return 0;
 	ws_format_duration(WS_RUN_GRACE_NS, grace, sizeof(grace));
 	ws_status_clear();
-	fprintf(stderr, "whyslow: %s exited; still tracing what it left behind:", o->argv[0]);
-	for (size_t i = 0; i < n; i++) {
+	/* one message, said at once: the left-behind processes are its middle */
+	left = open_memstream(&list, &list_len);
+	for (size_t i = 0; left && i < n; i++) {
 		char path[64], comm[32] = "?";
 		FILE *f;
 
@@ -100,12 +103,19 @@ static uint64_t left_behind(struct ws_session *s, const struct ws_run_opts *o)
 			comm[strcspn(comm, "\n")] = 0;
 		if (f)
 			fclose(f);
-		fprintf(stderr, " %u (%s)", pids[i], comm);
+		fprintf(left, " %u (%s)", pids[i], comm);
 	}
+	if (left)
+		fclose(left);
 	if (o->wait)
-		fprintf(stderr, "; until they exit (--wait) or Ctrl-C\n");
+		ws_log(WS_LOG_INFO,
+		       "%s exited; still tracing what it left behind:%s; until they exit (--wait) or Ctrl-C",
+		       o->argv[0], list ? list : "");
 	else
-		fprintf(stderr, "; stopping in %s (--wait: until they exit)\n", grace);
+		ws_log(WS_LOG_INFO,
+		       "%s exited; still tracing what it left behind:%s; stopping in %s (--wait: until they exit)",
+		       o->argv[0], list ? list : "", grace);
+	free(list);
 	return o->wait ? 0 : ws_clock_mono_now() + WS_RUN_GRACE_NS;
 }
 
@@ -221,7 +231,7 @@ static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
 	    o->on_finish(o->hook_ctx, s, (!err || ws_session_report_lost(s)) && !loop_err) && !err)
 		err = -EIO;
 	if (loop_err)
-		fprintf(stderr, "whyslow: analysis failed: %s\n", strerror(-loop_err));
+		ws_log(WS_LOG_ERROR, "analysis failed: %s", strerror(-loop_err));
 	if (!err && loop_err)
 		err = loop_err;
 	return ws_outfile_close(out, true) ? -EIO : err;
@@ -325,7 +335,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	ssize_t n;
 
 	if (o->user && !o->as_root && !getpwnam(o->user)) {
-		fprintf(stderr, "whyslow: no such user '%s' (-u)\n", o->user);
+		ws_log(WS_LOG_ERROR, "no such user '%s' (-u)", o->user);
 		return 1;
 	}
 	/* a sudo environment that names nobody clearly is refused, never run as root */
@@ -334,13 +344,13 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	if (ws_outfile_open(&out, o->output))
 		return 1;
 	if (pipe2(go, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
-		fprintf(stderr, "whyslow: pipe: %s\n", strerror(errno));
+		ws_log(WS_LOG_ERROR, "pipe: %s", strerror(errno));
 		ws_outfile_close(&out, false);
 		return 1;
 	}
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "whyslow: fork: %s\n", strerror(errno));
+		ws_log(WS_LOG_ERROR, "fork: %s", strerror(errno));
 		ws_outfile_close(&out, false);
 		return 1;
 	}
@@ -376,7 +386,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		return 1;
 	}
 	if (write(go[1], "g", 1) != 1) {
-		fprintf(stderr, "whyslow: cannot start the command: %s\n", strerror(errno));
+		ws_log(WS_LOG_ERROR, "cannot start the command: %s", strerror(errno));
 		kill(pid, SIGKILL);
 	}
 	close(go[1]);
@@ -385,14 +395,14 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	if (n == sizeof(exec_err)) {
 		waitpid(pid, NULL, 0);
 		if (exec_err == -EPERM - 1000)
-			fprintf(stderr,
-				"whyslow: cannot run the command as %s; use --as-root or -u USER\n",
-				o->user	      ? o->user
-				: inv.name[0] ? inv.name
-					      : "the invoking user");
+			ws_log(WS_LOG_ERROR,
+			       "cannot run the command as %s; use --as-root or -u USER",
+			       o->user	     ? o->user
+			       : inv.name[0] ? inv.name
+					     : "the invoking user");
 		else
-			fprintf(stderr, "whyslow: %s: %s\n", o->argv[0],
-				exec_err == -ENOENT ? "command not found" : strerror(-exec_err));
+			ws_log(WS_LOG_ERROR, "%s: %s", o->argv[0],
+			       exec_err == -ENOENT ? "command not found" : strerror(-exec_err));
 		if (o->on_finish)
 			o->on_finish(o->hook_ctx, s, false);
 		ws_outfile_close(&out, false);
@@ -499,15 +509,14 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		bool zombie;
 
 		if (tgid_of(o->pids[i], &tgid)) {
-			fprintf(stderr, "whyslow: no process or thread with PID %u\n", o->pids[i]);
+			ws_log(WS_LOG_ERROR, "no process or thread with PID %u", o->pids[i]);
 			return 1;
 		}
 		o->pids[i] = tgid; /* any thread id names its process */
 		if (process_gone(tgid, &zombie)) {
-			fprintf(stderr,
-				"whyslow: process %u has exited%s: there is nothing to attach to\n",
-				tgid,
-				zombie ? " (a zombie: its parent has not reaped it yet)" : "");
+			ws_log(WS_LOG_ERROR,
+			       "process %u has exited%s: there is nothing to attach to", tgid,
+			       zombie ? " (a zombie: its parent has not reaped it yet)" : "");
 			return 1;
 		}
 	}
@@ -538,8 +547,8 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 
 		if (process_gone(o->pids[i], &zombie)) {
 			ws_status_clear();
-			fprintf(stderr, "whyslow: process %u exited while whyslow attached\n",
-				o->pids[i]);
+			ws_log(WS_LOG_ERROR, "process %u exited while whyslow attached",
+			       o->pids[i]);
 			ws_session_untrace_pid(s, o->pids[i]);
 		}
 	}

@@ -18,15 +18,13 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "plugin_dir", WS_CFG_STRING, NULL, 0, 0, "directory the source plugins are loaded from" },
 	{ "ring_size", WS_CFG_U64, "16M", 65536, 1ULL << 30, "BPF ring buffer bytes (power of 2)" },
 	{ "max_processes", WS_CFG_U64, "16384", 1, 1ULL << 22,
-	  "processes traced at once; new ones past it are not traced, and are counted (UNTRACED) "
-	  "with the chains touching them marked incomplete" },
+	  "processes traced at once; new ones past it are not traced, and are counted (UNTRACED) with the chains touching them marked incomplete" },
 	{ "reorder_window", WS_CFG_DURATION, "20ms", 1000000, 10000000000ULL,
 	  "how long records are held to restore timestamp order" },
 	{ "max_window", WS_CFG_DURATION, "10s", 1000000000ULL, 3600000000000ULL,
 	  "longest wait whose chain is kept whole; longer ones are marked incomplete" },
 	{ "max_history", WS_CFG_U64, "128M", 1ULL << 20, 1ULL << 40,
-	  "most memory for the history chains are walked over; past it the oldest goes first and "
-	  "waits reaching back further are marked incomplete" },
+	  "most memory for the history chains are walked over; past it the oldest goes first and waits reaching back further are marked incomplete" },
 	{ "duration", WS_CFG_DURATION, "0", 0, 0,
 	  "stop tracing after this long (0: until Ctrl-C); run then ends the command" },
 	{ "command", WS_CFG_STRING, NULL, 0, 0,
@@ -234,11 +232,11 @@ static int check_config(struct ws_session *s, char **found, int nfound)
 		for (int k = 0; k < nfound; k++)
 			known |= !strcmp(secs[i], found[k]);
 		if (!known) {
-			snprintf(err, sizeof(err),
-				 "%s:%d: unknown section [%s]; sections are [core] and one per "
-				 "installed source",
-				 s->cfg->path ? s->cfg->path : "config",
-				 ws_config_section_line(s->cfg, secs[i]), secs[i]);
+			snprintf(
+				err, sizeof(err),
+				"%s:%d: unknown section [%s]; sections are [core] and one per installed source",
+				s->cfg->path ? s->cfg->path : "config",
+				ws_config_section_line(s->cfg, secs[i]), secs[i]);
 			goto fail;
 		}
 	}

@@ -519,8 +519,8 @@ static void json_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc,
 		fprintf(f, "%s{\"tid\":%u,\"pid\":%u,\"comm\":", k ? "," : "", t->s.tid, t->s.pid);
 		ws_json_str(f, t->s.comm);
 		fprintf(f,
-			",\"waits_for\":\"0x%" PRIx64 "\",\"lock\":\"%s\",\"syscall\":\"futex\","
-			"\"op\":",
+			",\"waits_for\":\"0x%" PRIx64
+			"\",\"lock\":\"%s\",\"syscall\":\"futex\",\"op\":",
 			t->addr, lock_word(t));
 		ws_json_str(f, ws_futex_op_name(t->op, ob, sizeof(ob)));
 		fprintf(f, ",\"held_by\":%u,\"owner_evidence\":\"%s\"}", o->s.tid,
@@ -562,8 +562,7 @@ int ws_stuck_print(FILE *f, const struct ws_stuck *st, uint64_t min_block_ns, bo
 			text_chain(f, st, &st->t[i]);
 	}
 	if (!json && st->no_syscall_access)
-		fputs("(some threads' syscalls were not readable: run as the process's user or "
-		      "with sudo for ptrace access)\n",
+		fputs("(some threads' syscalls were not readable: run as the process's user or with sudo for ptrace access)\n",
 		      f);
 	return st->ncycles;
 }

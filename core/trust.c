@@ -34,10 +34,10 @@ static int check_node(struct walk *w, const struct stat *st)
 	const char *at = w->shown[0] ? w->shown : "/";
 
 	if (!owner_ok(st)) {
-		snprintf(w->err, w->errlen,
-			 "%s: refused: %s is owned by uid %u, not root; chown root it or use a "
-			 "root-owned directory",
-			 w->path, at, (unsigned)st->st_uid);
+		snprintf(
+			w->err, w->errlen,
+			"%s: refused: %s is owned by uid %u, not root; chown root it or use a root-owned directory",
+			w->path, at, (unsigned)st->st_uid);
 		return -EPERM;
 	}
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
@@ -58,11 +58,11 @@ static int check_node(struct walk *w, const struct stat *st)
 static int check_link(struct walk *w, const struct stat *link, const struct stat *dir)
 {
 	if (!owner_ok(link) || !owner_ok(dir) || (dir->st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(w->err, w->errlen,
-			 "%s: refused: %s is a symbolic link that uid %u %s; name its target "
-			 "instead",
-			 w->path, w->shown, (unsigned)(owner_ok(link) ? dir->st_uid : link->st_uid),
-			 owner_ok(link) ? "(or group/others) can replace" : "owns");
+		snprintf(
+			w->err, w->errlen,
+			"%s: refused: %s is a symbolic link that uid %u %s; name its target instead",
+			w->path, w->shown, (unsigned)(owner_ok(link) ? dir->st_uid : link->st_uid),
+			owner_ok(link) ? "(or group/others) can replace" : "owns");
 		return -EPERM;
 	}
 	return 0;

@@ -307,10 +307,10 @@ static int klock_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 			 "blocked in kernel lock contention (%s); the waker released it (%s)", type,
 			 fn_names[c->fn]);
 	else
-		snprintf(out->evidence, sizeof(out->evidence),
-			 "blocked in kernel lock contention (%s); woken by the waker, release not "
-			 "seen",
-			 type);
+		snprintf(
+			out->evidence, sizeof(out->evidence),
+			"blocked in kernel lock contention (%s); woken by the waker, release not seen",
+			type);
 	ctx->host->claim_hex(out, "lock", c->lock);
 	ctx->host->claim_str(out, "lock_type", type);
 	if (mode)
@@ -406,8 +406,8 @@ static const struct ws_plugin klock_plugin = {
 	.abi_major = WS_ABI_MAJOR,
 	.abi_minor = WS_ABI_MINOR,
 	.name = "klock",
-	.description = "kernel lock contention: the sleeping kernel lock (mutex, rwsem, ...) a "
-		       "thread waited for and who released it",
+	.description =
+		"kernel lock contention: the sleeping kernel lock (mutex, rwsem, ...) a thread waited for and who released it",
 	.version = "1.0",
 	.kind_base = WS_KIND_KLOCK,
 	.bpf_object = klock_bpf_object,
