@@ -20,7 +20,8 @@
 #   waits     untraced: pg_stat_activity's wait events sampled every 0.5 s (waits.wait_events),
 #             PostgreSQL's own account to check whyslow's against
 #   tcp       as run, pgbench over TCP 127.0.0.1 (the net source chains the loopback hop)
-#   overhead  tps untraced vs traced (whyslow attach of the postmaster), alternating,
+#   overhead  tps untraced vs traced (whyslow attach of the postmaster) vs traced with
+#             [core] stacks = false, the order rotating each round,
 #             $ROUNDS rounds of $OVH_T seconds each; medians; the load average is printed
 # Needs: PostgreSQL 15 from Debian (apt-get install -y postgresql postgresql-contrib; the script
 # installs it when missing and says so). Output: $OUT (default a new /tmp/whyslow-pgbench-out.*),
@@ -182,15 +183,22 @@ pg_waits() {
 	echo "== waits (untraced): $(grep -E '^tps' "$OUT/waits.pgbench" | head -1)"
 }
 
-# mode overhead: tps untraced vs traced, alternating
+# mode overhead: tps untraced, traced, and traced without stacks ([core] stacks = false),
+# in an order that rotates each round
 overhead() {
-	local r c tps
+	local r c tps order=(untraced traced nostacks)
 	: >"$OUT/overhead.tsv"
+	printf '[core]\nstacks = false\n' >"$OUT/nostacks.ini"
 	pg_start
 	for ((r = 0; r < ROUNDS; r++)); do
-		for c in $( ((r % 2)) && echo "traced untraced" || echo "untraced traced"); do
-			if [ "$c" = traced ]; then
-				"$WHYSLOW" attach --format json -o /dev/null "$(postmaster_pid)" 2>/dev/null &
+		for c in "${order[@]:r%3}" "${order[@]:0:r%3}"; do
+			if [ "$c" != untraced ]; then
+				if [ "$c" = nostacks ]; then
+					"$WHYSLOW" attach -c "$OUT/nostacks.ini" --format json -o /dev/null \
+						"$(postmaster_pid)" 2>/dev/null &
+				else
+					"$WHYSLOW" attach --format json -o /dev/null "$(postmaster_pid)" 2>/dev/null &
+				fi
 				TRACER_PID=$!
 				sleep 3
 			fi
@@ -203,10 +211,11 @@ overhead() {
 		done
 	done
 	pg_stop
-	local u t
+	local u t n
 	u=$(awk '$1=="untraced" {print $2}' "$OUT/overhead.tsv" | median)
 	t=$(awk '$1=="traced" {print $2}' "$OUT/overhead.tsv" | median)
-	echo "overhead: untraced median $u tps, traced median $t tps ($(awk -v u="$u" -v t="$t" 'BEGIN{printf "%+.1f%%", (t/u-1)*100}')), $ROUNDS rounds of ${OVH_T}s, load $(cut -d' ' -f1-3 /proc/loadavg)" |
+	n=$(awk '$1=="nostacks" {print $2}' "$OUT/overhead.tsv" | median)
+	echo "overhead: untraced median $u tps, traced median $t tps ($(awk -v u="$u" -v t="$t" 'BEGIN{printf "%+.1f%%", (t/u-1)*100}')), traced without stacks $n tps ($(awk -v u="$u" -v t="$n" 'BEGIN{printf "%+.1f%%", (t/u-1)*100}')), $ROUNDS rounds of ${OVH_T}s, load $(cut -d' ' -f1-3 /proc/loadavg)" |
 		tee "$OUT/overhead.txt"
 }
 
