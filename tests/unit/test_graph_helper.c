@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "graph.h"
+#include "graph_infer.h"
 
-#define PID 100
+#define PID GRAPH_TEST_PID
 #define KWORKER 900 /* a kernel thread: its own process, never traced */
 #define CRON 950    /* an untraced user thread */
 #define MS 1000000ULL
@@ -35,12 +36,6 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 	(void)ctx;
 	cr_assert_lt(nvictims, 16);
 	victims[nvictims++] = d->t->tid;
-}
-
-static bool traced(void *ctx, uint32_t pid)
-{
-	(void)ctx;
-	return pid == PID;
 }
 
 static void on_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
@@ -90,9 +85,10 @@ static void wake(uint64_t ms, uint32_t waker, uint32_t wakee, bool helper, uint8
 
 Test(graph_helper, followed_through_never_a_victim)
 {
-	struct ws_graph_ops ops = {
-		.infer = infer, .on_wait = on_wait, .pid_traced = traced, .on_ival = on_ival
-	};
+	struct ws_graph_ops ops = { .infer = infer,
+				    .on_wait = on_wait,
+				    .pid_traced = graph_test_pid_traced,
+				    .on_ival = on_ival };
 	struct ws_thread *k;
 
 	g = ws_graph_new(&ops, 1 * MS, 10000 * MS, 0);

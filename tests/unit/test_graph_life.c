@@ -13,7 +13,7 @@
 #include "graph.h"
 #include "graph_infer.h"
 
-#define PID 100
+#define PID GRAPH_TEST_PID
 #define MS 1000000ULL
 
 static struct ws_graph *g;
@@ -24,12 +24,6 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 {
 	(void)ctx;
 	(void)d;
-}
-
-static bool traced(void *ctx, uint32_t pid)
-{
-	(void)ctx;
-	return pid == PID;
 }
 
 static void on_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
@@ -114,7 +108,7 @@ static void begin(void)
 {
 	struct ws_graph_ops ops = { .infer = graph_infer_waker,
 				    .on_wait = on_wait,
-				    .pid_traced = traced,
+				    .pid_traced = graph_test_pid_traced,
 				    .on_ival = on_ival };
 
 	nivs = 0;
