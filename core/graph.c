@@ -25,6 +25,14 @@ static bool pid_traced(struct ws_graph *g, uint32_t pid)
 	return g->ops.pid_traced(g->ops.ctx, pid);
 }
 
+/* @t works for the traced processes (ws_switch.helpers): followed, not one of them. */
+static void mark_helper(struct ws_graph *g, struct ws_thread *t)
+{
+	if (!t->helper)
+		g->helpers++;
+	t->helper = true;
+}
+
 /* ---- thread table ------------------------------------------------------------------- */
 
 /* Remove @tid from the table of current incarnations. */
@@ -346,15 +354,15 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	if (sw->prev_tid && (helpers & WS_SWITCH_PREV_HELPER || pid_traced(g, prev_pid)) &&
 	    !(summarised && sw->prev_out_later)) {
 		t = thread_get(g, sw->prev_tid, prev_pid, sw->ts);
-		if (t)
-			t->helper = helpers & WS_SWITCH_PREV_HELPER && !pid_traced(g, prev_pid);
+		if (t && helpers & WS_SWITCH_PREV_HELPER && !pid_traced(g, prev_pid))
+			mark_helper(g, t);
 		if (t)
 			switch_out(g, t, sw);
 	}
 	if (sw->next_tid && (helpers & WS_SWITCH_NEXT_HELPER || pid_traced(g, sw->next_pid))) {
 		t = thread_get(g, sw->next_tid, sw->next_pid, sw->ts);
-		if (t)
-			t->helper = helpers & WS_SWITCH_NEXT_HELPER && !pid_traced(g, sw->next_pid);
+		if (t && helpers & WS_SWITCH_NEXT_HELPER && !pid_traced(g, sw->next_pid))
+			mark_helper(g, t);
 		if (t) {
 			if (sw->next_comm)
 				strncpy(t->comm, sw->next_comm, WS_COMM - 1);
@@ -392,7 +400,8 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 	t = thread_get(g, wk->wakee_tid, wk->wakee_pid, wk->ts);
 	if (!t)
 		return;
-	t->helper = helper;
+	if (helper)
+		mark_helper(g, t);
 	if (wk->sz >= offsetof(struct ws_wake, off_cpu) + sizeof(wk->off_cpu) && wk->off_ts &&
 	    wk->off_ts <= wk->ts)
 		late_switch_out(g, t, wk->off_ts, wk->off_state, wk->off_cpu, 0);
@@ -542,6 +551,7 @@ void ws_graph_free(struct ws_graph *g)
 void ws_graph_stats(struct ws_graph *g, struct ws_graph_stats *st)
 {
 	*st = g->st;
+	st->threads -= g->helpers; /* the program's threads */
 	st->claims = g->claims_live;
 	st->history_bytes = graph_history_bytes(g);
 }

@@ -52,6 +52,7 @@ struct ws_graph {
 
 	struct ws_table threads; /* tid -> struct ws_thread *: current incarnations */
 	struct ws_thread *dead;
+	uint64_t helpers; /* threads marked helpers: followed, not counted among the program's */
 
 	struct ws_table names; /* tid -> struct graph_name */
 

@@ -89,6 +89,7 @@ Test(graph_helper, followed_through_never_a_victim)
 				    .on_wait = on_wait,
 				    .pid_traced = graph_test_pid_traced,
 				    .on_ival = on_ival };
+	struct ws_graph_stats st;
 	struct ws_thread *k;
 
 	g = ws_graph_new(&ops, 1 * MS, 10000 * MS, 0);
@@ -114,6 +115,8 @@ Test(graph_helper, followed_through_never_a_victim)
 	cr_expect_eq(nvictims, 2, "the victim's two waits, not the kworker's 16ms one");
 	for (int i = 0; i < nvictims; i++)
 		cr_expect_eq(victims[i], 7, "a wait of tid %u reported", victims[i]);
+	ws_graph_stats(g, &st);
+	cr_expect_eq(st.threads, 1, "the helper counted among the program's threads");
 	ws_graph_flush(g);
 	cr_expect_gt(nivals, 0);
 	for (int i = 0; i < nivals; i++)
