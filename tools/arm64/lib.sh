@@ -5,13 +5,15 @@ arm64_apt_download() {	# PACKAGE[=VERSION]... into $DEPS/debs
 	(cd "$DEPS/debs" && apt-get download -qq -o APT::Sandbox::User=root "$@")
 }
 
+# pkgconf:arm64 ships /usr/bin/aarch64-linux-gnu-pkg-config, the cross file's pkg-config (a
+# fresh machine has only its own architecture's).
 arm64_install_cross_deps() {
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		dpkg --add-architecture arm64
 		apt-get update -qq
 	fi
 	local pkgs="gcc-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64
-		    libinih-dev:arm64 libc6-dev:arm64 qemu-user-static file" missing="" p
+		    libinih-dev:arm64 libc6-dev:arm64 pkgconf:arm64 qemu-user-static file" missing="" p
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 	done
