@@ -6,14 +6,16 @@ arm64_apt_download() {	# PACKAGE[=VERSION]... into $DEPS/debs
 }
 
 # pkgconf:arm64 ships /usr/bin/aarch64-linux-gnu-pkg-config, the cross file's pkg-config (a
-# fresh machine has only its own architecture's).
+# fresh machine has only its own architecture's); libffi8 and libgit2 are what the unpacked
+# libcriterion3:arm64 links against (arm64_fetch_criterion unpacks only Criterion and nanomsg).
 arm64_install_cross_deps() {
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		dpkg --add-architecture arm64
 		apt-get update -qq
 	fi
 	local pkgs="gcc-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64
-		    libinih-dev:arm64 libc6-dev:arm64 pkgconf:arm64 qemu-user-static file" missing="" p
+		    libinih-dev:arm64 libc6-dev:arm64 pkgconf:arm64 libffi8:arm64 libgit2-1.5:arm64
+		    qemu-user-static file" missing="" p
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 	done
@@ -70,6 +72,8 @@ arm64_binfmt() {
 }
 
 arm64_build() {	# BUILD_DIR
+	# the build runs what it built (docs/man/gen-ini-man.sh asks whyslow for its keys)
+	arm64_binfmt
 	if [ ! -f "$1/build.ninja" ]; then
 		meson setup "$1" --cross-file "$TOP/cross/arm64.ini" --buildtype=debugoptimized \
 			-Dbtf="$DEPS/vmlinux.btf" -Dpkg_config_path="$DEPS/pkgconfig" >/dev/null
