@@ -202,13 +202,13 @@ static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_
 	uint64_t stint_start = c ? c->start : WS_NO_END;
 	uint64_t ts = sw->ts;
 
-	if (cur_state(t) == WS_STATE_BLOCKED) {
+	if (cur_state(t) == WS_STATE_BLOCKED || cur_state(t) == WS_STATE_RUNNABLE) {
 		/*
 		 * It leaves the CPU, yet it was off it: its return (a wakeup and a
-		 * switch-in) never arrived. Seen on 6.18, rarely, with nothing lost
-		 * in the ring and no bpf_printk from either program either. When it
-		 * woke and ran is unknown, so the stretch is not observed, not one
-		 * long wait; chains over it say so (incomplete).
+		 * switch-in, or the switch-in alone) never arrived. Seen on 6.18,
+		 * rarely, with nothing lost in the ring and no bpf_printk from either
+		 * program either. When it woke and ran is unknown, so the stretch is
+		 * not observed, not one long wait; chains over it say so (incomplete).
 		 */
 		c->state = WS_STATE_UNKNOWN;
 		g->st.switch_ins_unseen++;

@@ -186,3 +186,31 @@ Test(graph_life, a_return_to_the_cpu_that_never_arrived_is_not_observed)
 	cr_expect_eq(unknown, 1);
 	ws_graph_free(g);
 }
+
+/*
+ * The same with a preemption: thread 7 is preempted at 5 ms and leaves the CPU again at 20 ms
+ * without its switch-in having arrived. It ran somewhere in between; [5, 20] is not one 15 ms
+ * runqueue wait (the summary would count it off CPU while no chain does).
+ */
+Test(graph_life, a_switch_in_after_a_preemption_that_never_arrived_is_not_observed)
+{
+	struct ws_graph_stats st;
+	int runnable_5_20 = 0, unknown = 0;
+
+	begin();
+	sw(5, 0, 7, 0 /* preempted */, 0);
+	sw(20, 0, 7, 1, 0);
+	wake(30, 1, 8, 7);
+	sw(31, 0, 0, 0, 7);
+	ws_graph_stats(g, &st);
+	cr_expect_eq(st.switch_ins_unseen, 1);
+	ws_graph_flush(g);
+	check_unbroken(1, 31);
+	for (int i = 0; i < nivs; i++) {
+		unknown += ivs[i].state == WS_STATE_UNKNOWN && ivs[i].start == 5 * MS;
+		runnable_5_20 += ivs[i].state == WS_STATE_RUNNABLE && ivs[i].start == 5 * MS;
+	}
+	cr_expect_eq(unknown, 1, "[5, 20] not observed");
+	cr_expect_eq(runnable_5_20, 0, "[5, 20] called a runqueue wait");
+	ws_graph_free(g);
+}
