@@ -113,8 +113,15 @@ static __always_inline struct task_state *make_helper(struct task_struct *k)
 	struct task_state *s =
 		bpf_task_storage_get(&task_state, k, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-	if (s && !s->traced)
+	if (s && !s->traced && !s->helper) {
 		s->helper = 1;
+		/*
+		 * Its current off-CPU period, if it is in one, began before it was followed:
+		 * no switch-out to summarise against, so the wakeup and the switch-in that end
+		 * it are written (not taken for a wakeup racing ahead of a switch-out).
+		 */
+		s->off_emitted = 1;
+	}
 	return s;
 }
 
