@@ -174,7 +174,8 @@ void ws_graph_evict(struct ws_graph *g, uint64_t now)
 	for (size_t i = 0; i < g->threads.cap; i++) {
 		struct ws_thread *t = graph_thread_at(g, i);
 
-		if (t && t->off_start && t->off_start < oldest_open)
+		/* a helper's sleep is no wait of the program's (its chains are clipped to one) */
+		if (t && !t->helper && t->off_start && t->off_start < oldest_open)
 			oldest_open = t->off_start;
 	}
 	if (oldest_open > before)

@@ -147,7 +147,7 @@ struct cli {
 /* @fmt takes two strings, @a and @b. */
 static int bad(const char *fmt, const char *a, const char *b)
 {
-	char msg[512];
+	char msg[1024];
 
 	snprintf(msg, sizeof(msg), fmt, a, b);
 	ws_log(WS_LOG_ERROR, "%s; see whyslow --help", msg);

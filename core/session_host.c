@@ -62,13 +62,39 @@ static uint64_t host_wall_ns(struct ws_plugin_ctx *ctx, uint64_t mono)
 	return ws_clock_wall(&session_of(ctx)->clock, mono);
 }
 
+/*
+ * ABI 2.2's fields (ws_switch.helpers, ws_wake.wakee_helper) sit in what was the structs' tail
+ * padding, so @sz cannot tell a 2.1 plugin's struct from a 2.2 one: clear them for an older
+ * plugin, whose padding may hold anything.
+ */
+static bool abi_before_2_2(struct ws_plugin_ctx *ctx)
+{
+	const struct ws_plugin *p = session_of(ctx)->plugins[index_of(ctx)].p;
+
+	return p->abi_major == 2 && p->abi_minor < 2;
+}
+
 static void host_switch(struct ws_plugin_ctx *ctx, const struct ws_switch *sw)
 {
+	struct ws_switch copy;
+
+	if (abi_before_2_2(ctx) && sw->sz >= offsetof(struct ws_switch, helpers) + 1) {
+		copy = *sw;
+		copy.helpers = 0;
+		sw = &copy;
+	}
 	ws_graph_switch(session_of(ctx)->g, sw);
 }
 
 static void host_wake(struct ws_plugin_ctx *ctx, const struct ws_wake *wk)
 {
+	struct ws_wake copy;
+
+	if (abi_before_2_2(ctx) && wk->sz >= offsetof(struct ws_wake, wakee_helper) + 1) {
+		copy = *wk;
+		copy.wakee_helper = false;
+		wk = &copy;
+	}
 	ws_graph_wake(session_of(ctx)->g, wk);
 }
 

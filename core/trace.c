@@ -268,6 +268,13 @@ static int fail(struct reader *r, uint64_t off, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* The reader's own allocation failed (a callback's -ENOMEM is the callback's to say). */
+static int oom(struct reader *r)
+{
+	snprintf(r->err, r->errlen, "%s: out of memory", r->name);
+	return -ENOMEM;
+}
+
 /* Read exactly @len bytes; the count actually read otherwise. */
 static size_t get(struct reader *r, void *p, size_t len)
 {
@@ -306,9 +313,11 @@ static int read_header(struct reader *r)
 }
 
 /*
- * One reader per record type: 0, a negative errno, or -EBADMSG for a payload that is not what
- * its type says (the caller names the record, by its kind's .malformed, and its offset).
+ * One reader per record type: 0, a negative errno (the callback's own, or -ENOMEM), or
+ * MALFORMED for a payload that is not what its type says (the caller names the record, by its
+ * kind's .malformed, and its offset). A callback's error goes back as it is.
  */
+#define MALFORMED 1
 static int read_meta(struct reader *r, uint64_t at, char *buf, size_t len)
 {
 	(void)at;
@@ -316,9 +325,9 @@ static int read_meta(struct reader *r, uint64_t at, char *buf, size_t len)
 		return 0;
 	r->meta = malloc(sizeof(*r->meta));
 	if (!r->meta)
-		return -ENOMEM;
+		return oom(r);
 	if (ws_trace_meta_parse(buf, len, r->meta))
-		return -EBADMSG;
+		return MALFORMED;
 	return r->ops->meta ? r->ops->meta(r->ctx, r->meta) : 0;
 }
 
@@ -328,7 +337,7 @@ static int read_devname(struct reader *r, uint64_t at, char *buf, size_t len)
 
 	(void)at;
 	if (len < sizeof(d) + 1 || buf[len - 1])
-		return -EBADMSG;
+		return MALFORMED;
 	memcpy(&d, buf, sizeof(d));
 	/* before names were generic, only blkio had them */
 	return r->ops->name ? r->ops->name(r->ctx, "blkio", d.dev, buf + sizeof(d)) : 0;
@@ -343,7 +352,7 @@ static int read_name(struct reader *r, uint64_t at, char *buf, size_t len)
 	(void)at;
 	/* source\0name\0: both present and NUL-terminated inside the payload */
 	if (len < sizeof(n) + 2 || !slen || sizeof(n) + slen + 1 >= len || buf[len - 1])
-		return -EBADMSG;
+		return MALFORMED;
 	memcpy(&n, buf, sizeof(n));
 	return r->ops->name ? r->ops->name(r->ctx, source, n.key, source + slen + 1) : 0;
 }
@@ -354,7 +363,7 @@ static int read_thread(struct reader *r, uint64_t at, char *buf, size_t len)
 
 	(void)at;
 	if (len < sizeof(t))
-		return -EBADMSG;
+		return MALFORMED;
 	memcpy(&t, buf, sizeof(t));
 	t.comm[sizeof(t.comm) - 1] = 0;
 	return r->ops->thread ? r->ops->thread(r->ctx, &t) : 0;
@@ -378,7 +387,7 @@ static int read_summary(struct reader *r, uint64_t at, char *buf, size_t len)
 
 	(void)at;
 	if (len < sizeof(s) + 1 || buf[len - 1])
-		return -EBADMSG;
+		return MALFORMED;
 	memcpy(&s, buf, sizeof(s));
 	return r->ops->summary
 		       ? r->ops->summary(r->ctx, &s, buf[sizeof(s)] ? buf + sizeof(s) : NULL)
@@ -387,8 +396,11 @@ static int read_summary(struct reader *r, uint64_t at, char *buf, size_t len)
 
 static int read_open_waits(struct reader *r, uint64_t at, char *buf, size_t len)
 {
+	int rc = r->ops->open_waits ? r->ops->open_waits(r->ctx, buf, len) : 0;
+
 	(void)at;
-	return r->ops->open_waits ? r->ops->open_waits(r->ctx, buf, len) : 0;
+	/* its decoding is the callback's (ws_stuck_decode): -EBADMSG is the payload's fault */
+	return rc == -EBADMSG ? MALFORMED : rc;
 }
 
 static int read_end(struct reader *r, uint64_t at, char *buf, size_t len)
@@ -396,7 +408,7 @@ static int read_end(struct reader *r, uint64_t at, char *buf, size_t len)
 	struct ws_trace_end e;
 
 	if (len < sizeof(e))
-		return -EBADMSG;
+		return MALFORMED;
 	memcpy(&e, buf, sizeof(e));
 	r->ended = true;
 	if (e.events != r->events)
@@ -457,7 +469,7 @@ static int read_rec(struct reader *r, struct ws_trace_rec_hdr *h, char **buf, si
 		char *nb = realloc(*buf, len + 1);
 
 		if (!nb)
-			return -ENOMEM;
+			return oom(r);
 		*buf = nb;
 		*cap = len + 1;
 	}
@@ -499,14 +511,12 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 			if (rec_kinds[k].type != h.type)
 				continue;
 			rc = rec_kinds[k].read(&r, at, buf, h.size - sizeof(h));
-			if (rc == -EBADMSG && rec_kinds[k].malformed)
+			if (rc == MALFORMED)
 				rc = fail(&r, at, "%s", rec_kinds[k].malformed);
 			break;
 		}
 		/* a type from a newer minor is skipped */
 	}
-	if (rc == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", name);
 	free(buf);
 	free(r.meta);
 	return rc;

@@ -110,8 +110,7 @@ static __always_inline bool followed(struct task_struct *t, struct task_state *s
 
 static __always_inline struct task_state *make_helper(struct task_struct *k)
 {
-	struct task_state *s =
-		bpf_task_storage_get(&task_state, k, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct task_state *s = state_of(k); /* a kernel thread can be traced too (attach) */
 
 	if (s && !s->traced && !s->helper) {
 		s->helper = 1;
@@ -206,7 +205,8 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (next_traced && ns && !ns->helper && ns->off_ts && ns->off_state && ws_stack_min_ns &&
 	    now - ns->off_ts >= ws_stack_min_ns)
 		ws_stack_waiter(next, ns->off_ts, now);
-	if (prev_traced && state == 0 && prev->pid)
+	/* runqueue waits that make every switch written: the traced threads' only */
+	if (state == 0 && prev->pid && traced(prev, ps))
 		rq_wait_begin(ps);
 	if (next_traced)
 		rq_wait_end(ns);
@@ -321,7 +321,8 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		if (!bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed)
 			return 0;
 	}
-	rq_wait_begin(s);
+	if (!s || s->traced)
+		rq_wait_begin(s);
 	if (s && resolution_ns && !s->off_emitted) {
 		now = bpf_ktime_get_ns();
 		if (!s->off_ts) {

@@ -408,3 +408,35 @@ Test(trace, legacy_device_names)
 	cr_assert_eq(s.events, 3);
 	free(buf);
 }
+
+static int thread_fails(void *ctx, const struct ws_trace_thread *t)
+{
+	(void)ctx;
+	(void)t;
+	return *(const int *)ctx;
+}
+
+/*
+ * A callback's error goes back as it is, with @err empty for its caller to explain: the
+ * reader's "out of memory" and "malformed" are for its own failures only.
+ */
+Test(trace, callback_errors_are_the_callers)
+{
+	static const int codes[] = { -ENOMEM, -EBADMSG };
+	struct ws_trace_ops fail_ops = { .thread = thread_fails };
+	size_t len;
+	char *buf = make_file(&len, false), err[256];
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		FILE *f = fmemopen(buf, len, "r");
+		int code = codes[i], rc;
+
+		cr_assert_not_null(f);
+		strcpy(err, "untouched");
+		rc = ws_trace_read(f, "t.data", &fail_ops, (void *)&code, err, sizeof(err));
+		fclose(f);
+		cr_expect_eq(rc, code, "rc %d, want the callback's %d", rc, code);
+		cr_expect_str_empty(err, "the reader explained the callback's error: %s", err);
+	}
+	free(buf);
+}
