@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "cmd_stuck.h"
+#include "log.h"
 #include "stuck.h"
 #include "util.h"
 

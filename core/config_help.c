@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "config_help.h"
 #include "loader.h"
+#include "log.h"
 #include "session.h"
 #include "util.h"
 

@@ -25,14 +25,6 @@ static bool pid_traced(struct ws_graph *g, uint32_t pid)
 	return g->ops.pid_traced(g->ops.ctx, pid);
 }
 
-/* @t works for the traced processes (ws_switch.helpers): followed, not one of them. */
-static void mark_helper(struct ws_graph *g, struct ws_thread *t)
-{
-	if (!t->helper)
-		g->helpers++;
-	t->helper = true;
-}
-
 /* ---- thread table ------------------------------------------------------------------- */
 
 /* Remove @tid from the table of current incarnations. */
@@ -94,6 +86,27 @@ static struct ws_thread *thread_get(struct ws_graph *g, uint32_t tid, uint32_t p
 	return t;
 }
 
+/*
+ * The timeline of thread @tid of @pid if the graph follows it: a traced process's thread, or a
+ * helper its source flagged (@helper: a kernel thread working for them, ws_switch.helpers),
+ * counted apart. NULL when it is neither, or without memory.
+ */
+static struct ws_thread *followed_thread(struct ws_graph *g, uint32_t tid, uint32_t pid,
+					 bool helper, uint64_t ts)
+{
+	bool traced = pid_traced(g, pid);
+	struct ws_thread *t;
+
+	if (!traced && !helper)
+		return NULL;
+	t = thread_get(g, tid, pid, ts);
+	if (t && !traced && !t->helper) {
+		t->helper = true;
+		g->helpers++;
+	}
+	return t;
+}
+
 static struct ws_ival *cur(struct ws_thread *t)
 {
 	return t->n > t->head ? &t->iv[t->n - 1] : NULL;
@@ -150,7 +163,7 @@ static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, u
 		.start_ns = start,
 		.off_state = off_state,
 		.wake = wk,
-		.waker_traced = g->ops.pid_traced(g->ops.ctx, wk->waker_pid),
+		.waker_traced = pid_traced(g, wk->waker_pid),
 	};
 	struct ws_thread *waker;
 	struct ws_claim c;
@@ -351,18 +364,15 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	    sw->prev_run_start > graph_cpu_last_ts(g, sw->cpu))
 		graph_cpu_push(g, sw->cpu, sw->prev_run_start, sw->prev_tid, prev_pid);
 	graph_cpu_push(g, sw->cpu, sw->ts, sw->next_tid, sw->next_pid);
-	if (sw->prev_tid && (helpers & WS_SWITCH_PREV_HELPER || pid_traced(g, prev_pid)) &&
-	    !(summarised && sw->prev_out_later)) {
-		t = thread_get(g, sw->prev_tid, prev_pid, sw->ts);
-		if (t && helpers & WS_SWITCH_PREV_HELPER && !pid_traced(g, prev_pid))
-			mark_helper(g, t);
+	if (sw->prev_tid && !(summarised && sw->prev_out_later)) {
+		t = followed_thread(g, sw->prev_tid, prev_pid, helpers & WS_SWITCH_PREV_HELPER,
+				    sw->ts);
 		if (t)
 			switch_out(g, t, sw);
 	}
-	if (sw->next_tid && (helpers & WS_SWITCH_NEXT_HELPER || pid_traced(g, sw->next_pid))) {
-		t = thread_get(g, sw->next_tid, sw->next_pid, sw->ts);
-		if (t && helpers & WS_SWITCH_NEXT_HELPER && !pid_traced(g, sw->next_pid))
-			mark_helper(g, t);
+	if (sw->next_tid) {
+		t = followed_thread(g, sw->next_tid, sw->next_pid, helpers & WS_SWITCH_NEXT_HELPER,
+				    sw->ts);
 		if (t) {
 			if (sw->next_comm)
 				strncpy(t->comm, sw->next_comm, WS_COMM - 1);
@@ -394,14 +404,10 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 	    cur_state(t) == WS_STATE_RUNNING)
 		mark_short_inside(t);
 	helper = wk->sz >= offsetof(struct ws_wake, wakee_helper) + sizeof(wk->wakee_helper) &&
-		 wk->wakee_helper && !pid_traced(g, wk->wakee_pid);
-	if (!helper && !pid_traced(g, wk->wakee_pid))
-		return;
-	t = thread_get(g, wk->wakee_tid, wk->wakee_pid, wk->ts);
+		 wk->wakee_helper;
+	t = followed_thread(g, wk->wakee_tid, wk->wakee_pid, helper, wk->ts);
 	if (!t)
 		return;
-	if (helper)
-		mark_helper(g, t);
 	if (wk->sz >= offsetof(struct ws_wake, off_cpu) + sizeof(wk->off_cpu) && wk->off_ts &&
 	    wk->off_ts <= wk->ts)
 		late_switch_out(g, t, wk->off_ts, wk->off_state, wk->off_cpu, 0);
@@ -466,7 +472,7 @@ void ws_graph_open_wait(struct ws_graph *g, uint32_t tid, uint32_t pid, const ch
 {
 	struct ws_thread *t;
 
-	if (!g->ops.pid_traced(g->ops.ctx, pid))
+	if (!pid_traced(g, pid))
 		return;
 	t = thread_get(g, tid, pid, since);
 	/* an event already said more than /proc did */

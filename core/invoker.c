@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "invoker.h"
+#include "log.h"
 #include "util.h"
 
 static int parse_id(const char *var, const char *s, unsigned int *out)

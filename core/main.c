@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "cmd_stuck.h"
 #include "cmd_trace.h"
 #include "config.h"
+#include "log.h"
 #include "outfile.h"
 #include "config_help.h"
 #include "runner.h"

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "invoker.h"
+#include "log.h"
 #include "outfile.h"
 
 static int say(const char *path, int err, const char *why)

@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "clock.h"
 #include "invoker.h"
+#include "log.h"
 #include "outfile.h"
 #include "runner.h"
 #include "stuck.h"
@@ -83,17 +83,14 @@ static uint64_t left_behind(struct ws_session *s, const struct ws_run_opts *o)
 {
 	uint32_t pids[8];
 	size_t n = ws_session_traced_pids(s, pids, ARRAY_SIZE(pids));
-	char grace[32], *list = NULL;
-	size_t list_len = 0;
-	FILE *left;
+	char grace[32], until[96], list[ARRAY_SIZE(pids) * 48] = "";
+	size_t len = 0;
 
 	if (!n)
 		return 0;
 	ws_format_duration(WS_RUN_GRACE_NS, grace, sizeof(grace));
 	ws_status_clear();
-	/* one message, said at once: the left-behind processes are its middle */
-	left = open_memstream(&list, &list_len);
-	for (size_t i = 0; left && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char path[64], comm[32] = "?";
 		FILE *f;
 
@@ -103,19 +100,15 @@ static uint64_t left_behind(struct ws_session *s, const struct ws_run_opts *o)
 			comm[strcspn(comm, "\n")] = 0;
 		if (f)
 			fclose(f);
-		fprintf(left, " %u (%s)", pids[i], comm);
+		/* " PID (comm)" fits its 48 bytes: 10 digits, 31 of comm */
+		len += snprintf(list + len, sizeof(list) - len, " %u (%s)", pids[i], comm);
 	}
-	if (left)
-		fclose(left);
 	if (o->wait)
-		ws_log(WS_LOG_INFO,
-		       "%s exited; still tracing what it left behind:%s; until they exit (--wait) or Ctrl-C",
-		       o->argv[0], list ? list : "");
+		snprintf(until, sizeof(until), "until they exit (--wait) or Ctrl-C");
 	else
-		ws_log(WS_LOG_INFO,
-		       "%s exited; still tracing what it left behind:%s; stopping in %s (--wait: until they exit)",
-		       o->argv[0], list ? list : "", grace);
-	free(list);
+		snprintf(until, sizeof(until), "stopping in %s (--wait: until they exit)", grace);
+	ws_log(WS_LOG_INFO, "%s exited; still tracing what it left behind:%s; %s", o->argv[0], list,
+	       until);
 	return o->wait ? 0 : ws_clock_mono_now() + WS_RUN_GRACE_NS;
 }
 

@@ -125,7 +125,7 @@ static __always_inline struct task_state *make_helper(struct task_struct *k)
 }
 
 /*
- * @p, untraced, is woken by current: is it a kernel thread set to work for the traced
+ * @p, an untraced kernel thread, is woken by current: is it set to work for the traced
  * processes? Only a wakeup done in task context says who asked (in an interrupt current is
  * whoever was hit).
  */
@@ -134,7 +134,7 @@ static __always_inline struct task_state *helper_of(struct task_struct *p, struc
 	struct task_struct *cur;
 	struct task_state *c;
 
-	if (!(p->flags & PF_KTHREAD_) || !cs || cs->depth)
+	if (!cs || cs->depth)
 		return NULL;
 	cur = bpf_get_current_task_btf();
 	/* only a traced waker: from helper to helper, the set would spread to every busy
