@@ -341,6 +341,7 @@ static int on_summary(void *ctx, const struct ws_trace_summary *s, const char *l
 static int on_open_waits(void *ctx, const void *p, size_t len)
 {
 	struct replay *r = ctx;
+	struct ws_open_sources src;
 	int err;
 
 	if (r->have_open) /* one per recording; a second is not the writer's */
@@ -353,6 +354,12 @@ static int on_open_waits(void *ctx, const void *p, size_t len)
 		return err;
 	}
 	r->have_open = true;
+	/* what /proc said is stored; the sources loaded now put it in words */
+	if (r->s) {
+		if ((err = ws_session_open_sources(r->s, &src)))
+			return err; /* a source's init said why */
+		ws_stuck_describe(&r->open, &src);
+	}
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cmd_stuck.h"
 #include "log.h"
+#include "session.h"
 #include "stuck.h"
 #include "util.h"
 
@@ -24,8 +25,30 @@ static const char usage[] =
 	"  --format FMT     text (default) or json (JSON Lines: deadlock and open_wait objects)\n"
 	"  --min-block DUR  show waits off CPU at least this long (default 10ms)\n";
 
-int ws_cmd_stuck(int argc, char **argv)
+/*
+ * The sources put the waits in words (ws_plugin.describe_open): load every plugin, as report
+ * does, without BPF. 0 or -errno (printed).
+ */
+static int open_sources(const struct ws_report_globals *g, struct ws_config *cfg,
+			struct ws_session **s, struct ws_open_sources *src)
 {
+	struct ws_session_opts so = { .plugin_dir = g->plugin_dir, .verbose = g->verbose };
+	int err;
+
+	if (!so.plugin_dir)
+		so.plugin_dir = getenv("WHYSLOW_PLUGIN_DIR");
+	if (!so.plugin_dir)
+		so.plugin_dir = WS_PLUGINDIR;
+	if ((err = ws_session_open(s, &so, cfg)))
+		return err;
+	return ws_session_open_sources(*s, src);
+}
+
+int ws_cmd_stuck(int argc, char **argv, const struct ws_report_globals *g)
+{
+	struct ws_config cfg = { 0 };
+	struct ws_session *s = NULL;
+	struct ws_open_sources src;
 	struct ws_stuck st;
 	uint64_t min_block = 10000000ULL, v;
 	uint32_t *pids = calloc(argc ? argc : 1, sizeof(*pids));
@@ -74,9 +97,17 @@ int ws_cmd_stuck(int argc, char **argv)
 		}
 		pids[i] = tgid;
 	}
-	err = ws_stuck_take(&st, pids, npids, SAMPLE_GAP_NS, NULL);
+	if (open_sources(g, &cfg, &s, &src)) {
+		ws_session_free(s);
+		ws_config_free(&cfg);
+		free(pids);
+		return 1;
+	}
+	err = ws_stuck_take(&st, pids, npids, SAMPLE_GAP_NS, NULL, &src);
 	free(pids);
 	if (err) {
+		ws_session_free(s);
+		ws_config_free(&cfg);
 		ws_log(WS_LOG_ERROR, "stuck: cannot read the processes: %s", strerror(-err));
 		return 1;
 	}
@@ -84,6 +115,8 @@ int ws_cmd_stuck(int argc, char **argv)
 	if (!json && !found && !st.n)
 		puts("no threads");
 	ws_stuck_free(&st);
+	ws_session_free(s);
+	ws_config_free(&cfg);
 	if (fflush(stdout)) {
 		ws_log(WS_LOG_ERROR, "writing the output: %s", strerror(errno));
 		return 1;

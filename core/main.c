@@ -540,7 +540,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (c.cmd == CMD_STUCK) {
-		rc = ws_cmd_stuck(argc - c.report_at, argv + c.report_at);
+		struct ws_report_globals g = { .plugin_dir = c.plugin_dir, .verbose = c.verbose };
+
+		rc = ws_cmd_stuck(argc - c.report_at, argv + c.report_at, &g);
 		goto out;
 	}
 	if (c.cmd == CMD_REC_RUN && !c.argv) {

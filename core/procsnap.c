@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -145,6 +144,7 @@ int ws_procsnap_task(uint32_t pid, uint32_t tid, uint64_t sched_now, struct ws_t
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->pid = pid;
+	t->arch = WS_ARCH_NATIVE;
 	/* after @sched_now was read: now - off_cpu_ns is then no earlier than its last run */
 	t->read_mono_ns = ws_clock_mono_now();
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", pid, tid);
@@ -228,57 +228,4 @@ int ws_procsnap_take(uint32_t pid, struct ws_task_snap **out, size_t *n)
 	*out = v;
 	*n = cnt;
 	return 0;
-}
-
-const char *ws_syscall_name(long nr, char *buf, size_t len)
-{
-	static const struct {
-		long nr;
-		const char *name;
-	} names[] = {
-		{ SYS_futex, "futex" },
-		{ SYS_read, "read" },
-		{ SYS_write, "write" },
-		{ SYS_pread64, "pread64" },
-		{ SYS_pwrite64, "pwrite64" },
-		{ SYS_readv, "readv" },
-		{ SYS_writev, "writev" },
-		{ SYS_preadv, "preadv" },
-		{ SYS_clock_nanosleep, "clock_nanosleep" },
-		{ SYS_nanosleep, "nanosleep" },
-		{ SYS_epoll_pwait, "epoll_pwait" },
-		{ SYS_ppoll, "ppoll" },
-		{ SYS_pselect6, "pselect6" },
-		{ SYS_wait4, "wait4" },
-		{ SYS_waitid, "waitid" },
-		{ SYS_fsync, "fsync" },
-		{ SYS_fdatasync, "fdatasync" },
-		{ SYS_accept4, "accept4" },
-		{ SYS_recvfrom, "recvfrom" },
-		{ SYS_recvmsg, "recvmsg" },
-		{ SYS_sendto, "sendto" },
-		{ SYS_connect, "connect" },
-		{ SYS_flock, "flock" },
-		{ SYS_fcntl, "fcntl" },
-		{ SYS_openat, "openat" },
-		{ SYS_rt_sigtimedwait, "rt_sigtimedwait" },
-		{ SYS_msgrcv, "msgrcv" },
-		{ SYS_semtimedop, "semtimedop" },
-#ifdef SYS_poll
-		{ SYS_poll, "poll" },
-		{ SYS_select, "select" },
-		{ SYS_epoll_wait, "epoll_wait" },
-		{ SYS_pause, "pause" },
-		{ SYS_accept, "accept" },
-#endif
-#ifdef SYS_futex_waitv
-		{ SYS_futex_waitv, "futex_waitv" },
-#endif
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].nr == nr)
-			return names[i].name;
-	snprintf(buf, len, "syscall %ld", nr);
-	return buf;
 }

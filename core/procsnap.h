@@ -12,6 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <whyslow/record.h>
+
+/* The syscall numbers /proc shows here (WS_ARCH_*, <whyslow/record.h>). */
+#if defined(__x86_64__)
+#define WS_ARCH_NATIVE WS_ARCH_X86_64
+#elif defined(__aarch64__)
+#define WS_ARCH_NATIVE WS_ARCH_ARM64
+#else
+#define WS_ARCH_NATIVE WS_ARCH_UNKNOWN
+#endif
+
 #define WS_SNAP_COMM 16
 #define WS_SNAP_KSTACK 4
 
@@ -22,6 +33,7 @@ struct ws_task_snap {
 	bool in_syscall;     /* /proc/.../syscall named one (blocked in it) */
 	bool syscall_denied; /* /proc/.../syscall was not readable (no ptrace access) */
 	long nr;	     /* the syscall number */
+	uint16_t arch;	     /* whose numbers: WS_ARCH_* (this machine's, when read from /proc) */
 	uint64_t args[6];    /* its arguments */
 	/* innermost kernel frames, function names only ("" when unreadable) */
 	char kstack[WS_SNAP_KSTACK][48];
@@ -50,8 +62,5 @@ bool ws_task_blocked(const struct ws_task_snap *t);
 
 /* The thread group of @tid (its Tgid), or 0 if there is no such thread. */
 uint32_t ws_procsnap_tgid(uint32_t tid);
-
-/* Name of syscall @nr on this architecture ("syscall 123" in @buf when not known). */
-const char *ws_syscall_name(long nr, char *buf, size_t len);
 
 #endif

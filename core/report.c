@@ -81,7 +81,7 @@ static void describe(struct ws_report *r, const struct ws_link *l, char *buf, si
 		snprintf(buf, len, "%s", l->kind);
 }
 
-static void json_fields(FILE *b, const struct ws_claim *c)
+void ws_json_claim_fields(FILE *b, const struct ws_claim *c)
 {
 	for (unsigned int i = 0; c && i < c->nfields && i < WS_CLAIM_FIELDS; i++) {
 		const struct ws_field *f = &c->fields[i];
@@ -159,7 +159,7 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 				ws_json_str(b, res);
 			}
 		}
-		json_fields(b, l->claim);
+		ws_json_claim_fields(b, l->claim);
 		if (l->claim)
 			ws_syscall_json(b, &l->claim->syscall);
 		ws_link_stacks(r->stacks, l, &st);
@@ -194,7 +194,7 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 			s->start, s->dur);
 		if (!s->nmix) /* a merged piece's kinds are in its mix; no one claim stands for it
 			       */
-			json_fields(b, s->claim);
+			ws_json_claim_fields(b, s->claim);
 		if (s->nmix) {
 			fprintf(b, ",\"mix\":[");
 			for (int k = 0; k < s->nmix; k++) {

@@ -37,7 +37,7 @@ struct ws_summary {
 	uint64_t waits_unexplained, wake_races, bad_records, switch_ins_unseen;
 	uint64_t history_trims, shortest_history_ns; /* max_history reached; least kept then */
 	uint64_t out_of_memory;			     /* allocations that failed in the analysis */
-	const char *events_by_source; /* JSON object text, e.g. {"sched":12,"futex":3} */
+	const char *events_by_source; /* JSON object text: events per source, by its name */
 	int threads;
 };
 
@@ -59,5 +59,8 @@ void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct
 /* Text: the critical path, reasons, top N chains and root causes; JSON: the same objects. */
 int ws_report_finish(struct ws_report *r, const struct ws_summary *s);
 void ws_report_free(struct ws_report *r);
+
+/* A claim's extra keys as JSON members, each after a comma (",\"addr\":\"0x7f..\""). */
+void ws_json_claim_fields(FILE *f, const struct ws_claim *c);
 
 #endif

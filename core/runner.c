@@ -162,11 +162,14 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
  * @earlier (from attach time) bounding how long they lasted. false when
  * nothing is left to look at.
  */
-static bool open_waits(const struct ws_run_opts *o, struct ws_stuck *st, const uint32_t *pids,
-		       int npids, const struct ws_stuck *earlier, uint64_t gap_ns)
+static bool open_waits(struct ws_session *s, const struct ws_run_opts *o, struct ws_stuck *st,
+		       const uint32_t *pids, int npids, const struct ws_stuck *earlier,
+		       uint64_t gap_ns)
 {
-	return (o->open_waits || o->on_open_waits) && npids &&
-	       !ws_stuck_take(st, pids, npids, gap_ns, earlier);
+	struct ws_open_sources src;
+
+	return (o->open_waits || o->on_open_waits) && npids && !ws_session_open_sources(s, &src) &&
+	       !ws_stuck_take(st, pids, npids, gap_ns, earlier, &src);
 }
 
 /*
@@ -407,7 +410,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		uint32_t traced = pid;
 
 		still_running = true;
-		have_open = open_waits(o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS);
+		have_open = open_waits(s, o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS);
 	}
 	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock);
 	if (have_open)
@@ -546,13 +549,13 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		}
 	}
 	/* waits already in progress: the state at attach bounds how long they last */
-	have_start = open_waits(o, &start, o->pids, o->npids, NULL, 0);
+	have_start = open_waits(s, o, &start, o->pids, o->npids, NULL, 0);
 	if (have_start)
 		feed_open_waits(s, &start);
 	if (o->duration_ns)
 		deadline = ws_clock_mono_now() + o->duration_ns;
 	err = loop(s, 0, NULL, deadline, o);
-	have_open = open_waits(o, &open, o->pids, o->npids, have_start ? &start : NULL,
+	have_open = open_waits(s, o, &open, o->pids, o->npids, have_start ? &start : NULL,
 			       OPEN_SAMPLE_GAP_NS);
 	if (have_start)
 		ws_stuck_free(&start);

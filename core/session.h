@@ -15,6 +15,7 @@
 #include "config.h"
 #include "loader.h"
 #include "report.h"
+#include "stuck.h"
 
 #define WS_MAX_PLUGINS 32
 
@@ -124,5 +125,11 @@ size_t ws_session_names(struct ws_session *s, size_t from, struct ws_name *out, 
 /* The stacks resolved so far (links and timeline slices look theirs up); NULL before start. */
 struct ws_stacks;
 const struct ws_stacks *ws_session_stacks(struct ws_session *s);
+
+/*
+ * The session's sources as describers of open waits (stuck.c), valid while @s lives: their
+ * init runs first if it has not. 0, or the -errno of a source's init (it said why).
+ */
+int ws_session_open_sources(struct ws_session *s, struct ws_open_sources *out);
 
 #endif

@@ -336,3 +336,58 @@ int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, ch
 		return 0;
 	return p->root_label(&s->ctxs[c->owner].pub, c, comm, buf, len);
 }
+
+/* ---- open waits (stuck.c): every source that describes them, the strongest claim first ---- */
+
+static int open_describe(void *ctx, const struct ws_open_wait *w, struct ws_claim *out, char *what,
+			 size_t len)
+{
+	struct ws_session *s = ctx;
+	struct ws_claim c;
+	char buf[160];
+	int best = -1;
+
+	for (int i = 0; i < s->nplugins; i++) {
+		const struct ws_plugin *p = s->plugins[i].p;
+
+		if (!WS_HAS(p, describe_open) || !p->describe_open)
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.sz = sizeof(c);
+		buf[0] = 0;
+		if (p->describe_open(&s->ctxs[i].pub, w, &c, buf, sizeof(buf)) <= 0 ||
+		    c.strength <= WS_CLAIM_NONE || (best >= 0 && c.strength <= out->strength))
+			continue;
+		c.owner = i;
+		if (c.nfields > WS_CLAIM_FIELDS)
+			c.nfields = WS_CLAIM_FIELDS;
+		memcpy(out, &c, sizeof(c));
+		snprintf(what, len, "%s", buf[0] ? buf : c.kind);
+		best = i;
+	}
+	return best;
+}
+
+static int open_owner(void *ctx, int source, const struct ws_open_wait *w, const struct ws_claim *c,
+		      ws_tid_live_fn is_live, void *live_ctx, struct ws_open_owner *out)
+{
+	struct ws_session *s = ctx;
+	const struct ws_plugin *p;
+
+	if (source < 0 || source >= s->nplugins)
+		return 0;
+	p = s->plugins[source].p;
+	if (!WS_HAS(p, open_owner) || !p->open_owner)
+		return 0;
+	return p->open_owner(&s->ctxs[source].pub, w, c, is_live, live_ctx, out);
+}
+
+int ws_session_open_sources(struct ws_session *s, struct ws_open_sources *out)
+{
+	int err = session_plugins_init(s);
+
+	if (err)
+		return err;
+	*out = (struct ws_open_sources){ .describe = open_describe, .owner = open_owner, .ctx = s };
+	return 0;
+}

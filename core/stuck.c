@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 
+#include <whyslow/syscall_names.h>
+
 #include "clock.h"
+#include "report.h"
 #include "stuck.h"
 #include "util.h"
 #include "waitfor.h"
@@ -23,6 +25,7 @@ struct sample {
 	uint32_t pids[MAX_PROCS];
 	int npids;
 	bool no_syscall_access;
+	const struct ws_open_sources *src;
 };
 
 struct live_ctx {
@@ -38,48 +41,72 @@ static bool tid_live(void *ctx, uint32_t tid, bool pshared)
 	return tgid && (pshared || tgid == l->pid);
 }
 
-static bool has_frame(const struct ws_task_snap *s, const char *prefix)
-{
-	for (int i = 0; i < s->nkstack; i++)
-		if (!strncmp(s->kstack[i], prefix, strlen(prefix)))
-			return true;
-	return false;
-}
-
-static enum ws_open_kind classify(const struct ws_task_snap *s)
+static enum ws_open_kind core_kind(const struct ws_task_snap *s)
 {
 	if (!ws_task_blocked(s))
 		return WS_OPEN_NONE;
 	if (s->state == 'T' || s->state == 't')
 		return WS_OPEN_STOPPED;
-	if (s->in_syscall && s->nr == SYS_futex && ws_futex_op_waits((uint32_t)s->args[1]))
-		return WS_OPEN_FUTEX;
-	if (s->state == 'D') {
-		/* frames of a wait for a block request (the kernel stack, root only) */
-		static const char *const block_frames[] = {
-			"io_schedule",	      "submit_bio_wait", "blk_",	"bio_",
-			"__blkdev_direct_IO", "iomap_dio",	 "__iomap_dio", "folio_wait",
-			"bit_wait_io",	      "wait_on_page",
-		};
-
-		for (size_t i = 0; i < ARRAY_SIZE(block_frames); i++)
-			if (has_frame(s, block_frames[i]))
-				return WS_OPEN_BLOCK_IO;
-		return WS_OPEN_DISK;
-	}
-	if (s->in_syscall && (s->nr == SYS_clock_nanosleep || s->nr == SYS_nanosleep))
-		return WS_OPEN_SLEEP;
-	return s->in_syscall ? WS_OPEN_SYSCALL : WS_OPEN_OTHER;
+	return WS_OPEN_BLOCKED;
 }
 
-static void read_owner(struct ws_stuck_thread *t)
+/* What the sources are told of @t (@frames: storage for its kernel frames). */
+static void open_wait_of(const struct ws_stuck_thread *t, struct ws_open_wait *w,
+			 const char *frames[WS_SNAP_KSTACK])
+{
+	memset(w, 0, sizeof(*w));
+	w->sz = sizeof(*w);
+	w->tid = t->s.tid;
+	w->pid = t->s.pid;
+	w->state = t->s.state;
+	w->syscall.arch = t->s.arch;
+	w->syscall.nr = t->s.in_syscall ? (int32_t)t->s.nr : WS_SYSCALL_NONE;
+	if (t->s.in_syscall)
+		memcpy(w->syscall.args, t->s.args, sizeof(w->syscall.args));
+	for (int i = 0; i < t->s.nkstack && i < WS_SNAP_KSTACK; i++)
+		frames[i] = t->s.kstack[i];
+	w->nkstack = t->s.nkstack;
+	w->kstack = frames;
+}
+
+/* The sources' words for blocked @t (none of them: an unknown wait). */
+static void describe_thread(struct ws_stuck_thread *t, const struct ws_open_sources *src)
+{
+	struct ws_open_wait w;
+	const char *frames[WS_SNAP_KSTACK];
+
+	t->source = -1;
+	t->what[0] = 0;
+	memset(&t->claim, 0, sizeof(t->claim));
+	if (t->kind != WS_OPEN_BLOCKED || !src)
+		return;
+	open_wait_of(t, &w, frames);
+	t->source = src->describe(src->ctx, &w, &t->claim, t->what, sizeof(t->what));
+}
+
+/* Who holds the lock @t waits for, if its source says it is one: from the lock itself. */
+static void read_owner(struct ws_stuck_thread *t, const struct ws_open_sources *src)
 {
 	struct live_ctx l = { t->s.pid };
+	struct ws_open_wait w;
+	const char *frames[WS_SNAP_KSTACK];
+	int rc;
 
-	if (t->kind != WS_OPEN_FUTEX)
+	memset(&t->owner, 0, sizeof(t->owner));
+	t->owner.sz = sizeof(t->owner);
+	t->lock = false;
+	if (t->source < 0 || !src || !src->owner)
 		return;
-	if (ws_owner_read(t->s.pid, t->addr, t->op, tid_live, &l, &t->owner))
-		t->owner.why = "the process's memory is not readable (needs ptrace access)";
+	open_wait_of(t, &w, frames);
+	rc = src->owner(src->ctx, t->source, &w, &t->claim, tid_live, &l, &t->owner);
+	if (rc == 0)
+		return;
+	t->lock = true;
+	if (rc < 0) {
+		t->owner.tid = 0;
+		snprintf(t->owner.why, sizeof(t->owner.why),
+			 "the process's memory is not readable (needs ptrace access)");
+	}
 }
 
 static bool have_pid(const struct sample *sm, uint32_t pid)
@@ -111,13 +138,10 @@ static int sample_pid(struct sample *sm, uint32_t pid)
 
 		memset(t, 0, sizeof(*t));
 		t->s = v[i];
-		t->kind = classify(&t->s);
+		t->kind = core_kind(&t->s);
 		if (t->s.syscall_denied)
 			sm->no_syscall_access = true;
-		if (t->kind == WS_OPEN_FUTEX) {
-			t->addr = t->s.args[0];
-			t->op = (uint32_t)t->s.args[1];
-		}
+		describe_thread(t, sm->src);
 	}
 	free(v);
 	return 0;
@@ -127,11 +151,13 @@ static int sample_pid(struct sample *sm, uint32_t pid)
  * Sample @pids and every process that owns a lock one of their threads waits
  * for, and read those owners. 0, or -errno when none of @pids could be read.
  */
-static int sample(struct sample *sm, const uint32_t *pids, int npids)
+static int sample(struct sample *sm, const uint32_t *pids, int npids,
+		  const struct ws_open_sources *src)
 {
 	int ok = 0, err = -ESRCH;
 
 	memset(sm, 0, sizeof(*sm));
+	sm->src = src;
 	for (int i = 0; i < npids && sm->npids < MAX_PROCS; i++) {
 		if (have_pid(sm, pids[i]))
 			continue;
@@ -152,8 +178,8 @@ static int sample(struct sample *sm, const uint32_t *pids, int npids)
 		struct ws_stuck_thread *t = &sm->t[i];
 		uint32_t tgid;
 
-		read_owner(t);
-		if (t->owner.evidence == WS_OWNER_NONE || sm->npids == MAX_PROCS)
+		read_owner(t, src);
+		if (!t->owner.tid || sm->npids == MAX_PROCS)
 			continue;
 		tgid = ws_procsnap_tgid(t->owner.tid);
 		if (tgid && !have_pid(sm, tgid)) {
@@ -177,6 +203,7 @@ static const struct ws_stuck_thread *find(const struct ws_stuck_thread *t, size_
 static bool same_wait(const struct ws_stuck_thread *a, const struct ws_stuck_thread *b)
 {
 	return a && ws_task_blocked(&a->s) && ws_task_blocked(&b->s) && a->kind == b->kind &&
+	       a->source == b->source && !strcmp(a->claim.kind, b->claim.kind) &&
 	       a->s.in_syscall == b->s.in_syscall && a->s.nr == b->s.nr &&
 	       !memcmp(a->s.args, b->s.args, sizeof(a->s.args)) && a->s.have_timeslices &&
 	       b->s.have_timeslices && a->s.timeslices == b->s.timeslices;
@@ -191,7 +218,7 @@ static void bound(struct ws_stuck_thread *t, uint64_t ns, const char *why)
 }
 
 int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t gap_ns,
-		  const struct ws_stuck *earlier)
+		  const struct ws_stuck *earlier, const struct ws_open_sources *src)
 {
 	struct sample a, b;
 	struct timespec gap = { (time_t)(gap_ns / 1000000000ULL), (long)(gap_ns % 1000000000ULL) };
@@ -199,7 +226,7 @@ int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t
 	int err, nc;
 
 	memset(st, 0, sizeof(*st));
-	if ((err = sample(&a, pids, npids))) {
+	if ((err = sample(&a, pids, npids, src))) {
 		free(a.t);
 		return err;
 	}
@@ -212,7 +239,7 @@ int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t
 		st->wall_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 	}
 	/* the second sample covers every process the first one reached */
-	if ((err = sample(&b, a.pids, a.npids))) {
+	if ((err = sample(&b, a.pids, a.npids, src))) {
 		free(a.t);
 		free(b.t);
 		return err;
@@ -228,8 +255,10 @@ int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t
 		 * A lock whose waiter and holder both never ran between the samples
 		 * cannot have changed hands: keep the owner read in between.
 		 */
-		if (t->steady && old->owner.evidence != WS_OWNER_NONE)
+		if (t->steady && old->owner.tid) {
 			t->owner = old->owner;
+			t->lock = old->lock;
+		}
 		bound(t, t->s.off_cpu_ns, "time since it last ran (sched clock)");
 		if (t->steady)
 			bound(t, t->s.read_mono_ns - old->s.read_mono_ns,
@@ -258,7 +287,7 @@ int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t
 	}
 	for (size_t i = 0; i < st->n; i++) {
 		nodes[i].tid = st->t[i].s.tid;
-		if (st->t[i].steady && st->t[i].owner.evidence != WS_OWNER_NONE)
+		if (st->t[i].steady)
 			nodes[i].owner = st->t[i].owner.tid;
 	}
 	nc = ws_waitfor_cycles(nodes, st->n, st->cycles, st->cycle_len, (int)st->n);
@@ -272,6 +301,12 @@ int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t
 		for (size_t k = 0; k < st->cycle_len[c]; k++)
 			st->t[st->cycles[at + k]].in_cycle = true;
 	return 0;
+}
+
+void ws_stuck_describe(struct ws_stuck *st, const struct ws_open_sources *src)
+{
+	for (size_t i = 0; i < st->n; i++)
+		describe_thread(&st->t[i], src);
 }
 
 void ws_stuck_free(struct ws_stuck *st)
@@ -295,67 +330,43 @@ static void fmt_at_least(uint64_t ns, char *buf, size_t len)
 	ws_format_duration(ns / p * p, buf, len);
 }
 
-static const char *lock_word(const struct ws_stuck_thread *t)
+static const char *kind_name(const struct ws_stuck_thread *t)
 {
-	return t->owner.evidence == WS_OWNER_PI_WORD ? "PI futex" : "mutex";
+	switch (t->kind) {
+	case WS_OPEN_NONE:
+		return "running";
+	case WS_OPEN_STOPPED:
+		return "stopped";
+	default:
+		return t->source >= 0 ? t->claim.kind : "unknown";
+	}
 }
 
-static const char *evidence_name(enum ws_owner_evidence e)
+/* "clock_nanosleep"; "syscall 451" when this build's table does not know it */
+static const char *syscall_name(const struct ws_task_snap *s, char *buf, size_t len)
 {
-	return e == WS_OWNER_PI_WORD ? "PI futex word" : "mutex word";
+	struct ws_syscall sys = { .nr = (int32_t)s->nr, .arch = s->arch };
+
+	return ws_syscall_label(&sys, buf, len);
 }
 
-static const char *kind_name(enum ws_open_kind k)
-{
-	static const char *const names[] = {
-		[WS_OPEN_NONE] = "running",	 [WS_OPEN_FUTEX] = "futex",
-		[WS_OPEN_BLOCK_IO] = "block_io", [WS_OPEN_DISK] = "uninterruptible",
-		[WS_OPEN_SLEEP] = "sleep",	 [WS_OPEN_SYSCALL] = "syscall",
-		[WS_OPEN_STOPPED] = "stopped",	 [WS_OPEN_OTHER] = "unknown",
-	};
-	return names[k];
-}
-
-/* "futex 0x7f.. (FUTEX_WAIT_PRIVATE)", "block I/O (pread64 fd 3)", "a sleep (clock_nanosleep)" */
+/* The words after "blocked on": its source's ("futex 0x7f.. (FUTEX_WAIT)"), or the core's. */
 static void describe(const struct ws_stuck_thread *t, char *buf, size_t len)
 {
-	char nb[32], ob[40];
-	const char *sc = t->s.in_syscall ? ws_syscall_name(t->s.nr, nb, sizeof(nb)) : NULL;
-
-	switch (t->kind) {
-	case WS_OPEN_FUTEX:
-		snprintf(buf, len, "futex 0x%" PRIx64 " (%s)", t->addr,
-			 ws_futex_op_name(t->op, ob, sizeof(ob)));
-		break;
-	case WS_OPEN_BLOCK_IO:
-	case WS_OPEN_DISK:
-		if (sc)
-			snprintf(buf, len, "%s (%s, arg 0x%" PRIx64 ", in %s)",
-				 t->kind == WS_OPEN_BLOCK_IO ? "block I/O"
-							     : "an uninterruptible wait",
-				 sc, t->s.args[0], t->s.nkstack ? t->s.kstack[0] : "the kernel");
-		else
-			snprintf(buf, len, "%s (in %s)",
-				 t->kind == WS_OPEN_BLOCK_IO ? "block I/O"
-							     : "an uninterruptible wait",
-				 t->s.nkstack ? t->s.kstack[0] : "the kernel");
-		break;
-	case WS_OPEN_SLEEP:
-		snprintf(buf, len, "a sleep (%s, a timer)", sc);
-		break;
-	case WS_OPEN_SYSCALL:
-		snprintf(buf, len, "%s (args 0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ")", sc,
-			 t->s.args[0], t->s.args[1], t->s.args[2]);
-		break;
-	case WS_OPEN_STOPPED:
+	if (t->kind == WS_OPEN_STOPPED)
 		snprintf(buf, len, "a stop (state %c: a signal or a debugger)", t->s.state);
-		break;
-	default:
+	else if (t->source >= 0)
+		snprintf(buf, len, "%s", t->what);
+	else
 		snprintf(buf, len, "an unknown wait (state %c%s)", t->s.state,
 			 t->s.syscall_denied ? "; its syscall is not readable without ptrace access"
 					     : "");
-		break;
-	}
+}
+
+/* What named @t's lock holder, for "owner from the ...". */
+static const char *evidence_of(const struct ws_stuck_thread *t)
+{
+	return t->owner.evidence[0] ? t->owner.evidence : "lock itself";
 }
 
 static void print_blocked(FILE *f, const struct ws_stuck_thread *t)
@@ -381,24 +392,24 @@ static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 	fputc('\n', f);
 	if (t->in_cycle) { /* its owners are the DEADLOCK line above */
 		fprintf(f, " %s held by tid %u (owner from the %s): the DEADLOCK above\n",
-			ws_arrow(), t->owner.tid, evidence_name(t->owner.evidence));
+			ws_arrow(), t->owner.tid, evidence_of(t));
 		return;
 	}
 	seen[nseen++] = t;
 	while (nseen <= MAX_HOPS) {
 		const struct ws_stuck_thread *o;
 
-		if (t->kind == WS_OPEN_FUTEX && t->owner.evidence == WS_OWNER_NONE) {
+		if (t->lock && !t->owner.tid) {
 			fprintf(f, " %s holder unknown: %s\n", ws_arrow(),
-				t->owner.why ? t->owner.why : "no owner evidence");
+				t->owner.why[0] ? t->owner.why : "no owner evidence");
 			return;
 		}
-		if (t->owner.evidence == WS_OWNER_NONE)
+		if (!t->owner.tid)
 			return;
 		o = find(st->t, st->n, t->owner.tid);
 		fprintf(f, " %s held by tid %u (%s) (owner from the %s)\n", ws_arrow(),
 			t->owner.tid, o ? ws_text_esc(o->s.comm, e, sizeof(e)) : "?",
-			evidence_name(t->owner.evidence));
+			evidence_of(t));
 		if (!o)
 			return;
 		for (int i = 0; i < nseen; i++)
@@ -422,12 +433,13 @@ static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 
 static void json_thread_fields(FILE *f, const struct ws_stuck_thread *t)
 {
-	char nb[32], ob[40];
+	char nb[32];
 
 	fprintf(f, "\"tid\":%u,\"pid\":%u,\"comm\":", t->s.tid, t->s.pid);
 	ws_json_str(f, t->s.comm);
-	fprintf(f, ",\"state\":\"%c\",\"kind\":\"%s\",\"blocked_at_least_ns\":%" PRIu64, t->s.state,
-		kind_name(t->kind), t->at_least_ns);
+	fprintf(f, ",\"state\":\"%c\",\"kind\":", t->s.state);
+	ws_json_str(f, kind_name(t));
+	fprintf(f, ",\"blocked_at_least_ns\":%" PRIu64, t->at_least_ns);
 	fputs(",\"blocked_evidence\":", f);
 	if (t->since_why)
 		ws_json_str(f, t->since_why);
@@ -435,23 +447,20 @@ static void json_thread_fields(FILE *f, const struct ws_stuck_thread *t)
 		fputs("null", f);
 	if (t->s.in_syscall) {
 		fputs(",\"syscall\":", f);
-		ws_json_str(f, ws_syscall_name(t->s.nr, nb, sizeof(nb)));
+		ws_json_str(f, syscall_name(&t->s, nb, sizeof(nb)));
 		fprintf(f, ",\"nr\":%ld,\"args\":[", t->s.nr);
 		for (int i = 0; i < 6; i++)
 			fprintf(f, "%s\"0x%" PRIx64 "\"", i ? "," : "", t->s.args[i]);
 		fputc(']', f);
 	}
-	if (t->kind == WS_OPEN_FUTEX) {
-		fprintf(f, ",\"addr\":\"0x%" PRIx64 "\",\"op\":", t->addr);
-		ws_json_str(f, ws_futex_op_name(t->op, ob, sizeof(ob)));
-		if (t->owner.evidence != WS_OWNER_NONE) {
-			fprintf(f, ",\"owner\":%u,\"owner_evidence\":\"%s\"", t->owner.tid,
-				t->owner.evidence == WS_OWNER_PI_WORD ? "pi_futex_word"
-								      : "mutex_word");
-		} else {
-			fputs(",\"owner\":null,\"owner_unknown\":", f);
-			ws_json_str(f, t->owner.why ? t->owner.why : "no owner evidence");
-		}
+	if (t->source >= 0)
+		ws_json_claim_fields(f, &t->claim);
+	if (t->lock && t->owner.tid) {
+		fprintf(f, ",\"owner\":%u,\"owner_evidence\":", t->owner.tid);
+		ws_json_str(f, t->owner.evidence_key);
+	} else if (t->lock) {
+		fputs(",\"owner\":null,\"owner_unknown\":", f);
+		ws_json_str(f, t->owner.why[0] ? t->owner.why : "no owner evidence");
 	}
 	fputs(",\"kstack\":[", f);
 	for (int i = 0; i < t->s.nkstack; i++) {
@@ -470,7 +479,7 @@ static void json_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 	json_thread_fields(f, t);
 	fprintf(f, ",\"deadlock\":%s,\"links\":[", t->in_cycle ? "true" : "false");
 	/* the owners, in order, each once */
-	for (int n = 0; n < MAX_HOPS && hop->owner.evidence != WS_OWNER_NONE; n++) {
+	for (int n = 0; n < MAX_HOPS && hop->owner.tid; n++) {
 		const struct ws_stuck_thread *o = find(st->t, st->n, hop->owner.tid);
 
 		if (!o || o == t)
@@ -500,8 +509,8 @@ static void text_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc,
 		else
 			fprintf(f, "tid %u (%s) waits for ", t->s.tid,
 				ws_text_esc(t->s.comm, e, sizeof(e)));
-		fprintf(f, "%s 0x%" PRIx64 " held by tid %u (%s)", lock_word(t), t->addr, o->s.tid,
-			ws_text_esc(o->s.comm, e, sizeof(e)));
+		fprintf(f, "%s 0x%" PRIx64 " held by tid %u (%s)", t->owner.lock_name,
+			t->owner.lock, o->s.tid, ws_text_esc(o->s.comm, e, sizeof(e)));
 		if (o->s.pid != t->s.pid)
 			fprintf(f, " in pid %u", o->s.pid);
 	}
@@ -510,7 +519,7 @@ static void text_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc,
 
 static void json_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc, size_t len)
 {
-	char ob[40];
+	char nb[32];
 
 	fputs("{\"type\":\"deadlock\",\"threads\":[", f);
 	for (size_t k = 0; k < len; k++) {
@@ -518,13 +527,17 @@ static void json_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc,
 
 		fprintf(f, "%s{\"tid\":%u,\"pid\":%u,\"comm\":", k ? "," : "", t->s.tid, t->s.pid);
 		ws_json_str(f, t->s.comm);
-		fprintf(f,
-			",\"waits_for\":\"0x%" PRIx64
-			"\",\"lock\":\"%s\",\"syscall\":\"futex\",\"op\":",
-			t->addr, lock_word(t));
-		ws_json_str(f, ws_futex_op_name(t->op, ob, sizeof(ob)));
-		fprintf(f, ",\"held_by\":%u,\"owner_evidence\":\"%s\"}", o->s.tid,
-			t->owner.evidence == WS_OWNER_PI_WORD ? "pi_futex_word" : "mutex_word");
+		fprintf(f, ",\"waits_for\":\"0x%" PRIx64 "\",\"lock\":", t->owner.lock);
+		ws_json_str(f, t->owner.lock_name);
+		if (t->s.in_syscall) {
+			fputs(",\"syscall\":", f);
+			ws_json_str(f, syscall_name(&t->s, nb, sizeof(nb)));
+		}
+		if (t->source >= 0)
+			ws_json_claim_fields(f, &t->claim);
+		fprintf(f, ",\"held_by\":%u,\"owner_evidence\":", o->s.tid);
+		ws_json_str(f, t->owner.evidence_key);
+		fputc('}', f);
 	}
 	fputs("]}\n", f);
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * "Why is it stuck?": the waits still open in a set of processes, from /proc
- * and the locks' own memory, with the owner of each lock when the lock says
- * so, the chain of owners, and deadlocks (cycles in it). Used by `whyslow
- * stuck PID` and, at the end of run/attach, for the waits that never ended.
- * Needs ptrace-level access to the targets, not BPF.
+ * "Why is it stuck?": the waits still open in a set of processes, from /proc,
+ * put in words by the sources (ws_plugin.describe_open), with the holder of
+ * each lock when the lock itself says so (open_owner), the chain of holders,
+ * and deadlocks (cycles in it). Used by `whyslow stuck PID` and, at the end
+ * of run/attach, for the waits that never ended. Needs ptrace-level access to
+ * the targets, not BPF.
  */
 #ifndef WS_STUCK_H
 #define WS_STUCK_H
@@ -13,32 +14,45 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "owner.h"
+#include <whyslow/plugin.h>
+
 #include "procsnap.h"
 
 /* A documented exit status: a deadlock was reported. */
 #define WS_EXIT_DEADLOCK 3
 
+/* What the core itself sees of a thread; what a blocked one waits on is the sources' to say. */
 enum ws_open_kind {
-	WS_OPEN_NONE, /* not blocked */
-	WS_OPEN_FUTEX,
-	WS_OPEN_BLOCK_IO, /* uninterruptible, in the block layer's io_schedule */
-	WS_OPEN_DISK,	  /* uninterruptible, elsewhere */
-	WS_OPEN_SLEEP,	  /* nanosleep / clock_nanosleep */
-	WS_OPEN_SYSCALL,  /* another blocking syscall */
-	WS_OPEN_STOPPED,
-	WS_OPEN_OTHER, /* blocked outside any syscall we can read */
+	WS_OPEN_NONE,	 /* not blocked */
+	WS_OPEN_BLOCKED, /* see the sources' description (claim, what) */
+	WS_OPEN_STOPPED, /* stopped by a signal or a debugger */
+};
+
+/*
+ * The sources that describe open waits (ws_plugin.describe_open / open_owner): a session's
+ * plugins (ws_session_open_sources). NULL where taken: every blocked thread is "unknown".
+ */
+struct ws_open_sources {
+	/* Describe @w into @c and @what: the describing source's index, or -1 when none did. */
+	int (*describe)(void *ctx, const struct ws_open_wait *w, struct ws_claim *c, char *what,
+			size_t len);
+	/* Source @source's owner of the lock @c is about: 1 filled, 0 not a lock, -errno. */
+	int (*owner)(void *ctx, int source, const struct ws_open_wait *w, const struct ws_claim *c,
+		     ws_tid_live_fn is_live, void *live_ctx, struct ws_open_owner *out);
+	void *ctx;
 };
 
 struct ws_stuck_thread {
 	struct ws_task_snap s;
 	enum ws_open_kind kind;
-	uint64_t addr; /* futex: the uaddr */
-	uint32_t op;   /* futex: the op */
-	struct ws_owner owner;
-	uint64_t at_least_ns;  /* blocked at least this long (0: no evidence) */
-	const char *since_why; /* which evidence bounds it */
-	bool steady;	       /* the same wait in both samples, and it did not run between */
+	int source;	       /* BLOCKED: the source that described it (-1: none) */
+	struct ws_claim claim; /* its description (source >= 0): kind, fields */
+	char what[160];	       /* ... in words, after "blocked on" */
+	bool lock;	       /* the source said it waits for a lock: @owner says who holds it */
+	struct ws_open_owner owner; /* owner.tid 0: no holder named (owner.why) */
+	uint64_t at_least_ns;	    /* blocked at least this long (0: no evidence) */
+	const char *since_why;	    /* which evidence bounds it */
+	bool steady;		    /* the same wait in both samples, and it did not run between */
 	bool in_cycle;
 };
 
@@ -60,7 +74,12 @@ struct ws_stuck {
  * none of the processes exists).
  */
 int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t gap_ns,
-		  const struct ws_stuck *earlier);
+		  const struct ws_stuck *earlier, const struct ws_open_sources *src);
+/*
+ * Describe @st's blocked threads again with @src (may be NULL): a recording keeps what /proc
+ * said and who held each lock, and the sources of the report put it in words.
+ */
+void ws_stuck_describe(struct ws_stuck *st, const struct ws_open_sources *src);
 void ws_stuck_free(struct ws_stuck *st);
 
 /* When @t's wait began at the latest (CLOCK_MONOTONIC); 0 without evidence. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "stuck_rec.h"
@@ -15,6 +16,7 @@ enum {
 	F_STEADY = 1 << 2,
 	F_IN_CYCLE = 1 << 3,
 	F_PSHARED = 1 << 4,
+	F_LOCK = 1 << 5, /* 1.3: its source said it waits for a lock (the owner fields are its) */
 };
 
 enum {
@@ -45,13 +47,39 @@ struct rec_thread {
 	char owner_why[TEXT_LEN], since_why[TEXT_LEN];
 };
 
+/*
+ * Appended in 1.3: the lock and its holder as the source that read it named them (before,
+ * @kind and @evidence were a fixed list), and whose syscall numbers @nr is.
+ */
+struct rec_thread_v3 {
+	struct rec_thread v1;
+	uint16_t arch; /* WS_ARCH_* */
+	uint16_t reserved16;
+	uint32_t reserved32;
+	uint64_t lock;
+	char lock_name[24], evidence[32], evidence_key[32];
+};
+
+/* Kinds and owner evidence of entries written before 1.3 (docs/trace-format.md). */
+enum {
+	OLD_KIND_RUNNING = 0,
+	OLD_KIND_LOCK = 1,
+	OLD_KIND_DISK = 3,
+	OLD_KIND_SYSCALL = 5,
+	OLD_KIND_STOPPED = 6,
+	OLD_KIND_UNKNOWN = 7,
+	OLD_EVIDENCE_MAX = 2,
+};
+
 _Static_assert(sizeof(struct rec_head) == 40, "open-waits head layout");
 _Static_assert(sizeof(struct rec_thread) == 120 + WS_SNAP_KSTACK * 48 + 2 * TEXT_LEN,
 	       "open-waits thread layout");
+_Static_assert(sizeof(struct rec_thread_v3) == sizeof(struct rec_thread) + 104,
+	       "open-waits thread layout (1.3)");
 
 /* Storage for a decoded snapshot's strings (the live ones point at static text). */
 struct texts {
-	char owner_why[TEXT_LEN], since_why[TEXT_LEN];
+	char since_why[TEXT_LEN];
 };
 
 static void put_str(char *dst, size_t cap, const char *s)
@@ -66,17 +94,31 @@ static bool worth_storing(const struct ws_stuck *st, size_t i)
 	if (st->t[i].kind != WS_OPEN_NONE)
 		return true;
 	for (size_t k = 0; k < st->n; k++)
-		if (st->t[k].owner.evidence != WS_OWNER_NONE &&
-		    st->t[k].owner.tid == st->t[i].s.tid)
+		if (st->t[k].owner.tid && st->t[k].owner.tid == st->t[i].s.tid)
 			return true;
 	return false;
+}
+
+/*
+ * The kind a reader older than 1.3 understands: what /proc says, without the sources' words
+ * (it prints a futex wait as its syscall, "futex (args ...)").
+ */
+static uint8_t old_kind(const struct ws_stuck_thread *t)
+{
+	if (t->kind == WS_OPEN_NONE)
+		return OLD_KIND_RUNNING;
+	if (t->kind == WS_OPEN_STOPPED)
+		return OLD_KIND_STOPPED;
+	if (t->s.state == 'D')
+		return OLD_KIND_DISK;
+	return t->s.in_syscall ? OLD_KIND_SYSCALL : OLD_KIND_UNKNOWN;
 }
 
 int ws_stuck_encode(const struct ws_stuck *st, void **buf, size_t *len)
 {
 	size_t nidx = 0, nkept = 0, size;
 	struct rec_head *h;
-	struct rec_thread *rt;
+	struct rec_thread_v3 *rt;
 	uint32_t *u, *newix;
 	char *p;
 
@@ -113,33 +155,37 @@ int ws_stuck_encode(const struct ws_stuck *st, void **buf, size_t *len)
 		if (newix[i] == UINT32_MAX)
 			continue;
 
-		rt->tid = t->s.tid;
-		rt->pid = t->s.pid;
-		memcpy(rt->comm, t->s.comm, sizeof(rt->comm));
-		rt->nr = t->s.nr;
-		memcpy(rt->args, t->s.args, sizeof(rt->args));
-		rt->addr = t->addr;
-		rt->op = t->op;
-		rt->owner_tid = t->owner.tid;
-		rt->at_least_ns = t->at_least_ns;
-		rt->read_mono_ns = t->s.read_mono_ns;
-		rt->state = (uint8_t)t->s.state;
-		rt->kind = t->kind;
-		rt->evidence = t->owner.evidence;
-		rt->nkstack = t->s.nkstack;
-		rt->flags = (t->s.in_syscall ? F_IN_SYSCALL : 0) |
-			    (t->s.syscall_denied ? F_SYSCALL_DENIED : 0) |
-			    (t->steady ? F_STEADY : 0) | (t->in_cycle ? F_IN_CYCLE : 0) |
-			    (t->owner.pshared ? F_PSHARED : 0);
-		memcpy(rt->kstack, t->s.kstack, sizeof(rt->kstack));
-		put_str(rt->owner_why, sizeof(rt->owner_why), t->owner.why);
-		put_str(rt->since_why, sizeof(rt->since_why), t->since_why);
+		rt->v1.tid = t->s.tid;
+		rt->v1.pid = t->s.pid;
+		memcpy(rt->v1.comm, t->s.comm, sizeof(rt->v1.comm));
+		rt->v1.nr = t->s.nr;
+		memcpy(rt->v1.args, t->s.args, sizeof(rt->v1.args));
+		rt->v1.addr = t->owner.lock;
+		rt->v1.owner_tid = t->owner.tid;
+		rt->v1.at_least_ns = t->at_least_ns;
+		rt->v1.read_mono_ns = t->s.read_mono_ns;
+		rt->v1.state = (uint8_t)t->s.state;
+		rt->v1.kind = old_kind(t);
+		rt->v1.evidence = 0; /* the owner is in the 1.3 fields */
+		rt->v1.nkstack = t->s.nkstack;
+		rt->v1.flags = (t->s.in_syscall ? F_IN_SYSCALL : 0) |
+			       (t->s.syscall_denied ? F_SYSCALL_DENIED : 0) |
+			       (t->steady ? F_STEADY : 0) | (t->in_cycle ? F_IN_CYCLE : 0) |
+			       (t->owner.pshared ? F_PSHARED : 0) | (t->lock ? F_LOCK : 0);
+		memcpy(rt->v1.kstack, t->s.kstack, sizeof(rt->v1.kstack));
+		put_str(rt->v1.owner_why, sizeof(rt->v1.owner_why), t->owner.why);
+		put_str(rt->v1.since_why, sizeof(rt->v1.since_why), t->since_why);
+		rt->arch = t->s.arch;
+		rt->lock = t->owner.lock;
+		put_str(rt->lock_name, sizeof(rt->lock_name), t->owner.lock_name);
+		put_str(rt->evidence, sizeof(rt->evidence), t->owner.evidence);
+		put_str(rt->evidence_key, sizeof(rt->evidence_key), t->owner.evidence_key);
 		rt++;
 	}
 	u = (void *)rt;
 	for (int c = 0; c < st->ncycles; c++)
 		*u++ = st->cycle_len[c];
-	/* a thread of a cycle waits (kind FUTEX), so it was kept */
+	/* a thread of a cycle waits (it is blocked), so it was kept */
 	for (size_t k = 0; k < nidx; k++)
 		*u++ = newix[st->cycles[k]];
 	free(newix);
@@ -161,6 +207,27 @@ static void take_str(char *dst, const char *src, size_t cap)
 static bool state_ok(uint8_t c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* The owner of an entry written before 1.3: a lock wait's kind and evidence were fixed. */
+static void old_owner(struct ws_stuck_thread *t, const struct rec_thread *rt)
+{
+	static const struct {
+		const char *lock_name, *evidence, *evidence_key;
+	} named[] = {
+		[1] = { "PI futex", "PI futex word", "pi_futex_word" },
+		[2] = { "mutex", "mutex word", "mutex_word" },
+	};
+
+	t->lock = rt->kind == OLD_KIND_LOCK;
+	if (!t->lock || !rt->evidence)
+		return;
+	t->owner.tid = rt->owner_tid;
+	snprintf(t->owner.lock_name, sizeof(t->owner.lock_name), "%s",
+		 named[rt->evidence].lock_name);
+	snprintf(t->owner.evidence, sizeof(t->owner.evidence), "%s", named[rt->evidence].evidence);
+	snprintf(t->owner.evidence_key, sizeof(t->owner.evidence_key), "%s",
+		 named[rt->evidence].evidence_key);
 }
 
 int ws_stuck_decode(const void *p, size_t len, struct ws_stuck *st)
@@ -195,11 +262,16 @@ int ws_stuck_decode(const void *p, size_t len, struct ws_stuck *st)
 		goto nomem;
 	for (size_t i = 0; i < st->n; i++) {
 		struct ws_stuck_thread *t = &st->t[i];
+		struct rec_thread_v3 r3 = { 0 };
 		struct rec_thread rt;
+		bool v3 = h.thread_size >= sizeof(r3);
 
-		memcpy(&rt, b + sizeof(h) + i * h.thread_size, sizeof(rt));
-		if (!state_ok(rt.state) || rt.kind > WS_OPEN_OTHER ||
-		    rt.evidence > WS_OWNER_MUTEX_WORD || rt.nkstack > WS_SNAP_KSTACK)
+		memcpy(v3 ? (void *)&r3 : (void *)&rt, b + sizeof(h) + i * h.thread_size,
+		       v3 ? sizeof(r3) : sizeof(rt));
+		if (v3)
+			rt = r3.v1;
+		if (!state_ok(rt.state) || rt.kind > OLD_KIND_UNKNOWN ||
+		    rt.evidence > OLD_EVIDENCE_MAX || rt.nkstack > WS_SNAP_KSTACK)
 			goto bad;
 		t->s.tid = rt.tid;
 		t->s.pid = rt.pid;
@@ -208,20 +280,32 @@ int ws_stuck_decode(const void *p, size_t len, struct ws_stuck *st)
 		t->s.in_syscall = rt.flags & F_IN_SYSCALL;
 		t->s.syscall_denied = rt.flags & F_SYSCALL_DENIED;
 		t->s.nr = rt.nr;
+		/* before 1.3, the numbers of the machine that reads it (as the reader then did) */
+		t->s.arch = v3 ? r3.arch : WS_ARCH_NATIVE;
 		memcpy(t->s.args, rt.args, sizeof(t->s.args));
 		t->s.nkstack = rt.nkstack;
 		for (int k = 0; k < WS_SNAP_KSTACK; k++)
 			take_str(t->s.kstack[k], rt.kstack[k], sizeof(t->s.kstack[k]));
 		t->s.read_mono_ns = rt.read_mono_ns;
-		t->kind = rt.kind;
-		t->addr = rt.addr;
-		t->op = rt.op;
-		t->owner.evidence = rt.evidence;
-		t->owner.tid = rt.evidence == WS_OWNER_NONE ? 0 : rt.owner_tid;
+		t->kind = rt.kind == OLD_KIND_RUNNING	? WS_OPEN_NONE
+			  : rt.kind == OLD_KIND_STOPPED ? WS_OPEN_STOPPED
+							: WS_OPEN_BLOCKED;
+		t->source = -1; /* the report's sources describe it (ws_stuck_describe) */
+		t->owner.sz = sizeof(t->owner);
 		t->owner.pshared = rt.flags & F_PSHARED;
-		take_str(tx[i].owner_why, rt.owner_why, sizeof(tx[i].owner_why));
+		t->owner.lock = rt.addr;
+		take_str(t->owner.why, rt.owner_why, sizeof(t->owner.why));
+		if (v3) {
+			t->lock = rt.flags & F_LOCK;
+			t->owner.tid = t->lock ? rt.owner_tid : 0;
+			take_str(t->owner.lock_name, r3.lock_name, sizeof(t->owner.lock_name));
+			take_str(t->owner.evidence, r3.evidence, sizeof(t->owner.evidence));
+			take_str(t->owner.evidence_key, r3.evidence_key,
+				 sizeof(t->owner.evidence_key));
+		} else {
+			old_owner(t, &rt);
+		}
 		take_str(tx[i].since_why, rt.since_why, sizeof(tx[i].since_why));
-		t->owner.why = tx[i].owner_why[0] ? tx[i].owner_why : NULL;
 		t->since_why = tx[i].since_why[0] ? tx[i].since_why : NULL;
 		t->at_least_ns = rt.at_least_ns;
 		t->steady = rt.flags & F_STEADY;

@@ -13,7 +13,7 @@
 
 #include "stuck.h"
 
-/* Threads one record holds at most (bounds the reader; 1 MiB / ~500 bytes each). */
+/* Threads one record holds at most (bounds the reader; ~1.2 MiB at 608 bytes each). */
 #define WS_STUCK_REC_MAX_THREADS 2000
 
 /* @st as a record payload in *@buf (malloc'd, *@len bytes). 0 or -errno (-E2BIG: too many). */

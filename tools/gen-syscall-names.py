@@ -58,6 +58,7 @@ print("""/* SPDX-License-Identifier: MIT */
 #define WHYSLOW_SYSCALL_NAMES_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <whyslow/record.h>
@@ -99,6 +100,20 @@ static inline int ws_syscall_is(const struct ws_syscall *s, const char *name)
 	const char *n = ws_syscall_known(s) ? ws_syscall_name(s->arch, s->nr) : NULL;
 
 	return n && !strcmp(n, name);
+}
+
+/*
+ * The name of the syscall @s is in, "syscall 451" (in @buf) when this table does not know that
+ * number, or NULL when @s is in none.
+ */
+static inline const char *ws_syscall_label(const struct ws_syscall *s, char *buf, size_t len)
+{
+	const char *n = ws_syscall_known(s) ? ws_syscall_name(s->arch, s->nr) : NULL;
+
+	if (n || !ws_syscall_known(s))
+		return n;
+	snprintf(buf, len, "syscall %d", s->nr);
+	return buf;
 }
 
 #endif""")

@@ -17,6 +17,7 @@
 #include <whyslow/plugin.h>
 #include <whyslow/recent.h>
 
+#include "blkio_open.h"
 #include "blkio_rec.h"
 #include "blkio.skel.h"
 
@@ -371,6 +372,7 @@ static const struct ws_plugin blkio_plugin = {
 	.describe = blkio_describe,
 	.fini = blkio_fini,
 	.resource = blkio_resource,
+	.describe_open = blkio_describe_open,
 };
 
 WS_PLUGIN_DEFINE(blkio_plugin)

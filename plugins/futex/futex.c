@@ -21,6 +21,8 @@
 #include <whyslow/syscall_names.h>
 #include <whyslow/table.h>
 
+#include "futex_open.h"
+#include "futex_owner.h"
 #include "futex_rec.h"
 
 /* A call's own addresses (up to WS_FUTEX_MAX_ADDRS) plus requeue targets. */
@@ -74,30 +76,11 @@ enum role {
 	ROLE_WAKE
 };
 
-static const char *const cmd_names[] = {
-	[WS_FUTEX_WAIT] = "FUTEX_WAIT",
-	[WS_FUTEX_WAKE] = "FUTEX_WAKE",
-	[2] = "FUTEX_FD",
-	[WS_FUTEX_REQUEUE] = "FUTEX_REQUEUE",
-	[WS_FUTEX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
-	[WS_FUTEX_WAKE_OP] = "FUTEX_WAKE_OP",
-	[WS_FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
-	[WS_FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
-	[WS_FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
-	[WS_FUTEX_WAIT_BITSET] = "FUTEX_WAIT_BITSET",
-	[WS_FUTEX_WAKE_BITSET] = "FUTEX_WAKE_BITSET",
-	[WS_FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
-	[WS_FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
-	[WS_FUTEX_LOCK_PI2] = "FUTEX_LOCK_PI2",
-};
-
 static const char *op_name(uint32_t syscall, uint32_t cmd)
 {
 	switch (syscall) {
 	case WS_FUTEX_SYS_FUTEX:
-		if (cmd < sizeof(cmd_names) / sizeof(cmd_names[0]) && cmd_names[cmd])
-			return cmd_names[cmd];
-		return "FUTEX_?";
+		return futex_cmd_name(cmd) ? futex_cmd_name(cmd) : "FUTEX_?";
 	case WS_FUTEX_SYS_WAITV:
 		return "futex_waitv";
 	case WS_FUTEX_SYS_WAKE:
@@ -602,6 +585,8 @@ static const struct ws_plugin futex_plugin = {
 	.describe = futex_describe,
 	.fini = futex_fini,
 	.resource = futex_resource,
+	.describe_open = futex_describe_open,
+	.open_owner = futex_open_owner,
 };
 
 WS_PLUGIN_DEFINE(futex_plugin)

@@ -11,6 +11,7 @@
 #include <whyslow/plugin.h>
 #include <whyslow/syscall_names.h>
 
+#include "sched_open.h"
 #include "sched_rec.h"
 #include "sched.skel.h"
 
@@ -341,6 +342,7 @@ static const struct ws_plugin sched_plugin = {
 	.infer = sched_infer,
 	.describe = sched_describe,
 	.root_label = sched_root_label,
+	.describe_open = sched_describe_open,
 };
 
 WS_PLUGIN_DEFINE(sched_plugin)

@@ -8,7 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "owner.h"
+#include "futex_owner.h"
 #include "procsnap.h"
 
 /* Only tid 4242 is alive (and in the waiter's process unless pshared asks for 7777). */
@@ -18,9 +18,9 @@ static bool fake_live(void *ctx, uint32_t tid, bool pshared)
 	return tid == 4242 || (pshared && tid == 7777);
 }
 
-static struct ws_mutex_words locked(int32_t lock, int32_t owner, int32_t kind)
+static struct futex_mutex_words locked(int32_t lock, int32_t owner, int32_t kind)
 {
-	struct ws_mutex_words m = {
+	struct futex_mutex_words m = {
 		.lock = lock, .count = 0, .owner = owner, .nusers = 1, .kind = kind
 	};
 	return m;
@@ -28,92 +28,96 @@ static struct ws_mutex_words locked(int32_t lock, int32_t owner, int32_t kind)
 
 Test(owner, names_the_holder_of_a_locked_mutex)
 {
-	struct ws_owner o = { 0 };
-	struct ws_mutex_words m = locked(2, 4242, 0);
+	struct futex_owner o = { 0 };
+	struct futex_mutex_words m = locked(2, 4242, 0);
 
-	cr_assert(ws_owner_from_mutex(&m, false, fake_live, NULL, &o));
-	cr_assert_eq(o.evidence, WS_OWNER_MUTEX_WORD);
+	cr_assert(futex_owner_from_mutex(&m, false, fake_live, NULL, &o));
+	cr_assert_eq(o.evidence, OWNER_EV_MUTEX_WORD);
 	cr_assert_eq(o.tid, 4242);
 	m = locked(1, 4242, 1 /* recursive */);
 	m.count = 3;
-	cr_assert(ws_owner_from_mutex(&m, false, fake_live, NULL, &o), "recursive, held 3 times");
+	cr_assert(futex_owner_from_mutex(&m, false, fake_live, NULL, &o),
+		  "recursive, held 3 times");
 	m = locked(2, 7777, 0x80 /* pshared */);
-	cr_assert(ws_owner_from_mutex(&m, true, fake_live, NULL, &o),
+	cr_assert(futex_owner_from_mutex(&m, true, fake_live, NULL, &o),
 		  "a pshared mutex's holder may live in another process");
 	cr_assert_eq(o.tid, 7777);
 	m = locked(4242 | FUTEX_WAITERS, 4242, 0x10 /* robust */);
-	cr_assert(ws_owner_from_mutex(&m, false, fake_live, NULL, &o), "robust: tid in the word");
+	cr_assert(futex_owner_from_mutex(&m, false, fake_live, NULL, &o),
+		  "robust: tid in the word");
 }
 
 Test(owner, refuses_words_that_are_not_a_held_mutex)
 {
-	struct ws_owner o = { 0 };
-	struct ws_mutex_words m;
+	struct futex_owner o = { 0 };
+	struct futex_mutex_words m;
 
 	m = locked(0, 4242, 0);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o), "unlocked");
-	cr_assert_eq(o.evidence, WS_OWNER_NONE);
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o), "unlocked");
+	cr_assert_eq(o.evidence, OWNER_EV_NONE);
 	cr_assert_eq(o.tid, 0);
 	cr_assert_not_null(o.why);
 	m = locked(2, 4243, 0);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o), "owner not alive");
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o), "owner not alive");
 	m = locked(2, 0, 0);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o), "no owner");
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o), "no owner");
 	m = locked(2, 4242, -1);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o), "destroyed (kind -1)");
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o),
+		      "destroyed (kind -1)");
 	m = locked(2, 4242, 0x1000);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o), "unknown kind bits");
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o), "unknown kind bits");
 	m = locked(4242, 4242, 0);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o),
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o),
 		      "a tid in the lock word of a plain mutex (a join's tid word)");
 	m = locked(2, 4242, 0);
 	m.count = 1;
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o), "count, not recursive");
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o),
+		      "count, not recursive");
 	m = locked(2, 4242, 0);
 	m.nusers = 0;
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o), "locked, no users");
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o), "locked, no users");
 	m = locked(2, 4242, 0x80);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o),
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o),
 		      "pshared kind waited on with a private futex call");
 	m = locked(2, 4242, 0);
-	cr_assert_not(ws_owner_from_mutex(&m, true, fake_live, NULL, &o),
+	cr_assert_not(futex_owner_from_mutex(&m, true, fake_live, NULL, &o),
 		      "private kind waited on with a shared futex call");
 	m = locked(2, 7777, 0);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o),
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o),
 		      "a private mutex's holder must be in the waiter's process");
 	m = locked(4243 | FUTEX_WAITERS, 4242, 0x10);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o),
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o),
 		      "robust: word and owner disagree");
 	m = locked(2, 4242, 0x20);
-	cr_assert_not(ws_owner_from_mutex(&m, false, fake_live, NULL, &o),
+	cr_assert_not(futex_owner_from_mutex(&m, false, fake_live, NULL, &o),
 		      "a PI mutex is read through its PI word, not this way");
 }
 
 Test(owner, reads_the_pi_futex_word)
 {
-	struct ws_owner o = { 0 };
+	struct futex_owner o = { 0 };
 
-	cr_assert(ws_owner_from_pi_word(4242 | FUTEX_WAITERS, fake_live, NULL, &o));
-	cr_assert_eq(o.evidence, WS_OWNER_PI_WORD);
+	cr_assert(futex_owner_from_pi_word(4242 | FUTEX_WAITERS, fake_live, NULL, &o));
+	cr_assert_eq(o.evidence, OWNER_EV_PI_WORD);
 	cr_assert_eq(o.tid, 4242);
-	cr_assert_not(ws_owner_from_pi_word(0, fake_live, NULL, &o), "free");
-	cr_assert_not(ws_owner_from_pi_word(4242 | FUTEX_OWNER_DIED, fake_live, NULL, &o));
-	cr_assert_not(ws_owner_from_pi_word(4243, fake_live, NULL, &o), "not alive");
+	cr_assert_not(futex_owner_from_pi_word(0, fake_live, NULL, &o), "free");
+	cr_assert_not(futex_owner_from_pi_word(4242 | FUTEX_OWNER_DIED, fake_live, NULL, &o));
+	cr_assert_not(futex_owner_from_pi_word(4243, fake_live, NULL, &o), "not alive");
 }
 
 Test(owner, decodes_futex_ops)
 {
 	char b[40];
 
-	cr_assert(ws_futex_op_waits(FUTEX_WAIT_PRIVATE));
-	cr_assert(ws_futex_op_waits(393), "WAIT_BITSET|PRIVATE|CLOCK_REALTIME");
-	cr_assert(ws_futex_op_waits(FUTEX_LOCK_PI));
-	cr_assert_not(ws_futex_op_waits(FUTEX_WAKE_PRIVATE));
-	cr_assert(ws_futex_op_pi(FUTEX_LOCK_PI_PRIVATE));
-	cr_assert_not(ws_futex_op_private(FUTEX_WAIT));
-	cr_assert_str_eq(ws_futex_op_name(128, b, sizeof(b)), "FUTEX_WAIT_PRIVATE");
-	cr_assert_str_eq(ws_futex_op_name(265, b, sizeof(b)), "FUTEX_WAIT_BITSET");
-	cr_assert_str_eq(ws_futex_op_name(99, b, sizeof(b)), "FUTEX_op_99");
+	cr_assert(futex_op_waits(FUTEX_WAIT_PRIVATE));
+	cr_assert(futex_op_waits(393), "WAIT_BITSET|PRIVATE|CLOCK_REALTIME");
+	cr_assert(futex_op_waits(FUTEX_LOCK_PI));
+	cr_assert_not(futex_op_waits(FUTEX_WAKE_PRIVATE));
+	cr_assert(futex_op_pi(FUTEX_LOCK_PI_PRIVATE));
+	cr_assert_not(futex_op_private(FUTEX_WAIT));
+	cr_assert_str_eq(futex_op_name(128, b, sizeof(b)), "FUTEX_WAIT_PRIVATE");
+	cr_assert_str_eq(futex_op_name(265, b, sizeof(b)), "FUTEX_WAIT_BITSET");
+	cr_assert_str_eq(futex_op_name(99, b, sizeof(b)), "FUTEX_op_99");
 }
 
 /* ---- this glibc, for real: a mutex held by another thread of this process -------------------- */
@@ -150,37 +154,37 @@ static bool can_read_own_memory(void)
 	uint32_t got = 0;
 	struct iovec local = { &got, sizeof(got) }, remote = { (void *)&probe, sizeof(probe) };
 
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof(got) &&
-	       got == probe;
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof(got) && got == probe;
 }
 
 Test(owner, reads_this_glibcs_mutex_layout)
 {
-	struct ws_owner o;
+	struct futex_owner o;
 	pthread_t t;
 
 	if (!can_read_own_memory())
-		cr_skip_test("process_vm_readv cannot read this process (an emulator such as qemu-user)");
+		cr_skip_test(
+			"process_vm_readv cannot read this process (an emulator such as qemu-user)");
 
 	pthread_mutex_lock(&go);
 	cr_assert_eq(pthread_create(&t, NULL, hold, NULL), 0);
 	while (!holder_tid)
 		usleep(1000);
-	cr_assert_eq(ws_owner_read(getpid(), (uintptr_t)&held, FUTEX_WAIT_PRIVATE,
-				   same_process_live, NULL, &o),
+	cr_assert_eq(futex_owner_read(getpid(), (uintptr_t)&held, FUTEX_WAIT_PRIVATE,
+				      same_process_live, NULL, &o),
 		     0);
-	cr_assert_eq(o.evidence, WS_OWNER_MUTEX_WORD, "why: %s", o.why ? o.why : "");
+	cr_assert_eq(o.evidence, OWNER_EV_MUTEX_WORD, "why: %s", o.why ? o.why : "");
 	cr_assert_eq(o.tid, (uint32_t)holder_tid);
 	/* go is held by this very thread */
-	cr_assert_eq(ws_owner_read(getpid(), (uintptr_t)&go, FUTEX_WAIT_PRIVATE, same_process_live,
-				   NULL, &o),
+	cr_assert_eq(futex_owner_read(getpid(), (uintptr_t)&go, FUTEX_WAIT_PRIVATE,
+				      same_process_live, NULL, &o),
 		     0);
-	cr_assert_eq(o.evidence, WS_OWNER_MUTEX_WORD);
+	cr_assert_eq(o.evidence, OWNER_EV_MUTEX_WORD);
 	cr_assert_eq(o.tid, (uint32_t)syscall(SYS_gettid));
 	pthread_mutex_unlock(&go);
 	pthread_join(t, NULL);
-	cr_assert_eq(ws_owner_read(getpid(), (uintptr_t)&held, FUTEX_WAIT_PRIVATE,
-				   same_process_live, NULL, &o),
+	cr_assert_eq(futex_owner_read(getpid(), (uintptr_t)&held, FUTEX_WAIT_PRIVATE,
+				      same_process_live, NULL, &o),
 		     0);
-	cr_assert_eq(o.evidence, WS_OWNER_NONE, "an unlocked mutex names no owner");
+	cr_assert_eq(o.evidence, OWNER_EV_NONE, "an unlocked mutex names no owner");
 }

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 2
+#define WS_ABI_MINOR 3
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -256,6 +256,41 @@ static inline const char *ws_claim_str(const struct ws_claim *c, const char *key
 	return f && f->type == WS_FIELD_STR ? f->s : def;
 }
 
+/*
+ * ABI 2.3: a wait that has not ended, seen in /proc rather than in records: `whyslow stuck`,
+ * and the waits still open when a run or attach stops. No wakeup ended it, so there is nothing
+ * to infer from; only what the thread is doing now.
+ */
+struct ws_open_wait {
+	size_t sz;
+	uint32_t tid, pid;
+	char state;		   /* its /proc state letter: 'S' sleeping, 'D' uninterruptible */
+	struct ws_syscall syscall; /* the syscall it is blocked in; nr WS_SYSCALL_NONE: none, or
+				    * not readable (no ptrace access) */
+	int nkstack;
+	const char *const
+		*kstack; /* innermost kernel frames, function names (root only; may be 0) */
+};
+
+/*
+ * Who holds the lock an open wait waits for, as the lock itself says (the holder is never
+ * guessed). Filled by ws_plugin.open_owner; the strings end up in the output and in
+ * recordings.
+ */
+struct ws_open_owner {
+	size_t sz;
+	uint32_t tid;	    /* the holder; 0: not named, @why says why */
+	bool pshared;	    /* the lock is shared between processes: the holder may be in another */
+	uint64_t lock;	    /* the lock's address */
+	char lock_name[24]; /* what the lock is, for a sentence: "mutex" */
+	char evidence[32];  /* what named the holder, for a sentence: "mutex word" */
+	char evidence_key[32]; /* the same as a JSON value: "mutex_word" */
+	char why[96];	       /* @tid 0: why no holder was named */
+};
+
+/* Is @tid a live thread that may hold a lock of @pid's thread (of any process when @pshared)? */
+typedef bool (*ws_tid_live_fn)(void *live_ctx, uint32_t tid, bool pshared);
+
 /* One ini key a plugin accepts in its own section. */
 enum ws_config_type {
 	WS_CFG_BOOL = 1,
@@ -442,6 +477,28 @@ struct ws_plugin {
 
 	/* Called once when the session ends: free ctx->priv. NULL: nothing to release. */
 	void (*fini)(struct ws_plugin_ctx *ctx);
+
+	/*
+	 * ABI 2.3. Say what the open wait @w waits for: a claim as infer makes (kind, evidence,
+	 * fields; woken_by and root unused) and the words after "blocked on" in @what ("futex
+	 * 0x7f2a3c001000 (FUTEX_WAIT_PRIVATE)"). Return 1 if described, 0 if the wait is not of
+	 * this source's kinds. Every plugin is asked; the strongest claim wins (ties: the earlier
+	 * plugin); none: the core says "unknown". Uses @w alone: a report describes a
+	 * recording's open waits again, long after the process is gone. NULL: never.
+	 */
+	int (*describe_open)(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
+			     struct ws_claim *out, char *what, size_t len);
+
+	/*
+	 * ABI 2.3. Name the holder of the lock that the open wait @w, described by this plugin
+	 * as @c, waits for, from the live process (its memory, never a guess). @is_live says
+	 * whether a tid may hold it. Return 1 with @out filled (out->tid 0 and out->why when
+	 * the lock names no holder), 0 when @c is not a lock, or -errno when the process cannot
+	 * be read. Called only while the process lives, never for a recording. NULL: never.
+	 */
+	int (*open_owner)(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
+			  const struct ws_claim *c, ws_tid_live_fn is_live, void *live_ctx,
+			  struct ws_open_owner *out);
 };
 
 /* The entry symbol's type. */

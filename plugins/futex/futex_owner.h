@@ -4,17 +4,19 @@
  * a PI futex word carries its owner's tid; a glibc pthread_mutex_t keeps the
  * owner's tid next to its lock word. Only reads the target's memory.
  */
-#ifndef WS_OWNER_H
-#define WS_OWNER_H
+#ifndef FUTEX_OWNER_H
+#define FUTEX_OWNER_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <whyslow/plugin.h>
+
 /* Which evidence named the owner. */
-enum ws_owner_evidence {
-	WS_OWNER_NONE,
-	WS_OWNER_PI_WORD,    /* the PI futex word's FUTEX_TID_MASK bits */
-	WS_OWNER_MUTEX_WORD, /* glibc pthread_mutex_t.__owner, lock word and kind consistent */
+enum futex_owner_evidence {
+	OWNER_EV_NONE,
+	OWNER_EV_PI_WORD,    /* the PI futex word's FUTEX_TID_MASK bits */
+	OWNER_EV_MUTEX_WORD, /* glibc pthread_mutex_t.__owner, lock word and kind consistent */
 };
 
 /*
@@ -22,7 +24,7 @@ enum ws_owner_evidence {
  * (sysdeps/nptl/bits/struct_mutex.h and the generic layout): the futex word
  * the waiters sleep on comes first, so the waiter's uaddr is the mutex.
  */
-struct ws_mutex_words {
+struct futex_mutex_words {
 	int32_t lock;	 /* __lock: 0 free, 1 locked, 2 locked with waiters (robust: tid) */
 	uint32_t count;	 /* __count: recursion depth */
 	int32_t owner;	 /* __owner: tid of the holder */
@@ -30,36 +32,38 @@ struct ws_mutex_words {
 	int32_t kind;	 /* __kind: type and flags */
 };
 
-struct ws_owner {
-	enum ws_owner_evidence evidence;
+struct futex_owner {
+	enum futex_owner_evidence evidence;
 	uint32_t tid;	 /* the holder (0 when evidence is NONE) */
 	bool pshared;	 /* the waiter's futex call was process-shared */
 	const char *why; /* NONE: why no owner was named (static text) */
 };
 
 /* Decoding a futex op (the syscall's second argument). */
-bool ws_futex_op_waits(uint32_t op); /* WAIT, WAIT_BITSET, LOCK_PI, LOCK_PI2, WAIT_REQUEUE_PI */
-bool ws_futex_op_pi(uint32_t op);
-bool ws_futex_op_private(uint32_t op);
+bool futex_op_waits(uint32_t op); /* WAIT, WAIT_BITSET, LOCK_PI, LOCK_PI2, WAIT_REQUEUE_PI */
+bool futex_op_pi(uint32_t op);
+bool futex_op_private(uint32_t op);
+/* "FUTEX_WAIT" for the command @cmd (op & FUTEX_CMD_MASK), or NULL when unknown. */
+const char *futex_cmd_name(uint32_t cmd);
 /* "FUTEX_WAIT_PRIVATE", "FUTEX_LOCK_PI", ...; "FUTEX_op_N" for others, in @buf. */
-const char *ws_futex_op_name(uint32_t op, char *buf, unsigned len);
+const char *futex_op_name(uint32_t op, char *buf, unsigned len);
 
 /*
  * Pure checks, no I/O (unit-tested). @is_live(ctx, tid) says whether @tid is a
  * live thread that may hold the lock (same process unless @pshared).
  * Return true and fill @out when the words name a holder.
  */
-typedef bool (*ws_tid_live_fn)(void *ctx, uint32_t tid, bool pshared);
-bool ws_owner_from_pi_word(uint32_t word, ws_tid_live_fn is_live, void *ctx, struct ws_owner *out);
-bool ws_owner_from_mutex(const struct ws_mutex_words *m, bool pshared, ws_tid_live_fn is_live,
-			 void *ctx, struct ws_owner *out);
+bool futex_owner_from_pi_word(uint32_t word, ws_tid_live_fn is_live, void *ctx,
+			      struct futex_owner *out);
+bool futex_owner_from_mutex(const struct futex_mutex_words *m, bool pshared, ws_tid_live_fn is_live,
+			    void *ctx, struct futex_owner *out);
 
 /*
  * Read the lock at @uaddr in process @pid (process_vm_readv) for a waiter
  * whose futex call used @op. 0 with @out filled (evidence may be NONE, with
  * why), or -errno when the memory cannot be read.
  */
-int ws_owner_read(uint32_t pid, uint64_t uaddr, uint32_t op, ws_tid_live_fn is_live, void *ctx,
-		  struct ws_owner *out);
+int futex_owner_read(uint32_t pid, uint64_t uaddr, uint32_t op, ws_tid_live_fn is_live, void *ctx,
+		     struct futex_owner *out);
 
 #endif

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "owner.h"
+#include "futex_owner.h"
 
 /* glibc's mutex kinds (nptl/pthreadP.h); anything else is not a mutex we understand */
 #define KIND_TYPE_MASK 0x3 /* NORMAL, RECURSIVE, ERRORCHECK, ADAPTIVE */
@@ -24,7 +24,7 @@ static uint32_t futex_cmd(uint32_t op)
 	return op & FUTEX_CMD_MASK;
 }
 
-bool ws_futex_op_waits(uint32_t op)
+bool futex_op_waits(uint32_t op)
 {
 	switch (futex_cmd(op)) {
 	case FUTEX_WAIT:
@@ -37,21 +37,22 @@ bool ws_futex_op_waits(uint32_t op)
 	return false;
 }
 
-bool ws_futex_op_pi(uint32_t op)
+bool futex_op_pi(uint32_t op)
 {
 	return futex_cmd(op) == FUTEX_LOCK_PI || futex_cmd(op) == FUTEX_LOCK_PI2;
 }
 
-bool ws_futex_op_private(uint32_t op)
+bool futex_op_private(uint32_t op)
 {
 	return op & FUTEX_PRIVATE_FLAG;
 }
 
-const char *ws_futex_op_name(uint32_t op, char *buf, unsigned len)
+const char *futex_cmd_name(uint32_t cmd)
 {
 	static const char *const names[] = {
 		[FUTEX_WAIT] = "FUTEX_WAIT",
 		[FUTEX_WAKE] = "FUTEX_WAKE",
+		[FUTEX_FD] = "FUTEX_FD",
 		[FUTEX_REQUEUE] = "FUTEX_REQUEUE",
 		[FUTEX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
 		[FUTEX_WAKE_OP] = "FUTEX_WAKE_OP",
@@ -64,24 +65,31 @@ const char *ws_futex_op_name(uint32_t op, char *buf, unsigned len)
 		[FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
 		[FUTEX_LOCK_PI2] = "FUTEX_LOCK_PI2",
 	};
-	uint32_t cmd = futex_cmd(op);
 
-	if (cmd < sizeof(names) / sizeof(names[0]) && names[cmd])
-		snprintf(buf, len, "%s%s", names[cmd], ws_futex_op_private(op) ? "_PRIVATE" : "");
+	return cmd < sizeof(names) / sizeof(names[0]) ? names[cmd] : NULL;
+}
+
+const char *futex_op_name(uint32_t op, char *buf, unsigned len)
+{
+	const char *name = futex_cmd_name(futex_cmd(op));
+
+	if (name)
+		snprintf(buf, len, "%s%s", name, futex_op_private(op) ? "_PRIVATE" : "");
 	else
 		snprintf(buf, len, "FUTEX_op_%u", op);
 	return buf;
 }
 
-static bool none(struct ws_owner *out, const char *why)
+static bool none(struct futex_owner *out, const char *why)
 {
-	out->evidence = WS_OWNER_NONE;
+	out->evidence = OWNER_EV_NONE;
 	out->tid = 0;
 	out->why = why;
 	return false;
 }
 
-bool ws_owner_from_pi_word(uint32_t word, ws_tid_live_fn is_live, void *ctx, struct ws_owner *out)
+bool futex_owner_from_pi_word(uint32_t word, ws_tid_live_fn is_live, void *ctx,
+			      struct futex_owner *out)
 {
 	uint32_t tid = word & FUTEX_TID_MASK;
 
@@ -91,14 +99,14 @@ bool ws_owner_from_pi_word(uint32_t word, ws_tid_live_fn is_live, void *ctx, str
 		return none(out, "the PI futex's owner died");
 	if (!is_live(ctx, tid, out->pshared))
 		return none(out, "the PI futex word names no live thread");
-	out->evidence = WS_OWNER_PI_WORD;
+	out->evidence = OWNER_EV_PI_WORD;
 	out->tid = tid;
 	out->why = NULL;
 	return true;
 }
 
-bool ws_owner_from_mutex(const struct ws_mutex_words *m, bool pshared, ws_tid_live_fn is_live,
-			 void *ctx, struct ws_owner *out)
+bool futex_owner_from_mutex(const struct futex_mutex_words *m, bool pshared, ws_tid_live_fn is_live,
+			    void *ctx, struct futex_owner *out)
 {
 	uint32_t kind = (uint32_t)m->kind;
 
@@ -127,23 +135,23 @@ bool ws_owner_from_mutex(const struct ws_mutex_words *m, bool pshared, ws_tid_li
 		return none(out, "not a glibc mutex (no users on a locked mutex)");
 	if (!is_live(ctx, (uint32_t)m->owner, pshared))
 		return none(out, "the mutex owner is not a live thread");
-	out->evidence = WS_OWNER_MUTEX_WORD;
+	out->evidence = OWNER_EV_MUTEX_WORD;
 	out->tid = (uint32_t)m->owner;
 	out->why = NULL;
 	return true;
 }
 
-int ws_owner_read(uint32_t pid, uint64_t uaddr, uint32_t op, ws_tid_live_fn is_live, void *ctx,
-		  struct ws_owner *out)
+int futex_owner_read(uint32_t pid, uint64_t uaddr, uint32_t op, ws_tid_live_fn is_live, void *ctx,
+		     struct futex_owner *out)
 {
-	struct ws_mutex_words m;
+	struct futex_mutex_words m;
 	struct iovec local = { &m, sizeof(m) }, remote = { (void *)(uintptr_t)uaddr, sizeof(m) };
-	size_t want = ws_futex_op_pi(op) ? sizeof(m.lock) : sizeof(m);
+	size_t want = futex_op_pi(op) ? sizeof(m.lock) : sizeof(m);
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
-	out->pshared = !ws_futex_op_private(op);
-	if (!ws_futex_op_waits(op)) {
+	out->pshared = !futex_op_private(op);
+	if (!futex_op_waits(op)) {
 		none(out, "not a futex wait");
 		return 0;
 	}
@@ -156,11 +164,11 @@ int ws_owner_read(uint32_t pid, uint64_t uaddr, uint32_t op, ws_tid_live_fn is_l
 		none(out, "the lock's memory is not fully readable");
 		return 0;
 	}
-	if (ws_futex_op_pi(op))
-		ws_owner_from_pi_word((uint32_t)m.lock, is_live, ctx, out);
+	if (futex_op_pi(op))
+		futex_owner_from_pi_word((uint32_t)m.lock, is_live, ctx, out);
 	else if (futex_cmd(op) == FUTEX_WAIT_REQUEUE_PI)
 		none(out, "a condition variable (requeue to a PI mutex)");
 	else
-		ws_owner_from_mutex(&m, out->pshared, is_live, ctx, out);
+		futex_owner_from_mutex(&m, out->pshared, is_live, ctx, out);
 	return 0;
 }

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The futex source on waits still open, seen in /proc (`whyslow stuck`, and
+ * the waits that never ended when a run stops): a thread asleep in a futex
+ * wait is described by the word it sleeps on, and the holder of that lock is
+ * read from the lock itself (futex_owner.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <whyslow/syscall_names.h>
+
+#include "futex_open.h"
+#include "futex_owner.h"
+
+int futex_describe_open(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
+			struct ws_claim *out, char *what, size_t len)
+{
+	const struct ws_host *h = ctx->host;
+	uint64_t addr = w->syscall.args[0];
+	uint32_t op = (uint32_t)w->syscall.args[1];
+	char ob[40];
+
+	if (!ws_syscall_is(&w->syscall, "futex") || !futex_op_waits(op))
+		return 0;
+	futex_op_name(op, ob, sizeof(ob));
+	out->strength = WS_CLAIM_SPECIFIC;
+	snprintf(out->kind, sizeof(out->kind), "futex");
+	snprintf(out->evidence, sizeof(out->evidence), "asleep in futex(%s) on this word", ob);
+	h->claim_hex(out, "addr", addr);
+	h->claim_str(out, "op", ob);
+	snprintf(what, len, "futex 0x%" PRIx64 " (%s)", addr, ob);
+	return 1;
+}
+
+int futex_open_owner(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
+		     const struct ws_claim *c, ws_tid_live_fn is_live, void *live_ctx,
+		     struct ws_open_owner *out)
+{
+	struct futex_owner o;
+	uint64_t addr = ws_claim_u64(c, "addr", 0);
+	uint32_t op = (uint32_t)w->syscall.args[1];
+	bool pi = futex_op_pi(op);
+	int err;
+
+	(void)ctx;
+	if (strcmp(c->kind, "futex") || !addr)
+		return 0;
+	err = futex_owner_read(w->pid, addr, op, is_live, live_ctx, &o);
+	if (err)
+		return err;
+	out->lock = addr;
+	out->pshared = o.pshared;
+	snprintf(out->lock_name, sizeof(out->lock_name), "%s", pi ? "PI futex" : "mutex");
+	if (o.evidence == OWNER_EV_NONE) {
+		out->tid = 0;
+		snprintf(out->why, sizeof(out->why), "%s", o.why ? o.why : "no owner evidence");
+		return 1;
+	}
+	out->tid = o.tid;
+	snprintf(out->evidence, sizeof(out->evidence), "%s",
+		 o.evidence == OWNER_EV_PI_WORD ? "PI futex word" : "mutex word");
+	snprintf(out->evidence_key, sizeof(out->evidence_key), "%s",
+		 o.evidence == OWNER_EV_PI_WORD ? "pi_futex_word" : "mutex_word");
+	return 1;
+}
