@@ -574,6 +574,15 @@ int main(int argc, char **argv)
 	for (int i = 0; i < c.nset; i++)
 		if (ws_config_set(&cfg, "core", c.set_key[i], c.set_val[i]))
 			goto out;
+	/*
+	 * A live report needs nothing finer than min_block/64, the default resolution; a
+	 * recording is reported again at any --min-block, and a Perfetto timeline shows every
+	 * switch: those record every period unless [core] resolution says otherwise.
+	 */
+	if (((c.cmd & (CMD_REC_RUN | CMD_REC_ATTACH)) || c.perfetto) &&
+	    !ws_config_get(&cfg, "core", "resolution") &&
+	    ws_config_set(&cfg, "core", "resolution", "0"))
+		goto out;
 	so.verbose = c.verbose;
 	so.sources = c.sources ? c.sources : ws_config_get(&cfg, "core", "sources");
 	so.plugin_dir = c.plugin_dir ? c.plugin_dir : getenv("WHYSLOW_PLUGIN_DIR");

@@ -3,19 +3,21 @@
 #include "chain.h"
 #include "session.h"
 
+/*
+ * Unset: min_block / WS_CHAIN_SEG_PARTS, the finest piece a chain of the live report shows (record
+ * and --perfetto set 0 unless told otherwise: main.c). A short period another task ended is then
+ * summed in the kernel; one an interrupt ended is still written (sched.bpf.c), so what a waker
+ * did is still named where a source can prove it (200 short disk reads stay block I/O).
+ */
 uint64_t ws_resolution_ns(const struct ws_config *cfg)
 {
-	uint64_t res;
+	uint64_t res, min_block;
 
-	/*
-	 * Off unless asked for: a waker whose waits are all shorter than the resolution is seen
-	 * as running through them (gt_many_io: 200 reads of 0.2 ms read as "running 35ms"), which
-	 * says more than the evidence. The graph would have to show summed periods as what they
-	 * are before this can be the default.
-	 */
 	if (!ws_config_u64(cfg, "core", ws_core_keys, "resolution", &res))
 		return res;
-	return 0;
+	if (ws_config_u64(cfg, "core", ws_core_keys, "min_block", &min_block))
+		return 0;
+	return min_block / WS_CHAIN_SEG_PARTS;
 }
 
 uint64_t ws_resolution_min_block(uint64_t res_ns)

@@ -330,7 +330,15 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 			s->early_wake = 1;
 			return 0;
 		}
-		if (now - s->off_ts < resolution_ns) {
+		if (!cs)
+			cs = ws_cpu_state();
+		/*
+		 * A short wait is summed only when another task woke it (or nothing did: it was
+		 * preempted). One an interrupt ended is written whole: what the interrupt completed
+		 * (a block request, a packet, a timer) is a cause another source can prove, and
+		 * such waits come at the rate of the devices and timers, not of the scheduler.
+		 */
+		if (now - s->off_ts < resolution_ns && cs && !cs->depth) {
 			if (!s->wake_ts)
 				s->wake_ts = now;
 			return 0;

@@ -63,8 +63,14 @@ gt_main() {
 	cg=$("$SLOWDISK" cgroup "$dev" "$iops") || gt_fail "slowdisk.sh cgroup failed"
 	echo "gt_$case: device $dev ($(sed -n 's/^MAJMIN=//p' <<<"$setup")), blkio group $cg ($iops read IOPS), work dir $GT_WORK"
 
-	local conf=()
-	[ -n "${GT_CONFIG:-}" ] && conf=(-c "$GT_CONFIG")	# an ini file for this run
+	# An ini file for this run (GT_CONFIG). By default the live report's own resolution,
+	# min_block 10ms / 64, stated because --perfetto alone would record every switch: the
+	# ground truths check what `whyslow run` reports as shipped.
+	if [ -z "${GT_CONFIG:-}" ]; then
+		GT_CONFIG="$GT_WORK/default.ini"
+		printf '[core]\nresolution = 156250ns\n' >"$GT_CONFIG"
+	fi
+	local conf=(-c "$GT_CONFIG")
 	local cmd=("$WHYSLOW" "${conf[@]}" run --as-root --format json -o "$out" --perfetto "$GT_WORK/trace.json" --
 		   "$GT_PROGRAM" --dev "$dev" --cgroup "$cg" --truth "$truth" "${extra[@]}")
 	echo "+ ${cmd[*]}"
