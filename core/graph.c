@@ -119,6 +119,11 @@ static enum ws_thread_state cur_state(struct ws_thread *t)
 	return c && c->end == WS_NO_END ? c->state : WS_STATE_UNKNOWN;
 }
 
+uint64_t graph_running_since(struct ws_thread *t)
+{
+	return cur_state(t) == WS_STATE_RUNNING ? cur(t)->start : 0;
+}
+
 /* Close the open interval at @ts and open one in @state. */
 static void transition(struct ws_graph *g, struct ws_thread *t, uint64_t ts, uint8_t state,
 		       uint16_t cpu)
@@ -278,6 +283,7 @@ static void late_switch_out(struct ws_graph *g, struct ws_thread *t, uint64_t of
 				.prev_state = state };
 	enum ws_thread_state s = cur_state(t);
 
+	g->late_outs = true;
 	if (s != WS_STATE_RUNNING && s != WS_STATE_UNKNOWN)
 		return;
 	switch_out(g, t, &sw);
@@ -364,6 +370,8 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	    sw->prev_run_start > graph_cpu_last_ts(g, sw->cpu))
 		graph_cpu_push(g, sw->cpu, sw->prev_run_start, sw->prev_tid, prev_pid);
 	graph_cpu_push(g, sw->cpu, sw->ts, sw->next_tid, sw->next_pid);
+	if (summarised && sw->prev_out_later)
+		g->late_outs = true;
 	if (sw->prev_tid && !(summarised && sw->prev_out_later)) {
 		t = followed_thread(g, sw->prev_tid, prev_pid, helpers & WS_SWITCH_PREV_HELPER,
 				    sw->ts);

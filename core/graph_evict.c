@@ -173,10 +173,21 @@ void ws_graph_evict(struct ws_graph *g, uint64_t now)
 	/* keep what any wait still in progress may need to be explained */
 	for (size_t i = 0; i < g->threads.cap; i++) {
 		struct ws_thread *t = graph_thread_at(g, i);
+		uint64_t run;
 
 		/* a helper's sleep is no wait of the program's (its chains are clipped to one) */
-		if (t && !t->helper && t->off_start && t->off_start < oldest_open)
+		if (!t || t->helper)
+			continue;
+		if (t->off_start && t->off_start < oldest_open)
 			oldest_open = t->off_start;
+		/*
+		 * Switch-outs written late: a thread seen running since @run may be in a wait
+		 * that began after it (sh in wait4 for the whole run, its switch-out written with
+		 * the wakeup that ends it). Bounded by max_window and max_history like any wait.
+		 */
+		run = g->late_outs ? graph_running_since(t) : 0;
+		if (run && run < oldest_open)
+			oldest_open = run;
 	}
 	if (oldest_open > before)
 		before = oldest_open;

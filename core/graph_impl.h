@@ -74,7 +74,12 @@ struct ws_graph {
 	struct loss *losses;
 	size_t nlosses, losses_cap;
 
-	uint64_t last_ts;    /* the latest record's time: where open intervals end at a flush */
+	uint64_t last_ts; /* the latest record's time: where open intervals end at a flush */
+	/*
+	 * A source wrote a switch-out late (it summarises short periods): a thread seen running
+	 * may have left the CPU since, in a wait the graph learns of only when it ends.
+	 */
+	bool late_outs;
 	uint32_t follow_tid; /* every wait of this thread goes to on_wait (ws_graph_follow) */
 	/* out of memory: what could not be kept spans [oom_from, oom_to]; chains there are
 	 * incomplete */
@@ -92,6 +97,8 @@ static inline struct ws_thread *graph_thread_at(struct ws_graph *g, size_t i)
 }
 
 void graph_oom(struct ws_graph *g, uint64_t ts);
+/* When @t's current running stretch began; 0 when it is not running. */
+uint64_t graph_running_since(struct ws_thread *t);
 
 /* graph_claims.c */
 uint32_t graph_claim_intern(struct ws_graph *g, const struct ws_claim *c);
