@@ -222,19 +222,22 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 	ws_format_duration(t.idle_ns, d, sizeof(d));
 	ws_format_duration(oc->min_block, mb, sizeof(mb));
 	fprintf(out,
-		"  Off CPU %s in all = %s explained by the reasons above + %s unexplained (no wakeup or cause recorded) + %s in %" PRIu64
-		" idle waits (not ranked)",
-		a, b, c, d, t.idle_n);
+		"  Off CPU %s in all = %s explained by the reasons above + %s unexplained (no wakeup or cause recorded)",
+		a, b, c);
+	/* none when there were none, or --include-idle ranked them with the rest */
+	if (t.idle_n)
+		fprintf(out, " + %s in %" PRIu64 " idle waits (not ranked)", d, t.idle_n);
 	if (t.not_reported_ns) {
 		ws_format_duration(t.not_reported_ns, a, sizeof(a));
 		fprintf(out, " + %s in waits of at least %s not reported (filtered out)", a, mb);
 	}
 	ws_format_duration(t.short_ns, c, sizeof(c));
 	ws_format_duration(t.summarised_ns, d, sizeof(d));
-	fprintf(out,
-		" + %s in %" PRIu64 " waits shorter than %s + %s in %" PRIu64
-		" waits summarised in the kernel (cause not recorded)",
-		c, t.short_n, mb, d, t.summarised_n);
+	fprintf(out, " + %s in %" PRIu64 " waits shorter than %s", c, t.short_n, mb);
+	/* none without a resolution (record, --perfetto, [core] resolution = 0) */
+	if (t.summarised_n)
+		fprintf(out, " + %s in %" PRIu64 " waits summarised in the kernel (cause not recorded)",
+			d, t.summarised_n);
 	if (t.open_ns) {
 		ws_format_duration(t.open_ns, a, sizeof(a));
 		fprintf(out, " + %s still off CPU at the end", a);
