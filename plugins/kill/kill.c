@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * kill source, user side: explains a wait as ended by a signal when the
- * wakeup that ended it found a signal pending for the thread (recorded by
- * kill.bpf.c in the same context just before): Ctrl-C is "SIGINT from the
- * terminal's kworker", not a wakeup by that kworker.
+ * kill source: explains a wait as ended by a signal when the wakeup that
+ * ended it found a signal pending for the thread: Ctrl-C is "SIGINT from the
+ * terminal's kworker", not a wakeup by that kworker. The sched source reads
+ * the pending set with the wakeup (ws_wake.wakee_sigpending, ABI 2.3), so
+ * this source has no kernel side; recordings made before carry its own
+ * record of each such wakeup (struct ws_kill_wake), still read.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +19,6 @@
 #include <whyslow/recent.h>
 
 #include "kill_rec.h"
-#include "kill.skel.h"
 
 #define NAME "kill"
 
@@ -27,12 +28,7 @@
 #define TASK_INTERRUPTIBLE_ 0x1
 #define SIGKILL_ 9
 
-static const void *kill_bpf_object(size_t *size)
-{
-	return kill_bpf__elf_bytes(size);
-}
-
-/* The state: the last signal wakeups on each CPU (struct ws_kill_wake). */
+/* The state: the last signal wakeups on each CPU of an older recording (struct ws_kill_wake). */
 static int kill_init(struct ws_plugin_ctx *ctx)
 {
 	struct ws_recent *sent = malloc(sizeof(*sent));
@@ -100,29 +96,48 @@ static const char *sig_name(uint32_t sig)
 	return sig < sizeof(n) / sizeof(n[0]) && n[sig] ? n[sig] : NULL;
 }
 
+/* What @wk found pending: from the wakeup itself, or from an older recording's own record. */
+static bool pending_of(struct ws_plugin_ctx *ctx, const struct ws_wake *wk, uint64_t *pending,
+		       uint32_t *state, const char **sender_comm)
+{
+	const struct ws_kill_wake *s;
+
+	if (WS_HAS(wk, wakee_signals_known) && wk->wakee_signals_known) {
+		*pending = wk->wakee_sigpending;
+		*state = wk->wakee_state;
+		*sender_comm = wk->waker_comm ? wk->waker_comm : "?";
+		return *pending != 0;
+	}
+	if (!(s = signal_of(ctx->priv, wk)))
+		return false;
+	*pending = s->pending;
+	*state = s->state;
+	*sender_comm = s->sender_comm;
+	return true;
+}
+
 static int kill_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_host *host = ctx->host;
-	const struct ws_kill_wake *s;
-	const char *name;
-	uint64_t others;
-	uint32_t sig;
+	const char *name, *sender_comm;
+	uint64_t others, pending;
+	uint32_t sig, state;
 	char buf[16];
 	bool in_irq;
 
-	if (!w->wake || !(s = signal_of(ctx->priv, w->wake)))
+	if (!w->wake || !pending_of(ctx, w->wake, &pending, &state, &sender_comm))
 		return 0;
 	/*
 	 * Only an interruptible sleep is ended by any signal; an uninterruptible one only by
 	 * SIGKILL (killable waits). Otherwise a pending signal is not what woke it.
 	 */
-	if (!(s->state & TASK_INTERRUPTIBLE_) && !(s->pending & (1ull << (SIGKILL_ - 1))))
+	if (!(state & TASK_INTERRUPTIBLE_) && !(pending & (1ull << (SIGKILL_ - 1))))
 		return 0;
 	/*
 	 * A fatal signal makes the kernel add SIGKILL for every thread of the process: name the
 	 * signal that was sent, SIGKILL only when nothing else is pending.
 	 */
-	others = s->pending & ~(1ull << (SIGKILL_ - 1));
+	others = pending & ~(1ull << (SIGKILL_ - 1));
 	sig = others ? (uint32_t)__builtin_ctzll(others) + 1 : SIGKILL_;
 	name = sig_name(sig);
 	if (!name) {
@@ -147,11 +162,11 @@ static int kill_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct
 	}
 	host->claim_str(out, "signal", name);
 	host->claim_u64(out, "signo", sig);
-	host->claim_hex(out, "pending", s->pending);
+	host->claim_hex(out, "pending", pending);
 	if (!in_irq) {
 		host->claim_u64(out, "sender", w->wake->waker_tid);
 		host->claim_u64(out, "sender_pid", w->wake->waker_pid);
-		host->claim_str(out, "sender_comm", s->sender_comm);
+		host->claim_str(out, "sender_comm", sender_comm);
 	}
 	return 1;
 }
@@ -189,9 +204,9 @@ static const struct ws_plugin kill_plugin = {
 	.name = NAME,
 	.description =
 		"signals: a wait ended by a signal (kill, Ctrl-C, alarm) names it and its sender",
-	.version = "1.0",
+	.version = "1.1",
 	.kind_base = WS_KIND_KILL,
-	.bpf_object = kill_bpf_object,
+	.bpf_object = NULL, /* the sched source reads the pending signals at the wakeup */
 	.init = kill_init,
 	.decode = kill_decode,
 	.infer = kill_infer,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Records of the kill (signal) source; shared by kill.bpf.c and kill.c only. */
+/* Records of the kill (signal) source, as recordings made before ABI 2.3 hold them (kill.c). */
 #ifndef WHYSLOW_KILL_REC_H
 #define WHYSLOW_KILL_REC_H
 

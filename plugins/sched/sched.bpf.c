@@ -299,7 +299,7 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	struct ws_cpu_state *cs = NULL;
 	struct task_struct *cur;
 	struct ws_sched_waking *r;
-	__u64 now;
+	__u64 now, sigpending;
 
 	if (!followed(p, s)) {
 		/* most wakeups of the machine end here: one flag test before any lookup */
@@ -323,6 +323,9 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	}
 	if (!s || s->traced)
 		rq_wait_begin(s);
+	/* signals pending that it does not block: this wakeup is the signal's (signal_wake_up) */
+	sigpending = (p->pending.signal.sig[0] | p->signal->shared_pending.signal.sig[0]) &
+		     ~p->blocked.sig[0];
 	if (s && resolution_ns && !s->off_emitted) {
 		now = bpf_ktime_get_ns();
 		if (!s->off_ts) {
@@ -334,11 +337,12 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 			cs = ws_cpu_state();
 		/*
 		 * A short wait is summed only when another task woke it (or nothing did: it was
-		 * preempted). One an interrupt ended is written whole: what the interrupt completed
-		 * (a block request, a packet, a timer) is a cause another source can prove, and
-		 * such waits come at the rate of the devices and timers, not of the scheduler.
+		 * preempted). One an interrupt or a signal ended is written whole: what the
+		 * interrupt completed (a block request, a packet, a timer) or the signal is a cause
+		 * another source can prove, and such waits come at the rate of devices, timers and
+		 * signals, not of the scheduler.
 		 */
-		if (now - s->off_ts < resolution_ns && cs && !cs->depth) {
+		if (now - s->off_ts < resolution_ns && cs && !cs->depth && !sigpending) {
 			if (!s->wake_ts)
 				s->wake_ts = now;
 			return 0;
@@ -372,6 +376,9 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	cur = bpf_get_current_task_btf();
 	r->waker_short = 0;
 	r->reserved2 = 0;
+	r->wakee_sigpending = sigpending;
+	r->wakee_state = p->__state;
+	r->reserved3 = 0;
 	if (cs && cs->depth == 0 && cur->pid) {
 		/* only summarising leaves periods unwritten: no lookup otherwise */
 		struct task_state *ws =

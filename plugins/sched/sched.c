@@ -107,8 +107,13 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 			wk.off_state = r->off_state;
 			wk.off_cpu = r->off_cpu;
 		}
-		if (rec->size >= sizeof(*r))
+		if (rec->size >= WS_SCHED_WAKING_V3_SIZE)
 			wk.waker_short = r->waker_short;
+		if (rec->size >= sizeof(*r)) {
+			wk.wakee_sigpending = r->wakee_sigpending;
+			wk.wakee_state = r->wakee_state;
+			wk.wakee_signals_known = true;
+		}
 		wk.wakee_helper = rec->flags & WS_SCHED_WAKEE_HELPER;
 		host->sched_wake(ctx, &wk);
 		return 0;
@@ -334,7 +339,7 @@ static const struct ws_plugin sched_plugin = {
 	.abi_minor = WS_ABI_MINOR,
 	.name = "sched",
 	.description = "scheduler: context switches, wakeups (with interrupt context), thread life",
-	.version = "1.1",
+	.version = "1.2",
 	.kind_base = WS_KIND_SCHED,
 	.bpf_object = sched_object,
 	.configure = sched_configure,

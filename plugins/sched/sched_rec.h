@@ -92,7 +92,17 @@ struct ws_sched_waking {
 	 */
 	__u32 waker_short;
 	__u32 reserved2;
+	/*
+	 * 2.3: the signals pending for the wakee that it does not block (bit n-1: signal n, the
+	 * first word of the kernel's sigset) and its task state at the wakeup: a wakeup with a
+	 * signal pending is the signal's (the kill source). Read here, not by a program of its own
+	 * on every wakeup of the machine.
+	 */
+	__u64 wakee_sigpending;
+	__u32 wakee_state;
+	__u32 reserved3;
 };
+#define WS_SCHED_WAKING_V3_SIZE (__builtin_offsetof(struct ws_sched_waking, wakee_sigpending))
 #define WS_SCHED_WAKING_V2_SIZE (__builtin_offsetof(struct ws_sched_waking, waker_short))
 #define WS_SCHED_WAKING_V1_SIZE (WS_SCHED_WAKING_V0_SIZE + 2 * sizeof(struct ws_syscall))
 #define WS_SCHED_WAKING_V0_SIZE (sizeof(struct ws_rec_hdr) + 8 + WS_COMM_LEN)

@@ -145,6 +145,14 @@ struct ws_wake {
 	uint32_t waker_short;
 	/* ABI 2.2: the wakee is a helper (see ws_switch.helpers) */
 	bool wakee_helper;
+	/*
+	 * ABI 2.3: the signals pending for the wakee that it does not block (bit n-1: signal
+	 * n) and its task state (1 interruptible, 2 uninterruptible, ...) at the wakeup; valid
+	 * when @wakee_signals_known (false in recordings made before)
+	 */
+	uint64_t wakee_sigpending;
+	uint32_t wakee_state;
+	bool wakee_signals_known;
 };
 
 /* Thread life-cycle events, reported through ws_host.thread_event. */
