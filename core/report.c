@@ -81,28 +81,6 @@ static void describe(struct ws_report *r, const struct ws_link *l, char *buf, si
 		snprintf(buf, len, "%s", l->kind);
 }
 
-void ws_json_claim_fields(FILE *b, const struct ws_claim *c)
-{
-	for (unsigned int i = 0; c && i < c->nfields && i < WS_CLAIM_FIELDS; i++) {
-		const struct ws_field *f = &c->fields[i];
-
-		fprintf(b, ",");
-		ws_json_str(b, f->key);
-		switch (f->type) {
-		case WS_FIELD_U64:
-			fprintf(b, ":%" PRIu64, f->u);
-			break;
-		case WS_FIELD_HEX:
-			fprintf(b, ":\"0x%" PRIx64 "\"", f->u);
-			break;
-		default:
-			fprintf(b, ":");
-			ws_json_str(b, f->s);
-			break;
-		}
-	}
-}
-
 /* Kinds about a CPU rather than a resource: the link says which CPU. */
 static bool is_cpu_kind(const char *kind)
 {

@@ -60,7 +60,4 @@ void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct
 int ws_report_finish(struct ws_report *r, const struct ws_summary *s);
 void ws_report_free(struct ws_report *r);
 
-/* A claim's extra keys as JSON members, each after a comma (",\"addr\":\"0x7f..\""). */
-void ws_json_claim_fields(FILE *f, const struct ws_claim *c);
-
 #endif

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <unistd.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <langinfo.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -306,4 +307,26 @@ const char *ws_arrow_to(void)
 const char *ws_dash(void)
 {
 	return utf8_locale() ? "—" : "-";
+}
+
+void ws_json_claim_fields(FILE *b, const struct ws_claim *c)
+{
+	for (unsigned int i = 0; c && i < c->nfields && i < WS_CLAIM_FIELDS; i++) {
+		const struct ws_field *f = &c->fields[i];
+
+		fprintf(b, ",");
+		ws_json_str(b, f->key);
+		switch (f->type) {
+		case WS_FIELD_U64:
+			fprintf(b, ":%" PRIu64, f->u);
+			break;
+		case WS_FIELD_HEX:
+			fprintf(b, ":\"0x%" PRIx64 "\"", f->u);
+			break;
+		default:
+			fprintf(b, ":");
+			ws_json_str(b, f->s);
+			break;
+		}
+	}
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <whyslow/plugin.h>
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Parse "10ms", "2s", "500us", "100ns", "1.5s" or a bare number of ms. 0 or -EINVAL. */
@@ -27,6 +29,8 @@ const char *ws_dash(void);
 
 /* Write @s as a JSON string literal, quotes included, to @f. */
 void ws_json_str(FILE *f, const char *s);
+/* A claim's extra keys as JSON members, each after a comma (",\"addr\":\"0x7f..\""). */
+void ws_json_claim_fields(FILE *f, const struct ws_claim *c);
 
 /*
  * @s for a terminal: control characters (C0, DEL, C1 as UTF-8)

@@ -37,8 +37,11 @@ for p in "$ROOT"/plugins/*/; do
 	# a source with a kernel side needs its generated skeleton (the futex source has none)
 	if grep -q "$name.skel.h" "$p/$name.c" && [ ! -f "$BUILD/plugins/$name.skel.h" ]; then continue; fi
 	echo "building plugin $name (instrumented)"
+	# every user-space file of the source (its kernel side is the skeleton)
+	psrcs=()
+	for c in "$p"/*.c; do [[ $c == *.bpf.c ]] || psrcs+=("$c"); done
 	$CC "${SAN[@]}" -fsanitize=fuzzer-no-link -fPIC -shared -fvisibility=hidden \
-		-I"$ROOT/sdk/include" -I"$p" -I"$BUILD/plugins" "$p/$name.c" -o "$OUT/plugins/$name.so"
+		-I"$ROOT/sdk/include" -I"$p" -I"$BUILD/plugins" "${psrcs[@]}" -o "$OUT/plugins/$name.so"
 	chmod 644 "$OUT/plugins/$name.so"
 done
 set +e

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Lock owners read from the lock itself (core/owner.c): the checks, and this glibc's layout. */
+/* Lock owners read from the lock itself (plugins/futex/futex_owner.c): the checks, and this glibc's layout. */
 #include <criterion/criterion.h>
 #include <linux/futex.h>
 #include <pthread.h>
