@@ -162,19 +162,13 @@ int BPF_PROG(ws_timer_exit)
 }
 
 /*
- * The scheduler never switches tasks inside an interrupt, so a switch closes
- * every bracket: an exit we missed cannot leave a CPU marked "in interrupt".
+ * A switch closes every bracket (ws_cpu_switch). Not loaded when the sched source runs: its
+ * own sched_switch program does the same first (session_bpf.c).
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ws_ctx_switch)
 {
-	struct ws_cpu_state *cs = ws_cpu_state();
-
-	if (!cs)
-		return 0;
-	cs->depth = 0;
-	cs->timer = 0;
-	cs->task_id = ++cs->next_id;
+	ws_cpu_switch(ws_cpu_state());
 	return 0;
 }
 

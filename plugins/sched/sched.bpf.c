@@ -195,6 +195,8 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	struct ws_sched_switch *r;
 	bool write, rq_long, dying, prev_later;
 
+	/* the core's own switch program is left out for this one (whyslow.bpf.h) */
+	ws_cpu_switch(ws_cpu_state());
 	if (ps) {
 		run_start = ps->run_start;
 		ps->run_start = 0;

@@ -55,6 +55,22 @@ static __always_inline struct ws_cpu_state *ws_cpu_state(void)
 	return bpf_map_lookup_elem(&ws_cpu, &zero);
 }
 
+/*
+ * A context switch on this CPU. The scheduler never switches tasks inside an interrupt, so a
+ * switch closes every bracket: an exit that was missed (a program skipped for recursion) cannot
+ * leave the CPU marked "in interrupt". The core's sched_switch program calls this; the sched
+ * source calls it first thing in its own, and the core then leaves its program out: one program
+ * per switch instead of two (on a VM, calling a program costs more than most programs do).
+ */
+static __always_inline void ws_cpu_switch(struct ws_cpu_state *cs)
+{
+	if (!cs)
+		return;
+	cs->depth = 0;
+	cs->timer = 0;
+	cs->task_id = ++cs->next_id;
+}
+
 static __always_inline int ws_traced_tgid(__u32 tgid)
 {
 	return bpf_map_lookup_elem(&ws_tgids, &tgid) != NULL;
