@@ -38,6 +38,9 @@ struct cpu_hist {
 	size_t head, n, cap;
 	uint64_t evicted_to; /* runs before this were dropped */
 	bool listed;	     /* in ws_graph.used */
+	/* a run was pushed before the one kept last (a late record): not in time order */
+	bool unsorted;
+	size_t near; /* where ws_graph_cpu_users' last search ended, a place to start the next */
 };
 
 struct loss {
