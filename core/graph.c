@@ -172,7 +172,7 @@ static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, u
 	if (!w.waker_traced && !(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)) &&
 	    (waker = ws_graph_thread(g, wk->waker_tid)) != NULL && waker->helper)
 		w.waker_traced = true;
-	memset(&c, 0, sizeof(c));
+	ws_zero(&c, sizeof(c));
 	c.sz = sizeof(c);
 	if (g->ops.infer && g->ops.infer(g->ops.ctx, &w, &c) > 0) {
 		/* the syscall it waited in goes with every claim, whoever made it */

@@ -292,7 +292,7 @@ int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 
 		if (!p->infer)
 			continue;
-		memset(c, 0, sizeof(*c));
+		ws_zero(c, sizeof(*c));
 		c->sz = sizeof(*c);
 		if (p->infer(&s->ctxs[i].pub, w, c) <= 0 || c->strength <= WS_CLAIM_NONE)
 			continue;

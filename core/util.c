@@ -233,6 +233,11 @@ uint64_t ws_hash_bytes(const void *p, size_t n)
 	return h;
 }
 
+void ws_zero(void *p, size_t n)
+{
+	memset(p, 0, n);
+}
+
 /* Arrays at least this big are asked for huge pages. */
 #define HUGE_ARRAY (8u << 20)
 
