@@ -180,7 +180,7 @@ static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, u
 			c.syscall = wk->wakee_sys;
 			ws_syscall_normalize(&c.syscall);
 		}
-		return graph_claim_intern(g, &c);
+		return graph_claim_intern_near(g, &c, &t->last_claim);
 	}
 	return graph_core_claim(g, "unknown", "no source could explain this wakeup");
 }

@@ -98,6 +98,7 @@ void graph_oom(struct ws_graph *g, uint64_t ts);
 
 /* graph_claims.c */
 uint32_t graph_claim_intern(struct ws_graph *g, const struct ws_claim *c);
+uint32_t graph_claim_intern_near(struct ws_graph *g, const struct ws_claim *c, uint32_t *hint);
 uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evidence);
 void graph_claim_put(struct ws_graph *g, uint32_t id);
 void graph_claims_free(struct ws_graph *g);
