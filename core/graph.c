@@ -177,7 +177,7 @@ static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, u
 	if (!w.waker_traced && !(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)) &&
 	    (waker = ws_graph_thread(g, wk->waker_tid)) != NULL && waker->helper)
 		w.waker_traced = true;
-	memset(&c, 0, sizeof(c));
+	ws_zero(&c, sizeof(c));
 	c.sz = sizeof(c);
 	if (g->ops.infer && g->ops.infer(g->ops.ctx, &w, &c) > 0) {
 		/* the syscall it waited in goes with every claim, whoever made it */
@@ -185,7 +185,7 @@ static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, u
 			c.syscall = wk->wakee_sys;
 			ws_syscall_normalize(&c.syscall);
 		}
-		return graph_claim_intern(g, &c);
+		return graph_claim_intern_near(g, &c, &t->last_claim);
 	}
 	return graph_core_claim(g, "unknown", "no source could explain this wakeup");
 }
@@ -538,22 +538,32 @@ void ws_graph_follow(struct ws_graph *g, uint32_t tid, uint64_t min_ns)
 	g->follow_min = min_ns ? min_ns : 1;
 }
 
+/*
+ * Everything goes: no interval needs its claim released one by one (graph_thread_free()),
+ * the claims go all at once. That walk read every interval of the history again, millions
+ * of them, only to count references down.
+ */
+static void thread_drop(struct ws_thread *t)
+{
+	free(t->iv);
+	free(t);
+}
+
 void ws_graph_free(struct ws_graph *g)
 {
 	if (!g)
 		return;
-	g->ops.on_ival = NULL; /* freeing is not the end of a timeline; ws_graph_flush() is */
 	for (size_t i = 0; i < g->threads.cap; i++) {
 		struct ws_thread *t = graph_thread_at(g, i);
 
 		if (t)
-			graph_thread_free(g, t);
+			thread_drop(t);
 	}
 	while (g->dead) {
 		struct ws_thread *t = g->dead;
 
 		g->dead = t->next_dead;
-		graph_thread_free(g, t);
+		thread_drop(t);
 	}
 	ws_table_free(&g->threads);
 	graph_cpus_free(g);

@@ -60,6 +60,8 @@ struct ws_thread {
 	bool pending;
 	uint64_t pending_ts;
 	uint32_t pending_claim;
+	/* the claim its last wakeup was explained by: the next is most often the same one */
+	uint32_t last_claim;
 
 	/* off-CPU periods the source summarised instead of reporting (shorter than the resolution)
 	 */

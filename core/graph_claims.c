@@ -132,6 +132,24 @@ uint32_t graph_claim_intern(struct ws_graph *g, const struct ws_claim *c)
 	return id;
 }
 
+/*
+ * graph_claim_intern(), trying *@hint first, and setting it to the answer: a thread woken
+ * again and again by the same partner for the same reason has the same claim each time, and
+ * comparing against it is cheaper than hashing the claim (4% of `report`). A live claim is
+ * the only live one with its bytes, so a match is the id interning would find; a freed
+ * one is never taken.
+ */
+uint32_t graph_claim_intern_near(struct ws_graph *g, const struct ws_claim *c, uint32_t *hint)
+{
+	uint32_t id = *hint;
+
+	if (id && id < g->nclaims && g->claims[id].refs && claim_equal(&g->claims[id].c, c)) {
+		g->claims[id].refs++;
+		return id;
+	}
+	return *hint = graph_claim_intern(g, c);
+}
+
 /* A claim made by the core itself when no source has one. */
 uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evidence)
 {

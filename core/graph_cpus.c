@@ -113,6 +113,8 @@ void graph_cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid,
 		graph_oom(g, ts);
 		return;
 	}
+	if (h->n > h->head && ts < h->r[h->n - 1].ts)
+		h->unsorted = true;
 	h->r[h->n++] = (struct cpu_run){ .ts = ts, .tid = tid, .pid = pid };
 	g->live_runs++;
 }
@@ -122,10 +124,10 @@ uint64_t ws_graph_cpu_evicted_to(struct ws_graph *g, uint16_t cpu)
 	return cpu < g->ncpus ? g->cpus[cpu].evicted_to : 0;
 }
 
-/* The first run of @h at or after @ts (@inclusive) or after it; h->n if none. */
-static size_t run_from(const struct cpu_hist *h, uint64_t ts, bool inclusive)
+/* The first run of @h in [@lo, h->n) at or after @ts (@inclusive) or after it; h->n if none. */
+static size_t bisect(const struct cpu_hist *h, size_t lo, uint64_t ts, bool inclusive)
 {
-	size_t lo = h->head, hi = h->n;
+	size_t hi = h->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -136,6 +138,30 @@ static size_t run_from(const struct cpu_hist *h, uint64_t ts, bool inclusive)
 			hi = mid;
 	}
 	return lo;
+}
+
+static size_t run_from(const struct cpu_hist *h, uint64_t ts, bool inclusive)
+{
+	return bisect(h, h->head, ts, inclusive);
+}
+
+/*
+ * run_from(@h, @ts, false), begun where the last search ended: a chain's walk over a busy
+ * waker asks about later and later times, each a run or two on, and a search over all of a
+ * long history for each was a tenth of building such a chain. Runs in time order have one
+ * answer however it is found; others (after a late record) are searched as they always were.
+ */
+static size_t run_after(struct cpu_hist *h, uint64_t ts)
+{
+	size_t i = h->near;
+
+	if (h->unsorted || i <= h->head || i > h->n || h->r[i - 1].ts > ts)
+		return h->near = run_from(h, ts, false);
+	/* the answer is at i or after: a few steps, then a search over the rest */
+	for (int step = 0; step < 8; step++, i++)
+		if (i == h->n || h->r[i].ts > ts)
+			return h->near = i;
+	return h->near = bisect(h, i, ts, false);
 }
 
 int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to,
@@ -149,7 +175,7 @@ int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t
 		return 0;
 	h = &g->cpus[cpu];
 	/* the history is in time order: start at the last switch at or before @from */
-	lo = run_from(h, from, false);
+	lo = run_after(h, from);
 	for (size_t i = lo > h->head ? lo - 1 : h->head; i < h->n; i++) {
 		uint64_t s = h->r[i].ts, e = i + 1 < h->n ? h->r[i + 1].ts : to;
 		int k;

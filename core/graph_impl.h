@@ -38,6 +38,9 @@ struct cpu_hist {
 	size_t head, n, cap;
 	uint64_t evicted_to; /* runs before this were dropped */
 	bool listed;	     /* in ws_graph.used */
+	/* a run was pushed before the one kept last (a late record): not in time order */
+	bool unsorted;
+	size_t near; /* where ws_graph_cpu_users' last search ended, a place to start the next */
 };
 
 struct loss {
@@ -102,6 +105,7 @@ uint64_t graph_running_since(struct ws_thread *t);
 
 /* graph_claims.c */
 uint32_t graph_claim_intern(struct ws_graph *g, const struct ws_claim *c);
+uint32_t graph_claim_intern_near(struct ws_graph *g, const struct ws_claim *c, uint32_t *hint);
 uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evidence);
 void graph_claim_put(struct ws_graph *g, uint32_t id);
 void graph_claims_free(struct ws_graph *g);

@@ -276,33 +276,37 @@ int session_plugins_init(struct ws_session *s)
 	return 0;
 }
 
+/*
+ * The strongest claim (the first of equals) into @out. Each source writes into a zeroed claim
+ * (1160 bytes: claims are compared as bytes, padding too) and the winner is never copied but
+ * the once: a candidate that wins becomes the best in place and the other buffer takes the
+ * next candidate. @out is one of the two, so it holds anything when this returns 0.
+ */
 int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	struct ws_session *s = ctx;
-	struct ws_claim best, c;
-	bool have = false;
+	struct ws_claim spare, *c = out, *best = NULL;
 
 	for (int i = 0; i < s->nplugins; i++) {
 		const struct ws_plugin *p = s->plugins[i].p;
 
 		if (!p->infer)
 			continue;
-		memset(&c, 0, sizeof(c));
-		c.sz = sizeof(c);
-		if (p->infer(&s->ctxs[i].pub, w, &c) <= 0 || c.strength <= WS_CLAIM_NONE)
+		ws_zero(c, sizeof(*c));
+		c->sz = sizeof(*c);
+		if (p->infer(&s->ctxs[i].pub, w, c) <= 0 || c->strength <= WS_CLAIM_NONE)
 			continue;
-		c.owner = i;
-		if (c.nfields > WS_CLAIM_FIELDS)
-			c.nfields = WS_CLAIM_FIELDS;
-		if (!have || c.strength > best.strength) {
-			/* padding too: claims are compared as bytes */
-			memcpy(&best, &c, sizeof(c));
-			have = true;
+		c->owner = i;
+		if (c->nfields > WS_CLAIM_FIELDS)
+			c->nfields = WS_CLAIM_FIELDS;
+		if (!best || c->strength > best->strength) {
+			best = c;
+			c = c == out ? &spare : out;
 		}
 	}
-	if (have)
-		memcpy(out, &best, sizeof(best));
-	return have;
+	if (best && best != out)
+		memcpy(out, best, sizeof(*out));
+	return best != NULL;
 }
 
 void session_describe(void *ctx, const struct ws_claim *c, char *buf, size_t len)

@@ -44,6 +44,14 @@ const char *ws_text_esc(const char *s, char *buf, size_t len);
 uint64_t ws_hash64(uint64_t x);
 uint64_t ws_hash_bytes(const void *p, size_t n);
 
+/*
+ * memset(@p, 0, @n) done by the C library's memset. For a struct of constant size GCC (-O2,
+ * generic tuning) inlines `rep stosq` instead, which on the AMD EPYC this was measured on
+ * takes 17.7 ns for a 1160-byte struct ws_claim against 6.3 ns for glibc's: a wakeup clears
+ * one for each source and one more, and that was 6% of `report`.
+ */
+void ws_zero(void *p, size_t n);
+
 /* Grow *@arr (element size @elem) to hold at least @need elements. 0 or -ENOMEM. */
 int ws_grow(void **arr, size_t *cap, size_t need, size_t elem);
 

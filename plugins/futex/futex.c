@@ -291,16 +291,20 @@ static int futex_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 	return -EINVAL;
 }
 
-/* The futex call a struct ws_syscall is, as the in-flight table would hold it. */
+/*
+ * The futex call a struct ws_syscall is, as the in-flight table would hold it; false, with
+ * @c untouched, when it is none. Every wakeup asks this of both its threads, and most are in
+ * other calls: those are told apart by name before @c is cleared.
+ */
 static bool call_from_sys(const struct ws_syscall *sys, uint32_t tid, uint32_t pid, uint64_t ts,
 			  struct call *c)
 {
 	const char *name = ws_syscall_known(sys) ? ws_syscall_name(sys->arch, sys->nr) : NULL;
 	uint32_t flags;
 
-	memset(c, 0, sizeof(*c));
-	if (!name)
+	if (!name || strncmp(name, "futex", 5))
 		return false;
+	memset(c, 0, sizeof(*c));
 	c->tid = tid;
 	c->pid = pid;
 	c->ts = ts;

@@ -214,3 +214,40 @@ Test(graph_life, a_switch_in_after_a_preemption_that_never_arrived_is_not_observ
 	cr_expect_eq(runnable_5_20, 0, "[5, 20] called a runqueue wait");
 	ws_graph_free(g);
 }
+
+/*
+ * Woken again and again by the same thread for the same reason, a thread's waits share one
+ * claim; a waker between them has its own, and a claim that was given back is never handed
+ * out again for another.
+ */
+Test(graph_life, repeated_wakeups_share_one_claim_and_give_it_back)
+{
+	struct ws_graph_stats st;
+	uint64_t ms = 2;
+
+	begin();
+	for (int i = 0; i < 15; i++, ms += 3) {
+		sw(ms, 0, 7, 1, 0);
+		wake(ms + 1, 1, i % 5 == 4 ? 9 : 8, 7);
+		sw(ms + 2, 0, 0, 0, 7);
+	}
+	ws_graph_stats(g, &st);
+	cr_expect_eq(st.claims, 2, "one claim per waker, not %llu", (unsigned long long)st.claims);
+	/* everything before 1000 s goes: every claim is given back */
+	sw(1000000, 0, 7, 1, 0);
+	ws_graph_evict(g, 1000000 * MS);
+	ws_graph_stats(g, &st);
+	cr_expect_eq(st.claims, 0, "%llu claims left", (unsigned long long)st.claims);
+	/* a new waker takes a freed slot: the hint of thread 7 must not call it its old claim */
+	wake(1000001, 1, 9, 7);
+	sw(1000002, 0, 0, 0, 7);
+	sw(1000003, 0, 7, 1, 0);
+	wake(1000004, 1, 8, 7);
+	ws_graph_stats(g, &st);
+	cr_expect_eq(st.claims, 2);
+	ws_graph_flush(g);
+	for (int i = 0; i < nivs; i++)
+		if (ivs[i].state == WS_STATE_BLOCKED && ivs[i].start >= 1000000 * MS)
+			cr_expect_neq(ivs[i].claim, 0);
+	ws_graph_free(g);
+}
