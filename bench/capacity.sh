@@ -7,8 +7,8 @@
 # exits, so duration_ns can be longer). Also: whyslow's exit status (must be the
 # command's, 0), wall and CPU time, peak RSS, and whether the summary was written.
 # The last rows shrink the ring to force losses: they must be counted, nothing else breaks.
-# "scheduler events/s" is what the load offers the kernel side (4 per pipe operation: two
-# switches, two wakeups), whether or not they are written: `run` summarises periods shorter
+# "scheduler events/s" is what the load offers the kernel side (3 per pipe operation: two
+# switches and one sched_waking, as bench/bpf_cost.sh counts them), whether or not they are written: `run` summarises periods shorter
 # than min_block/64 in the kernel, so records/s is far below it.
 # Run as root:  bench/capacity.sh      (LOOPS=200000 per pair)
 set -u
@@ -45,7 +45,7 @@ for spec in $ORDER; do
 		ev=$(json_num events <<< "$s"); lo=$(json_num events_lost <<< "$s"); lr=$(json_num events_lost_recursion <<< "$s")
 		rate=$(awk -v e="$ev" -v w="$wall" 'BEGIN{printf "%.0f", e/w}')
 	else sum=no ev=- lo=- lr=- rate=-; fi
-	sched=$(awk -v p="${PAIRS[$load]}" -v l="$LOOPS" -v w="$wall" 'BEGIN{printf "%.0f", p*l*4/w}')
+	sched=$(awk -v p="${PAIRS[$load]}" -v l="$LOOPS" -v w="$wall" 'BEGIN{printf "%.0f", p*l*3/w}')
 	echo "| $load: ${LOAD[$load]} | $ring | $sched | $rate | $ev | $lo + $lr | $wall | $twall | $(awk -v a="$tu" -v b="$ts" 'BEGIN{print a+b}') | $((rss / 1024)) | $rc | $sum |"
 done
 echo "(JSON summaries: $OUT/*.json)"
