@@ -145,13 +145,14 @@ static __always_inline struct task_state *helper_of(struct task_struct *p, struc
 	return make_helper(p);
 }
 
-static __always_inline void rq_wait_begin(struct task_state *s)
+/* @now: the caller's clock reading (on a VM a clock read is a good part of a program's cost) */
+static __always_inline void rq_wait_begin(struct task_state *s, __u64 now)
 {
 	if (s && !s->rq_waiting) {
 		s->rq_waiting = 1;
 		__sync_fetch_and_add(&nr_rq_waiting, 1);
 		if (nr_rq_waiting == 1)
-			rq_nonempty_since = bpf_ktime_get_ns();
+			rq_nonempty_since = now;
 	}
 }
 
@@ -209,7 +210,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		ws_stack_waiter(next, ns->off_ts, now);
 	/* runqueue waits that make every switch written: the traced threads' only */
 	if (state == 0 && prev->pid && traced(prev, ps))
-		rq_wait_begin(ps);
+		rq_wait_begin(ps, now);
 	if (next_traced)
 		rq_wait_end(ns);
 	rq_long = nr_rq_waiting && (!resolution_ns || now - rq_nonempty_since >= resolution_ns);
@@ -323,13 +324,13 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		if (!bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed)
 			return 0;
 	}
+	now = bpf_ktime_get_ns();
 	if (!s || s->traced)
-		rq_wait_begin(s);
+		rq_wait_begin(s, now);
 	/* signals pending that it does not block: this wakeup is the signal's (signal_wake_up) */
 	sigpending = (p->pending.signal.sig[0] | p->signal->shared_pending.signal.sig[0]) &
 		     ~p->blocked.sig[0];
 	if (s && resolution_ns && !s->off_emitted) {
-		now = bpf_ktime_get_ns();
 		if (!s->off_ts) {
 			/* still on CPU: the sleep about to begin ends at once */
 			s->early_wake = 1;
