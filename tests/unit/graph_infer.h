@@ -29,4 +29,45 @@ static inline bool graph_test_pid_traced(void *ctx, uint32_t pid)
 	return pid == GRAPH_TEST_PID;
 }
 
+#define GRAPH_TEST_MS 1000000ULL
+
+/* A switch at @ms milliseconds on @cpu, both threads in the test process (tid 0: idle). */
+static inline void graph_test_switch(struct ws_graph *g, uint64_t ms, uint16_t cpu, uint32_t prev,
+				     uint32_t state, uint32_t next)
+{
+	struct ws_switch s = { .sz = sizeof(s),
+			       .ts = ms * GRAPH_TEST_MS,
+			       .cpu = cpu,
+			       .prev_tid = prev,
+			       .prev_pid = prev ? GRAPH_TEST_PID : 0,
+			       .prev_state = state,
+			       .next_tid = next,
+			       .next_pid = next ? GRAPH_TEST_PID : 0,
+			       .next_comm = "t" };
+
+	ws_graph_switch(g, &s);
+}
+
+/*
+ * @wakee woken at @ms on @cpu by @waker; @off_ms: its switch-out, reported only now by a source
+ * that summarises (0: it was reported at the time).
+ */
+static inline void graph_test_wake(struct ws_graph *g, uint64_t ms, uint16_t cpu, uint32_t waker,
+				   uint32_t wakee, uint64_t off_ms)
+{
+	struct ws_wake w = { .sz = sizeof(w),
+			     .ts = ms * GRAPH_TEST_MS,
+			     .cpu = cpu,
+			     .waker_tid = waker,
+			     .waker_pid = GRAPH_TEST_PID,
+			     .waker_comm = "waker",
+			     .wakee_tid = wakee,
+			     .wakee_pid = GRAPH_TEST_PID,
+			     .off_ts = off_ms * GRAPH_TEST_MS,
+			     .off_state = off_ms ? 1 : 0,
+			     .off_cpu = cpu };
+
+	ws_graph_wake(g, &w);
+}
+
 #endif

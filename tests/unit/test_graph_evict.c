@@ -23,35 +23,12 @@ static void on_wait(void *ctx, const struct ws_wait_done *d)
 
 static void sw(uint64_t ms, uint16_t cpu, uint32_t prev, uint32_t state, uint32_t next)
 {
-	struct ws_switch s = { .sz = sizeof(s),
-			       .ts = ms * MS,
-			       .cpu = cpu,
-			       .prev_tid = prev,
-			       .prev_pid = prev ? PID : 0,
-			       .prev_state = state,
-			       .next_tid = next,
-			       .next_pid = next ? PID : 0,
-			       .next_comm = "t" };
-
-	ws_graph_switch(g, &s);
+	graph_test_switch(g, ms, cpu, prev, state, next);
 }
 
-/* @wakee woken at @ms by @waker; @off_ms: its switch-out, written only now (0: it was written) */
 static void wake(uint64_t ms, uint16_t cpu, uint32_t waker, uint32_t wakee, uint64_t off_ms)
 {
-	struct ws_wake w = { .sz = sizeof(w),
-			     .ts = ms * MS,
-			     .cpu = cpu,
-			     .waker_tid = waker,
-			     .waker_pid = PID,
-			     .waker_comm = "waker",
-			     .wakee_tid = wakee,
-			     .wakee_pid = PID,
-			     .off_ts = off_ms * MS,
-			     .off_state = off_ms ? 1 : 0,
-			     .off_cpu = cpu };
-
-	ws_graph_wake(g, &w);
+	graph_test_wake(g, ms, cpu, waker, wakee, off_ms);
 }
 
 static void begin(void)

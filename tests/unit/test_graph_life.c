@@ -39,31 +39,12 @@ static void on_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *
 
 static void sw(uint64_t ms, uint16_t cpu, uint32_t prev, uint32_t state, uint32_t next)
 {
-	struct ws_switch s = { .sz = sizeof(s),
-			       .ts = ms * MS,
-			       .cpu = cpu,
-			       .prev_tid = prev,
-			       .prev_pid = prev ? PID : 0,
-			       .prev_state = state,
-			       .next_tid = next,
-			       .next_pid = next ? PID : 0,
-			       .next_comm = "t" };
-
-	ws_graph_switch(g, &s);
+	graph_test_switch(g, ms, cpu, prev, state, next);
 }
 
 static void wake(uint64_t ms, uint16_t cpu, uint32_t waker, uint32_t wakee)
 {
-	struct ws_wake w = { .sz = sizeof(w),
-			     .ts = ms * MS,
-			     .cpu = cpu,
-			     .waker_tid = waker,
-			     .waker_pid = PID,
-			     .waker_comm = "waker",
-			     .wakee_tid = wakee,
-			     .wakee_pid = PID };
-
-	ws_graph_wake(g, &w);
+	graph_test_wake(g, ms, cpu, waker, wakee, 0);
 }
 
 static void thread_exit(uint64_t ms, uint32_t tid)
