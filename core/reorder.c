@@ -216,12 +216,12 @@ static void pop_one(struct ws_reorder *r)
 {
 	struct entry e;
 
-	if (r->run_n && (!r->n || before(run_at(r, 0), &r->heap[0]))) {
-		e = run_pop(r);
-	} else {
+	if (r->n && oldest(r) == r->heap) {
 		e = r->heap[0];
 		r->heap[0] = r->heap[--r->n];
 		sift_down(r->heap, r->n, 0);
+	} else {
+		e = run_pop(r);
 	}
 	if (e.ts < r->last_out)
 		r->late++;

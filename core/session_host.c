@@ -276,6 +276,23 @@ int session_plugins_init(struct ws_session *s)
 	return 0;
 }
 
+static void claim_blank(struct ws_claim *c)
+{
+	ws_zero(c, sizeof(*c));
+	c->sz = sizeof(*c);
+}
+
+/* Did source @plugin claim (@rc: its callback's result)? Then @c is marked its own. */
+static bool claim_taken(struct ws_claim *c, int rc, int plugin)
+{
+	if (rc <= 0 || c->strength <= WS_CLAIM_NONE)
+		return false;
+	c->owner = plugin;
+	if (c->nfields > WS_CLAIM_FIELDS)
+		c->nfields = WS_CLAIM_FIELDS;
+	return true;
+}
+
 /*
  * The strongest claim (the first of equals) into @out. Each source writes into a zeroed claim
  * (1160 bytes: claims are compared as bytes, padding too) and the winner is never copied but
@@ -292,13 +309,9 @@ int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 
 		if (!p->infer)
 			continue;
-		ws_zero(c, sizeof(*c));
-		c->sz = sizeof(*c);
-		if (p->infer(&s->ctxs[i].pub, w, c) <= 0 || c->strength <= WS_CLAIM_NONE)
+		claim_blank(c);
+		if (!claim_taken(c, p->infer(&s->ctxs[i].pub, w, c), i))
 			continue;
-		c->owner = i;
-		if (c->nfields > WS_CLAIM_FIELDS)
-			c->nfields = WS_CLAIM_FIELDS;
 		if (!best || c->strength > best->strength) {
 			best = c;
 			c = c == out ? &spare : out;
@@ -349,22 +362,18 @@ static int open_describe(void *ctx, const struct ws_open_wait *w, struct ws_clai
 	struct ws_session *s = ctx;
 	struct ws_claim c;
 	char buf[160];
-	int best = -1;
+	int best = -1, rc;
 
 	for (int i = 0; i < s->nplugins; i++) {
 		const struct ws_plugin *p = s->plugins[i].p;
 
 		if (!WS_HAS(p, describe_open) || !p->describe_open)
 			continue;
-		memset(&c, 0, sizeof(c));
-		c.sz = sizeof(c);
+		claim_blank(&c);
 		buf[0] = 0;
-		if (p->describe_open(&s->ctxs[i].pub, w, &c, buf, sizeof(buf)) <= 0 ||
-		    c.strength <= WS_CLAIM_NONE || (best >= 0 && c.strength <= out->strength))
+		rc = p->describe_open(&s->ctxs[i].pub, w, &c, buf, sizeof(buf));
+		if (!claim_taken(&c, rc, i) || (best >= 0 && c.strength <= out->strength))
 			continue;
-		c.owner = i;
-		if (c.nfields > WS_CLAIM_FIELDS)
-			c.nfields = WS_CLAIM_FIELDS;
 		memcpy(out, &c, sizeof(c));
 		snprintf(what, len, "%s", buf[0] ? buf : c.kind);
 		best = i;

@@ -9,7 +9,6 @@
 #include <whyslow/syscall_names.h>
 
 #include "clock.h"
-#include "report.h"
 #include "stuck.h"
 #include "util.h"
 #include "waitfor.h"
