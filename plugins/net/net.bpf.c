@@ -3,18 +3,23 @@
  * net source, kernel side: which task queued the packet whose delivery woke a
  * traced thread inside the NET_RX softirq.
  *
- * Three tracepoints feed one per-CPU note, and a wakeup reads it:
+ * Three tracepoints, and one per-CPU note of what the softirq running on this
+ * CPU delivered:
  *  - net_dev_queue (the sender's context): remember skb -> who queued it, in
  *    an LRU map, for packets leaving through a virtual device (loopback,
  *    veth), the only ones that can come back in on this machine;
  *  - netif_receive_skb (the softirq): the packet being delivered now, its
  *    addresses and ports, and its sender if remembered;
- *  - sk_data_ready (the softirq): the socket that packet made readable.
- * At sched_waking inside that same softirq bracket, after the data-ready and
- * before any later delivery, of a traced thread: one record with both sides.
- * Nothing is written for packets nobody traced waits for, so the source costs
- * a map update per packet sent through a virtual device and a few loads per
- * packet received, and no ring traffic, when no traced thread uses sockets.
+ *  - sk_data_ready (the softirq): the socket that packet made readable. Its
+ *    wakeups follow at once, from the socket's wait queue: one record per
+ *    traced thread waiting there (in a blocking call, in poll/select, or in
+ *    epoll_wait on an epoll instance watching the socket), before the sched
+ *    source's record of the wakeup itself.
+ * No program runs on every wakeup of the machine: which thread a data-ready
+ * wakes is read off the queue it wakes. Nothing is written for packets nobody
+ * traced waits for, so the source costs a map update per packet sent through
+ * a virtual device and a few loads per packet received, and no ring traffic,
+ * when no traced thread uses sockets.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -52,9 +57,7 @@ struct {
 
 /* What the softirq running on this CPU delivered last, and which socket it made readable. */
 struct net_cpu {
-	__u64 seq; /* orders the two notes below */
-	__u64 rx_seq, ready_seq;
-	__u32 rx_ctx_id, ready_ctx_id;
+	__u32 rx_ctx_id; /* the bracket that delivered pkt */
 	__u64 rx_ts, ready_ts;
 	struct ws_net_tuple pkt, sock;
 	struct sent from; /* from.sender == NONE: not remembered */
@@ -62,6 +65,8 @@ struct net_cpu {
 	__u8 rx_loopback;
 	__u8 rx_virtual;
 	__u8 sock_type;
+	/* the bracket in which a waiter record was written since its last delivery, or 0 */
+	__u32 wrote_ctx_id;
 };
 
 struct {
@@ -187,8 +192,18 @@ int BPF_PROG(ws_net_receive, struct sk_buff *skb)
 	nc = bpf_map_lookup_elem(&net_cpus, &zero);
 	if (!nc)
 		return 0;
+	if (nc->wrote_ctx_id == id) {
+		/*
+		 * A waiter record of this bracket is followed by another delivery: a wakeup
+		 * after this point is not that data-ready's, and the user side must know.
+		 */
+		struct ws_rec_hdr *m = ws_reserve(sizeof(*m), WS_NET_RX);
+
+		if (m)
+			ws_submit(m);
+		nc->wrote_ctx_id = 0;
+	}
 	nc->rx_ctx_id = id;
-	nc->rx_seq = ++nc->seq;
 	nc->rx_ts = bpf_ktime_get_ns();
 	/* the stack has pulled the link-layer header: data is at the network header */
 	parse_ip(&nc->pkt, skb->data, skb->protocol);
@@ -206,61 +221,93 @@ int BPF_PROG(ws_net_receive, struct sk_buff *skb)
 	return 0;
 }
 
-SEC("tp_btf/sk_data_ready")
-int BPF_PROG(ws_net_ready, const struct sock *sk)
-{
-	__u32 zero = 0, id = softirq_id(ws_cpu_state());
-	struct net_cpu *nc;
-	struct ws_net_tuple *t;
+/*
+ * Wait-queue entries whose private pointer is not the waiting task: epoll's
+ * (the task waits on the epoll instance's own queue) and poll/select's (a
+ * table that names the task). Function addresses from kallsyms; weak, so a
+ * kernel without one still loads (its entries are then read as a task's).
+ */
+extern const void ep_poll_callback __ksym __weak;
+extern const void pollwake __ksym __weak;
 
-	if (!id)
-		return 0;
-	nc = bpf_map_lookup_elem(&net_cpus, &zero);
-	if (!nc)
-		return 0;
-	nc->ready_ctx_id = id;
-	nc->ready_seq = ++nc->seq;
-	nc->ready_ts = bpf_ktime_get_ns();
-	nc->sock_type = sk->sk_type;
-	t = &nc->sock;
-	__builtin_memset(t, 0, sizeof(*t));
-	t->family = sk->__sk_common.skc_family;
-	t->proto = sk->sk_protocol;
-	if (t->family == AF_INET_) {
-		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_rcv_saddr, 4);
-		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_daddr, 4);
-	} else if (t->family == AF_INET6_) {
-		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_v6_rcv_saddr, 16);
-		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_v6_daddr, 16);
-	} else {
-		return 0;
-	}
-	t->sport = sk->__sk_common.skc_num;
-	t->dport = bpf_ntohs(sk->__sk_common.skc_dport);
-	return 0;
+/* Entries read on a socket's queue, and on each epoll instance's queue it leads to. */
+#define SOCK_WAITERS 8
+#define EPOLL_WAITERS 4
+#define MAX_WAITERS 16
+
+struct waiters {
+	__u32 n;
+	struct task_struct *task[MAX_WAITERS];
+};
+
+static __always_inline void add_waiter(struct waiters *w, struct task_struct *t)
+{
+	if (t && w->n < MAX_WAITERS)
+		w->task[w->n++ & (MAX_WAITERS - 1)] = t;
 }
 
-/* Runs before the sched source's program on this tracepoint (plugins attach by name). */
-SEC("tp_btf/sched_waking")
-int BPF_PROG(ws_net_waking, struct task_struct *p)
+/* The tasks in epoll_wait on the epoll instance that entry @e (ep_poll_callback's) feeds. */
+static __always_inline void epoll_waiters(struct waiters *w, struct wait_queue_entry *e)
 {
-	__u32 zero = 0, id = softirq_id(ws_cpu_state()), pid;
-	struct ws_net_wake *r;
-	struct net_cpu *nc;
+	struct eppoll_entry *pwq = container_of(e, struct eppoll_entry, wait);
+	struct eventpoll *ep = BPF_CORE_READ(pwq, base, ep);
+	struct list_head *head, *node;
+	int i;
 
-	if (!id)
-		return 0;
-	nc = bpf_map_lookup_elem(&net_cpus, &zero);
-	/* a socket became readable in this bracket, and no packet was delivered since */
-	if (!nc || nc->ready_ctx_id != id || (nc->rx_ctx_id == id && nc->rx_seq > nc->ready_seq))
-		return 0;
-	pid = p->tgid;
-	if (!ws_traced_tgid(pid))
-		return 0;
+	if (!ep)
+		return;
+	head = &ep->wq.head;
+	node = BPF_CORE_READ(ep, wq.head.next);
+	for (i = 0; i < EPOLL_WAITERS && node && node != head; i++) {
+		struct wait_queue_entry *x = container_of(node, struct wait_queue_entry, entry);
+
+		add_waiter(w, BPF_CORE_READ(x, private));
+		node = BPF_CORE_READ(node, next);
+	}
+}
+
+/* The tasks waiting on @sk's wait queue, which its data-ready callback is about to wake. */
+static __always_inline void socket_waiters(struct waiters *w, const struct sock *sk)
+{
+	struct socket_wq *wq = BPF_CORE_READ(sk, sk_wq);
+	struct list_head *head, *node;
+	int i;
+
+	if (!wq)
+		return;
+	head = &wq->wait.head;
+	node = BPF_CORE_READ(wq, wait.head.next);
+	for (i = 0; i < SOCK_WAITERS && node && node != head; i++) {
+		struct wait_queue_entry *e = container_of(node, struct wait_queue_entry, entry);
+		const void *func = (const void *)BPF_CORE_READ(e, func);
+
+		void *private = BPF_CORE_READ(e, private);
+
+		if (func && func == &ep_poll_callback) {
+			epoll_waiters(w, e);
+		} else if (func && func == &pollwake) {
+			struct poll_wqueues *pw = private;
+
+			add_waiter(w, BPF_CORE_READ(pw, polling_task));
+		} else {
+			add_waiter(w, private);
+		}
+		node = BPF_CORE_READ(node, next);
+	}
+}
+
+/* One record for waiter @t if it is traced: the data-ready about to wake it, both sides. */
+static __noinline void waiter_record(struct net_cpu *nc, struct task_struct *t, __u32 id)
+{
+	struct ws_net_wake *r;
+	__u32 pid = BPF_CORE_READ(t, tgid);
+
+	if (!pid || !ws_traced_tgid(pid))
+		return;
 	r = ws_reserve(sizeof(*r), WS_NET_WAKE);
 	if (!r)
-		return 0;
-	r->wakee_tid = p->pid;
+		return;
+	r->wakee_tid = BPF_CORE_READ(t, pid);
 	r->wakee_pid = pid;
 	r->ready_ts = nc->ready_ts;
 	r->sock_type = nc->sock_type;
@@ -290,5 +337,41 @@ int BPF_PROG(ws_net_waking, struct task_struct *p)
 		__builtin_memset(r->sender_comm, 0, sizeof(r->sender_comm));
 	}
 	ws_submit(r);
+	nc->wrote_ctx_id = id;
+}
+
+SEC("tp_btf/sk_data_ready")
+int BPF_PROG(ws_net_ready, const struct sock *sk)
+{
+	__u32 zero = 0, id = softirq_id(ws_cpu_state()), i;
+	struct waiters w = {};
+	struct net_cpu *nc;
+	struct ws_net_tuple *t;
+
+	if (!id)
+		return 0;
+	nc = bpf_map_lookup_elem(&net_cpus, &zero);
+	if (!nc)
+		return 0;
+	nc->ready_ts = bpf_ktime_get_ns();
+	nc->sock_type = sk->sk_type;
+	t = &nc->sock;
+	__builtin_memset(t, 0, sizeof(*t));
+	t->family = sk->__sk_common.skc_family;
+	t->proto = sk->sk_protocol;
+	if (t->family == AF_INET_) {
+		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_rcv_saddr, 4);
+		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_daddr, 4);
+	} else if (t->family == AF_INET6_) {
+		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_v6_rcv_saddr, 16);
+		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_v6_daddr, 16);
+	} else {
+		return 0;
+	}
+	t->sport = sk->__sk_common.skc_num;
+	t->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	socket_waiters(&w, sk);
+	for (i = 0; i < MAX_WAITERS && i < w.n; i++)
+		waiter_record(nc, w.task[i], id);
 	return 0;
 }

@@ -7,10 +7,12 @@
  *
  * The evidence rule (docs/DESIGN.md, "Sockets"): in one softirq bracket on
  * one CPU, (1) a packet P was delivered, (2) then socket S's data-ready ran
- * with no other delivery in between, (3) then the sleeper was woken, still
- * before any other delivery; and P's addresses and ports are S's, seen from
- * the other end. P's sender is the task that queued the very same skb (same
- * address and same headers) in task context.
+ * with no other delivery in between, with the sleeper on S's wait queue (the
+ * kernel side writes a record per traced waiter then), (3) then the sleeper
+ * was woken, still before any other delivery (the kernel side writes a
+ * WS_NET_RX record for a delivery after a waiter record); and P's addresses
+ * and ports are S's, seen from the other end. P's sender is the task that
+ * queued the very same skb (same address and same headers) in task context.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -58,32 +60,45 @@ static void net_fini(struct ws_plugin_ctx *ctx)
 
 static int net_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 {
-	if (rec->kind != WS_NET_WAKE) {
+	switch (rec->kind) {
+	case WS_NET_WAKE:
+		if (rec->size < sizeof(struct ws_net_wake))
+			return -EINVAL;
+		break;
+	case WS_NET_RX:
+		/* kept among the waiter records: it ends theirs (see net_rec.h) */
+		break;
+	default:
 		ctx->host->log(ctx, WS_LOG_DEBUG, "unknown record kind %#x", rec->kind);
 		return 0;
 	}
-	if (rec->size < sizeof(struct ws_net_wake))
-		return -EINVAL;
 	return ws_recent_push(ctx->priv, rec) ? 0 : -ENOMEM;
 }
 
-/* Our record of the wait @arg's wakeup: same softirq bracket, same wakee, not later. */
+/*
+ * A record of the softirq bracket of the wait @arg's wakeup, not later than
+ * it, that tells about it: a data-ready that had its thread waiting, or a
+ * delivery after which no earlier data-ready explains it.
+ */
 static bool same_wakeup(const void *rec, const void *arg)
 {
 	const struct ws_net_wake *x = rec;
 	const struct ws_wait *w = arg;
 
-	return x->hdr.ctx_id == w->wake->ctx_id && x->wakee_tid == w->tid &&
-	       x->hdr.ts <= w->wake->ts && (x->hdr.ctx & WS_CTX_SOFTIRQ);
+	return x->hdr.ctx_id == w->wake->ctx_id && x->hdr.ts <= w->wake->ts &&
+	       (x->hdr.ctx & WS_CTX_SOFTIRQ) &&
+	       (x->hdr.kind == WS_NET_RX || x->wakee_tid == w->tid);
 }
 
 static const struct ws_net_wake *record_of(const struct ws_recent *wakes, const struct ws_wait *w)
 {
 	const struct ws_wake *wk = w->wake;
+	const struct ws_net_wake *r;
 
 	if (!(wk->ctx & WS_CTX_SOFTIRQ) || (wk->ctx & WS_CTX_HARDIRQ))
 		return NULL;
-	return ws_recent_newest(wakes, wk->cpu, 0, same_wakeup, w, NULL);
+	r = ws_recent_newest(wakes, wk->cpu, 0, same_wakeup, w, NULL);
+	return r && r->hdr.kind == WS_NET_WAKE ? r : NULL;
 }
 
 static size_t addr_len(uint8_t family)
@@ -250,7 +265,7 @@ static const struct ws_plugin net_plugin = {
 	.name = NAME,
 	.description =
 		"TCP/UDP sockets: the task that queued the packet whose delivery woke a reader",
-	.version = "1.0",
+	.version = "1.1",
 	.kind_base = WS_KIND_NET,
 	.bpf_object = net_bpf_object,
 	.init = net_init,

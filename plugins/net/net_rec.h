@@ -10,6 +10,7 @@
 
 /* Numbers are never reused. */
 #define WS_NET_WAKE (WS_KIND_NET + 1)
+#define WS_NET_RX (WS_KIND_NET + 2) /* a struct ws_rec_hdr alone: see below */
 
 /* ws_net_wake.sender */
 #define WS_NET_SENDER_NONE 0 /* the delivered packet was not seen being queued */
@@ -27,14 +28,23 @@ struct ws_net_tuple {
 };
 
 /*
- * A traced thread was woken inside a softirq bracket (hdr.cpu, hdr.ctx_id)
- * in which a socket's data-ready callback ran after the bracket's last packet
- * delivery. Written at the wakeup itself, before the sched source's record
- * of it, so it is decoded first. Both sides of the evidence travel in it, so
- * the user side decides (and a replay decides the same): the packet that was
- * delivered (pkt: its own source and destination) and the socket whose data
- * became ready (sock: saddr/sport = its local end, daddr/dport = its peer,
- * 0 when unconnected or listening).
+ * A socket's data-ready callback ran inside a softirq bracket (hdr.cpu,
+ * hdr.ctx_id), and traced thread wakee_* was waiting on its queue (in a
+ * blocking call, in poll/select, or in epoll_wait on an epoll instance that
+ * watches the socket): the callback is about to wake it. One per such thread,
+ * written before the wakeups, so before the sched source's records of them.
+ * Both sides of the evidence travel in it, so the user side decides (and a
+ * replay decides the same): the packet the bracket delivered last (pkt: its
+ * own source and destination) and the socket whose data became ready (sock:
+ * saddr/sport = its local end, daddr/dport = its peer, 0 when unconnected or
+ * listening). It explains a wakeup of that thread in the same bracket only if
+ * no WS_NET_RX record of the bracket came in between.
+ *
+ * Recordings of net 1.0 wrote it at the wakeup itself, only for a thread woken
+ * after the bracket's last delivery; it reads the same way.
+ *
+ * WS_NET_RX: the bracket (hdr.cpu, hdr.ctx_id) delivered another packet after
+ * a WS_NET_WAKE was written in it; later wakeups are not that data-ready's.
  */
 struct ws_net_wake {
 	struct ws_rec_hdr hdr;

@@ -218,6 +218,48 @@ Test(net, two_readers_in_one_bracket_each_get_their_sender)
 	cr_assert_eq(c.woken_by, SERVER + 2);
 }
 
+/* Another delivery in bracket @ctx_id on CPU 1 at @ts, after a waiter record of it. */
+static void feed_rx(uint32_t ctx_id, uint64_t ts)
+{
+	struct ws_rec_hdr h = {
+		.size = sizeof(h),
+		.kind = WS_NET_RX,
+		.cpu = 1,
+		.ctx = WS_CTX_SOFTIRQ,
+		.ctx_id = ctx_id,
+		.ts = ts,
+	};
+
+	cr_assert_eq(pl->decode(&fake.ctx, &h), 0);
+}
+
+Test(net, wakeup_after_a_later_delivery_is_not_the_data_ready_s)
+{
+	/*
+	 * The client waited on the socket when its data-ready ran (the record), but
+	 * its wakeup came after the bracket had delivered another packet: whatever
+	 * woke it then, that data-ready is no evidence for it.
+	 */
+	struct ws_net_wake r = reply(22, 5000000);
+	struct ws_claim c;
+
+	feed(&r);
+	feed_rx(22, 5000050);
+	cr_assert_eq(ask(CLIENT, 1, WS_CTX_SOFTIRQ, 22, 5000100, &c), 0);
+	/* the wakeup before that delivery is the data-ready's */
+	cr_assert_eq(ask(CLIENT, 1, WS_CTX_SOFTIRQ, 22, 5000040, &c), 1);
+	cr_assert_eq(c.woken_by, SERVER + 1);
+	/* a delivery of another bracket ends nothing in this one */
+	r = reply(23, 6000000);
+	feed(&r);
+	feed_rx(24, 6000050);
+	cr_assert_eq(ask(CLIENT, 1, WS_CTX_SOFTIRQ, 23, 6000100, &c), 1);
+	/* a data-ready after the delivery explains the wakeup again */
+	r = reply(22, 5000060);
+	feed(&r);
+	cr_assert_eq(ask(CLIENT, 1, WS_CTX_SOFTIRQ, 22, 5000100, &c), 1);
+}
+
 Test(net, nic_packet_names_the_remote_peer)
 {
 	struct ws_net_wake r = rec(17, 5000000, CLIENT, "10.0.0.5", 5432, "10.0.0.2", 41234);
