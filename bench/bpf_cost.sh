@@ -7,6 +7,8 @@
 #   bench/bpf_cost.sh
 #   WHYSLOW_BEFORE=/path/to/main/build/core/whyslow bench/bpf_cost.sh   # before/after
 #   ROUNDS=5 PIPE_LOOPS=100000 bench/bpf_cost.sh
+#   WORKLOAD=mutex bench/bpf_cost.sh   # bench/mutex_bench.c, 2 threads on 2 CPUs: futex wakeups
+#                                      # that cross CPUs, where shared counters bounce
 #
 # The programs counted are the ws_* programs that appeared when this script's whyslow attached
 # (bpftool 7.1 shows no owner pids): another whyslow started in the same second could be
@@ -20,10 +22,20 @@ command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
 
 ROUNDS=${ROUNDS:-3}
 PIPE_LOOPS=${PIPE_LOOPS:-100000}
+WORKLOAD=${WORKLOAD:-pipe}
+MUTEX_OPS=${MUTEX_OPS:-200000}
 ATTACH_WAIT=${ATTACH_WAIT:-2}
 WHYSLOW_AFTER=$WHYSLOW
 WHYSLOW_BEFORE=${WHYSLOW_BEFORE:-}
 bpf_stats_begin bpfcost
+case $WORKLOAD in
+pipe) BENCH=(taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS")
+	UNIT=usecs/op TITLE="taskset -c 0 perf bench sched pipe -l $PIPE_LOOPS: µs/op" ;;
+mutex) cc -O2 -pthread -o "$OUT/mutex_bench" "$(dirname "$0")/mutex_bench.c" || exit 1
+	BENCH=("$OUT/mutex_bench" 2 "$MUTEX_OPS")
+	UNIT=ns/op TITLE="mutex_bench 2 $MUTEX_OPS (mutex+condvar ping-pong): ns/op" ;;
+*) echo "bpf_cost.sh: unknown WORKLOAD '$WORKLOAD': use pipe or mutex" >&2; exit 2 ;;
+esac
 
 
 run_round() { # run_round CONFIG BINARY ROUND
@@ -31,8 +43,7 @@ run_round() { # run_round CONFIG BINARY ROUND
 	plugins=$(dirname "$(dirname "$bin")")/plugins
 	local gate=$OUT/gate
 	rm -f "$gate"; mkfifo "$gate"
-	sh -c 'read _ < "$0"; exec "$@"' "$gate" taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS" \
-		> "$OUT/bench.out" 2>&1 &
+	sh -c 'read _ < "$0"; exec "$@"' "$gate" "${BENCH[@]}" > "$OUT/bench.out" 2>&1 &
 	local bench=$!
 	prog_stats | awk '{print $1}' | sort > "$OUT/ids.before"
 	TOOL_PID=
@@ -50,7 +61,7 @@ run_round() { # run_round CONFIG BINARY ROUND
 	# whyslow attach ends by itself when its target exits; stop it if it has not
 	if [ -n "$TOOL_PID" ]; then kill -INT "$TOOL_PID" 2>/dev/null; wait "$TOOL_PID" 2>/dev/null; TOOL_PID=; fi
 	rm -f "$gate"
-	local us; us=$(awk '/usecs\/op/{print $1}' "$OUT/bench.out")
+	local us; us=$(awk -v u="$UNIT" '{for (i = 2; i <= NF; i++) if ($i == u) print $(i - 1)}' "$OUT/bench.out")
 	printf '%s\t%s\t_pipe\t%s\t0\n' "$cfg" "$r" "$us" >> "$RAW"
 	[ "$cfg" = baseline ] && return
 	# programs new since before the attach: delta of time and count over the benchmark
@@ -76,8 +87,8 @@ done
 
 base=$(awk -F'\t' '$1=="baseline" && $3=="_pipe" {print $4}' "$RAW" | median)
 echo
-echo "## taskset -c 0 perf bench sched pipe -l $PIPE_LOOPS: µs/op (median of $ROUNDS, stats on)"
-echo "| configuration | µs/op | vs baseline | added µs/op |"
+echo "## $TITLE (median of $ROUNDS, stats on)"
+echo "| configuration | ${UNIT%%/op}/op | vs baseline | added per op |"
 echo "|---|---|---|---|"
 for cfg in "${configs[@]}"; do
 	m=$(awk -F'\t' -v c="$cfg" '$1==c && $3=="_pipe" {print $4}' "$RAW" | median)
