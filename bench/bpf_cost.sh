@@ -7,8 +7,9 @@
 #   bench/bpf_cost.sh
 #   WHYSLOW_BEFORE=/path/to/main/build/core/whyslow bench/bpf_cost.sh   # before/after
 #   ROUNDS=5 PIPE_LOOPS=100000 bench/bpf_cost.sh
-#   WORKLOAD=mutex bench/bpf_cost.sh   # bench/mutex_bench.c, 2 threads on 2 CPUs: futex wakeups
-#                                      # that cross CPUs, where shared counters bounce
+#   WORKLOAD=mutex bench/bpf_cost.sh   # bench/mutex_bench.c, 2 threads pinned to 2 CPUs: futex
+#                                      # wakeups that cross CPUs, where shared data bounces
+#   WORKLOAD=mutex1 bench/bpf_cost.sh  # the same, both threads on CPU 0
 #
 # The programs counted are the ws_* programs that appeared when this script's whyslow attached
 # (bpftool 7.1 shows no owner pids): another whyslow started in the same second could be
@@ -31,10 +32,14 @@ bpf_stats_begin bpfcost
 case $WORKLOAD in
 pipe) BENCH=(taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS")
 	UNIT=usecs/op TITLE="taskset -c 0 perf bench sched pipe -l $PIPE_LOOPS: µs/op" ;;
-mutex) cc -O2 -pthread -o "$OUT/mutex_bench" "$(dirname "$0")/mutex_bench.c" || exit 1
-	BENCH=("$OUT/mutex_bench" 2 "$MUTEX_OPS")
-	UNIT=ns/op TITLE="mutex_bench 2 $MUTEX_OPS (mutex+condvar ping-pong): ns/op" ;;
-*) echo "bpf_cost.sh: unknown WORKLOAD '$WORKLOAD': use pipe or mutex" >&2; exit 2 ;;
+mutex | mutex1) cc -O2 -pthread -o "$OUT/mutex_bench" "$(dirname "$0")/mutex_bench.c" || exit 1
+	if [ "$WORKLOAD" = mutex ]; then
+		BENCH=("$OUT/mutex_bench" 2 "$MUTEX_OPS" pin) where="one thread per CPU"
+	else
+		BENCH=(taskset -c 0 "$OUT/mutex_bench" 2 "$MUTEX_OPS") where="both on CPU 0"
+	fi
+	UNIT=ns/op TITLE="mutex_bench 2 $MUTEX_OPS (mutex+condvar ping-pong, $where): ns/op" ;;
+*) echo "bpf_cost.sh: unknown WORKLOAD '$WORKLOAD': use pipe, mutex or mutex1" >&2; exit 2 ;;
 esac
 
 
