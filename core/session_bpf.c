@@ -189,30 +189,55 @@ static void skip_missing_tracepoints(struct ws_session *s, struct bpf_object *ob
 	}
 }
 
+/* A program that closes a bracket its object opens elsewhere: an interrupt's or a timer's exit. */
+static bool closes_bracket(const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p);
+	size_t n = strlen(sec);
+
+	return n > 5 && !strcmp(sec + n - 5, "_exit");
+}
+
+static int attach_one(struct ws_session *s, struct bpf_program *p, const char *who)
+{
+	struct bpf_link *l = bpf_program__attach(p);
+
+	if (!l) {
+		int err = -errno;
+
+		ws_log(WS_LOG_ERROR, "%s: cannot attach %s: %s", who, bpf_program__section_name(p),
+		       strerror(errno));
+		return err;
+	}
+	if (ws_grow((void **)&s->links, &s->links_cap, s->nlinks + 1, sizeof(*s->links)) ||
+	    ws_grow((void **)&s->prog_fds, &s->progs_cap, s->nprogs + 1, sizeof(int))) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	s->links[s->nlinks++] = l;
+	s->prog_fds[s->nprogs++] = bpf_program__fd(p);
+	return 0;
+}
+
+/*
+ * Exits first: an interrupt or timer callback running while its entry program is attached
+ * but not yet its exit would leave its CPU's bracket open, and a CPU that does not switch
+ * tasks for a while (a busy thread, a kworker) would then have every later record said to be
+ * inside that interrupt or timer (a read's wakeup taken for a timer's: "sleep"). An exit
+ * without its entry is ignored.
+ */
 static int attach_object(struct ws_session *s, struct bpf_object *obj, const char *who)
 {
 	struct bpf_program *p;
+	int pass, err;
 
-	bpf_object__for_each_program(p, obj) {
-		struct bpf_link *l;
-
-		if (!bpf_program__autoload(p))
-			continue;
-		l = bpf_program__attach(p);
-		if (!l) {
-			int err = -errno;
-
-			ws_log(WS_LOG_ERROR, "%s: cannot attach %s: %s", who,
-			       bpf_program__section_name(p), strerror(errno));
-			return err;
+	for (pass = 0; pass < 2; pass++) {
+		bpf_object__for_each_program(p, obj) {
+			if (!bpf_program__autoload(p) || closes_bracket(p) != (pass == 0))
+				continue;
+			if ((err = attach_one(s, p, who)))
+				return err;
 		}
-		if (ws_grow((void **)&s->links, &s->links_cap, s->nlinks + 1, sizeof(*s->links)) ||
-		    ws_grow((void **)&s->prog_fds, &s->progs_cap, s->nprogs + 1, sizeof(int))) {
-			bpf_link__destroy(l);
-			return -ENOMEM;
-		}
-		s->links[s->nlinks++] = l;
-		s->prog_fds[s->nprogs++] = bpf_program__fd(p);
 	}
 	return 0;
 }
