@@ -296,13 +296,36 @@ static __always_inline void socket_waiters(struct waiters *w, const struct sock 
 	}
 }
 
+/* sched_entity.sched_delayed (6.12+), through a CO-RE flavor: older vmlinux.h lack it */
+struct sched_entity___delayed {
+	unsigned char sched_delayed;
+} __attribute__((preserve_access_index));
+
+/*
+ * Is @t asleep? A waiter still queued to run (on its way to sleep, or not yet gone: it
+ * checks the socket once more after joining the queue) is not woken by the callback, only
+ * kept running, and the sched source writes no wakeup for it. Except one whose dequeue the
+ * scheduler merely delayed (EEVDF, 6.12+): it did sleep. The same test as the sched
+ * source's, so no record is written that no wakeup could use; a waiter that falls asleep
+ * in the instants between this test and the callback's wakeup loses its evidence, never
+ * gains a false one.
+ */
+static __always_inline bool asleep(struct task_struct *t)
+{
+	struct sched_entity___delayed *se = (void *)&t->se;
+
+	if (BPF_CORE_READ(t, on_rq) != 1)
+		return true;
+	return bpf_core_field_exists(se->sched_delayed) && BPF_CORE_READ(se, sched_delayed);
+}
+
 /* One record for waiter @t if it is traced: the data-ready about to wake it, both sides. */
 static __noinline void waiter_record(struct net_cpu *nc, struct task_struct *t, __u32 id)
 {
 	struct ws_net_wake *r;
 	__u32 pid = BPF_CORE_READ(t, tgid);
 
-	if (!pid || !ws_traced_tgid(pid))
+	if (!pid || !ws_traced_tgid(pid) || !asleep(t))
 		return;
 	r = ws_reserve(sizeof(*r), WS_NET_WAKE);
 	if (!r)
