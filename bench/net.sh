@@ -4,6 +4,8 @@
 # medians of ROUNDS (order rotated each round), then each net program's mean ns per run from
 # kernel.bpf_stats_enabled over one traced run of each workload.
 #   ROUNDS=5 PIPE_LOOPS=100000 TCP_LOOPS=50000 bench/net.sh
+#   WHYSLOW_BEFORE=/path/to/other/build/core/whyslow bench/net.sh   # adds that build, with
+#       net, to the rotation (its plugins: ../plugins next to its core/): before/after in one run
 . "$(dirname "$0")/lib.sh"
 need_root
 ROUNDS=${ROUNDS:-5}
@@ -18,6 +20,7 @@ declare -A W=(
 	[tcp]="taskset -c 0 $work/tcp_pingpong $TCP_LOOPS"
 )
 CONFIGS=(none without_net with_net)
+[ -n "${WHYSLOW_BEFORE:-}" ] && CONFIGS+=(before_with_net)
 
 # usecs/op of workload $1 under configuration $2
 run_one() {
@@ -26,6 +29,8 @@ run_one() {
 	none) out=$(bash -c "$cmd" 2>&1) ;;
 	without_net) out=$("$WHYSLOW" run --as-root --sources sched,futex,blkio -o /dev/null -- bash -c "$cmd" 2>&1) ;;
 	with_net) out=$("$WHYSLOW" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "$cmd" 2>&1) ;;
+	before_with_net) out=$(WHYSLOW_PLUGIN_DIR=$(dirname "$(dirname "$WHYSLOW_BEFORE")")/plugins \
+		"$WHYSLOW_BEFORE" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "$cmd" 2>&1) ;;
 	esac
 	# perf prints "4.5 usecs/op", tcp_pingpong "usecs/op: 4.5"
 	grep -oE '[0-9.]+ usecs/op|usecs/op: [0-9.]+' <<<"$out" | grep -oE '[0-9]+\.[0-9]+' | head -1
@@ -48,6 +53,15 @@ for w in pipe tcp; do
 	n=$(median <"$work/$w.none") a=$(median <"$work/$w.without_net") b=$(median <"$work/$w.with_net")
 	echo "| $w | $n | $a ($(awk -v a="$a" -v n="$n" 'BEGIN{printf "%+.1f%%", (a/n-1)*100}')) | $b ($(awk -v b="$b" -v n="$n" 'BEGIN{printf "%+.1f%%", (b/n-1)*100}')) | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%+.1f%%", (b/a-1)*100}') |"
 done
+if [ -n "${WHYSLOW_BEFORE:-}" ]; then
+	echo
+	echo "| workload | + net, $WHYSLOW_BEFORE | + net, this build |"
+	echo "|---|---|---|"
+	for w in pipe tcp; do
+		n=$(median <"$work/$w.none") o=$(median <"$work/$w.before_with_net") b=$(median <"$work/$w.with_net")
+		echo "| $w | $o ($(awk -v o="$o" -v n="$n" 'BEGIN{printf "%+.1f%%", (o/n-1)*100}')) | $b ($(awk -v b="$b" -v n="$n" 'BEGIN{printf "%+.1f%%", (b/n-1)*100}')) |"
+	done
+fi
 
 # Per-program cost: bpf_stats over one traced run of each workload, programs ws_net_*.
 echo
