@@ -18,8 +18,9 @@
  * No program runs on every wakeup of the machine: which thread a data-ready
  * wakes is read off the queue it wakes. Nothing is written for packets nobody
  * traced waits for, so the source costs a map update per packet sent through
- * a virtual device and a few loads per packet received, and no ring traffic,
- * when no traced thread uses sockets.
+ * a virtual device, a few loads per packet received and a walk of the
+ * socket's queue per data-ready (a filter lookup per waiter), and no ring
+ * traffic, when no traced thread waits on a socket.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -240,62 +241,6 @@ struct waiters {
 	struct task_struct *task[MAX_WAITERS];
 };
 
-static __always_inline void add_waiter(struct waiters *w, struct task_struct *t)
-{
-	if (t && w->n < MAX_WAITERS)
-		w->task[w->n++ & (MAX_WAITERS - 1)] = t;
-}
-
-/* The tasks in epoll_wait on the epoll instance that entry @e (ep_poll_callback's) feeds. */
-static __always_inline void epoll_waiters(struct waiters *w, struct wait_queue_entry *e)
-{
-	struct eppoll_entry *pwq = container_of(e, struct eppoll_entry, wait);
-	struct eventpoll *ep = BPF_CORE_READ(pwq, base, ep);
-	struct list_head *head, *node;
-	int i;
-
-	if (!ep)
-		return;
-	head = &ep->wq.head;
-	node = BPF_CORE_READ(ep, wq.head.next);
-	for (i = 0; i < EPOLL_WAITERS && node && node != head; i++) {
-		struct wait_queue_entry *x = container_of(node, struct wait_queue_entry, entry);
-
-		add_waiter(w, BPF_CORE_READ(x, private));
-		node = BPF_CORE_READ(node, next);
-	}
-}
-
-/* The tasks waiting on @sk's wait queue, which its data-ready callback is about to wake. */
-static __always_inline void socket_waiters(struct waiters *w, const struct sock *sk)
-{
-	struct socket_wq *wq = BPF_CORE_READ(sk, sk_wq);
-	struct list_head *head, *node;
-	int i;
-
-	if (!wq)
-		return;
-	head = &wq->wait.head;
-	node = BPF_CORE_READ(wq, wait.head.next);
-	for (i = 0; i < SOCK_WAITERS && node && node != head; i++) {
-		struct wait_queue_entry *e = container_of(node, struct wait_queue_entry, entry);
-		const void *func = (const void *)BPF_CORE_READ(e, func);
-
-		void *private = BPF_CORE_READ(e, private);
-
-		if (func && func == &ep_poll_callback) {
-			epoll_waiters(w, e);
-		} else if (func && func == &pollwake) {
-			struct poll_wqueues *pw = private;
-
-			add_waiter(w, BPF_CORE_READ(pw, polling_task));
-		} else {
-			add_waiter(w, private);
-		}
-		node = BPF_CORE_READ(node, next);
-	}
-}
-
 /* sched_entity.sched_delayed (6.12+), through a CO-RE flavor: older vmlinux.h lack it */
 struct sched_entity___delayed {
 	unsigned char sched_delayed;
@@ -319,19 +264,83 @@ static __always_inline bool asleep(struct task_struct *t)
 	return bpf_core_field_exists(se->sched_delayed) && BPF_CORE_READ(se, sched_delayed);
 }
 
-/* One record for waiter @t if it is traced: the data-ready about to wake it, both sides. */
+/* Keep waiter @t if it is a traced thread asleep (the callback is about to wake it). */
+static __noinline void add_waiter(struct waiters *w, struct task_struct *t)
+{
+	__u32 pid;
+
+	if (!t || w->n >= MAX_WAITERS)
+		return;
+	pid = BPF_CORE_READ(t, tgid);
+	if (pid && ws_traced_tgid(pid) && asleep(t))
+		w->task[w->n++ & (MAX_WAITERS - 1)] = t;
+}
+
+/* The tasks in epoll_wait on the epoll instance that entry @e (ep_poll_callback's) feeds. */
+static __always_inline void epoll_waiters(struct waiters *w, struct wait_queue_entry *e)
+{
+	struct eppoll_entry *pwq = container_of(e, struct eppoll_entry, wait);
+	struct eventpoll *ep = BPF_CORE_READ(pwq, base, ep);
+	struct list_head *head, *node;
+	int i;
+
+	if (!ep)
+		return;
+	head = &ep->wq.head;
+	node = BPF_CORE_READ(ep, wq.head.next);
+	for (i = 0; i < EPOLL_WAITERS && node && node != head; i++) {
+		struct wait_queue_entry x;
+
+		if (bpf_probe_read_kernel(&x, sizeof(x),
+					  container_of(node, struct wait_queue_entry, entry)))
+			return;
+		add_waiter(w, x.private);
+		node = x.entry.next;
+	}
+}
+
+/* The tasks waiting on @sk's wait queue, which its data-ready callback is about to wake. */
+static __always_inline void socket_waiters(struct waiters *w, const struct sock *sk)
+{
+	struct socket_wq *wq = BPF_CORE_READ(sk, sk_wq);
+	struct list_head *head, *node;
+	int i;
+
+	if (!wq)
+		return;
+	head = &wq->wait.head;
+	node = BPF_CORE_READ(wq, wait.head.next);
+	for (i = 0; i < SOCK_WAITERS && node && node != head; i++) {
+		struct wait_queue_entry *e = container_of(node, struct wait_queue_entry, entry);
+		struct wait_queue_entry x;
+		const void *func;
+
+		/* one read for the three fields: an entry has kept this layout since 4.13 */
+		if (bpf_probe_read_kernel(&x, sizeof(x), e))
+			return;
+		func = (const void *)x.func;
+		if (func && func == &ep_poll_callback) {
+			epoll_waiters(w, e);
+		} else if (func && func == &pollwake) {
+			struct poll_wqueues *pw = x.private;
+
+			add_waiter(w, BPF_CORE_READ(pw, polling_task));
+		} else {
+			add_waiter(w, x.private);
+		}
+		node = x.entry.next;
+	}
+}
+
+/* The record for waiter @t: the data-ready about to wake it, both sides. */
 static __noinline void waiter_record(struct net_cpu *nc, struct task_struct *t, __u32 id)
 {
-	struct ws_net_wake *r;
-	__u32 pid = BPF_CORE_READ(t, tgid);
+	struct ws_net_wake *r = ws_reserve(sizeof(*r), WS_NET_WAKE);
 
-	if (!pid || !ws_traced_tgid(pid) || !asleep(t))
-		return;
-	r = ws_reserve(sizeof(*r), WS_NET_WAKE);
 	if (!r)
 		return;
 	r->wakee_tid = BPF_CORE_READ(t, pid);
-	r->wakee_pid = pid;
+	r->wakee_pid = BPF_CORE_READ(t, tgid);
 	r->ready_ts = nc->ready_ts;
 	r->sock_type = nc->sock_type;
 	__builtin_memcpy(&r->sock, &nc->sock, sizeof(r->sock));
@@ -373,6 +382,10 @@ int BPF_PROG(ws_net_ready, const struct sock *sk)
 
 	if (!id)
 		return 0;
+	/* most sockets have no traced thread waiting: nothing more to do for them */
+	socket_waiters(&w, sk);
+	if (!w.n)
+		return 0;
 	nc = bpf_map_lookup_elem(&net_cpus, &zero);
 	if (!nc)
 		return 0;
@@ -393,7 +406,6 @@ int BPF_PROG(ws_net_ready, const struct sock *sk)
 	}
 	t->sport = sk->__sk_common.skc_num;
 	t->dport = bpf_ntohs(sk->__sk_common.skc_dport);
-	socket_waiters(&w, sk);
 	for (i = 0; i < MAX_WAITERS && i < w.n; i++)
 		waiter_record(nc, w.task[i], id);
 	return 0;
