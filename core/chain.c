@@ -37,8 +37,8 @@ static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, u
 				 struct ws_cpu_user *ran, int *nran, uint64_t *idle)
 {
 	/* room for many: the holders are gathered in time order and only then sorted */
-	struct ws_cpu_user all[64];
-	int n = ws_graph_cpu_users(g, cpu, s, e, all, 64), k = 0;
+	struct ws_cpu_user all[WS_CPU_HOLDERS];
+	int n = ws_graph_cpu_users(g, cpu, s, e, all, WS_CPU_HOLDERS), k = 0;
 
 	*idle = 0;
 	for (int i = 0; i < n; i++) {
@@ -50,6 +50,14 @@ static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, u
 	if (nran)
 		*nran = k;
 	return e > s && *idle * 2 >= e - s ? WS_KIND_WAKEUP_LATENCY : WS_KIND_RUNQUEUE;
+}
+
+/* runnable_kind() of a piece of a wait: only its kind, not who held the CPU */
+static const char *runnable_piece_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, uint64_t e)
+{
+	uint64_t idle = ws_graph_cpu_idle(g, cpu, s, e);
+
+	return e > s && idle * 2 >= e - s ? WS_KIND_WAKEUP_LATENCY : WS_KIND_RUNQUEUE;
 }
 
 /*
@@ -408,11 +416,10 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 		uint64_t e = iv->end < b ? iv->end : b;
 
 		const char *kind = state_kind(iv, cl);
-		uint64_t idle;
 
 		dom_add(g, dom, iv, a, b);
 		if (iv->state == WS_STATE_RUNNABLE)
-			kind = runnable_kind(g, iv->cpu, s, e, NULL, NULL, &idle);
+			kind = runnable_piece_kind(g, iv->cpu, s, e);
 		if ((err = push_seg(c, WS_KIND_UNKNOWN, t, at, s, NULL)))
 			return err;
 		if ((err = push_seg(c, kind, t, s, e, cl)))
@@ -495,12 +502,9 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	else
 		err = push_seg(c, blocked ? (cl ? cl->kind : WS_KIND_UNKNOWN) : WS_KIND_UNKNOWN, t,
 			       d->start, d->wake, cl);
-	if (!err) {
-		uint64_t idle;
-
-		err = push_seg(c, runnable_kind(g, d->cpu, d->wake, d->end, NULL, NULL, &idle), t,
-			       d->wake, d->end, NULL);
-	}
+	if (!err)
+		err = push_seg(c, runnable_piece_kind(g, d->cpu, d->wake, d->end), t, d->wake,
+			       d->end, NULL);
 	if (err)
 		return err;
 

@@ -166,6 +166,10 @@ struct ws_cpu_user {
 };
 int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to,
 		       struct ws_cpu_user *out, int max);
+/* How many holders of a CPU the chain counts over a stretch; more are not named. */
+#define WS_CPU_HOLDERS 64
+/* Of ws_graph_cpu_users(.., WS_CPU_HOLDERS), the idle task's (tid 0) time; 0 if not among them. */
+uint64_t ws_graph_cpu_idle(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to);
 
 struct ws_graph_stats {
 	uint64_t threads, switches, wakes, waits_unexplained, races, live_intervals, claims;
