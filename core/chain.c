@@ -66,11 +66,11 @@ static const char *runnable_piece_kind(struct ws_graph *g, uint16_t cpu, uint64_
  * futex too; a claim naming none is its own), the largest group winning. A thread running in
  * 50 ms slices between preemptions was "running", not "preempted"; 200 short writes to vda
  * outweigh 20 ms of running. @d->iv is the group's longest interval, clipped to [d->s, d->e]
- * (a blocked one is where the walk continues). NULL when @t's timeline does not reach into
- * the window at all.
+ * (a blocked one is where the walk continues); what returns points to it. NULL when @t's
+ * timeline does not reach into the window at all.
  */
 struct dominant {
-	const struct ws_ival *iv;
+	struct ws_ival iv;
 	uint64_t s, e;	       /* iv clipped to the window */
 	uint64_t first, total; /* the group's first start, its clipped total */
 	uint64_t longest;      /* its longest separate piece */
@@ -88,7 +88,7 @@ struct dom_acc {
 		uint64_t total, first, longest_iv, piece, longest, end;
 		uint32_t pieces;
 		uint8_t flags;
-		const struct ws_ival *iv;
+		struct ws_ival iv; /* a copy: a timeline keeps no struct ws_ival to point to */
 	} gr[GROUPS];
 	int n;
 };
@@ -118,7 +118,7 @@ static void dom_add(struct ws_graph *g, struct dom_acc *acc, const struct ws_iva
 	p->total += ce - cs;
 	if (ce - cs > p->longest_iv) {
 		p->longest_iv = ce - cs;
-		p->iv = iv;
+		p->iv = *iv;
 	}
 	/* a blocked interval is one wait; running or runnable ones that touch are one stretch */
 	if (!p->pieces || iv->state == WS_STATE_BLOCKED || cs != p->end) {
@@ -143,14 +143,14 @@ static const struct ws_ival *dom_result(const struct dom_acc *acc, uint64_t a, u
 	if (best < 0)
 		return NULL;
 	d->iv = acc->gr[best].iv;
-	d->s = d->iv->start > a ? d->iv->start : a;
-	d->e = d->iv->end < b ? d->iv->end : b;
+	d->s = d->iv.start > a ? d->iv.start : a;
+	d->e = d->iv.end < b ? d->iv.end : b;
 	d->first = acc->gr[best].first;
 	d->total = acc->gr[best].total;
 	d->longest = acc->gr[best].longest;
 	d->pieces = acc->gr[best].pieces;
 	d->flags = acc->gr[best].flags;
-	return d->iv;
+	return &d->iv;
 }
 
 static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread *t, uint64_t a,
@@ -159,8 +159,11 @@ static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread
 	struct dom_acc acc;
 
 	acc.n = 0;
-	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b; i++)
-		dom_add(g, &acc, &t->iv[i], a, b);
+	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b; i++) {
+		struct ws_ival iv = ws_thread_ival(t, i);
+
+		dom_add(g, &acc, &iv, a, b);
+	}
 	return dom_result(&acc, a, b, d);
 }
 
@@ -409,7 +412,7 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 	check_kept(c, t->evicted_to, a);
 	dom->n = 0;
 	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b && at < b; i++) {
-		const struct ws_ival *iv = &t->iv[i];
+		const struct ws_ival whole = ws_thread_ival(t, i), *iv = &whole;
 		const struct ws_claim *cl =
 			iv->state == WS_STATE_BLOCKED ? ws_graph_claim(g, iv->claim) : NULL;
 		uint64_t s = iv->start > at ? iv->start : at;
@@ -469,6 +472,7 @@ static void roots_reset(struct ws_chain *c)
 int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c)
 {
 	struct ws_thread *t = d->t;
+	struct ws_ival blocked_iv;
 	const struct ws_ival *blocked = NULL;
 	const struct ws_claim *cl = NULL;
 	struct ws_thread *w;
@@ -489,7 +493,8 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 
 	for (size_t i = ws_thread_find(t, d->start); i < t->n && t->iv[i].start <= d->wake; i++) {
 		if (t->iv[i].state == WS_STATE_BLOCKED && t->iv[i].start == d->start) {
-			blocked = &t->iv[i];
+			blocked_iv = ws_thread_ival(t, i);
+			blocked = &blocked_iv;
 			cl = ws_graph_claim(g, blocked->claim);
 			break;
 		}
