@@ -162,6 +162,7 @@ static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread
 	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b; i++) {
 		struct ws_ival iv = ws_thread_ival(t, i);
 
+		ws_thread_prefetch(t, i);
 		dom_add(g, &acc, &iv, a, b);
 	}
 	return dom_result(&acc, a, b, d);
@@ -417,9 +418,9 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 			iv->state == WS_STATE_BLOCKED ? ws_graph_claim(g, iv->claim) : NULL;
 		uint64_t s = iv->start > at ? iv->start : at;
 		uint64_t e = iv->end < b ? iv->end : b;
-
 		const char *kind = state_kind(iv, cl);
 
+		ws_thread_prefetch(t, i);
 		dom_add(g, dom, iv, a, b);
 		if (iv->state == WS_STATE_RUNNABLE)
 			kind = runnable_piece_kind(g, iv->cpu, s, e);

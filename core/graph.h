@@ -108,6 +108,18 @@ static inline struct ws_ival ws_thread_ival(const struct ws_thread *t, size_t i)
 				 .flags = p->flags };
 }
 
+/*
+ * A walk over @t's timeline is at stretch @i: start fetching the one it reads a little later.
+ * The walks read millions of stretches in order (the chain over a busy waker, the flush at the
+ * end), and the processor's own prefetch stops at each 4 KiB page: without this, most of their
+ * time was waiting for memory.
+ */
+static inline void ws_thread_prefetch(const struct ws_thread *t, size_t i)
+{
+	if (i + 64 < t->n)
+		__builtin_prefetch(&t->iv[i + 64]);
+}
+
 /* A wait long enough to report, handed to the on_wait callback at switch-in. */
 struct ws_wait_done {
 	struct ws_thread *t;

@@ -101,6 +101,7 @@ static void thread_flush(struct ws_graph *g, struct ws_thread *t)
 	for (size_t i = t->head; i < t->n; i++) {
 		struct ws_ival iv = ws_thread_ival(t, i);
 
+		ws_thread_prefetch(t, i);
 		if (iv.end == WS_NO_END)
 			iv.end = g->last_ts > iv.start ? g->last_ts : iv.start;
 		ival_done(g, t, &iv);
