@@ -129,7 +129,10 @@ struct ws_wait_done {
 };
 
 struct ws_graph_ops {
-	/* Ask the sources to explain a wait; returns 1 and fills @out, or 0. */
+	/*
+	 * Ask the sources to explain a wait; returns 1 and fills @out, or 0. @out arrives zeroed
+	 * but for its sz (claims are compared as bytes).
+	 */
 	int (*infer)(void *ctx, const struct ws_wait *w, struct ws_claim *out);
 	/* A thread came back on CPU after an off-CPU period >= min_block. */
 	void (*on_wait)(void *ctx, const struct ws_wait_done *d);
