@@ -37,8 +37,8 @@ static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, u
 				 struct ws_cpu_user *ran, int *nran, uint64_t *idle)
 {
 	/* room for many: the holders are gathered in time order and only then sorted */
-	struct ws_cpu_user all[64];
-	int n = ws_graph_cpu_users(g, cpu, s, e, all, 64), k = 0;
+	struct ws_cpu_user all[WS_CPU_HOLDERS];
+	int n = ws_graph_cpu_users(g, cpu, s, e, all, WS_CPU_HOLDERS), k = 0;
 
 	*idle = 0;
 	for (int i = 0; i < n; i++) {
@@ -52,17 +52,25 @@ static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, u
 	return e > s && *idle * 2 >= e - s ? WS_KIND_WAKEUP_LATENCY : WS_KIND_RUNQUEUE;
 }
 
+/* runnable_kind() of a piece of a wait: only its kind, not who held the CPU */
+static const char *runnable_piece_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, uint64_t e)
+{
+	uint64_t idle = ws_graph_cpu_idle(g, cpu, s, e);
+
+	return e > s && idle * 2 >= e - s ? WS_KIND_WAKEUP_LATENCY : WS_KIND_RUNQUEUE;
+}
+
 /*
  * What @t was doing for most of [a, b]: its intervals grouped by state and, when blocked, by
  * the resource their claims name (every request on one disk is one cause, each wait on one
  * futex too; a claim naming none is its own), the largest group winning. A thread running in
  * 50 ms slices between preemptions was "running", not "preempted"; 200 short writes to vda
  * outweigh 20 ms of running. @d->iv is the group's longest interval, clipped to [d->s, d->e]
- * (a blocked one is where the walk continues). NULL when @t's timeline does not reach into
- * the window at all.
+ * (a blocked one is where the walk continues); what returns points to it. NULL when @t's
+ * timeline does not reach into the window at all.
  */
 struct dominant {
-	const struct ws_ival *iv;
+	struct ws_ival iv;
 	uint64_t s, e;	       /* iv clipped to the window */
 	uint64_t first, total; /* the group's first start, its clipped total */
 	uint64_t longest;      /* its longest separate piece */
@@ -71,69 +79,93 @@ struct dominant {
 };
 
 #define GROUPS 32
-static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread *t, uint64_t a,
-				      uint64_t b, struct dominant *d)
-{
+
+/* The groups of intervals seen so far over one window, as dominant() builds them. */
+struct dom_acc {
 	struct group {
 		uint8_t state;
 		uint64_t key;
 		uint64_t total, first, longest_iv, piece, longest, end;
 		uint32_t pieces;
 		uint8_t flags;
-		const struct ws_ival *iv;
+		struct ws_ival iv; /* a copy: a timeline keeps no struct ws_ival to point to */
 	} gr[GROUPS];
-	int n = 0, best = -1;
+	int n;
+};
 
-	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b; i++) {
-		const struct ws_ival *iv = &t->iv[i];
-		uint64_t cs = iv->start > a ? iv->start : a;
-		uint64_t ce = iv->end < b ? iv->end : b;
-		uint64_t key =
-			iv->state == WS_STATE_BLOCKED ? ws_graph_claim_group(g, iv->claim) : 0;
-		struct group *p;
-		int k;
+/* Count @iv, the next interval of the timeline, clipped to [a, b], into its group. */
+static void dom_add(struct ws_graph *g, struct dom_acc *acc, const struct ws_ival *iv, uint64_t a,
+		    uint64_t b)
+{
+	uint64_t cs = iv->start > a ? iv->start : a;
+	uint64_t ce = iv->end < b ? iv->end : b;
+	uint64_t key;
+	struct group *p;
+	int k;
 
-		if (ce <= cs)
-			continue;
-		for (k = 0; k < n && (gr[k].state != iv->state || gr[k].key != key); k++)
-			;
-		if (k == n) {
-			if (n == GROUPS)
-				continue; /* a window this busy: the first groups stand for it */
-			gr[n++] = (struct group){ .state = iv->state, .key = key, .first = cs };
-		}
-		p = &gr[k];
-		p->flags |= iv->flags;
-		p->total += ce - cs;
-		if (ce - cs > p->longest_iv) {
-			p->longest_iv = ce - cs;
-			p->iv = iv;
-		}
-		/* a blocked interval is one wait; running or runnable ones that touch are one
-		 * stretch */
-		if (!p->pieces || iv->state == WS_STATE_BLOCKED || cs != p->end) {
-			p->pieces++;
-			p->piece = 0;
-		}
-		p->piece += ce - cs;
-		p->end = ce;
-		if (p->piece > p->longest)
-			p->longest = p->piece;
+	if (ce <= cs)
+		return;
+	key = iv->state == WS_STATE_BLOCKED ? ws_graph_claim_group(g, iv->claim) : 0;
+	for (k = 0; k < acc->n && (acc->gr[k].state != iv->state || acc->gr[k].key != key); k++)
+		;
+	if (k == acc->n) {
+		if (acc->n == GROUPS)
+			return; /* a window this busy: the first groups stand for it */
+		acc->gr[acc->n++] = (struct group){ .state = iv->state, .key = key, .first = cs };
 	}
-	for (int k = 0; k < n; k++)
-		if (best < 0 || gr[k].total > gr[best].total)
+	p = &acc->gr[k];
+	p->flags |= iv->flags;
+	p->total += ce - cs;
+	if (ce - cs > p->longest_iv) {
+		p->longest_iv = ce - cs;
+		p->iv = *iv;
+	}
+	/* a blocked interval is one wait; running or runnable ones that touch are one stretch */
+	if (!p->pieces || iv->state == WS_STATE_BLOCKED || cs != p->end) {
+		p->pieces++;
+		p->piece = 0;
+	}
+	p->piece += ce - cs;
+	p->end = ce;
+	if (p->piece > p->longest)
+		p->longest = p->piece;
+}
+
+/* The largest group of @acc over [a, b] into @d; NULL when it has none. */
+static const struct ws_ival *dom_result(const struct dom_acc *acc, uint64_t a, uint64_t b,
+					struct dominant *d)
+{
+	int best = -1;
+
+	for (int k = 0; k < acc->n; k++)
+		if (best < 0 || acc->gr[k].total > acc->gr[best].total)
 			best = k;
 	if (best < 0)
 		return NULL;
-	d->iv = gr[best].iv;
-	d->s = d->iv->start > a ? d->iv->start : a;
-	d->e = d->iv->end < b ? d->iv->end : b;
-	d->first = gr[best].first;
-	d->total = gr[best].total;
-	d->longest = gr[best].longest;
-	d->pieces = gr[best].pieces;
-	d->flags = gr[best].flags;
-	return d->iv;
+	d->iv = acc->gr[best].iv;
+	d->s = d->iv.start > a ? d->iv.start : a;
+	d->e = d->iv.end < b ? d->iv.end : b;
+	d->first = acc->gr[best].first;
+	d->total = acc->gr[best].total;
+	d->longest = acc->gr[best].longest;
+	d->pieces = acc->gr[best].pieces;
+	d->flags = acc->gr[best].flags;
+	return &d->iv;
+}
+
+static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread *t, uint64_t a,
+				      uint64_t b, struct dominant *d)
+{
+	struct dom_acc acc;
+
+	acc.n = 0;
+	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b; i++) {
+		struct ws_ival iv = ws_thread_ival(t, i);
+
+		ws_thread_prefetch(t, i);
+		dom_add(g, &acc, &iv, a, b);
+	}
+	return dom_result(&acc, a, b, d);
 }
 
 /* @flags: the WS_IVAL_* of every interval the link stands for (a group's, not only @iv's) */
@@ -198,10 +230,11 @@ static void check_cpu_kept(struct ws_graph *g, struct ws_chain *c, const struct 
 
 /*
  * Follow the dominant interval of each waker from thread @t over [a, b],
- * appending links to @c until a root, a cycle or the depth limit.
+ * appending links to @c until a root, a cycle or the depth limit. @first, if not NULL, is
+ * dominant() of @t over [a, b] already (segments_of() found it on its own walk over them).
  */
 static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, uint64_t a,
-		 uint64_t b)
+		 uint64_t b, const struct dom_acc *first)
 {
 	while (t && c->nlinks < WS_CHAIN_MAX_LINKS) {
 		struct ws_link *l = &c->links[c->nlinks];
@@ -217,7 +250,8 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 			}
 		}
 		check_kept(c, t->evicted_to, a);
-		iv = dominant(g, t, a, b, &d);
+		iv = first ? dom_result(first, a, b, &d) : dominant(g, t, a, b, &d);
+		first = NULL;
 		s = d.s;
 		e = d.e;
 		fill_link(g, l, t, iv, d.flags, s, e);
@@ -251,14 +285,28 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 	}
 }
 
+/*
+ * A piece of one kind: its mix stays unwritten (nothing reads past nmix, 0 here). A waker's
+ * every interval becomes a piece, and clearing the 192 bytes of mix for each was as dear as
+ * the rest of building the segments.
+ */
 static int push_seg(struct ws_chain *c, const char *kind, const struct ws_thread *t, uint64_t s,
 		    uint64_t e, const struct ws_claim *cl)
 {
+	struct ws_segment *p;
+
 	if (e <= s)
 		return 0;
 	if (ws_grow((void **)&c->segs, &c->segs_cap, c->nsegs + 1, sizeof(*c->segs)))
 		return -ENOMEM;
-	c->segs[c->nsegs++] = (struct ws_segment){ t, kind, t->tid, s, e - s, cl, 0, { { 0 } } };
+	p = &c->segs[c->nsegs++];
+	p->thread = t;
+	p->kind = kind;
+	p->tid = t->tid;
+	p->start = s;
+	p->dur = e - s;
+	p->claim = cl;
+	p->nmix = 0;
 	return 0;
 }
 
@@ -317,23 +365,29 @@ static void coalesce(struct ws_chain *c, size_t from, uint64_t a, uint64_t b)
 
 	if (c->nsegs - from <= WS_CHAIN_SEG_PARTS)
 		return;
+	/*
+	 * @s is read in place, not copied (a piece is 248 bytes): what is written, at out, is
+	 * never past it, and a run closed before @s holds at least one piece before it.
+	 */
 	for (size_t i = from; i < c->nsegs; i++) {
-		struct ws_segment s = c->segs[i];
+		const struct ws_segment *s = &c->segs[i];
 
-		if (s.dur >= q) {
+		if (s->dur >= q) {
 			if (open)
 				run_close(&run, &c->segs[out++]);
 			open = false;
-			c->segs[out++] = s;
+			if (out != i)
+				c->segs[out] = *s;
+			out++;
 			continue;
 		}
 		if (!open) {
-			run = s;
+			run = *s;
 			run.dur = 0;
 			run.nmix = 0;
 			open = true;
 		}
-		run_add(&run, &s);
+		run_add(&run, s);
 		if (run.dur >= q) {
 			run_close(&run, &c->segs[out++]);
 			open = false;
@@ -344,26 +398,32 @@ static void coalesce(struct ws_chain *c, size_t from, uint64_t a, uint64_t b)
 	c->nsegs = out;
 }
 
-/* Break [a, b] into the pieces of @t's timeline, gaps included, so they add up to b - a. */
+/*
+ * Break [a, b] into the pieces of @t's timeline, gaps included, so they add up to b - a; and
+ * count them into @dom as dominant() would (the walk's first step is over the same window: one
+ * pass over a waker's millions of intervals instead of two). Stopping once [a, b] is covered
+ * skips only intervals dominant() would not reach: a timeline's intervals do not overlap.
+ */
 static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_thread *t,
-		       uint64_t a, uint64_t b)
+		       uint64_t a, uint64_t b, struct dom_acc *dom)
 {
 	uint64_t at = a;
 	int err;
 
 	check_kept(c, t->evicted_to, a);
+	dom->n = 0;
 	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b && at < b; i++) {
-		const struct ws_ival *iv = &t->iv[i];
+		const struct ws_ival whole = ws_thread_ival(t, i), *iv = &whole;
 		const struct ws_claim *cl =
 			iv->state == WS_STATE_BLOCKED ? ws_graph_claim(g, iv->claim) : NULL;
 		uint64_t s = iv->start > at ? iv->start : at;
 		uint64_t e = iv->end < b ? iv->end : b;
-
 		const char *kind = state_kind(iv, cl);
-		uint64_t idle;
 
+		ws_thread_prefetch(t, i);
+		dom_add(g, dom, iv, a, b);
 		if (iv->state == WS_STATE_RUNNABLE)
-			kind = runnable_kind(g, iv->cpu, s, e, NULL, NULL, &idle);
+			kind = runnable_piece_kind(g, iv->cpu, s, e);
 		if ((err = push_seg(c, WS_KIND_UNKNOWN, t, at, s, NULL)))
 			return err;
 		if ((err = push_seg(c, kind, t, s, e, cl)))
@@ -400,12 +460,24 @@ static void root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf,
 	}
 }
 
+/* Every segment's root unknown yet; without room for them, none is kept. */
+static void roots_reset(struct ws_chain *c)
+{
+	if (ws_grow((void **)&c->roots, &c->roots_cap, c->nsegs, sizeof(*c->roots)))
+		return;
+	for (size_t i = 0; i < c->nsegs; i++)
+		c->roots[i].known = false;
+	c->nroots = c->nsegs;
+}
+
 int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c)
 {
 	struct ws_thread *t = d->t;
+	struct ws_ival blocked_iv;
 	const struct ws_ival *blocked = NULL;
 	const struct ws_claim *cl = NULL;
 	struct ws_thread *w;
+	struct dom_acc dom;
 	uint64_t bdur = d->wake - d->start, rdur = d->end - d->wake;
 	int err;
 
@@ -417,11 +489,13 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	c->why_incomplete = NULL;
 	c->nlinks = 0;
 	c->nsegs = 0;
+	c->nroots = 0; /* until the segments are final */
 	c->root[0] = 0;
 
 	for (size_t i = ws_thread_find(t, d->start); i < t->n && t->iv[i].start <= d->wake; i++) {
 		if (t->iv[i].state == WS_STATE_BLOCKED && t->iv[i].start == d->start) {
-			blocked = &t->iv[i];
+			blocked_iv = ws_thread_ival(t, i);
+			blocked = &blocked_iv;
 			cl = ws_graph_claim(g, blocked->claim);
 			break;
 		}
@@ -430,16 +504,13 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 
 	/* segments: the waker's timeline explains the blocked part; then our own queueing */
 	if (blocked && w)
-		err = segments_of(g, c, w, d->start, d->wake);
+		err = segments_of(g, c, w, d->start, d->wake, &dom);
 	else
 		err = push_seg(c, blocked ? (cl ? cl->kind : WS_KIND_UNKNOWN) : WS_KIND_UNKNOWN, t,
 			       d->start, d->wake, cl);
-	if (!err) {
-		uint64_t idle;
-
-		err = push_seg(c, runnable_kind(g, d->cpu, d->wake, d->end, NULL, NULL, &idle), t,
-			       d->wake, d->end, NULL);
-	}
+	if (!err)
+		err = push_seg(c, runnable_piece_kind(g, d->cpu, d->wake, d->end), t, d->wake,
+			       d->end, NULL);
 	if (err)
 		return err;
 
@@ -448,7 +519,7 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 		fill_link(g, &c->links[0], t, blocked, blocked->flags, d->start, d->wake);
 		c->nlinks = 1;
 		if (w)
-			walk(g, c, w, d->start, d->wake);
+			walk(g, c, w, d->start, d->wake, &dom);
 		else if (cl && !cl->root && cl->woken_by) {
 			c->incomplete = true;
 			c->why_incomplete = "the waker was not traced";
@@ -471,6 +542,7 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 		c->why_incomplete = "whyslow ran out of memory during this wait";
 	}
 	root_of_link(g, &c->links[c->nlinks - 1], c->root, sizeof(c->root));
+	roots_reset(c);
 	return 0;
 }
 
@@ -480,7 +552,7 @@ int ws_chain_walk_segment(struct ws_graph *g, const struct ws_segment *s, struct
 
 	memset(out, 0, sizeof(*out));
 	if (t && strcmp(s->kind, WS_KIND_UNKNOWN) != 0)
-		walk(g, out, t, s->start, s->start + s->dur);
+		walk(g, out, t, s->start, s->start + s->dur, NULL);
 	return out->nlinks;
 }
 
@@ -507,9 +579,24 @@ bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf,
 	return strcmp(s->kind, WS_KIND_UNKNOWN) != 0;
 }
 
+const struct ws_seg_root *ws_chain_seg_root(struct ws_graph *g, const struct ws_chain *c, size_t i,
+					    struct ws_seg_root *scratch)
+{
+	struct ws_seg_root *r = i < c->nroots ? &c->roots[i] : scratch;
+
+	if (r == scratch || !r->known) {
+		r->named = ws_chain_root_of(g, &c->segs[i], r->key, sizeof(r->key));
+		r->known = true;
+	}
+	return r;
+}
+
 void ws_chain_release(struct ws_chain *c)
 {
 	free(c->segs);
 	c->segs = NULL;
 	c->segs_cap = c->nsegs = 0;
+	free(c->roots);
+	c->roots = NULL;
+	c->nroots = c->roots_cap = 0;
 }

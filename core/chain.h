@@ -70,6 +70,13 @@ struct ws_segment {
 	struct ws_seg_mix mix[WS_SEG_MIX];
 };
 
+/* A segment's root cause, as ws_chain_root_of() gives it. */
+struct ws_seg_root {
+	char key[96];
+	bool named; /* its answer: the root names a cause */
+	bool known; /* found already */
+};
+
 struct ws_chain {
 	struct ws_thread *victim;
 	uint64_t start, wake, end;
@@ -80,6 +87,14 @@ struct ws_chain {
 	size_t nsegs, segs_cap;
 	struct ws_segment *segs;
 	char root[96]; /* the root cause, as the summary groups it */
+	/*
+	 * Each segment's root, found on first use (ws_chain_seg_root()): the report's totals,
+	 * the critical path and the folded output all ask for it, and each answer is a walk over
+	 * the segment's stretch of a waker's timeline. Made ready by ws_chain_build(); NULL (a
+	 * chain put together by hand, or without memory): found again each time.
+	 */
+	struct ws_seg_root *roots;
+	size_t nroots, roots_cap; /* roots[0, nroots) stand for the segments now */
 };
 
 /* Build the chain of @d into @c (whose segs buffer is reused). 0 or -ENOMEM. */
@@ -97,5 +112,11 @@ int ws_chain_walk_segment(struct ws_graph *g, const struct ws_segment *s, struct
  * history.
  */
 bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len);
+/*
+ * ws_chain_root_of() of segment @i of chain @c, from its cache (found now if not yet): the
+ * key is valid while the chain is. @c is const as its readers hold it; only its cache fills.
+ */
+const struct ws_seg_root *ws_chain_seg_root(struct ws_graph *g, const struct ws_chain *c, size_t i,
+					    struct ws_seg_root *scratch);
 
 #endif

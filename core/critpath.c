@@ -79,10 +79,9 @@ static void seen(struct ws_critpath *cp, uint64_t start, uint64_t end)
 void ws_critpath_chain(struct ws_critpath *cp, struct ws_graph *g, const struct ws_chain *c)
 {
 	for (size_t i = 0; i < c->nsegs; i++) {
-		char root[96];
+		struct ws_seg_root scratch;
 
-		ws_chain_root_of(g, &c->segs[i], root, sizeof(root));
-		add(cp, root, c->segs[i].dur);
+		add(cp, ws_chain_seg_root(g, c, i, &scratch)->key, c->segs[i].dur);
 	}
 	seen(cp, c->start, c->end);
 	if (ws_grow((void **)&cp->cov, &cp->cov_cap, cp->ncov + 1, sizeof(*cp->cov))) {

@@ -58,7 +58,7 @@ void ws_folded_chain(FILE *out, struct ws_graph *g, const struct ws_chain *c,
 
 	for (size_t i = 0; i < c->nsegs; i++) {
 		const struct ws_segment *s = &c->segs[i];
-		char root[96];
+		struct ws_seg_root scratch;
 
 		if (!s->dur)
 			continue;
@@ -89,8 +89,7 @@ void ws_folded_chain(FILE *out, struct ws_graph *g, const struct ws_chain *c,
 				      s->thread && s->thread->comm[0] ? s->thread->comm : "?", "]");
 				link_frame(out, s->kind, s->claim);
 			}
-			ws_chain_root_of(g, s, root, sizeof(root));
-			frame(out, ";[root: ", root, "]");
+			frame(out, ";[root: ", ws_chain_seg_root(g, c, i, &scratch)->key, "]");
 		}
 		fprintf(out, " %" PRIu64 "\n", s->dur);
 	}

@@ -107,16 +107,16 @@ static struct ws_thread *followed_thread(struct ws_graph *g, uint32_t tid, uint3
 	return t;
 }
 
-static struct ws_ival *cur(struct ws_thread *t)
+static struct ws_span *cur(struct ws_thread *t)
 {
 	return t->n > t->head ? &t->iv[t->n - 1] : NULL;
 }
 
 static enum ws_thread_state cur_state(struct ws_thread *t)
 {
-	struct ws_ival *c = cur(t);
+	struct ws_span *c = cur(t);
 
-	return c && c->end == WS_NO_END ? c->state : WS_STATE_UNKNOWN;
+	return c && t->last_end == WS_NO_END ? c->state : WS_STATE_UNKNOWN;
 }
 
 uint64_t graph_running_since(struct ws_thread *t)
@@ -124,23 +124,37 @@ uint64_t graph_running_since(struct ws_thread *t)
 	return cur_state(t) == WS_STATE_RUNNING ? cur(t)->start : 0;
 }
 
+/* Append a stretch of @t from @ts; false (memory counted as run out) if there is no room. */
+static bool span_push(struct ws_graph *g, struct ws_thread *t, uint64_t ts, uint8_t state,
+		      uint16_t cpu)
+{
+	if (ws_grow((void **)&t->iv, &t->cap, t->n + 1, sizeof(*t->iv))) {
+		graph_oom(g, ts);
+		return false;
+	}
+	t->iv[t->n++] = (struct ws_span){ .start = ts, .cpu = cpu, .state = state };
+	g->st.live_intervals++;
+	return true;
+}
+
 /* Close the open interval at @ts and open one in @state. */
 static void transition(struct ws_graph *g, struct ws_thread *t, uint64_t ts, uint8_t state,
 		       uint16_t cpu)
 {
-	struct ws_ival *c = cur(t);
+	struct ws_span *c = cur(t);
 
-	if (c && c->end == WS_NO_END) {
-		c->end = ts < c->start ? c->start : ts;
-		ts = c->end;
-	}
-	if (ws_grow((void **)&t->iv, &t->cap, t->n + 1, sizeof(*t->iv))) {
-		graph_oom(g, ts);
+	if (c && t->last_end == WS_NO_END && ts < c->start)
+		ts = c->start;
+	/*
+	 * The last stretch was closed with no next one (memory ran out for it): the time since is
+	 * a stretch not observed, not more of the last one.
+	 */
+	if (c && t->last_end != WS_NO_END && ts > t->last_end &&
+	    !span_push(g, t, t->last_end, WS_STATE_UNKNOWN, c->cpu)) {
 		return;
 	}
-	t->iv[t->n++] =
-		(struct ws_ival){ .start = ts, .end = WS_NO_END, .cpu = cpu, .state = state };
-	g->st.live_intervals++;
+	/* without room for the next stretch, the last one still ends here */
+	t->last_end = span_push(g, t, ts, state, cpu) ? WS_NO_END : ts;
 }
 
 size_t ws_thread_find(const struct ws_thread *t, uint64_t ts)
@@ -150,7 +164,9 @@ size_t ws_thread_find(const struct ws_thread *t, uint64_t ts)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->iv[mid].end <= ts && t->iv[mid].end != WS_NO_END)
+		uint64_t end = ws_thread_end(t, mid);
+
+		if (end <= ts && end != WS_NO_END)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -200,13 +216,13 @@ static void release_pending(struct ws_graph *g, struct ws_thread *t)
 /* The thread is gone at @ts: close its timeline and keep it only for chains that need it. */
 static void thread_retire(struct ws_graph *g, struct ws_thread *t, uint64_t ts)
 {
-	struct ws_ival *c = cur(t);
+	struct ws_span *c = cur(t);
 
-	if (c && c->end == WS_NO_END)
-		c->end = ts < c->start ? c->start : ts;
+	if (c && t->last_end == WS_NO_END)
+		t->last_end = ts < c->start ? c->start : ts;
 	release_pending(g, t);
 	t->exited = true;
-	t->died = c && c->end > ts ? c->end : ts;
+	t->died = c && t->last_end > ts ? t->last_end : ts;
 	t->off_start = 0;
 	thread_unlink(g, t->tid);
 	t->next_dead = g->dead;
@@ -215,7 +231,7 @@ static void thread_retire(struct ws_graph *g, struct ws_thread *t, uint64_t ts)
 
 static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
 {
-	struct ws_ival *c = cur(t);
+	struct ws_span *c = cur(t);
 	/* transition() may move t->iv: keep the ending stint's start, not a pointer into it */
 	uint64_t stint_start = c ? c->start : WS_NO_END;
 	uint64_t ts = sw->ts;
@@ -253,7 +269,7 @@ static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_
 	 * ending now can be that one.
 	 */
 	if (t->pending && stint_start != WS_NO_END && t->pending_ts >= stint_start) {
-		struct ws_ival *b = cur(t);
+		struct ws_span *b = cur(t);
 
 		b->claim = t->pending_claim;
 		t->pending = false;
@@ -397,7 +413,7 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 {
 	struct ws_thread *t;
-	struct ws_ival *c;
+	struct ws_span *c;
 	bool helper;
 
 	g->st.wakes++;

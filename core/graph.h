@@ -17,7 +17,10 @@
 #define WS_COMM 16
 #define WS_NO_END UINT64_MAX
 
-/* One stretch of a thread's timeline. Blocked intervals carry a claim. */
+/*
+ * One stretch of a thread's timeline, whole, as the chain walk and the reports read it (a
+ * timeline keeps struct ws_span). Blocked intervals carry a claim.
+ */
 struct ws_ival {
 	uint64_t start, end; /* end is WS_NO_END while open */
 	uint32_t claim;	     /* interned claim id (blocked), 0 = none */
@@ -39,6 +42,21 @@ static inline const char *ws_ival_work(uint8_t flags)
 					    : "CPU work";
 }
 
+/*
+ * One stretch as a timeline keeps it: without its end, which is where the next one begins (a
+ * thread's stretches are contiguous: every change of state closes one and opens the next at
+ * the same time), the last one's at the thread's last_end. 16 bytes instead of a struct
+ * ws_ival's 24: a history is millions of them, each byte memory the kernel zeroes as it is
+ * first touched and the chain walks read; max_history counts this size.
+ */
+struct ws_span {
+	uint64_t start;
+	uint32_t claim; /* interned claim id (blocked), 0 = none */
+	uint16_t cpu;	/* CPU it ran on (running) or ran on next (runnable) */
+	uint8_t state;	/* enum ws_thread_state */
+	uint8_t flags;	/* WS_IVAL_* */
+};
+
 struct ws_thread {
 	uint32_t tid, pid;
 	char comm[WS_COMM];
@@ -48,8 +66,9 @@ struct ws_thread {
 	bool helper;
 	uint64_t born, died; /* first event seen; exit (WS_NO_END while alive) */
 
-	struct ws_ival *iv; /* timeline, in time order, [head, n) live */
+	struct ws_span *iv; /* timeline, in time order, [head, n) live */
 	size_t head, n, cap;
+	uint64_t last_end;   /* where iv[n - 1] ends: WS_NO_END while it is open */
 	uint64_t evicted_to; /* its timeline before this was dropped (0: nothing was) */
 
 	/* current off-CPU period */
@@ -70,6 +89,37 @@ struct ws_thread {
 	struct ws_thread *next_dead;
 };
 
+/* Where stretch @i of @t's timeline ends (WS_NO_END: it has not). */
+static inline uint64_t ws_thread_end(const struct ws_thread *t, size_t i)
+{
+	return i + 1 < t->n ? t->iv[i + 1].start : t->last_end;
+}
+
+/* Stretch @i of @t's timeline, whole. */
+static inline struct ws_ival ws_thread_ival(const struct ws_thread *t, size_t i)
+{
+	const struct ws_span *p = &t->iv[i];
+
+	return (struct ws_ival){ .start = p->start,
+				 .end = ws_thread_end(t, i),
+				 .claim = p->claim,
+				 .cpu = p->cpu,
+				 .state = p->state,
+				 .flags = p->flags };
+}
+
+/*
+ * A walk over @t's timeline is at stretch @i: start fetching the one it reads a little later.
+ * The walks read millions of stretches in order (the chain over a busy waker, the flush at the
+ * end), and the processor's own prefetch stops at each 4 KiB page: without this, most of their
+ * time was waiting for memory.
+ */
+static inline void ws_thread_prefetch(const struct ws_thread *t, size_t i)
+{
+	if (i + 64 < t->n)
+		__builtin_prefetch(&t->iv[i + 64]);
+}
+
 /* A wait long enough to report, handed to the on_wait callback at switch-in. */
 struct ws_wait_done {
 	struct ws_thread *t;
@@ -79,7 +129,10 @@ struct ws_wait_done {
 };
 
 struct ws_graph_ops {
-	/* Ask the sources to explain a wait; returns 1 and fills @out, or 0. */
+	/*
+	 * Ask the sources to explain a wait; returns 1 and fills @out, or 0. @out arrives zeroed
+	 * but for its sz (claims are compared as bytes).
+	 */
 	int (*infer)(void *ctx, const struct ws_wait *w, struct ws_claim *out);
 	/* A thread came back on CPU after an off-CPU period >= min_block. */
 	void (*on_wait)(void *ctx, const struct ws_wait_done *d);
@@ -166,6 +219,10 @@ struct ws_cpu_user {
 };
 int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to,
 		       struct ws_cpu_user *out, int max);
+/* How many holders of a CPU the chain counts over a stretch; more are not named. */
+#define WS_CPU_HOLDERS 64
+/* Of ws_graph_cpu_users(.., WS_CPU_HOLDERS), the idle task's (tid 0) time; 0 if not among them. */
+uint64_t ws_graph_cpu_idle(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to);
 
 struct ws_graph_stats {
 	uint64_t threads, switches, wakes, waits_unexplained, races, live_intervals, claims;

@@ -205,6 +205,49 @@ int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t
 	return n;
 }
 
+/*
+ * The idle task's time on @cpu over [from, to] as ws_graph_cpu_users(.., WS_CPU_HOLDERS) counts
+ * it, without gathering and sorting every holder: a busy waker's every runnable interval asks
+ * this (is it waiting for a busy CPU, or for an idle one to wake?). Past WS_CPU_HOLDERS runs the
+ * holders may be more than it counts, and which it counts is its rule: it is asked then.
+ */
+uint64_t ws_graph_cpu_idle(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to)
+{
+	struct ws_cpu_user all[WS_CPU_HOLDERS];
+	struct cpu_hist *h;
+	uint64_t idle = 0;
+	int runs = 0, n;
+	size_t lo;
+
+	if (cpu >= g->ncpus)
+		return 0;
+	h = &g->cpus[cpu];
+	lo = run_after(h, from);
+	/* the same runs, clipped the same way, as ws_graph_cpu_users() */
+	for (size_t i = lo > h->head ? lo - 1 : h->head; i < h->n; i++) {
+		uint64_t s = h->r[i].ts, e = i + 1 < h->n ? h->r[i + 1].ts : to;
+
+		if (s >= to)
+			break;
+		if (e <= from)
+			continue;
+		if (++runs > WS_CPU_HOLDERS)
+			goto many;
+		s = s < from ? from : s;
+		e = e > to ? to : e;
+		if (h->r[i].tid == 0)
+			idle += e - s;
+	}
+	return idle;
+many:
+	idle = 0;
+	n = ws_graph_cpu_users(g, cpu, from, to, all, WS_CPU_HOLDERS);
+	for (int i = 0; i < n; i++)
+		if (all[i].tid == 0)
+			idle += all[i].ns;
+	return idle;
+}
+
 static size_t cpu_evict(struct ws_graph *g, struct cpu_hist *h, uint64_t before)
 {
 	/* the run in progress at @before stays: it says who held the CPU then */

@@ -60,11 +60,15 @@ static void ival_done(struct ws_graph *g, const struct ws_thread *t, const struc
 
 static size_t thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t before)
 {
-	while (t->head < t->n && t->iv[t->head].end != WS_NO_END && t->iv[t->head].end < before) {
-		if (t->iv[t->head].end > t->evicted_to)
-			t->evicted_to = t->iv[t->head].end;
-		ival_done(g, t, &t->iv[t->head]);
-		graph_claim_put(g, t->iv[t->head].claim);
+	while (t->head < t->n) {
+		struct ws_ival iv = ws_thread_ival(t, t->head);
+
+		if (iv.end == WS_NO_END || iv.end >= before)
+			break;
+		if (iv.end > t->evicted_to)
+			t->evicted_to = iv.end;
+		ival_done(g, t, &iv);
+		graph_claim_put(g, iv.claim);
 		t->head++;
 		g->st.live_intervals--;
 	}
@@ -81,8 +85,10 @@ size_t graph_thread_free(struct ws_graph *g, struct ws_thread *t)
 	size_t bytes = sizeof(*t) + t->cap * sizeof(*t->iv);
 
 	for (size_t i = t->head; i < t->n; i++) {
-		ival_done(g, t, &t->iv[i]);
-		graph_claim_put(g, t->iv[i].claim);
+		struct ws_ival iv = ws_thread_ival(t, i);
+
+		ival_done(g, t, &iv);
+		graph_claim_put(g, iv.claim);
 		g->st.live_intervals--;
 	}
 	free(t->iv);
@@ -93,8 +99,9 @@ size_t graph_thread_free(struct ws_graph *g, struct ws_thread *t)
 static void thread_flush(struct ws_graph *g, struct ws_thread *t)
 {
 	for (size_t i = t->head; i < t->n; i++) {
-		struct ws_ival iv = t->iv[i];
+		struct ws_ival iv = ws_thread_ival(t, i);
 
+		ws_thread_prefetch(t, i);
 		if (iv.end == WS_NO_END)
 			iv.end = g->last_ts > iv.start ? g->last_ts : iv.start;
 		ival_done(g, t, &iv);
@@ -116,7 +123,7 @@ void ws_graph_flush(struct ws_graph *g)
 
 uint64_t graph_history_bytes(struct ws_graph *g)
 {
-	return g->st.live_intervals * sizeof(struct ws_ival) +
+	return g->st.live_intervals * sizeof(struct ws_span) +
 	       g->live_runs * sizeof(struct cpu_run);
 }
 
@@ -134,7 +141,7 @@ static uint64_t bytes_kept(struct ws_graph *g, uint64_t before)
 	for (struct ws_thread *t = g->dead; t; t = t->next_dead)
 		if (t->died >= before)
 			iv += t->n - t->head;
-	return iv * sizeof(struct ws_ival) + graph_runs_kept(g, before) * sizeof(struct cpu_run);
+	return iv * sizeof(struct ws_span) + graph_runs_kept(g, before) * sizeof(struct cpu_run);
 }
 
 /*

@@ -376,11 +376,12 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 	ws_report_follow_chain(r, c);
 	r->blocked_total += c->end - c->start;
 	for (size_t i = 0; i < c->nsegs; i++) {
-		char root[96];
+		struct ws_seg_root scratch;
+		const struct ws_seg_root *root = ws_chain_seg_root(r->g, c, i, &scratch);
 
-		if (!ws_chain_root_of(r->g, &c->segs[i], root, sizeof(root)))
+		if (!root->named)
 			unexplained += c->segs[i].dur;
-		add_root(r, comm, root, c->segs[i].dur);
+		add_root(r, comm, root->key, c->segs[i].dur);
 	}
 	ws_offcpu_chain(r->oc, c, true, unexplained);
 	if (r->o.format == WS_FORMAT_JSON) {

@@ -321,6 +321,20 @@ static size_t get(struct reader *r, void *p, size_t len)
 }
 
 /*
+ * get() of a record header: nearly always whole in the buffer, and then copied inline (a
+ * constant size) instead of by a memcpy call of get()'s variable length, once per record.
+ */
+static size_t get_hdr(struct reader *r, struct ws_trace_rec_hdr *h)
+{
+	if (r->end - r->pos < sizeof(*h))
+		return get(r, h, sizeof(*h));
+	memcpy(h, r->in + r->pos, sizeof(*h));
+	r->pos += sizeof(*h);
+	r->off += sizeof(*h);
+	return sizeof(*h);
+}
+
+/*
  * The next @len bytes where they lie in the buffer, taken, when they are all there (or can
  * be, without the end of the file) and start aligned for a record; NULL with nothing taken
  * otherwise (the caller copies them out with get(), which says how many there were).
@@ -533,7 +547,7 @@ static int read_rec(struct reader *r, struct ws_trace_rec_hdr *h, const char **p
 		    size_t *cap)
 {
 	uint64_t at = r->off;
-	size_t n = get(r, h, sizeof(*h)), len;
+	size_t n = get_hdr(r, h), len;
 	bool first = !r->meta;
 	int rc;
 

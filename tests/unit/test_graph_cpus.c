@@ -83,3 +83,67 @@ Test(graph_cpus, users_whatever_the_order_of_the_windows)
 	check(RUNS * RUN_MS * MS + 5 * MS, RUNS * RUN_MS * MS + 9 * MS);
 	ws_graph_free(g);
 }
+
+/*
+ * CPU 1: runs 0..99 by 100 different threads, then the idle task every other run. Which
+ * holders ws_graph_cpu_users() counts (the first WS_CPU_HOLDERS) decides whether the idle time
+ * is counted at all; ws_graph_cpu_idle() must give its answer however many runs a window holds.
+ */
+static void fill_idle(void)
+{
+	struct ws_graph_ops ops = { .infer = graph_infer_waker,
+				    .pid_traced = graph_test_pid_traced };
+
+	g = ws_graph_new(&ops, 1 * MS, 3600000 * MS, 0);
+	cr_assert_not_null(g);
+	for (uint32_t i = 0, prev = 0; i < 200; i++) {
+		uint32_t tid = i < 100 ? 1000 + i : i % 2 ? 0 : 2000 + i;
+		struct ws_switch s = { .sz = sizeof(s),
+				       .ts = (uint64_t)i * RUN_MS * MS,
+				       .cpu = 1,
+				       .prev_tid = prev,
+				       .prev_pid = 1,
+				       .next_tid = tid,
+				       .next_pid = 1,
+				       .next_comm = "t" };
+
+		ws_graph_switch(g, &s);
+		prev = tid;
+	}
+}
+
+static void check_idle(uint64_t from, uint64_t to)
+{
+	struct ws_cpu_user u[WS_CPU_HOLDERS];
+	int n = ws_graph_cpu_users(g, 1, from, to, u, WS_CPU_HOLDERS);
+	uint64_t want = 0;
+
+	for (int i = 0; i < n; i++)
+		if (u[i].tid == 0)
+			want += u[i].ns;
+	cr_assert_eq(ws_graph_cpu_idle(g, 1, from, to), want, "[%lu, %lu)", (unsigned long)from,
+		     (unsigned long)to);
+}
+
+Test(graph_cpus, idle_time_as_the_holders_count_it)
+{
+	uint64_t widths[] = { 1,
+			      3 * MS,
+			      15 * MS,
+			      40 * RUN_MS * MS,
+			      63 * RUN_MS * MS,
+			      64 * RUN_MS * MS,
+			      65 * RUN_MS * MS,
+			      90 * RUN_MS * MS,
+			      150 * RUN_MS * MS };
+
+	fill_idle();
+	for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++)
+		for (uint64_t t = 0; t < 200 * RUN_MS * MS; t += 7 * MS + 3)
+			check_idle(t, t + widths[w]);
+	/* some idle time counted, and some windows whose idle time is not (past 64 holders) */
+	cr_assert_gt(ws_graph_cpu_idle(g, 1, 100 * RUN_MS * MS, 110 * RUN_MS * MS), 0);
+	cr_assert_eq(ws_graph_cpu_idle(g, 1, 30 * RUN_MS * MS, 110 * RUN_MS * MS), 0);
+	cr_assert_eq(ws_graph_cpu_idle(g, 5, 0, 10 * MS), 0, "a CPU never seen");
+	ws_graph_free(g);
+}

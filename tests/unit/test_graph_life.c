@@ -235,3 +235,40 @@ Test(graph_life, repeated_wakeups_share_one_claim_and_give_it_back)
 			cr_expect_neq(ivs[i].claim, 0);
 	ws_graph_free(g);
 }
+
+static int infer_calls;
+
+/* What the sources' chooser relies on (session_infer_all): a claim to fill arrives blank. */
+static int infer_blank(void *ctx, const struct ws_wait *w, struct ws_claim *out)
+{
+	static const struct ws_claim zero;
+	struct ws_claim want = zero;
+
+	want.sz = sizeof(want);
+	cr_assert_eq(out->sz, sizeof(*out));
+	cr_assert_eq(memcmp(out, &want, sizeof(want)), 0, "the claim to fill is not blank");
+	infer_calls++;
+	/* leave it dirty: the next wakeup's claim must be blank again */
+	memset(out, 0x5a, sizeof(*out));
+	return graph_infer_waker(ctx, w, out);
+}
+
+Test(graph_life, a_claim_to_fill_arrives_blank)
+{
+	struct ws_graph_ops ops = { .infer = infer_blank,
+				    .on_wait = on_wait,
+				    .pid_traced = graph_test_pid_traced };
+
+	g = ws_graph_new(&ops, 1 * MS, 10000 * MS, 0);
+	cr_assert_not_null(g);
+	infer_calls = 0;
+	sw(1, 0, 0, 0, 7);
+	sw(1, 1, 0, 0, 8);
+	for (uint64_t t = 2; t < 20; t += 4) {
+		sw(t, 0, 7, 1, 0);
+		wake(t + 1, 1, 8, 7);
+		sw(t + 2, 0, 0, 0, 7);
+	}
+	cr_expect_eq(infer_calls, 5);
+	ws_graph_free(g);
+}

@@ -116,3 +116,53 @@ Test(graph_oom, the_same_run_with_memory_is_complete)
 {
 	run(false);
 }
+
+static struct ws_ival seen[64];
+static int nseen;
+
+static void on_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
+		    const struct ws_claim *claim)
+{
+	(void)ctx;
+	(void)claim;
+	if (t->tid == 20 && nseen < 64)
+		seen[nseen++] = *iv;
+}
+
+/*
+ * Memory runs out as a timeline grows: the stretch it was in ends there, and the time until its
+ * next change is known is not observed (a stretch of unknown state), not more of the last one.
+ */
+Test(graph_oom, a_stretch_memory_could_not_hold_is_not_observed)
+{
+	struct ws_graph_ops ops = { .infer = graph_infer_waker,
+				    .on_wait = on_wait,
+				    .pid_traced = traced,
+				    .on_ival = on_ival };
+	int i;
+
+	g = ws_graph_new(&ops, 10000000, 10000000000ULL, 0);
+	cr_assert_not_null(g);
+	nseen = 0;
+	/* stretch k from k ms: running (odd k) or blocked (even k); the 17th needs a bigger array
+	 */
+	for (uint64_t k = 1; k <= 16; k++)
+		sw(k, 1, k % 2 ? 0 : 20, 1, k % 2 ? 20 : 0);
+	fail_realloc = true;
+	sw(17, 1, 0, 0, 20); /* back on CPU: no room to say so */
+	fail_realloc = false;
+	sw(18, 1, 20, 1, 0);
+	ws_graph_flush(g);
+	for (i = 0; i < nseen && seen[i].start != 16 * 1000000ULL; i++)
+		;
+	cr_assert_lt(i + 2, nseen, "stretches from 16 ms on: %d of %d", nseen - i, nseen);
+	cr_expect_eq(seen[i].state, WS_STATE_BLOCKED);
+	cr_expect_eq(seen[i].end, 17 * 1000000ULL, "the blocked stretch ends where memory ran out");
+	cr_expect_eq(seen[i + 1].state, WS_STATE_UNKNOWN);
+	cr_expect_eq(seen[i + 1].start, 17 * 1000000ULL);
+	cr_expect_eq(seen[i + 1].end, 18 * 1000000ULL);
+	cr_expect_eq(seen[i + 2].state, WS_STATE_BLOCKED);
+	cr_expect_eq(seen[i + 2].start, 18 * 1000000ULL);
+	ws_chain_release(&chain);
+	ws_graph_free(g);
+}
