@@ -264,28 +264,36 @@ static __always_inline bool asleep(struct task_struct *t)
 	return bpf_core_field_exists(se->sched_delayed) && BPF_CORE_READ(se, sched_delayed);
 }
 
-/* Keep waiter @t if it is a traced thread asleep (the callback is about to wake it). */
-static __noinline void add_waiter(struct waiters *w, struct task_struct *t)
+/*
+ * The two helpers below are global functions: the verifier checks each once, not once per
+ * call inside the walk's loops (that took it half a second at every start).
+ */
+
+/* Keep waiter @task if it is a traced thread asleep (the callback is about to wake it). */
+__noinline int ws_net_add_waiter(struct waiters *w, __u64 task)
 {
+	struct task_struct *t = (struct task_struct *)task;
 	__u32 pid;
 
-	if (!t || w->n >= MAX_WAITERS)
-		return;
+	if (!w || !t || w->n >= MAX_WAITERS)
+		return 0;
 	pid = BPF_CORE_READ(t, tgid);
 	if (pid && ws_traced_tgid(pid) && asleep(t))
 		w->task[w->n++ & (MAX_WAITERS - 1)] = t;
+	return 0;
 }
 
-/* The tasks in epoll_wait on the epoll instance that entry @e (ep_poll_callback's) feeds. */
-static __always_inline void epoll_waiters(struct waiters *w, struct wait_queue_entry *e)
+/* The tasks in epoll_wait on the epoll instance that entry @entry (ep_poll_callback's) feeds. */
+__noinline int ws_net_epoll_waiters(struct waiters *w, __u64 entry)
 {
-	struct eppoll_entry *pwq = container_of(e, struct eppoll_entry, wait);
+	struct eppoll_entry *pwq =
+		container_of((struct wait_queue_entry *)entry, struct eppoll_entry, wait);
 	struct eventpoll *ep = BPF_CORE_READ(pwq, base, ep);
 	struct list_head *head, *node;
 	int i;
 
-	if (!ep)
-		return;
+	if (!w || !ep)
+		return 0;
 	head = &ep->wq.head;
 	node = BPF_CORE_READ(ep, wq.head.next);
 	for (i = 0; i < EPOLL_WAITERS && node && node != head; i++) {
@@ -293,10 +301,11 @@ static __always_inline void epoll_waiters(struct waiters *w, struct wait_queue_e
 
 		if (bpf_probe_read_kernel(&x, sizeof(x),
 					  container_of(node, struct wait_queue_entry, entry)))
-			return;
-		add_waiter(w, x.private);
+			return 0;
+		ws_net_add_waiter(w, (__u64)x.private);
 		node = x.entry.next;
 	}
+	return 0;
 }
 
 /* The tasks waiting on @sk's wait queue, which its data-ready callback is about to wake. */
@@ -320,13 +329,13 @@ static __always_inline void socket_waiters(struct waiters *w, const struct sock 
 			return;
 		func = (const void *)x.func;
 		if (func && func == &ep_poll_callback) {
-			epoll_waiters(w, e);
+			ws_net_epoll_waiters(w, (__u64)e);
 		} else if (func && func == &pollwake) {
 			struct poll_wqueues *pw = x.private;
 
-			add_waiter(w, BPF_CORE_READ(pw, polling_task));
+			ws_net_add_waiter(w, (__u64)BPF_CORE_READ(pw, polling_task));
 		} else {
-			add_waiter(w, x.private);
+			ws_net_add_waiter(w, (__u64)x.private);
 		}
 		node = x.entry.next;
 	}
