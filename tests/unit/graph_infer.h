@@ -31,9 +31,13 @@ static inline bool graph_test_pid_traced(void *ctx, uint32_t pid)
 
 #define GRAPH_TEST_MS 1000000ULL
 
-/* A switch at @ms milliseconds on @cpu, both threads in the test process (tid 0: idle). */
-static inline void graph_test_switch(struct ws_graph *g, uint64_t ms, uint16_t cpu, uint32_t prev,
-				     uint32_t state, uint32_t next)
+/*
+ * A switch at @ms milliseconds on @cpu, both threads in the test process (tid 0: idle); @next
+ * is named @comm.
+ */
+static inline void graph_test_switch_named(struct ws_graph *g, uint64_t ms, uint16_t cpu,
+					   uint32_t prev, uint32_t state, uint32_t next,
+					   const char *comm)
 {
 	struct ws_switch s = { .sz = sizeof(s),
 			       .ts = ms * GRAPH_TEST_MS,
@@ -43,9 +47,16 @@ static inline void graph_test_switch(struct ws_graph *g, uint64_t ms, uint16_t c
 			       .prev_state = state,
 			       .next_tid = next,
 			       .next_pid = next ? GRAPH_TEST_PID : 0,
-			       .next_comm = "t" };
+			       .next_comm = comm };
 
 	ws_graph_switch(g, &s);
+}
+
+/* The same, every thread named "t". */
+static inline void graph_test_switch(struct ws_graph *g, uint64_t ms, uint16_t cpu, uint32_t prev,
+				     uint32_t state, uint32_t next)
+{
+	graph_test_switch_named(g, ms, cpu, prev, state, next, "t");
 }
 
 /*

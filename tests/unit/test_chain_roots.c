@@ -31,17 +31,7 @@ static const char *comm_of(uint32_t tid)
 
 static void sw(uint64_t ms, uint16_t cpu, uint32_t prev, uint32_t state, uint32_t next)
 {
-	struct ws_switch s = { .sz = sizeof(s),
-			       .ts = ms * GRAPH_TEST_MS,
-			       .cpu = cpu,
-			       .prev_tid = prev,
-			       .prev_pid = prev ? GRAPH_TEST_PID : 0,
-			       .prev_state = state,
-			       .next_tid = next,
-			       .next_pid = next ? GRAPH_TEST_PID : 0,
-			       .next_comm = next ? comm_of(next) : NULL };
-
-	ws_graph_switch(g, &s);
+	graph_test_switch_named(g, ms, cpu, prev, state, next, next ? comm_of(next) : NULL);
 }
 
 static void wake(uint64_t ms, uint16_t cpu, uint32_t waker, uint32_t wakee)
