@@ -223,13 +223,18 @@ int BPF_PROG(ws_net_receive, struct sk_buff *skb)
 }
 
 /*
- * Wait-queue entries whose private pointer is not the waiting task: epoll's
- * (the task waits on the epoll instance's own queue) and poll/select's (a
- * table that names the task). Function addresses from kallsyms; weak, so a
- * kernel without one still loads (its entries are then read as a task's).
+ * A socket's wait queue holds three kinds of entries, told apart by their
+ * shape, not by their wake function (its address would need /proc/kallsyms,
+ * ~60 ms to read at every start here):
+ *  - a blocking caller's: private is the task;
+ *  - epoll's (struct eppoll_entry): private is NULL, and the entry's whead,
+ *    right after it, is this very queue; the tasks wait on the epoll
+ *    instance's own queue;
+ *  - poll/select's (struct poll_table_entry): its wait_address, right after
+ *    it, is this very queue, and private is the table naming the task.
+ * Every task found must pass is_task(). A misread entry can only lose a
+ * waiter, never make one up.
  */
-extern const void ep_poll_callback __ksym __weak;
-extern const void pollwake __ksym __weak;
 
 /* Entries read on a socket's queue, and on each epoll instance's queue it leads to. */
 #define SOCK_WAITERS 8
@@ -269,30 +274,43 @@ static __always_inline bool asleep(struct task_struct *t)
  * call inside the walk's loops (that took it half a second at every start).
  */
 
-/* Keep waiter @task if it is a traced thread asleep (the callback is about to wake it). */
+/*
+ * Keep waiter @task if it is a traced thread asleep (the callback is about to wake it). A
+ * pointer that is not a task fails the group-leader test: its "leader" does not name the
+ * same process.
+ */
 __noinline int ws_net_add_waiter(struct waiters *w, __u64 task)
 {
-	struct task_struct *t = (struct task_struct *)task;
+	struct task_struct *t = (struct task_struct *)task, *leader;
 	__u32 pid;
 
 	if (!w || !t || w->n >= MAX_WAITERS)
 		return 0;
 	pid = BPF_CORE_READ(t, tgid);
-	if (pid && ws_traced_tgid(pid) && asleep(t))
+	if (!pid || !ws_traced_tgid(pid))
+		return 0;
+	leader = BPF_CORE_READ(t, group_leader);
+	if (leader && BPF_CORE_READ(leader, tgid) == pid && asleep(t))
 		w->task[w->n++ & (MAX_WAITERS - 1)] = t;
 	return 0;
 }
 
-/* The tasks in epoll_wait on the epoll instance that entry @entry (ep_poll_callback's) feeds. */
-__noinline int ws_net_epoll_waiters(struct waiters *w, __u64 entry)
+/*
+ * If entry @entry of queue @queue is epoll's, the tasks in epoll_wait on the epoll instance it
+ * feeds.
+ */
+__noinline int ws_net_epoll_waiters(struct waiters *w, __u64 entry, __u64 queue)
 {
 	struct eppoll_entry *pwq =
 		container_of((struct wait_queue_entry *)entry, struct eppoll_entry, wait);
-	struct eventpoll *ep = BPF_CORE_READ(pwq, base, ep);
 	struct list_head *head, *node;
+	struct eventpoll *ep;
 	int i;
 
-	if (!w || !ep)
+	if (!w || (__u64)BPF_CORE_READ(pwq, whead) != queue)
+		return 0;
+	ep = BPF_CORE_READ(pwq, base, ep);
+	if (!ep)
 		return 0;
 	head = &ep->wq.head;
 	node = BPF_CORE_READ(ep, wq.head.next);
@@ -321,16 +339,15 @@ static __always_inline void socket_waiters(struct waiters *w, const struct sock 
 	node = BPF_CORE_READ(wq, wait.head.next);
 	for (i = 0; i < SOCK_WAITERS && node && node != head; i++) {
 		struct wait_queue_entry *e = container_of(node, struct wait_queue_entry, entry);
+		struct poll_table_entry *pt = container_of(e, struct poll_table_entry, wait);
 		struct wait_queue_entry x;
-		const void *func;
 
 		/* one read for the three fields: an entry has kept this layout since 4.13 */
 		if (bpf_probe_read_kernel(&x, sizeof(x), e))
 			return;
-		func = (const void *)x.func;
-		if (func && func == &ep_poll_callback) {
-			ws_net_epoll_waiters(w, (__u64)e);
-		} else if (func && func == &pollwake) {
+		if (!x.private) {
+			ws_net_epoll_waiters(w, (__u64)e, (__u64)&wq->wait);
+		} else if ((__u64)BPF_CORE_READ(pt, wait_address) == (__u64)&wq->wait) {
 			struct poll_wqueues *pw = x.private;
 
 			ws_net_add_waiter(w, (__u64)BPF_CORE_READ(pw, polling_task));
