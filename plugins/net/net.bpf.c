@@ -232,8 +232,8 @@ int BPF_PROG(ws_net_receive, struct sk_buff *skb)
  *    instance's own queue;
  *  - poll/select's (struct poll_table_entry): its wait_address, right after
  *    it, is this very queue, and private is the table naming the task.
- * Every task found must pass is_task(). A misread entry can only lose a
- * waiter, never make one up.
+ * Every task found must pass ws_net_add_waiter()'s group-leader test. A
+ * misread entry can only lose a waiter, never make one up.
  */
 
 /* Entries read on a socket's queue, and on each epoll instance's queue it leads to. */
