@@ -233,7 +233,9 @@ int BPF_PROG(ws_net_receive, struct sk_buff *skb)
  *  - poll/select's (struct poll_table_entry): its wait_address, right after
  *    it, is this very queue, and private is the table naming the task.
  * Every task found must pass ws_net_add_waiter()'s group-leader test. A
- * misread entry can only lose a waiter, never make one up.
+ * misread entry loses its waiter; to make one up it would have to lead to
+ * another traced task, asleep, that the same bracket then wakes before any
+ * other delivery (the user side's rule).
  */
 
 /* Entries read on a socket's queue, and on each epoll instance's queue it leads to. */
