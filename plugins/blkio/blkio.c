@@ -162,17 +162,53 @@ static bool in_bracket(const void *rec, const void *arg)
 }
 
 /*
- * The completion that ran in the same interrupt bracket as @wk, before it:
- * the wakeup happened inside that completion. Most recent first, because a
- * bracket completing several requests wakes each waiter right after its own.
- * With @before, the latest one older than that (in decode order).
+ * A completion that ran in task context in the same stretch of the same task
+ * as the wakeup @arg (same CPU, no switch between: the task-context ctx_id),
+ * before it. Some completions run so: a kworker's direct-I/O completion work,
+ * or a request finished where it was submitted.
+ */
+static bool in_stretch(const void *rec, const void *arg)
+{
+	const struct ws_blkio_done *d = rec;
+	const struct ws_wake *wk = arg;
+
+	return d->hdr.ctx_id == wk->ctx_id && d->hdr.ts <= wk->ts && d->hdr.tid == wk->waker_tid &&
+	       !(d->hdr.ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ));
+}
+
+/*
+ * The same, of a request the wakee itself queued. A task's stretch can wake
+ * threads for other reasons after a completion, as an interrupt bracket
+ * cannot, so there the request must be the woken thread's own.
+ */
+static bool own_in_stretch(const void *rec, const void *arg)
+{
+	const struct ws_blkio_done *d = rec;
+	const struct ws_wake *wk = arg;
+
+	return in_stretch(rec, arg) && d->submit_tid == wk->wakee_tid;
+}
+
+static bool in_interrupt(const struct ws_wake *wk)
+{
+	return wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ);
+}
+
+/*
+ * The completion that ran in the same interrupt bracket as @wk (or, in task
+ * context, the same stretch), before it: the wakeup happened inside that
+ * completion. Most recent first, because a bracket completing several
+ * requests wakes each waiter right after its own. With @before, the latest
+ * one older than that (in decode order), of any task's request.
  */
 static const struct ws_blkio_done *completion_in(const struct blkio *b, const struct ws_wake *wk,
 						 uint64_t before, uint64_t *seq)
 {
-	if (!(wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ)))
-		return NULL;
-	return ws_recent_newest(&b->done, wk->cpu, before, in_bracket, wk, seq);
+	ws_recent_match_fn match = in_interrupt(wk) ? in_bracket
+				   : before	    ? in_stretch
+						    : own_in_stretch;
+
+	return ws_recent_newest(&b->done, wk->cpu, before, match, wk, seq);
 }
 
 /*
@@ -257,6 +293,9 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 
 	if (!w->wake)
 		return 0;
+	/* in task context, only a wait in D (as a block request's is) is looked at */
+	if (!in_interrupt(w->wake) && !(w->off_state & 2 /* TASK_UNINTERRUPTIBLE */))
+		return 0;
 	r = completion_of(ctx->priv, w->wake);
 	if (!r)
 		return 0;
@@ -273,8 +312,14 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	snprintf(out->kind, sizeof(out->kind), "block_io");
 	out->woken_by = 0;
 	out->root = true;
-	snprintf(out->evidence, sizeof(out->evidence),
-		 "woken inside completion of the request on the same CPU");
+	if (in_interrupt(w->wake))
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "woken inside completion of the request on the same CPU");
+	else
+		snprintf(
+			out->evidence, sizeof(out->evidence),
+			"woken right after its own request completed, same CPU, same run of tid %u",
+			w->wake->waker_tid);
 	host->claim_str(out, "dev", dev_name(ctx, r->dev, name, sizeof(name)));
 	if (!is_flush(r)) /* a flush has no sector (the kernel leaves it at -1 or 0) */
 		host->claim_u64(out, "sector", r->sector);

@@ -202,6 +202,70 @@ Test(blkio, completion_outside_interrupt_is_not_claimed)
 	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 77, 2100, &c), 0);
 }
 
+/* Ask about thread 100 in wait state @off_state, woken in task context by @waker. */
+static int ask_task(uint32_t waker, uint32_t off_state, uint32_t ctx_id, uint64_t ts,
+		    struct ws_claim *out)
+{
+	struct ws_wake wk = {
+		.sz = sizeof(wk),
+		.ts = ts,
+		.cpu = 1,
+		.ctx = WS_CTX_TASK,
+		.ctx_id = ctx_id,
+		.waker_tid = waker,
+		.wakee_tid = 100,
+		.wakee_pid = 100,
+	};
+	struct ws_wait w = {
+		.sz = sizeof(w),
+		.tid = 100,
+		.pid = 100,
+		.start_ns = 1000,
+		.off_state = off_state,
+		.wake = &wk,
+	};
+
+	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
+	return pl->infer(&fake.ctx, &w, out);
+}
+
+Test(blkio, task_context_completion_of_the_wakees_own_request)
+{
+	/*
+	 * A kworker (tid 55) completes thread 100's request in task context, then wakes it in
+	 * the same stretch (ctx_id 90): proven, as inside an interrupt.
+	 */
+	struct ws_blkio_done r = done(1, WS_CTX_TASK, 90, 2000, 8, 1500);
+	struct ws_claim c;
+
+	r.hdr.tid = 55;
+	r.submit_tid = 100;
+	feed(&r);
+	cr_assert_eq(ask_task(55, 2, 90, 2100, &c), 1);
+	cr_assert_str_eq(c.kind, "block_io");
+	cr_assert_eq(c.strength, WS_CLAIM_SPECIFIC);
+	cr_assert_eq(get_u64(&c, "issued_by"), 100);
+	cr_assert(strstr(c.evidence, "same run of tid 55"), "%s", c.evidence);
+	/* not after a switch on that CPU (another stretch), nor by another task */
+	cr_assert_eq(ask_task(55, 2, 91, 2100, &c), 0);
+	cr_assert_eq(ask_task(56, 2, 90, 2100, &c), 0);
+	/* not a wait that was not in D: a futex or a pipe, woken later by the same task */
+	cr_assert_eq(ask_task(55, 1, 90, 2100, &c), 0);
+}
+
+Test(blkio, task_context_completion_of_another_threads_request_is_not_claimed)
+{
+	/* in task context the request must be the wakee's: a stretch wakes for other reasons */
+	struct ws_blkio_done r = done(1, WS_CTX_TASK, 92, 2000, 8, 1500);
+	struct ws_claim c;
+
+	r.hdr.tid = 55;
+	r.submit_tid = 4242;
+	feed(&r);
+	cr_assert_eq(ask_task(55, 2, 92, 2100, &c), 0);
+}
+
 Test(blkio, completion_on_another_cpu_is_not_claimed)
 {
 	struct ws_blkio_done r = done(0, WS_CTX_SOFTIRQ, 77, 2000, 8, 1500);
