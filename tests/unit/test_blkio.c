@@ -76,9 +76,12 @@ static void feed(const struct ws_blkio_done *r)
 	cr_assert_eq(pl->decode(&fake.ctx, &r->hdr), 0);
 }
 
-/* Ask about thread 100, blocked since @start, woken at @ts on @cpu in (@ctx, @ctx_id). */
-static int ask(uint64_t start, uint16_t cpu, uint8_t ctx, uint32_t ctx_id, uint64_t ts,
-	       struct ws_claim *out)
+/*
+ * Ask about thread 100, blocked since @start in task state @off_state, woken at @ts on @cpu in
+ * (@ctx, @ctx_id) by @waker.
+ */
+static int ask_by(uint64_t start, uint32_t off_state, uint16_t cpu, uint8_t ctx, uint32_t ctx_id,
+		  uint64_t ts, uint32_t waker, struct ws_claim *out)
 {
 	struct ws_wake wk = {
 		.sz = sizeof(wk),
@@ -86,7 +89,7 @@ static int ask(uint64_t start, uint16_t cpu, uint8_t ctx, uint32_t ctx_id, uint6
 		.cpu = cpu,
 		.ctx = ctx,
 		.ctx_id = ctx_id,
-		.waker_tid = 0,
+		.waker_tid = waker,
 		.wakee_tid = 100,
 		.wakee_pid = 100,
 	};
@@ -95,13 +98,20 @@ static int ask(uint64_t start, uint16_t cpu, uint8_t ctx, uint32_t ctx_id, uint6
 		.tid = 100,
 		.pid = 100,
 		.start_ns = start,
-		.off_state = 2,
+		.off_state = off_state,
 		.wake = &wk,
 	};
 
 	memset(out, 0, sizeof(*out));
 	out->sz = sizeof(*out);
 	return pl->infer(&fake.ctx, &w, out);
+}
+
+/* The same, for a wait in D woken inside an interrupt (whoever it hit: tid 0). */
+static int ask(uint64_t start, uint16_t cpu, uint8_t ctx, uint32_t ctx_id, uint64_t ts,
+	       struct ws_claim *out)
+{
+	return ask_by(start, 2, cpu, ctx, ctx_id, ts, 0, out);
 }
 
 static const struct ws_field *get(const struct ws_claim *c, const char *key)
@@ -202,46 +212,32 @@ Test(blkio, completion_outside_interrupt_is_not_claimed)
 	cr_assert_eq(ask(1000, 1, WS_CTX_SOFTIRQ, 77, 2100, &c), 0);
 }
 
-/* Ask about thread 100 in wait state @off_state, woken in task context by @waker. */
+/* Thread 100, blocked since 1000 in state @off_state, woken in task context on CPU 1. */
 static int ask_task(uint32_t waker, uint32_t off_state, uint32_t ctx_id, uint64_t ts,
 		    struct ws_claim *out)
 {
-	struct ws_wake wk = {
-		.sz = sizeof(wk),
-		.ts = ts,
-		.cpu = 1,
-		.ctx = WS_CTX_TASK,
-		.ctx_id = ctx_id,
-		.waker_tid = waker,
-		.wakee_tid = 100,
-		.wakee_pid = 100,
-	};
-	struct ws_wait w = {
-		.sz = sizeof(w),
-		.tid = 100,
-		.pid = 100,
-		.start_ns = 1000,
-		.off_state = off_state,
-		.wake = &wk,
-	};
+	return ask_by(1000, off_state, 1, WS_CTX_TASK, ctx_id, ts, waker, out);
+}
 
-	memset(out, 0, sizeof(*out));
-	out->sz = sizeof(*out);
-	return pl->infer(&fake.ctx, &w, out);
+/* Task 55 (a kworker) completes, in task context on CPU 1 at 2000, a request of @submitter. */
+static void feed_task_completion(uint32_t ctx_id, uint32_t submitter)
+{
+	struct ws_blkio_done r = done(1, WS_CTX_TASK, ctx_id, 2000, 8, 1500);
+
+	r.hdr.tid = 55;
+	r.submit_tid = submitter;
+	feed(&r);
 }
 
 Test(blkio, task_context_completion_of_the_wakees_own_request)
 {
 	/*
-	 * A kworker (tid 55) completes thread 100's request in task context, then wakes it in
-	 * the same stretch (ctx_id 90): proven, as inside an interrupt.
+	 * The kworker completes thread 100's request in task context, then wakes it in the same
+	 * stretch (ctx_id 90): proven, as inside an interrupt.
 	 */
-	struct ws_blkio_done r = done(1, WS_CTX_TASK, 90, 2000, 8, 1500);
 	struct ws_claim c;
 
-	r.hdr.tid = 55;
-	r.submit_tid = 100;
-	feed(&r);
+	feed_task_completion(90, 100);
 	cr_assert_eq(ask_task(55, 2, 90, 2100, &c), 1);
 	cr_assert_str_eq(c.kind, "block_io");
 	cr_assert_eq(c.strength, WS_CLAIM_SPECIFIC);
@@ -257,12 +253,9 @@ Test(blkio, task_context_completion_of_the_wakees_own_request)
 Test(blkio, task_context_completion_of_another_threads_request_is_not_claimed)
 {
 	/* in task context the request must be the wakee's: a stretch wakes for other reasons */
-	struct ws_blkio_done r = done(1, WS_CTX_TASK, 92, 2000, 8, 1500);
 	struct ws_claim c;
 
-	r.hdr.tid = 55;
-	r.submit_tid = 4242;
-	feed(&r);
+	feed_task_completion(92, 4242);
 	cr_assert_eq(ask_task(55, 2, 92, 2100, &c), 0);
 }
 
