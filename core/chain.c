@@ -30,9 +30,15 @@ static const char *state_kind(const struct ws_ival *iv, const struct ws_claim *c
 }
 
 /*
- * Who held @cpu over [s, e] (the idle task left out, its time in *idle): runnable there was
- * waiting for the CPU to wake up when it was mostly idle, for other threads otherwise.
+ * Runnable over [s, e] with the CPU idle for @idle of it: waiting for the CPU to wake up when
+ * it was mostly idle, for other threads otherwise.
  */
+static const char *runnable_kind_of_idle(uint64_t s, uint64_t e, uint64_t idle)
+{
+	return e > s && idle * 2 >= e - s ? WS_KIND_WAKEUP_LATENCY : WS_KIND_RUNQUEUE;
+}
+
+/* Who held @cpu over [s, e] (the idle task left out, its time in *idle), and the kind. */
 static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, uint64_t e,
 				 struct ws_cpu_user *ran, int *nran, uint64_t *idle)
 {
@@ -49,15 +55,13 @@ static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, u
 	}
 	if (nran)
 		*nran = k;
-	return e > s && *idle * 2 >= e - s ? WS_KIND_WAKEUP_LATENCY : WS_KIND_RUNQUEUE;
+	return runnable_kind_of_idle(s, e, *idle);
 }
 
 /* runnable_kind() of a piece of a wait: only its kind, not who held the CPU */
 static const char *runnable_piece_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, uint64_t e)
 {
-	uint64_t idle = ws_graph_cpu_idle(g, cpu, s, e);
-
-	return e > s && idle * 2 >= e - s ? WS_KIND_WAKEUP_LATENCY : WS_KIND_RUNQUEUE;
+	return runnable_kind_of_idle(s, e, ws_graph_cpu_idle(g, cpu, s, e));
 }
 
 /*

@@ -164,28 +164,49 @@ static size_t run_after(struct cpu_hist *h, uint64_t ts)
 	return h->near = bisect(h, i, ts, false);
 }
 
+/* Where a walk over @h's runs in [from, to) starts: the run in progress at @from. */
+static size_t runs_from(struct cpu_hist *h, uint64_t from)
+{
+	size_t lo = run_after(h, from);
+
+	return lo > h->head ? lo - 1 : h->head;
+}
+
+/*
+ * Run @i of @h clipped to [from, to) into *@s and *@e: 1 when it overlaps, 0 when it ends by
+ * @from, -1 when it starts at or after @to (a walk in time order is over).
+ */
+static int run_clip(const struct cpu_hist *h, size_t i, uint64_t from, uint64_t to, uint64_t *s,
+		    uint64_t *e)
+{
+	*s = h->r[i].ts;
+	*e = i + 1 < h->n ? h->r[i + 1].ts : to;
+	if (*s >= to)
+		return -1;
+	if (*e <= from)
+		return 0;
+	*s = *s < from ? from : *s;
+	*e = *e > to ? to : *e;
+	return 1;
+}
+
 int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to,
 		       struct ws_cpu_user *out, int max)
 {
 	struct cpu_hist *h;
-	size_t lo;
-	int n = 0;
+	uint64_t s, e;
+	int n = 0, in;
 
 	if (cpu >= g->ncpus || max <= 0)
 		return 0;
 	h = &g->cpus[cpu];
 	/* the history is in time order: start at the last switch at or before @from */
-	lo = run_after(h, from);
-	for (size_t i = lo > h->head ? lo - 1 : h->head; i < h->n; i++) {
-		uint64_t s = h->r[i].ts, e = i + 1 < h->n ? h->r[i + 1].ts : to;
+	for (size_t i = runs_from(h, from);
+	     i < h->n && (in = run_clip(h, i, from, to, &s, &e)) >= 0; i++) {
 		int k;
 
-		if (s >= to)
-			break;
-		if (e <= from)
+		if (!in)
 			continue;
-		s = s < from ? from : s;
-		e = e > to ? to : e;
 		for (k = 0; k < n && out[k].tid != h->r[i].tid; k++)
 			;
 		if (k == n) {
@@ -215,26 +236,19 @@ uint64_t ws_graph_cpu_idle(struct ws_graph *g, uint16_t cpu, uint64_t from, uint
 {
 	struct ws_cpu_user all[WS_CPU_HOLDERS];
 	struct cpu_hist *h;
-	uint64_t idle = 0;
-	int runs = 0, n;
-	size_t lo;
+	uint64_t idle = 0, s, e;
+	int runs = 0, n, in;
 
 	if (cpu >= g->ncpus)
 		return 0;
 	h = &g->cpus[cpu];
-	lo = run_after(h, from);
 	/* the same runs, clipped the same way, as ws_graph_cpu_users() */
-	for (size_t i = lo > h->head ? lo - 1 : h->head; i < h->n; i++) {
-		uint64_t s = h->r[i].ts, e = i + 1 < h->n ? h->r[i + 1].ts : to;
-
-		if (s >= to)
-			break;
-		if (e <= from)
+	for (size_t i = runs_from(h, from);
+	     i < h->n && (in = run_clip(h, i, from, to, &s, &e)) >= 0; i++) {
+		if (!in)
 			continue;
 		if (++runs > WS_CPU_HOLDERS)
 			goto many;
-		s = s < from ? from : s;
-		e = e > to ? to : e;
 		if (h->r[i].tid == 0)
 			idle += e - s;
 	}
