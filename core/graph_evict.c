@@ -58,6 +58,14 @@ static void ival_done(struct ws_graph *g, const struct ws_thread *t, const struc
 		g->ops.on_ival(g->ops.ctx, t, iv, iv->claim ? ws_graph_claim(g, iv->claim) : NULL);
 }
 
+/* Interval @iv of @t leaves the history for good: shown, its claim let go, no longer counted. */
+static void ival_drop(struct ws_graph *g, const struct ws_thread *t, const struct ws_ival *iv)
+{
+	ival_done(g, t, iv);
+	graph_claim_put(g, iv->claim);
+	g->st.live_intervals--;
+}
+
 static size_t thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t before)
 {
 	while (t->head < t->n) {
@@ -67,10 +75,8 @@ static size_t thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t bef
 			break;
 		if (iv.end > t->evicted_to)
 			t->evicted_to = iv.end;
-		ival_done(g, t, &iv);
-		graph_claim_put(g, iv.claim);
+		ival_drop(g, t, &iv);
 		t->head++;
-		g->st.live_intervals--;
 	}
 	if (t->head > 64 && t->head * 2 > t->n) {
 		memmove(t->iv, t->iv + t->head, (t->n - t->head) * sizeof(*t->iv));
@@ -87,9 +93,7 @@ size_t graph_thread_free(struct ws_graph *g, struct ws_thread *t)
 	for (size_t i = t->head; i < t->n; i++) {
 		struct ws_ival iv = ws_thread_ival(t, i);
 
-		ival_done(g, t, &iv);
-		graph_claim_put(g, iv.claim);
-		g->st.live_intervals--;
+		ival_drop(g, t, &iv);
 	}
 	free(t->iv);
 	free(t);
