@@ -151,14 +151,19 @@ static int blkio_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 	return 0;
 }
 
+/* A record's or a wakeup's context (WS_CTX_*): inside a hardware interrupt or a softirq. */
+static bool in_interrupt(uint8_t ctx)
+{
+	return ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ);
+}
+
 /* A completion that ran in the same interrupt bracket as the wakeup @arg, before it. */
 static bool in_bracket(const void *rec, const void *arg)
 {
 	const struct ws_blkio_done *d = rec;
 	const struct ws_wake *wk = arg;
 
-	return d->hdr.ctx_id == wk->ctx_id && d->hdr.ts <= wk->ts &&
-	       (d->hdr.ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ));
+	return d->hdr.ctx_id == wk->ctx_id && d->hdr.ts <= wk->ts && in_interrupt(d->hdr.ctx);
 }
 
 /*
@@ -173,7 +178,7 @@ static bool in_stretch(const void *rec, const void *arg)
 	const struct ws_wake *wk = arg;
 
 	return d->hdr.ctx_id == wk->ctx_id && d->hdr.ts <= wk->ts && d->hdr.tid == wk->waker_tid &&
-	       !(d->hdr.ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ));
+	       !in_interrupt(d->hdr.ctx);
 }
 
 /*
@@ -189,11 +194,6 @@ static bool own_in_stretch(const void *rec, const void *arg)
 	return in_stretch(rec, arg) && d->submit_tid == wk->wakee_tid;
 }
 
-static bool in_interrupt(const struct ws_wake *wk)
-{
-	return wk->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ);
-}
-
 /*
  * The completion that ran in the same interrupt bracket as @wk (or, in task
  * context, the same stretch), before it: the wakeup happened inside that
@@ -204,9 +204,9 @@ static bool in_interrupt(const struct ws_wake *wk)
 static const struct ws_blkio_done *completion_in(const struct blkio *b, const struct ws_wake *wk,
 						 uint64_t before, uint64_t *seq)
 {
-	ws_recent_match_fn match = in_interrupt(wk) ? in_bracket
-				   : before	    ? in_stretch
-						    : own_in_stretch;
+	ws_recent_match_fn match = in_interrupt(wk->ctx) ? in_bracket
+				   : before		 ? in_stretch
+							 : own_in_stretch;
 
 	return ws_recent_newest(&b->done, wk->cpu, before, match, wk, seq);
 }
@@ -294,7 +294,7 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	if (!w->wake)
 		return 0;
 	/* in task context, only a wait in D (as a block request's is) is looked at */
-	if (!in_interrupt(w->wake) && !(w->off_state & 2 /* TASK_UNINTERRUPTIBLE */))
+	if (!in_interrupt(w->wake->ctx) && !(w->off_state & 2 /* TASK_UNINTERRUPTIBLE */))
 		return 0;
 	r = completion_of(ctx->priv, w->wake);
 	if (!r)
@@ -312,7 +312,7 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	snprintf(out->kind, sizeof(out->kind), "block_io");
 	out->woken_by = 0;
 	out->root = true;
-	if (in_interrupt(w->wake))
+	if (in_interrupt(w->wake->ctx))
 		snprintf(out->evidence, sizeof(out->evidence),
 			 "woken inside completion of the request on the same CPU");
 	else
