@@ -10,6 +10,8 @@
 #   WORKLOAD=mutex bench/bpf_cost.sh   # bench/mutex_bench.c, 2 threads pinned to 2 CPUs: futex
 #                                      # wakeups that cross CPUs, where shared data bounces
 #   WORKLOAD=mutex1 bench/bpf_cost.sh  # the same, both threads on CPU 0
+#   WORKLOAD=pipe_untraced bench/bpf_cost.sh  # whyslow traces an idle `sleep`; the pipe runs
+#                                      # untraced: what tracing one program costs the others
 #
 # The programs counted are the ws_* programs that appeared when this script's whyslow attached
 # (bpftool 7.1 shows no owner pids): another whyslow started in the same second could be
@@ -30,8 +32,9 @@ WHYSLOW_AFTER=$WHYSLOW
 WHYSLOW_BEFORE=${WHYSLOW_BEFORE:-}
 bpf_stats_begin bpfcost
 case $WORKLOAD in
-pipe) BENCH=(taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS")
-	UNIT=usecs/op TITLE="taskset -c 0 perf bench sched pipe -l $PIPE_LOOPS: µs/op" ;;
+pipe | pipe_untraced) BENCH=(taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS")
+	UNIT=usecs/op TITLE="taskset -c 0 perf bench sched pipe -l $PIPE_LOOPS: µs/op"
+	[ "$WORKLOAD" = pipe_untraced ] && TITLE="$TITLE, untraced (whyslow traces an idle sleep)" ;;
 mutex | mutex1) cc -O2 -pthread -o "$OUT/mutex_bench" "$(dirname "$0")/mutex_bench.c" || exit 1
 	if [ "$WORKLOAD" = mutex ]; then
 		BENCH=("$OUT/mutex_bench" 2 "$MUTEX_OPS" pin) where="one thread per CPU"
@@ -39,7 +42,7 @@ mutex | mutex1) cc -O2 -pthread -o "$OUT/mutex_bench" "$(dirname "$0")/mutex_ben
 		BENCH=(taskset -c 0 "$OUT/mutex_bench" 2 "$MUTEX_OPS") where="both on CPU 0"
 	fi
 	UNIT=ns/op TITLE="mutex_bench 2 $MUTEX_OPS (mutex+condvar ping-pong, $where): ns/op" ;;
-*) echo "bpf_cost.sh: unknown WORKLOAD '$WORKLOAD': use pipe, mutex or mutex1" >&2; exit 2 ;;
+*) echo "bpf_cost.sh: unknown WORKLOAD '$WORKLOAD': use pipe, pipe_untraced, mutex or mutex1" >&2; exit 2 ;;
 esac
 
 
@@ -52,8 +55,13 @@ run_round() { # run_round CONFIG BINARY ROUND
 	local bench=$!
 	prog_stats | awk '{print $1}' | sort > "$OUT/ids.before"
 	TOOL_PID=
+	local target=$bench idle=
+	if [ "$WORKLOAD" = pipe_untraced ]; then
+		sleep 3600 &
+		idle=$! target=$idle
+	fi
 	if [ "$cfg" != baseline ]; then
-		WHYSLOW_PLUGIN_DIR=$plugins "$bin" attach --format json -o "$OUT/out.json" "$bench" \
+		WHYSLOW_PLUGIN_DIR=$plugins "$bin" attach --format json -o "$OUT/out.json" "$target" \
 			> "$OUT/tool.log" 2>&1 &
 		TOOL_PID=$!
 		sleep "$ATTACH_WAIT"
@@ -63,6 +71,7 @@ run_round() { # run_round CONFIG BINARY ROUND
 	echo go > "$gate"
 	wait "$bench"
 	prog_stats | sort > "$OUT/s1"
+	[ -n "$idle" ] && { kill "$idle"; wait "$idle" 2>/dev/null; }
 	# whyslow attach ends by itself when its target exits; stop it if it has not
 	if [ -n "$TOOL_PID" ]; then kill -INT "$TOOL_PID" 2>/dev/null; wait "$TOOL_PID" 2>/dev/null; TOOL_PID=; fi
 	rm -f "$gate"

@@ -50,7 +50,6 @@ struct task_state {
 	__u32 off_state;  /* task state it left the CPU in */
 	__u64 off_ts;	  /* when it left the CPU (0: on CPU) */
 	__u64 wake_ts;	  /* when it was woken in the current off-CPU period (0: not yet) */
-	__u64 run_start;  /* when it last got a CPU */
 	__u32 off_cpu;
 	__u8 reserved[3];
 	struct ws_sched_short sh;
@@ -81,6 +80,35 @@ const volatile __u64 resolution_ns = 0;
  */
 __u64 nr_rq_waiting;
 __u64 rq_nonempty_since;
+
+/*
+ * What this CPU runs, as the switch that gave it the CPU saw it. A switch-out of a task known
+ * untraced here needs no storage lookup, and a switch between untraced tasks while no traced
+ * thread waits for a CPU needs no clock read: on a VM each costs 60-200 ns when its memory is
+ * cold, as it mostly is (bench/bpf_floor.sh), and these are most switches of the machine.
+ */
+struct cpu_current {
+	__u32 tid;     /* the task this CPU switched to last */
+	__u8 known;    /* tid is right: this CPU's switch programs ran since attach */
+	__u8 followed; /* it was followed when it got the CPU */
+	__u8 reserved[2];
+	__u64 helper_gen; /* helpers_made then: a newer helper may be this task */
+	/*
+	 * When it got the CPU; 0: while no traced thread waited for a CPU (the clock was not
+	 * read). Then it has held the CPU at least since rq_nonempty_since, once that is set.
+	 */
+	__u64 run_start;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cpu_current);
+	__uint(max_entries, 1);
+} cpu_current SEC(".maps");
+
+/* Kernel threads made helpers so far: a running task can become one (see cpu_current). */
+__u64 helpers_made;
 
 static __always_inline struct task_state *state_of(struct task_struct *t)
 {
@@ -114,6 +142,7 @@ static __always_inline struct task_state *make_helper(struct task_struct *k)
 
 	if (s && !s->traced && !s->helper) {
 		s->helper = 1;
+		__sync_fetch_and_add(&helpers_made, 1);
 		/*
 		 * Its current off-CPU period, if it is in one, began before it was followed:
 		 * no switch-out to summarise against, so the wakeup and the switch-in that end
@@ -184,32 +213,62 @@ static __always_inline bool switch_in_written(struct task_state *s, __u64 now)
 	return false;
 }
 
+static __always_inline void cpu_current_set(struct cpu_current *cc, struct task_struct *next,
+					    bool followed, __u64 gen, __u64 run_start)
+{
+	if (!cc)
+		return;
+	cc->tid = next->pid;
+	cc->known = 1;
+	cc->followed = followed;
+	cc->helper_gen = gen;
+	cc->run_start = run_start;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	/*
+	 * Read before next's state: a helper made meanwhile then shows in its state, or makes
+	 * the generation stale (make_helper sets the flag before counting).
+	 */
+	__u64 gen = helpers_made, waiting = nr_rq_waiting, since = rq_nonempty_since;
+	__u32 zero = 0;
+	struct cpu_current *cc = bpf_map_lookup_elem(&cpu_current, &zero);
 	/* BTF tracepoint arguments are typed: plain loads, no probe-read helper calls */
-	struct task_state *ps = state_of(prev), *ns = state_of(next);
-	bool prev_traced = followed(prev, ps), next_traced = followed(next, ns);
+	bool prev_known = cc && cc->known && cc->tid == prev->pid;
+	bool prev_untraced = prev_known && !cc->followed && cc->helper_gen == gen;
+	struct task_state *ps = prev_untraced ? NULL : state_of(prev), *ns = state_of(next);
+	bool prev_traced = !prev_untraced && followed(prev, ps), next_traced = followed(next, ns);
 	__u32 state = preempt ? 0 : prev_state;
-	__u64 now = bpf_ktime_get_ns(), run_start = 0;
+	__u64 now, run_start = prev_known ? cc->run_start : 0;
 	struct ws_sched_switch *r;
 	bool write, rq_long, dying, prev_later;
 
 	/* the core's own switch program is left out for this one (whyslow.bpf.h) */
 	ws_cpu_switch(ws_cpu_state());
-	if (ps) {
-		run_start = ps->run_start;
-		ps->run_start = 0;
+	if (!prev_traced && !next_traced && !waiting) {
+		/* nothing to write, and no runqueue wait that next's run could delay */
+		cpu_current_set(cc, next, false, gen, 0);
+		return 0;
 	}
-	if (ns)
-		ns->run_start = now;
+	now = bpf_ktime_get_ns();
+	cpu_current_set(cc, next, next_traced, gen, now);
+	/*
+	 * prev got the CPU while no traced thread waited for one (no clock read then): it has
+	 * held it since the runqueue wait that is going on now began, at the latest. (A racing
+	 * first waiter on another CPU can leave an older start here: that only names prev
+	 * earlier than any wait going on now, never inside one.)
+	 */
+	if (!run_start && prev_known && waiting && since < now)
+		run_start = since;
 	/* a long wait (blocked, not preempted) ends: its stacks, taken in its own context */
 	if (next_traced && ns && !ns->helper && ns->off_ts && ns->off_state && ws_stack_min_ns &&
 	    now - ns->off_ts >= ws_stack_min_ns)
 		ws_stack_waiter(next, ns->off_ts, now);
 	/* runqueue waits that make every switch written: the traced threads' only */
-	if (state == 0 && prev->pid && traced(prev, ps))
+	if (state == 0 && prev->pid && prev_traced && traced(prev, ps))
 		rq_wait_begin(ps, now);
 	if (next_traced)
 		rq_wait_end(ns);

@@ -31,7 +31,9 @@ struct ws_sched_short {
  *
  * Appended in 1.1 (with a resolution, not every switch is written):
  * @prev_run_start: when prev got this CPU (0: not known), so the CPU's run
- * history is right even when that switch-in was not written. @next_off_ts:
+ * history is right even when that switch-in was not written; for a prev that
+ * got it while no traced thread waited for a CPU, the start of the runqueue
+ * wait going on now (it has held the CPU at least since then). @next_off_ts:
  * when next left a CPU, if that switch-out was not written (0: it was, or it
  * is new); @next_wake_ts when it was woken since (0: preempted, or no wakeup
  * seen); @next_off_state/@next_off_cpu as prev_state/hdr.cpu of that switch.
