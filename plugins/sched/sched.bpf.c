@@ -76,7 +76,8 @@ const volatile __u64 resolution_ns = 0;
  * that reaches the resolution is covered from its start: it is in the set all
  * along, and the holder at its start is named by its switch-out's
  * prev_run_start). Any drift from racing updates only makes more switches
- * written, never fewer.
+ * written, never fewer. The first waiter sets the start from a clock read
+ * after its increment, so the start is later than any switch that saw none.
  */
 __u64 nr_rq_waiting;
 __u64 rq_nonempty_since;
@@ -88,16 +89,22 @@ __u64 rq_nonempty_since;
  * cold, as it mostly is (bench/bpf_floor.sh), and these are most switches of the machine.
  */
 struct cpu_current {
-	__u32 tid;     /* the task this CPU switched to last */
-	__u8 known;    /* tid is right: this CPU's switch programs ran since attach */
-	__u8 followed; /* it was followed when it got the CPU */
+	__u32 tid;  /* the task this CPU switched to last */
+	__u8 known; /* tid is right: this CPU's switch programs ran since attach */
+	/*
+	 * Its switch-out must look its state up: it was followed when it got the CPU, or its
+	 * state was unknown, or it is a kernel thread (one can be made a helper at any time,
+	 * running or not, from any CPU).
+	 */
+	__u8 look_up;
 	__u8 reserved[2];
-	__u64 helper_gen; /* helpers_made then: a newer helper may be this task */
 	/*
 	 * When it got the CPU; 0: while no traced thread waited for a CPU (the clock was not
-	 * read). Then it has held the CPU at least since rq_nonempty_since, once that is set.
+	 * read). Then it has held the CPU since any later rq_nonempty_since: a value other
+	 * than @since_seen, the one it read then.
 	 */
 	__u64 run_start;
+	__u64 since_seen;
 };
 
 struct {
@@ -106,9 +113,6 @@ struct {
 	__type(value, struct cpu_current);
 	__uint(max_entries, 1);
 } cpu_current SEC(".maps");
-
-/* Kernel threads made helpers so far: a running task can become one (see cpu_current). */
-__u64 helpers_made;
 
 static __always_inline struct task_state *state_of(struct task_struct *t)
 {
@@ -142,7 +146,6 @@ static __always_inline struct task_state *make_helper(struct task_struct *k)
 
 	if (s && !s->traced && !s->helper) {
 		s->helper = 1;
-		__sync_fetch_and_add(&helpers_made, 1);
 		/*
 		 * Its current off-CPU period, if it is in one, began before it was followed:
 		 * no switch-out to summarise against, so the wakeup and the switch-in that end
@@ -174,15 +177,17 @@ static __always_inline struct task_state *helper_of(struct task_struct *p, struc
 	return make_helper(p);
 }
 
-/* @now: the caller's clock reading (on a VM a clock read is a good part of a program's cost) */
-static __always_inline void rq_wait_begin(struct task_state *s, __u64 now)
+/*
+ * Count @s among the waiting. True if it is the first: the caller then stores its next clock
+ * reading as rq_nonempty_since (read after the increment; on a VM a clock read is a good part
+ * of a program's cost, so it is the caller's own).
+ */
+static __always_inline bool rq_wait_begin(struct task_state *s)
 {
-	if (s && !s->rq_waiting) {
-		s->rq_waiting = 1;
-		__sync_fetch_and_add(&nr_rq_waiting, 1);
-		if (nr_rq_waiting == 1)
-			rq_nonempty_since = now;
-	}
+	if (!s || s->rq_waiting)
+		return false;
+	s->rq_waiting = 1;
+	return __sync_fetch_and_add(&nr_rq_waiting, 1) == 0;
 }
 
 static __always_inline void rq_wait_end(struct task_state *s)
@@ -214,64 +219,68 @@ static __always_inline bool switch_in_written(struct task_state *s, __u64 now)
 }
 
 static __always_inline void cpu_current_set(struct cpu_current *cc, struct task_struct *next,
-					    bool followed, __u64 gen, __u64 run_start)
+					    bool look_up, __u64 run_start, __u64 since_seen)
 {
 	if (!cc)
 		return;
 	cc->tid = next->pid;
 	cc->known = 1;
-	cc->followed = followed;
-	cc->helper_gen = gen;
+	cc->look_up = look_up || ((next->flags & PF_KTHREAD_) && next->pid);
 	cc->run_start = run_start;
+	cc->since_seen = since_seen;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	/*
-	 * Read before next's state: a helper made meanwhile then shows in its state, or makes
-	 * the generation stale (make_helper sets the flag before counting).
-	 */
-	__u64 gen = helpers_made, waiting = nr_rq_waiting, since = rq_nonempty_since;
-	__u32 zero = 0;
+	__u64 waiting = nr_rq_waiting, since = rq_nonempty_since, run_start = 0, since_seen = 0;
+	__u32 zero = 0, state = preempt ? 0 : prev_state;
 	struct cpu_current *cc = bpf_map_lookup_elem(&cpu_current, &zero);
-	/* BTF tracepoint arguments are typed: plain loads, no probe-read helper calls */
-	bool prev_known = cc && cc->known && cc->tid == prev->pid;
-	bool prev_untraced = prev_known && !cc->followed && cc->helper_gen == gen;
-	struct task_state *ps = prev_untraced ? NULL : state_of(prev), *ns = state_of(next);
-	bool prev_traced = !prev_untraced && followed(prev, ps), next_traced = followed(next, ns);
-	__u32 state = preempt ? 0 : prev_state;
-	__u64 now, run_start = prev_known ? cc->run_start : 0;
+	bool prev_known = false, prev_untraced = false;
+	struct task_state *ps = NULL, *ns;
+	bool prev_traced = false, next_traced, write, rq_long, dying, prev_later, first;
 	struct ws_sched_switch *r;
-	bool write, rq_long, dying, prev_later;
+	__u64 now;
 
+	/* BTF tracepoint arguments are typed: plain loads, no probe-read helper calls */
+	if (cc && cc->known && cc->tid == prev->pid) {
+		prev_known = true;
+		prev_untraced = !cc->look_up;
+		run_start = cc->run_start;
+		since_seen = cc->since_seen;
+	}
+	if (!prev_untraced) {
+		ps = state_of(prev);
+		prev_traced = followed(prev, ps);
+	}
+	ns = state_of(next);
+	next_traced = followed(next, ns);
 	/* the core's own switch program is left out for this one (whyslow.bpf.h) */
 	ws_cpu_switch(ws_cpu_state());
 	if (!prev_traced && !next_traced && !waiting) {
 		/* nothing to write, and no runqueue wait that next's run could delay */
-		cpu_current_set(cc, next, false, gen, 0);
+		cpu_current_set(cc, next, !ns, 0, since);
 		return 0;
 	}
+	/* runqueue waits that make every switch written: the traced threads' only */
+	first = state == 0 && prev->pid && prev_traced && traced(prev, ps) && rq_wait_begin(ps);
 	now = bpf_ktime_get_ns();
-	cpu_current_set(cc, next, next_traced, gen, now);
+	if (first)
+		rq_nonempty_since = now;
+	if (next_traced)
+		rq_wait_end(ns);
+	cpu_current_set(cc, next, next_traced || !ns, now, 0);
 	/*
-	 * prev got the CPU while no traced thread waited for one (no clock read then): it has
-	 * held it since the runqueue wait that is going on now began, at the latest. (A racing
-	 * first waiter on another CPU can leave an older start here: that only names prev
-	 * earlier than any wait going on now, never inside one.)
+	 * prev got the CPU while no traced thread waited for one (no clock read then): a
+	 * runqueue wait that began since (its start is not the one prev saw) began later.
 	 */
-	if (!run_start && prev_known && waiting && since < now)
+	if (!run_start && prev_known && waiting && since != since_seen && since < now)
 		run_start = since;
 	/* a long wait (blocked, not preempted) ends: its stacks, taken in its own context */
 	if (next_traced && ns && !ns->helper && ns->off_ts && ns->off_state && ws_stack_min_ns &&
 	    now - ns->off_ts >= ws_stack_min_ns)
 		ws_stack_waiter(next, ns->off_ts, now);
-	/* runqueue waits that make every switch written: the traced threads' only */
-	if (state == 0 && prev->pid && prev_traced && traced(prev, ps))
-		rq_wait_begin(ps, now);
-	if (next_traced)
-		rq_wait_end(ns);
 	rq_long = nr_rq_waiting && (!resolution_ns || now - rq_nonempty_since >= resolution_ns);
 	if (!prev_traced && !next_traced && !rq_long)
 		return 0;
@@ -362,6 +371,7 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	struct task_struct *cur;
 	struct ws_sched_waking *r;
 	__u64 now, sigpending;
+	bool first;
 
 	if (!followed(p, s)) {
 		/* most wakeups of the machine end here: one flag test before any lookup */
@@ -383,9 +393,10 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		if (!bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed)
 			return 0;
 	}
+	first = (!s || s->traced) && rq_wait_begin(s);
 	now = bpf_ktime_get_ns();
-	if (!s || s->traced)
-		rq_wait_begin(s, now);
+	if (first)
+		rq_nonempty_since = now;
 	/* signals pending that it does not block: this wakeup is the signal's (signal_wake_up) */
 	sigpending = (p->pending.signal.sig[0] | p->signal->shared_pending.signal.sig[0]) &
 		     ~p->blocked.sig[0];
