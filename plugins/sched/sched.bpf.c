@@ -333,6 +333,10 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	r->next_pid = next->tgid;
 	r->reserved = 0;
 	__builtin_memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
+	if (prev_traced)
+		__builtin_memset(r->prev_comm, 0, sizeof(r->prev_comm));
+	else
+		__builtin_memcpy(r->prev_comm, prev->comm, sizeof(r->prev_comm));
 	r->prev_run_start = run_start;
 	r->next_off_ts = 0;
 	r->next_wake_ts = 0;

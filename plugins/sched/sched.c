@@ -66,7 +66,19 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 		sw.next_tid = r->next_tid;
 		sw.next_pid = r->next_pid;
 		sw.next_comm = comm;
-		if (rec->size >= sizeof(*r)) {
+		if (rec->size >= sizeof(*r) && r->prev_comm[0]) {
+			/* an untraced prev's name (1.3): before the switch, which may name it */
+			struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_COMM };
+			char prev_comm[WS_COMM_LEN];
+
+			comm_copy(prev_comm, r->prev_comm);
+			ev.ts = rec->ts;
+			ev.tid = rec->tid;
+			ev.pid = rec->pid;
+			ev.comm = prev_comm;
+			host->thread_event(ctx, &ev);
+		}
+		if (rec->size >= WS_SCHED_SWITCH_V1_SIZE) {
 			sw.prev_run_start = r->prev_run_start;
 			sw.next_off_ts = r->next_off_ts;
 			sw.next_wake_ts = r->next_wake_ts;
@@ -339,7 +351,7 @@ static const struct ws_plugin sched_plugin = {
 	.abi_minor = WS_ABI_MINOR,
 	.name = "sched",
 	.description = "scheduler: context switches, wakeups (with interrupt context), thread life",
-	.version = "1.2",
+	.version = "1.3",
 	.kind_base = WS_KIND_SCHED,
 	.bpf_object = sched_object,
 	.configure = sched_configure,

@@ -38,6 +38,11 @@ struct ws_sched_short {
  * is new); @next_wake_ts when it was woken since (0: preempted, or no wakeup
  * seen); @next_off_state/@next_off_cpu as prev_state/hdr.cpu of that switch.
  * @next_short: next's summarised periods since its last written record.
+ *
+ * Appended in 1.3: @prev_comm, prev's name when it is not followed ("" when
+ * it is: a traced thread or helper is named by its own records). A thread
+ * that held a traced thread's CPU is often written only as prev, never as
+ * next, and was reported as "?".
  */
 /*
  * ws_sched_switch.hdr.flags: prev's switch-out is not reported by this record
@@ -67,8 +72,10 @@ struct ws_sched_switch {
 	__u32 next_off_state;
 	__u32 next_off_cpu;
 	struct ws_sched_short next_short;
+	char prev_comm[WS_COMM_LEN];
 };
 #define WS_SCHED_SWITCH_V0_SIZE (sizeof(struct ws_rec_hdr) + 16 + WS_COMM_LEN)
+#define WS_SCHED_SWITCH_V1_SIZE (__builtin_offsetof(struct ws_sched_switch, prev_comm))
 
 /*
  * current (hdr.tid) began waking @wakee_tid; only real wakeups (not yet queued).

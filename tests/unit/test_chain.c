@@ -1536,6 +1536,33 @@ Test(chain, runnable_behind_another_thread_is_runqueue)
 	cr_expect_str_eq(c->root, "runqueue on CPU 0", "%s", c->line);
 }
 
+/*
+ * An untraced thread seen only leaving the CPU (its switch-in was not written: no traced thread
+ * waited then) is named by the name that switch carries (sched 1.3), not "?".
+ */
+Test(chain, holder_seen_only_as_prev_is_named_by_its_switch)
+{
+	struct ws_sched_switch r;
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(2), 0, A, 1, 0);
+	wake(T(12), 1, B, A);
+	r = syn_switch(T(40), 0, Z, pid_of(Z), 0, A, pid_of(A), comm_of(A));
+	r.prev_run_start = T(12);
+	syn_comm(r.prev_comm, "busy-hog");
+	FEED(r);
+	finish();
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "runqueue", "%s", c->line);
+	cr_assert_eq(c->links[0].nran, 1, "%s", c->line);
+	cr_expect_eq(c->links[0].ran_tid[0], Z, "%s", c->line);
+	cr_expect_not_null(strstr(c->line, "\"comm\":\"busy-hog\""), "Z unnamed: %s", c->line);
+}
+
 /* A session writing the text report into R.text: text_begin(), records, text_finish(). */
 static void text_begin(void)
 {
