@@ -260,7 +260,7 @@ static void want_huge_pages(void *p, size_t len)
 	madvise((void *)from, to - from, MADV_HUGEPAGE);
 }
 
-int ws_grow(void **arr, size_t *cap, size_t need, size_t elem)
+int ws_grow_to(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 16;
 	void *p;
