@@ -27,17 +27,38 @@ static bool pid_traced(struct ws_graph *g, uint32_t pid)
 
 /* ---- thread table ------------------------------------------------------------------- */
 
+static struct ws_thread **recent_slot(struct ws_graph *g, uint32_t tid)
+{
+	return &g->recent[tid % RECENT_THREADS];
+}
+
 /* Remove @tid from the table of current incarnations. */
 static void thread_unlink(struct ws_graph *g, uint32_t tid)
 {
+	struct ws_thread **r = recent_slot(g, tid);
+
+	if (*r && (*r)->tid == tid)
+		*r = NULL;
 	ws_table_del_key(&g->threads, tid);
+}
+
+/* The current incarnation of @tid, or NULL. */
+static inline struct ws_thread *thread_of(struct ws_graph *g, uint32_t tid)
+{
+	struct ws_thread **r = recent_slot(g, tid), **t;
+
+	if (*r && (*r)->tid == tid)
+		return *r;
+	t = ws_table_get(&g->threads, tid);
+	if (!t)
+		return NULL;
+	*r = *t;
+	return *t;
 }
 
 struct ws_thread *ws_graph_thread(struct ws_graph *g, uint32_t tid)
 {
-	struct ws_thread **t = ws_table_get(&g->threads, tid);
-
-	return t ? *t : NULL;
+	return thread_of(g, tid);
 }
 
 struct ws_thread *ws_graph_thread_at(struct ws_graph *g, uint32_t tid, uint64_t ts)
@@ -56,14 +77,18 @@ struct ws_thread *ws_graph_thread_at(struct ws_graph *g, uint32_t tid, uint64_t 
 
 /* ---- timelines ------------------------------------------------------------------------- */
 
-static struct ws_thread *thread_get(struct ws_graph *g, uint32_t tid, uint32_t pid, uint64_t ts)
+/*
+ * A new timeline for @tid (none is current). Kept out of thread_get(), which runs twice per
+ * switch and nearly always finds the thread: inlined, its saving and restoring of registers
+ * cost every call.
+ */
+static __attribute__((noinline)) struct ws_thread *thread_new(struct ws_graph *g, uint32_t tid,
+							      uint32_t pid, uint64_t ts)
 {
 	const struct graph_name *n;
 	struct ws_thread **s, *t;
 	bool added;
 
-	if (!tid)
-		return NULL; /* the idle task is no thread of a traced process */
 	s = ws_table_put(&g->threads, tid, &added);
 	if (s && !added)
 		return *s;
@@ -84,6 +109,16 @@ static struct ws_thread *thread_get(struct ws_graph *g, uint32_t tid, uint32_t p
 	*s = t;
 	g->st.threads++;
 	return t;
+}
+
+static struct ws_thread *thread_get(struct ws_graph *g, uint32_t tid, uint32_t pid, uint64_t ts)
+{
+	struct ws_thread *t;
+
+	if (!tid)
+		return NULL; /* the idle task is no thread of a traced process */
+	t = thread_of(g, tid);
+	return t ? t : thread_new(g, tid, pid, ts);
 }
 
 /*
