@@ -11,16 +11,18 @@
 
 /* ---- names -------------------------------------------------------------------------------- */
 
-void graph_name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm, uint64_t ts)
+const char *graph_name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm,
+			   uint64_t ts)
 {
 	struct graph_name *n = tid ? ws_table_put(&g->names, tid, NULL) : NULL;
 
 	if (!n)
-		return; /* a name is a label: without memory the thread is "?" */
+		return NULL; /* a name is a label: without memory the thread is "?" */
 	n->pid = pid;
 	n->seen = ts;
 	if (comm)
 		strncpy(n->comm, comm, WS_COMM - 1);
+	return n->comm;
 }
 
 const struct graph_name *graph_name(struct ws_graph *g, uint32_t tid)

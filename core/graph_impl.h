@@ -118,7 +118,13 @@ void graph_claim_put(struct ws_graph *g, uint32_t id);
 void graph_claims_free(struct ws_graph *g);
 
 /* graph_cpus.c */
-void graph_name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm, uint64_t ts);
+/*
+ * Name thread @tid (@comm cut at WS_COMM - 1 bytes, as strncpy does; NULL: keep the name).
+ * Returns the name as the table keeps it (WS_COMM bytes, the last one 0), valid until the next
+ * name is set, or NULL without memory.
+ */
+const char *graph_name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm,
+			   uint64_t ts);
 const struct graph_name *graph_name(struct ws_graph *g, uint32_t tid);
 void graph_names_evict(struct ws_graph *g, uint64_t before);
 void graph_cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid, uint32_t pid);
