@@ -84,7 +84,8 @@ struct ws_graph {
 	struct loss *losses;
 	size_t nlosses, losses_cap;
 
-	uint64_t last_ts; /* the latest record's time: where open intervals end at a flush */
+	uint64_t last_ts;     /* the latest record's time: where open intervals end at a flush */
+	uint64_t ival_passes; /* see ws_graph_ival_pass() */
 	/*
 	 * A source wrote a switch-out late (it summarises short periods): a thread seen running
 	 * may have left the CPU since, in a wait the graph learns of only when it ends.
