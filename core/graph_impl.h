@@ -65,6 +65,12 @@ struct ws_graph {
 	uint64_t helpers; /* threads marked helpers: followed, not counted among the program's */
 
 	struct ws_table names; /* tid -> struct graph_name */
+	/*
+	 * Names looked up lately, at tid % RECENT_THREADS: every record names a thread, nearly
+	 * always one named a moment ago. Forgotten whenever the table moves its entries (it
+	 * grows, or graph_names_evict() rebuilds it; names are never deleted one by one).
+	 */
+	struct graph_name *names_recent[RECENT_THREADS];
 
 	struct claim_slot *claims; /* id = index; 0 unused */
 	size_t nclaims, claims_cap, claims_live;
