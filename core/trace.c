@@ -518,11 +518,12 @@ static const struct rec_kind {
 	int (*read)(struct reader *r, uint64_t at, const char *buf, size_t len);
 	const char *malformed;
 } rec_kinds[] = {
+	/* first: nearly every record is an event, and the search for its kind stops here */
+	{ WS_TR_EVENT, read_event, NULL },
 	{ WS_TR_META, read_meta, "malformed metadata record" },
 	{ WS_TR_DEVNAME, read_devname, "malformed device-name record" },
 	{ WS_TR_NAME, read_name, "malformed name record" },
 	{ WS_TR_THREAD, read_thread, "malformed thread-name record" },
-	{ WS_TR_EVENT, read_event, NULL },
 	{ WS_TR_SUMMARY, read_summary, "malformed summary record" },
 	{ WS_TR_OPEN_WAITS, read_open_waits, "malformed open-waits record" },
 	{ WS_TR_END, read_end, "malformed end marker" },
