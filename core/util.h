@@ -68,7 +68,8 @@ static inline int ws_grow(void **arr, size_t *cap, size_t need, size_t elem)
 /*
  * Give back the memory of *@arr (capacity *@cap, @n in use) when it was sized for a burst and
  * is now mostly empty, so RSS follows what is kept, not its high-water mark. Returns the bytes
- * given back (0 when nothing was).
+ * given back to malloc (0 when nothing was, or when a big array, which keeps its address space
+ * to grow into, gave its pages straight back to the kernel).
  */
 size_t ws_shrink(void **arr, size_t *cap, size_t n, size_t elem);
 
