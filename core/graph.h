@@ -183,6 +183,12 @@ void ws_graph_evict(struct ws_graph *g, uint64_t now);
  * last record's time); after this on_ival is no longer called.
  */
 void ws_graph_flush(struct ws_graph *g);
+/*
+ * Which pass of handing intervals to ops.on_ival (an eviction, the flush) the graph is in.
+ * Within one, no record is taken in: a claim, and the name of any thread, stays as it is, and
+ * a claim's address names one claim (one dropped meanwhile is not replaced).
+ */
+uint64_t ws_graph_ival_pass(const struct ws_graph *g);
 /* Thread group @pid is gone: retire any thread of it still open (its end was not seen). */
 void ws_graph_retire_pid(struct ws_graph *g, uint32_t pid, uint64_t ts);
 

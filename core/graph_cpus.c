@@ -11,21 +11,65 @@
 
 /* ---- names -------------------------------------------------------------------------------- */
 
-void graph_name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm, uint64_t ts)
+static struct graph_name **name_recent_slot(struct ws_graph *g, uint32_t tid)
 {
-	struct graph_name *n = tid ? ws_table_put(&g->names, tid, NULL) : NULL;
+	return &g->names_recent[tid % RECENT_THREADS];
+}
+
+/* The name of @tid from names_recent, or NULL when it is not there. */
+static struct graph_name *name_recent(struct ws_graph *g, uint32_t tid)
+{
+	struct graph_name *n = *name_recent_slot(g, tid);
+
+	return n && ws_table_key_of(n) == tid ? n : NULL;
+}
+
+/* The table moved its entries: none of names_recent points into it any more. */
+static void names_moved(struct ws_graph *g)
+{
+	memset(g->names_recent, 0, sizeof(g->names_recent));
+}
+
+/* The name entry of @tid, added blank if absent; NULL without memory or for tid 0. */
+static struct graph_name *name_put(struct ws_graph *g, uint32_t tid)
+{
+	struct graph_name *n = name_recent(g, tid);
+	size_t cap = g->names.cap;
+
+	if (n || !tid)
+		return n;
+	n = ws_table_put(&g->names, tid, NULL);
+	if (g->names.cap != cap)
+		names_moved(g);
+	if (n)
+		*name_recent_slot(g, tid) = n;
+	return n;
+}
+
+const char *graph_name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm,
+			   uint64_t ts)
+{
+	struct graph_name *n = name_put(g, tid);
 
 	if (!n)
-		return; /* a name is a label: without memory the thread is "?" */
+		return NULL; /* a name is a label: without memory the thread is "?" */
 	n->pid = pid;
 	n->seen = ts;
 	if (comm)
 		strncpy(n->comm, comm, WS_COMM - 1);
+	return n->comm;
 }
 
 const struct graph_name *graph_name(struct ws_graph *g, uint32_t tid)
 {
-	return ws_table_get(&g->names, tid);
+	struct graph_name *n = name_recent(g, tid);
+
+	if (n || !tid)
+		return n;
+	n = ws_table_get(&g->names, tid);
+	if (n)
+		*name_recent_slot(g, tid) = n;
+	return n;
 }
 
 const char *ws_graph_comm(struct ws_graph *g, uint32_t tid)
@@ -72,6 +116,7 @@ void graph_names_evict(struct ws_graph *g, uint64_t before)
 	}
 	ws_table_free(&g->names);
 	g->names = kept;
+	names_moved(g);
 }
 
 /* ---- CPU runs ----------------------------------------------------------------------------- */

@@ -112,8 +112,14 @@ static void thread_flush(struct ws_graph *g, struct ws_thread *t)
 	}
 }
 
+uint64_t ws_graph_ival_pass(const struct ws_graph *g)
+{
+	return g->ival_passes;
+}
+
 void ws_graph_flush(struct ws_graph *g)
 {
+	g->ival_passes++;
 	for (size_t i = 0; i < g->threads.cap; i++) {
 		struct ws_thread *t = graph_thread_at(g, i);
 
@@ -180,6 +186,8 @@ void ws_graph_evict(struct ws_graph *g, uint64_t now)
 	uint64_t oldest_open = now;
 	struct ws_thread **pp;
 	size_t freed = 0, k = 0;
+
+	g->ival_passes++;
 
 	/* keep what any wait still in progress may need to be explained */
 	for (size_t i = 0; i < g->threads.cap; i++) {

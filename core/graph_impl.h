@@ -12,6 +12,7 @@
 #include "graph.h"
 
 #define CLAIM_NONE 0
+#define RECENT_THREADS 64
 
 struct claim_slot {
 	struct ws_claim c;
@@ -54,10 +55,22 @@ struct ws_graph {
 	size_t live_runs;     /* CPU run entries kept, all CPUs */
 
 	struct ws_table threads; /* tid -> struct ws_thread *: current incarnations */
+	/*
+	 * Current incarnations looked up lately, at tid % RECENT_THREADS: a switch names two
+	 * threads and a wakeup one, nearly always threads named a moment ago, and probing the
+	 * table for them was 3% of `report`'s instructions. thread_unlink() drops an entry.
+	 */
+	struct ws_thread *recent[RECENT_THREADS];
 	struct ws_thread *dead;
 	uint64_t helpers; /* threads marked helpers: followed, not counted among the program's */
 
 	struct ws_table names; /* tid -> struct graph_name */
+	/*
+	 * Names looked up lately, at tid % RECENT_THREADS: every record names a thread, nearly
+	 * always one named a moment ago. Forgotten whenever the table moves its entries (it
+	 * grows, or graph_names_evict() rebuilds it; names are never deleted one by one).
+	 */
+	struct graph_name *names_recent[RECENT_THREADS];
 
 	struct claim_slot *claims; /* id = index; 0 unused */
 	size_t nclaims, claims_cap, claims_live;
@@ -77,7 +90,8 @@ struct ws_graph {
 	struct loss *losses;
 	size_t nlosses, losses_cap;
 
-	uint64_t last_ts; /* the latest record's time: where open intervals end at a flush */
+	uint64_t last_ts;     /* the latest record's time: where open intervals end at a flush */
+	uint64_t ival_passes; /* see ws_graph_ival_pass() */
 	/*
 	 * A source wrote a switch-out late (it summarises short periods): a thread seen running
 	 * may have left the CPU since, in a wait the graph learns of only when it ends.
@@ -111,7 +125,13 @@ void graph_claim_put(struct ws_graph *g, uint32_t id);
 void graph_claims_free(struct ws_graph *g);
 
 /* graph_cpus.c */
-void graph_name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm, uint64_t ts);
+/*
+ * Name thread @tid (@comm cut at WS_COMM - 1 bytes, as strncpy does; NULL: keep the name).
+ * Returns the name as the table keeps it (WS_COMM bytes, the last one 0), valid until the next
+ * name is set, or NULL without memory.
+ */
+const char *graph_name_set(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm,
+			   uint64_t ts);
 const struct graph_name *graph_name(struct ws_graph *g, uint32_t tid);
 void graph_names_evict(struct ws_graph *g, uint64_t before);
 void graph_cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid, uint32_t pid);

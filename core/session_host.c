@@ -298,8 +298,10 @@ static bool claim_taken(struct ws_claim *c, int rc, int plugin)
  * (1160 bytes: claims are compared as bytes, padding too) and the winner is never copied but
  * the once: a candidate that wins becomes the best in place and the other buffer takes the
  * next candidate. @out is one of the two, so it holds anything when this returns 0. @out
- * arrives blank (struct ws_graph_ops.infer): the first source writes into it as it is, one
- * clearing of the six or so per wakeup fewer.
+ * arrives blank (struct ws_graph_ops.infer), and a source that has no claim leaves the claim
+ * alone (struct ws_plugin.infer): the buffer is cleared again only after a source wrote into
+ * it. Most sources have nothing to say about most wakeups: clearing for each of them was a
+ * twentieth of `report`'s instructions.
  */
 int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
@@ -309,17 +311,20 @@ int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 
 	for (int i = 0; i < s->nplugins; i++) {
 		const struct ws_plugin *p = s->plugins[i].p;
+		int rc;
 
 		if (!p->infer)
 			continue;
 		if (!blank)
 			claim_blank(c);
-		blank = false;
-		if (!claim_taken(c, p->infer(&s->ctxs[i].pub, w, c), i))
+		rc = p->infer(&s->ctxs[i].pub, w, c);
+		blank = rc == 0;
+		if (!claim_taken(c, rc, i))
 			continue;
 		if (!best || c->strength > best->strength) {
 			best = c;
 			c = c == out ? &spare : out;
+			blank = false; /* the spare was never cleared, @out holds the last best */
 		}
 	}
 	if (best && best != out)

@@ -38,6 +38,7 @@ struct core_bpf;
 
 #define MAX_TGIDS 16384
 #define MAX_LOST_KINDS 1024
+#define PIDS_ASKED 16
 #define EVICT_EVERY_NS 1000000000ULL
 #define GONE_GRACE_NS 1000000000ULL
 #define MISSES_EVERY_NS 250000000ULL
@@ -87,6 +88,15 @@ struct ws_session {
 	struct ws_stacks *stacks;
 	uint64_t max_window;
 	struct ws_table pids; /* traced thread groups (keys only) */
+	/*
+	 * Answers session_pid_traced() gave lately, at pid % PIDS_ASKED: every switch asks about
+	 * two threads' processes and every wakeup about one, nearly always the same few, and the
+	 * table's probe was 2% of `report`'s instructions. Forgotten whenever the set changes.
+	 */
+	struct pid_answer {
+		uint32_t pid;
+		bool known, traced;
+	} pids_asked[PIDS_ASKED];
 	struct gone_pid {
 		uint32_t pid;
 		uint64_t ts;

@@ -4,11 +4,24 @@
 
 bool session_pid_traced(struct ws_session *s, uint32_t pid)
 {
-	return ws_table_get(&s->pids, pid) != NULL;
+	struct pid_answer *a = &s->pids_asked[pid % PIDS_ASKED];
+
+	if (!a->known || a->pid != pid)
+		*a = (struct pid_answer){ .pid = pid,
+					  .known = true,
+					  .traced = ws_table_get(&s->pids, pid) != NULL };
+	return a->traced;
+}
+
+/* The set of traced thread groups changed: no answer given so far still holds. */
+static void pids_changed(struct ws_session *s)
+{
+	memset(s->pids_asked, 0, sizeof(s->pids_asked));
 }
 
 int session_pid_add(struct ws_session *s, uint32_t pid)
 {
+	pids_changed(s);
 	return ws_table_put(&s->pids, pid, NULL) ? 0 : -ENOMEM;
 }
 
@@ -47,6 +60,7 @@ void session_pids_expire(struct ws_session *s, uint64_t now)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		ws_table_del_key(&s->pids, s->gone[i].pid);
+		pids_changed(s);
 		ws_graph_retire_pid(s->g, s->gone[i].pid, s->gone[i].ts);
 	}
 	for (size_t i = n; i < s->ngone; i++)

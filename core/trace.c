@@ -244,8 +244,9 @@ int ws_trace_meta_parse(const void *p, size_t len, struct ws_trace_meta *m)
 /*
  * Bytes are read from the file a chunk at a time into the reader's own buffer, and an event
  * record (nearly all of a recording) is handed to the callback where it lies there: two
- * fread calls and a copy per record were a tenth of `report`'s time. in[i] always lies at a
- * file offset of i modulo 8, so a record that lies aligned in the file lies aligned here.
+ * fread calls and a copy per record were a tenth of `report`'s time. The buffer keeps each
+ * byte's alignment as it refills; an event that lies misaligned moves what is buffered once
+ * (see realign()).
  */
 #define READ_CHUNK (256u << 10)
 #define READ_ALIGN 8
@@ -262,6 +263,7 @@ struct reader {
 	void *ctx;
 	struct ws_trace_meta *meta; /* the first metadata record, parsed */
 	uint64_t events;	    /* WS_TR_EVENT records read */
+	bool realigned;		    /* realign() moved the buffer since the last refill */
 	bool ended;		    /* the end marker was read */
 };
 
@@ -296,7 +298,28 @@ static size_t refill(struct reader *r)
 	r->end = to + keep;
 	n = fread(r->in + r->end, 1, READ_CHUNK - r->end, r->f);
 	r->end += n;
+	r->realigned = false;
 	return n;
+}
+
+/*
+ * Move what is buffered so that r->pos lies aligned for a record. A recording's first records
+ * (metadata, names) have odd sizes, and the events after them, whose sizes are multiples of 8,
+ * all lie misaligned in the file: moved once, they lie aligned here from then on and are
+ * handed over where they lie, not copied out one by one. At most once per refill, so a file
+ * whose records are misaligned every other one costs a move per chunk, not one per record.
+ */
+static bool realign(struct reader *r)
+{
+	size_t keep = r->end - r->pos;
+
+	if (r->realigned)
+		return false;
+	memmove(r->in, r->in + r->pos, keep);
+	r->pos = 0;
+	r->end = keep;
+	r->realigned = true;
+	return true;
 }
 
 /* Read exactly @len bytes; the count actually read otherwise. */
@@ -348,9 +371,9 @@ static const char *take(struct reader *r, size_t len)
 	while (r->end - r->pos < len)
 		if (!refill(r))
 			return NULL;
-	p = r->in + r->pos;
-	if ((uintptr_t)p % READ_ALIGN)
+	if ((uintptr_t)(r->in + r->pos) % READ_ALIGN && !realign(r))
 		return NULL;
+	p = r->in + r->pos;
 	r->pos += len;
 	r->off += len;
 	return p;
@@ -495,11 +518,12 @@ static const struct rec_kind {
 	int (*read)(struct reader *r, uint64_t at, const char *buf, size_t len);
 	const char *malformed;
 } rec_kinds[] = {
+	/* first: nearly every record is an event, and the search for its kind stops here */
+	{ WS_TR_EVENT, read_event, NULL },
 	{ WS_TR_META, read_meta, "malformed metadata record" },
 	{ WS_TR_DEVNAME, read_devname, "malformed device-name record" },
 	{ WS_TR_NAME, read_name, "malformed name record" },
 	{ WS_TR_THREAD, read_thread, "malformed thread-name record" },
-	{ WS_TR_EVENT, read_event, NULL },
 	{ WS_TR_SUMMARY, read_summary, "malformed summary record" },
 	{ WS_TR_OPEN_WAITS, read_open_waits, "malformed open-waits record" },
 	{ WS_TR_END, read_end, "malformed end marker" },

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -94,4 +95,48 @@ Test(util, parse_rejects_overflow_nan_and_sub_nanosecond)
 	cr_assert_eq(v, 1500000000ULL);
 	cr_assert_eq(ws_parse_duration(".5ms", &v), 0);
 	cr_assert_eq(v, 500000ULL);
+}
+
+/* fill @a[from, to) with its indices */
+static void fill_indices(uint64_t *a, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		a[i] = i;
+}
+
+Test(util, big_array_keeps_its_room_and_its_elements_through_a_shrink)
+{
+	uint64_t *a = NULL;
+	size_t cap = 0, n = 1 << 18, kept = 1000, room; /* 2 MiB of elements */
+
+	cr_assert_eq(ws_grow((void **)&a, &cap, n, sizeof(*a)), 0);
+	cr_assert_geq(cap, n);
+	fill_indices(a, 0, n);
+	room = cap;
+	/* mostly empty now: its pages go back, its room and the elements kept stay */
+	cr_assert_eq(ws_shrink((void **)&a, &cap, kept, sizeof(*a)), 0);
+	cr_assert_eq(cap, room);
+	for (size_t i = 0; i < kept; i++)
+		cr_assert_eq(a[i], i);
+	/* and it grows again in place, as far as its room goes */
+	cr_assert_eq(ws_grow((void **)&a, &cap, room, sizeof(*a)), 0);
+	cr_assert_eq(cap, room);
+	fill_indices(a, kept, room);
+	for (size_t i = 0; i < room; i += 4096)
+		cr_assert_eq(a[i], i);
+	free(a);
+}
+
+Test(util, small_array_shrinks_by_reallocating)
+{
+	uint64_t *a = NULL;
+	size_t cap = 0;
+
+	cr_assert_eq(ws_grow((void **)&a, &cap, 4096, sizeof(*a)), 0); /* 32 KiB */
+	fill_indices(a, 0, 10);
+	cr_assert_gt(ws_shrink((void **)&a, &cap, 10, sizeof(*a)), 0);
+	cr_assert_eq(cap, 256);
+	for (size_t i = 0; i < 10; i++)
+		cr_assert_eq(a[i], i);
+	free(a);
 }
