@@ -443,7 +443,8 @@ struct ws_plugin {
 
 	/*
 	 * Edge inference: explain @w, or leave @out alone. Return 1 if @out
-	 * was filled, 0 if the plugin has no claim. Every plugin's claim is
+	 * was filled, 0 if the plugin has no claim (then @out must be untouched:
+	 * the next plugin gets the same buffer). Every plugin's claim is
 	 * collected; the strongest wins (ties: the earlier plugin). A claim
 	 * must rest on evidence the plugin saw, never on time overlap alone.
 	 * NULL: the plugin never claims waits.
