@@ -26,6 +26,21 @@ static void comm_copy(char *dst, const char *src)
 	dst[WS_COMM_LEN - 1] = 0;
 }
 
+/* Thread @tid of @pid is called @name (a record's WS_COMM_LEN bytes) from @ts on. */
+static void thread_named(struct ws_plugin_ctx *ctx, uint64_t ts, uint32_t tid, uint32_t pid,
+			 const char *name)
+{
+	struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_COMM };
+	char comm[WS_COMM_LEN];
+
+	comm_copy(comm, name);
+	ev.ts = ts;
+	ev.tid = tid;
+	ev.pid = pid;
+	ev.comm = comm;
+	ctx->host->thread_event(ctx, &ev);
+}
+
 static void short_copy(struct ws_short_waits *dst, const struct ws_sched_short *src)
 {
 	dst->n = src->n;
@@ -66,18 +81,9 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 		sw.next_tid = r->next_tid;
 		sw.next_pid = r->next_pid;
 		sw.next_comm = comm;
-		if (rec->size >= sizeof(*r) && r->prev_comm[0]) {
-			/* an untraced prev's name (1.3): before the switch, which may name it */
-			struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_COMM };
-			char prev_comm[WS_COMM_LEN];
-
-			comm_copy(prev_comm, r->prev_comm);
-			ev.ts = rec->ts;
-			ev.tid = rec->tid;
-			ev.pid = rec->pid;
-			ev.comm = prev_comm;
-			host->thread_event(ctx, &ev);
-		}
+		/* an untraced prev's name (1.3): before the switch, which may name it */
+		if (rec->size >= sizeof(*r) && r->prev_comm[0])
+			thread_named(ctx, rec->ts, rec->tid, rec->pid, r->prev_comm);
 		if (rec->size >= WS_SCHED_SWITCH_V1_SIZE) {
 			sw.prev_run_start = r->prev_run_start;
 			sw.next_off_ts = r->next_off_ts;
@@ -163,16 +169,10 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 	}
 	case WS_SCHED_COMM: {
 		const struct ws_sched_comm *r = (const void *)rec;
-		struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_COMM };
 
 		if (rec->size < sizeof(*r))
 			return -EINVAL;
-		comm_copy(comm, r->comm);
-		ev.ts = rec->ts;
-		ev.tid = r->tid;
-		ev.pid = r->pid;
-		ev.comm = comm;
-		host->thread_event(ctx, &ev);
+		thread_named(ctx, rec->ts, r->tid, r->pid, r->comm);
 		return 0;
 	}
 	default:
