@@ -177,17 +177,28 @@ static __always_inline struct task_state *helper_of(struct task_struct *p, struc
 	return make_helper(p);
 }
 
-/*
- * Count @s among the waiting. True if it is the first: the caller then stores its next clock
- * reading as rq_nonempty_since (read after the increment; on a VM a clock read is a good part
- * of a program's cost, so it is the caller's own).
- */
+/* Count @s among the waiting. True if it is the first (its fetch-and-add saw none). */
 static __always_inline bool rq_wait_begin(struct task_state *s)
 {
 	if (!s || s->rq_waiting)
 		return false;
 	s->rq_waiting = 1;
 	return __sync_fetch_and_add(&nr_rq_waiting, 1) == 0;
+}
+
+/*
+ * The program's clock reading, taken after counting @s among the waiting when @waits: the
+ * first waiter's reading is rq_nonempty_since, so that start is later than any switch that
+ * saw no waiter. One reading for both: on a VM a clock read is a good part of a program's cost.
+ */
+static __always_inline __u64 now_after_wait_begin(struct task_state *s, bool waits)
+{
+	bool first = waits && rq_wait_begin(s);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (first)
+		rq_nonempty_since = now;
+	return now;
 }
 
 static __always_inline void rq_wait_end(struct task_state *s)
@@ -239,7 +250,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	struct cpu_current *cc = bpf_map_lookup_elem(&cpu_current, &zero);
 	bool prev_known = false, prev_untraced = false;
 	struct task_state *ps = NULL, *ns;
-	bool prev_traced = false, next_traced, write, rq_long, dying, prev_later, first;
+	bool prev_traced = false, next_traced, look_up, write, rq_long, dying, prev_later;
 	struct ws_sched_switch *r;
 	__u64 now;
 
@@ -256,21 +267,19 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	}
 	ns = state_of(next);
 	next_traced = followed(next, ns);
+	look_up = next_traced || !ns;
 	/* the core's own switch program is left out for this one (whyslow.bpf.h) */
 	ws_cpu_switch(ws_cpu_state());
 	if (!prev_traced && !next_traced && !waiting) {
 		/* nothing to write, and no runqueue wait that next's run could delay */
-		cpu_current_set(cc, next, !ns, 0, since);
+		cpu_current_set(cc, next, look_up, 0, since);
 		return 0;
 	}
 	/* runqueue waits that make every switch written: the traced threads' only */
-	first = state == 0 && prev->pid && prev_traced && traced(prev, ps) && rq_wait_begin(ps);
-	now = bpf_ktime_get_ns();
-	if (first)
-		rq_nonempty_since = now;
+	now = now_after_wait_begin(ps, state == 0 && prev->pid && prev_traced && traced(prev, ps));
 	if (next_traced)
 		rq_wait_end(ns);
-	cpu_current_set(cc, next, next_traced || !ns, now, 0);
+	cpu_current_set(cc, next, look_up, now, 0);
 	/*
 	 * prev got the CPU while no traced thread waited for one (no clock read then): a
 	 * runqueue wait that began since (its start is not the one prev saw) began later.
@@ -375,7 +384,6 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	struct task_struct *cur;
 	struct ws_sched_waking *r;
 	__u64 now, sigpending;
-	bool first;
 
 	if (!followed(p, s)) {
 		/* most wakeups of the machine end here: one flag test before any lookup */
@@ -397,10 +405,7 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		if (!bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed)
 			return 0;
 	}
-	first = (!s || s->traced) && rq_wait_begin(s);
-	now = bpf_ktime_get_ns();
-	if (first)
-		rq_nonempty_since = now;
+	now = now_after_wait_begin(s, !s || s->traced);
 	/* signals pending that it does not block: this wakeup is the signal's (signal_wake_up) */
 	sigpending = (p->pending.signal.sig[0] | p->signal->shared_pending.signal.sig[0]) &
 		     ~p->blocked.sig[0];
