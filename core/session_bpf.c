@@ -198,6 +198,33 @@ static bool closes_bracket(const struct bpf_program *p)
 	return n > 5 && !strcmp(sec + n - 5, "_exit");
 }
 
+static bool is_iterator(const struct bpf_program *p)
+{
+	return bpf_program__expected_attach_type(p) == BPF_TRACE_ITER;
+}
+
+/*
+ * Walk an iterator once, to its end (ABI 2.4): a source seeds its per-task state with it
+ * (sched gives each thread of the traced processes its entry). Its output is not used. It runs
+ * after the object's other programs are attached, so what changes during the walk (a fork) is
+ * seen by those.
+ */
+static int run_iterator(struct bpf_link *l)
+{
+	char buf[512];
+	ssize_t n;
+	int fd = bpf_iter_create(bpf_link__fd(l)), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 static int attach_one(struct ws_session *s, struct bpf_program *p, const char *who)
 {
 	struct bpf_link *l = bpf_program__attach(p);
@@ -216,6 +243,14 @@ static int attach_one(struct ws_session *s, struct bpf_program *p, const char *w
 	}
 	s->links[s->nlinks++] = l;
 	s->prog_fds[s->nprogs++] = bpf_program__fd(p);
+	if (is_iterator(p)) {
+		int err = run_iterator(l);
+
+		/* a source stays right without its walk (PLUGINS.md): say so, go on */
+		if (err)
+			ws_log(WS_LOG_WARN, "%s: %s did not run (%s); tracing goes on without it",
+			       who, bpf_program__section_name(p), strerror(-err));
+	}
 	return 0;
 }
 
@@ -231,9 +266,12 @@ static int attach_object(struct ws_session *s, struct bpf_object *obj, const cha
 	struct bpf_program *p;
 	int pass, err;
 
-	for (pass = 0; pass < 2; pass++) {
+	/* exits, then the other programs, then iterators (each run once as it is attached) */
+	for (pass = 0; pass < 3; pass++) {
 		bpf_object__for_each_program(p, obj) {
-			if (!bpf_program__autoload(p) || closes_bracket(p) != (pass == 0))
+			int want = is_iterator(p) ? 2 : closes_bracket(p) ? 0 : 1;
+
+			if (!bpf_program__autoload(p) || want != pass)
 				continue;
 			if ((err = attach_one(s, p, who)))
 				return err;

@@ -20,11 +20,14 @@ char LICENSE[] SEC("license") = "GPL";
 
 /*
  * Per-thread state, in task-local storage so the hot path never updates or
- * deletes a hash entry. Every task the programs meet gets an entry the first
- * time (traced or not), which caches the ws_tgids answer: an untraced task
- * then costs one storage lookup. The cache is exact because the traced set
+ * deletes a hash entry. Every traced thread has an entry before its first
+ * event (see states_seeded), so a task without one is untraced: it costs one
+ * lookup that finds nothing, ~3x cheaper than one that finds an entry when the
+ * memory is cold (bench/bpf_floor.sh). Kernel threads that work for the traced
+ * processes get one too (helpers). The answer is exact because the traced set
  * only changes before the programs attach, or at a fork (the child is new and
- * has no entry yet), or when the last thread of a process exits.
+ * gets its entry from the fork program), or when the last thread of a process
+ * exits.
  *
  * Summarising at the resolution: a traced thread's switch-out is not written
  * when it happens (how long the thread stays off CPU is not known yet). If its
@@ -114,11 +117,33 @@ struct {
 	__uint(max_entries, 1);
 } cpu_current SEC(".maps");
 
+/*
+ * Every traced thread has a task_state entry, so a task without one is untraced. Set by
+ * ws_sched_seed once it gave each thread of the traced processes an entry; until then (and
+ * for good if an entry could not be made) a task without one is asked about in ws_tgids,
+ * and gets an entry that caches the answer. In a section of its own: it is read by most
+ * programs and written once, so it must not share a cache line with the runqueue counters
+ * that every CPU writes.
+ */
+__u64 states_seeded SEC(".data.seed");
+__u64 seed_failed SEC(".data.seed");
+
+/*
+ * A traced thread's entry could not be made: from now on a task without one may be traced.
+ * The atomic is a full barrier, as is the one in ws_sched_seed: a walk that ends while this
+ * runs either sees @seed_failed or has its @states_seeded cleared here.
+ */
+static __always_inline void entry_missing(void)
+{
+	__sync_fetch_and_or(&seed_failed, 1);
+	states_seeded = 0;
+}
+
 static __always_inline struct task_state *state_of(struct task_struct *t)
 {
 	struct task_state *s = bpf_task_storage_get(&task_state, t, 0, 0);
 
-	if (s)
+	if (s || states_seeded)
 		return s;
 	s = bpf_task_storage_get(&task_state, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s)
@@ -126,16 +151,19 @@ static __always_inline struct task_state *state_of(struct task_struct *t)
 	return s;
 }
 
-/* Traced? The storage may be unavailable (allocation failed, storage busy): ask the filter. */
+/*
+ * Traced? With no entry: untraced once seeded; before that, or when the storage is unavailable
+ * (allocation failed, storage busy), the filter says.
+ */
 static __always_inline bool traced(struct task_struct *t, struct task_state *s)
 {
-	return s ? s->traced : ws_traced_tgid(t->tgid);
+	return s ? s->traced : !states_seeded && ws_traced_tgid(t->tgid);
 }
 
 /* Its switches and wakeups written: traced, or a helper (see task_state). */
 static __always_inline bool followed(struct task_struct *t, struct task_state *s)
 {
-	return s ? s->traced || s->helper : ws_traced_tgid(t->tgid);
+	return s ? s->traced || s->helper : !states_seeded && ws_traced_tgid(t->tgid);
 }
 
 #define PF_KTHREAD_ 0x00200000
@@ -144,6 +172,9 @@ static __always_inline struct task_state *make_helper(struct task_struct *k)
 {
 	struct task_state *s = state_of(k); /* a kernel thread can be traced too (attach) */
 
+	/* an untraced task has no entry once seeded: this one needs one from now on */
+	if (!s)
+		s = bpf_task_storage_get(&task_state, k, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s && !s->traced && !s->helper) {
 		s->helper = 1;
 		/*
@@ -261,13 +292,15 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		run_start = cc->run_start;
 		since_seen = cc->since_seen;
 	}
-	if (!prev_untraced) {
+	/* the idle task (pid 0) is neither traced nor a helper: never looked up */
+	if (!prev_untraced && prev->pid) {
 		ps = state_of(prev);
 		prev_traced = followed(prev, ps);
 	}
-	ns = state_of(next);
-	next_traced = followed(next, ns);
-	look_up = next_traced || !ns;
+	ns = next->pid ? state_of(next) : NULL;
+	next_traced = next->pid && followed(next, ns);
+	/* without an entry it is untraced once seeded; before that, unknown */
+	look_up = next_traced || (!ns && next->pid && !states_seeded);
 	/* the core's own switch program is left out for this one (whyslow.bpf.h) */
 	ws_cpu_switch(ws_cpu_state());
 	if (!prev_traced && !next_traced && !waiting) {
@@ -497,6 +530,8 @@ int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *chil
 	cs = bpf_task_storage_get(&task_state, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (cs)
 		cs->traced = 1;
+	else
+		entry_missing();
 	r = ws_reserve(sizeof(*r), WS_SCHED_FORK);
 	if (!r)
 		return 0;
@@ -504,6 +539,44 @@ int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *chil
 	r->child_pid = BPF_CORE_READ(child, tgid);
 	BPF_CORE_READ_STR_INTO(&r->child_comm, child, comm);
 	ws_submit(r);
+	return 0;
+}
+
+/*
+ * Run once over every task of the machine by the core, after it attached the programs (ABI
+ * 2.4): each thread of a traced process gets its entry, after which a task without one is
+ * untraced. A thread forked meanwhile gets its entry from ws_sched_fork, attached before this
+ * runs; one that met a program first got it from state_of.
+ */
+SEC("iter/task")
+int ws_sched_seed(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct task_state *s;
+
+	if (!t) {
+		/* the walk is over (a walk cut short never gets here: nothing is assumed) */
+		__sync_fetch_and_or(&states_seeded, 1);
+		if (seed_failed)
+			states_seeded = 0;
+		return 0;
+	}
+	if (!ws_traced_tgid(t->tgid))
+		return 0;
+	s = bpf_task_storage_get(&task_state, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		__sync_fetch_and_or(&seed_failed, 1);
+		return 0;
+	}
+	if (!s->traced) {
+		/*
+		 * As for a new helper: an off-CPU period it may be in began unseen, so the wakeup
+		 * and the switch-in that end it are written (not taken for a wakeup racing ahead
+		 * of a switch-out, as a period with no switch-out would be).
+		 */
+		s->off_emitted = 1;
+		s->traced = 1;
+	}
 	return 0;
 }
 

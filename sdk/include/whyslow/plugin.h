@@ -15,6 +15,10 @@
  *    own and whose minor is not newer than its own.
  *  - A NULL callback means "not supported", never a crash; each member says
  *    what happens then.
+ *  - ABI 2.4 (a core behaviour, nothing appended): a task iterator in a
+ *    plugin's BPF object (SEC("iter/task")) is walked once, to its end, right
+ *    after the object's other programs are attached, to seed per-task state.
+ *    A source must stay right without the walk (an older core, a refusal).
  */
 #ifndef WHYSLOW_PLUGIN_H
 #define WHYSLOW_PLUGIN_H
@@ -31,7 +35,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 3
+#define WS_ABI_MINOR 4
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
