@@ -206,8 +206,8 @@ static bool is_iterator(const struct bpf_program *p)
 /*
  * Walk an iterator once, to its end (ABI 2.4): a source seeds its per-task state with it
  * (sched gives each thread of the traced processes its entry). Its output is not used. It runs
- * after the object's other programs are attached, so what changes during the walk (a fork) is
- * seen by those.
+ * after the object's other programs are attached, so what changes during the walk (a new
+ * task) is seen by those.
  */
 static int run_iterator(struct bpf_link *l)
 {
@@ -217,7 +217,8 @@ static int run_iterator(struct bpf_link *l)
 
 	if (fd < 0)
 		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	/* EAGAIN: the kernel pauses a walk that printed nothing for a long stretch; go on */
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EAGAIN))
 		;
 	if (n < 0)
 		err = -errno;
@@ -229,6 +230,12 @@ static int attach_one(struct ws_session *s, struct bpf_program *p, const char *w
 {
 	struct bpf_link *l = bpf_program__attach(p);
 
+	/* a source stays right without its walk (PLUGINS.md): say so, go on */
+	if (!l && is_iterator(p)) {
+		ws_log(WS_LOG_WARN, "%s: cannot attach %s (%s); tracing goes on without it", who,
+		       bpf_program__section_name(p), strerror(errno));
+		return 0;
+	}
 	if (!l) {
 		int err = -errno;
 
@@ -246,7 +253,6 @@ static int attach_one(struct ws_session *s, struct bpf_program *p, const char *w
 	if (is_iterator(p)) {
 		int err = run_iterator(l);
 
-		/* a source stays right without its walk (PLUGINS.md): say so, go on */
 		if (err)
 			ws_log(WS_LOG_WARN, "%s: %s did not run (%s); tracing goes on without it",
 			       who, bpf_program__section_name(p), strerror(-err));

@@ -18,16 +18,18 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+extern int LINUX_KERNEL_VERSION __kconfig;
+
 /*
  * Per-thread state, in task-local storage so the hot path never updates or
  * deletes a hash entry. Every traced thread has an entry before its first
- * event (see states_seeded), so a task without one is untraced: it costs one
+ * event (see seed_state), so a task without one is untraced: it costs one
  * lookup that finds nothing, ~3x cheaper than one that finds an entry when the
  * memory is cold (bench/bpf_floor.sh). Kernel threads that work for the traced
  * processes get one too (helpers). The answer is exact because the traced set
- * only changes before the programs attach, or at a fork (the child is new and
- * gets its entry from the fork program), or when the last thread of a process
- * exits.
+ * only changes before the programs attach, or when a task is made (the new
+ * task gets its entry from ws_sched_newtask before it can run), or when the
+ * last thread of a process exits.
  *
  * Summarising at the resolution: a traced thread's switch-out is not written
  * when it happens (how long the thread stays off CPU is not known yet). If its
@@ -118,32 +120,51 @@ struct {
 } cpu_current SEC(".maps");
 
 /*
- * Every traced thread has a task_state entry, so a task without one is untraced. Set by
- * ws_sched_seed once it gave each thread of the traced processes an entry; until then (and
- * for good if an entry could not be made) a task without one is asked about in ws_tgids,
- * and gets an entry that caches the answer. In a section of its own: it is read by most
- * programs and written once, so it must not share a cache line with the runqueue counters
- * that every CPU writes.
+ * SEED_DONE alone: every traced thread has a task_state entry, so a task without one is
+ * untraced. ws_sched_seed sets it once it gave each thread of the traced processes an entry;
+ * until then, and for good once an entry could not be made (SEED_FAILED), a task without one
+ * is asked about in ws_tgids and gets an entry that caches the answer. One word, changed only
+ * by atomics, so that a failure and the end of the walk cannot both win whatever the CPU's
+ * memory order. In a section of its own: most programs read it and it is written at most
+ * twice, so it must not share a cache line with the runqueue counters that every CPU writes.
  */
-__u64 states_seeded SEC(".data.seed");
-__u64 seed_failed SEC(".data.seed");
+#define SEED_DONE 1
+#define SEED_FAILED 2
+__u64 seed_state SEC(".data.seed");
 
-/*
- * A traced thread's entry could not be made: from now on a task without one may be traced.
- * The atomic is a full barrier, as is the one in ws_sched_seed: a walk that ends while this
- * runs either sees @seed_failed or has its @states_seeded cleared here.
- */
-static __always_inline void entry_missing(void)
+static __always_inline bool seeded(void)
 {
-	__sync_fetch_and_or(&seed_failed, 1);
-	states_seeded = 0;
+	return seed_state == SEED_DONE;
 }
 
-static __always_inline struct task_state *state_of(struct task_struct *t)
+/* A traced thread's entry could not be made: from now on a task without one may be traced. */
+static __always_inline void entry_missing(void)
+{
+	__sync_fetch_and_or(&seed_state, SEED_FAILED);
+}
+
+/*
+ * @t's entry, made if missing. A traced thread's can be missing when made concurrently
+ * elsewhere (a creation that loses the race gets none): look again.
+ */
+static __always_inline struct task_state *entry_made(struct task_struct *t)
+{
+	struct task_state *s =
+		bpf_task_storage_get(&task_state, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	return s ? s : bpf_task_storage_get(&task_state, t, 0, 0);
+}
+
+/*
+ * @t's entry, made if missing while a task without one is not @known untraced. A program reads
+ * @known (seeded()) once, before its first lookup: read set, the walk made its entries before;
+ * read after a lookup that found nothing, the walk may have made the entry in between.
+ */
+static __always_inline struct task_state *state_of(struct task_struct *t, bool known)
 {
 	struct task_state *s = bpf_task_storage_get(&task_state, t, 0, 0);
 
-	if (s || states_seeded)
+	if (s || known)
 		return s;
 	s = bpf_task_storage_get(&task_state, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s)
@@ -152,25 +173,27 @@ static __always_inline struct task_state *state_of(struct task_struct *t)
 }
 
 /*
- * Traced? With no entry: untraced once seeded; before that, or when the storage is unavailable
- * (allocation failed, storage busy), the filter says.
+ * Traced? With no entry: untraced once seeded (@known, see state_of); before that, or when no
+ * entry could be made (allocation failed, storage busy), the filter says. (A lookup finds an
+ * existing entry even while the storage is busy from 6.2 on; ws_sched_seed does not seed older
+ * kernels.)
  */
-static __always_inline bool traced(struct task_struct *t, struct task_state *s)
+static __always_inline bool traced(struct task_struct *t, struct task_state *s, bool known)
 {
-	return s ? s->traced : !states_seeded && ws_traced_tgid(t->tgid);
+	return s ? s->traced : !known && ws_traced_tgid(t->tgid);
 }
 
 /* Its switches and wakeups written: traced, or a helper (see task_state). */
-static __always_inline bool followed(struct task_struct *t, struct task_state *s)
+static __always_inline bool followed(struct task_struct *t, struct task_state *s, bool known)
 {
-	return s ? s->traced || s->helper : !states_seeded && ws_traced_tgid(t->tgid);
+	return s ? s->traced || s->helper : !known && ws_traced_tgid(t->tgid);
 }
 
 #define PF_KTHREAD_ 0x00200000
 
 static __always_inline struct task_state *make_helper(struct task_struct *k)
 {
-	struct task_state *s = state_of(k); /* a kernel thread can be traced too (attach) */
+	struct task_state *s = state_of(k, seeded()); /* a kernel thread can be traced (attach) */
 
 	/* an untraced task has no entry once seeded: this one needs one from now on */
 	if (!s)
@@ -279,7 +302,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	__u64 waiting = nr_rq_waiting, since = rq_nonempty_since, run_start = 0, since_seen = 0;
 	__u32 zero = 0, state = preempt ? 0 : prev_state;
 	struct cpu_current *cc = bpf_map_lookup_elem(&cpu_current, &zero);
-	bool prev_known = false, prev_untraced = false;
+	bool prev_known = false, prev_untraced = false, known = seeded();
 	struct task_state *ps = NULL, *ns;
 	bool prev_traced = false, next_traced, look_up, write, rq_long, dying, prev_later;
 	struct ws_sched_switch *r;
@@ -294,13 +317,13 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	}
 	/* the idle task (pid 0) is neither traced nor a helper: never looked up */
 	if (!prev_untraced && prev->pid) {
-		ps = state_of(prev);
-		prev_traced = followed(prev, ps);
+		ps = state_of(prev, known);
+		prev_traced = followed(prev, ps, known);
 	}
-	ns = next->pid ? state_of(next) : NULL;
-	next_traced = next->pid && followed(next, ns);
+	ns = next->pid ? state_of(next, known) : NULL;
+	next_traced = next->pid && followed(next, ns, known);
 	/* without an entry it is untraced once seeded; before that, unknown */
-	look_up = next_traced || (!ns && next->pid && !states_seeded);
+	look_up = next_traced || (!ns && next->pid && !known);
 	/* the core's own switch program is left out for this one (whyslow.bpf.h) */
 	ws_cpu_switch(ws_cpu_state());
 	if (!prev_traced && !next_traced && !waiting) {
@@ -309,7 +332,8 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		return 0;
 	}
 	/* runqueue waits that make every switch written: the traced threads' only */
-	now = now_after_wait_begin(ps, state == 0 && prev->pid && prev_traced && traced(prev, ps));
+	now = now_after_wait_begin(ps, state == 0 && prev->pid && prev_traced &&
+					       traced(prev, ps, known));
 	if (next_traced)
 		rq_wait_end(ns);
 	cpu_current_set(cc, next, look_up, now, 0);
@@ -412,13 +436,14 @@ struct sched_entity___delayed {
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ws_sched_waking, struct task_struct *p)
 {
+	bool known = seeded(); /* before the lookup: see state_of */
 	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
 	struct ws_cpu_state *cs = NULL;
 	struct task_struct *cur;
 	struct ws_sched_waking *r;
 	__u64 now, sigpending;
 
-	if (!followed(p, s)) {
+	if (!followed(p, s, known)) {
 		/* most wakeups of the machine end here: one flag test before any lookup */
 		if (!(p->flags & PF_KTHREAD_))
 			return 0;
@@ -518,20 +543,42 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	return 0;
 }
 
+/* Is @t traced, whatever its entry says or lacks? For rare events: may ask the filter. */
+static __always_inline bool traced_surely(struct task_struct *t)
+{
+	struct task_state *s = bpf_task_storage_get(&task_state, t, 0, 0);
+
+	return s ? s->traced : ws_traced_tgid(t->tgid);
+}
+
+/*
+ * Every new task: a traced task's threads and children are traced (the core follows new
+ * processes into ws_tgids). Not sched_process_fork: io_uring's workers and vhost's tasks are
+ * made without it, as threads of the process that asks for them. Runs in the maker's context,
+ * after the task has its pid and before it can run.
+ */
+SEC("tp_btf/task_newtask")
+int BPF_PROG(ws_sched_newtask, struct task_struct *task)
+{
+	struct task_state *s;
+
+	if (!traced_surely(bpf_get_current_task_btf()))
+		return 0;
+	s = entry_made(task);
+	if (s)
+		s->traced = 1;
+	else
+		entry_missing();
+	return 0;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *child)
 {
-	struct task_state *ps = state_of(parent), *cs;
 	struct ws_sched_fork *r;
 
-	/* a traced process's children are traced (the core follows them into ws_tgids) */
-	if (!traced(parent, ps))
+	if (!traced_surely(parent))
 		return 0;
-	cs = bpf_task_storage_get(&task_state, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (cs)
-		cs->traced = 1;
-	else
-		entry_missing();
 	r = ws_reserve(sizeof(*r), WS_SCHED_FORK);
 	if (!r)
 		return 0;
@@ -545,8 +592,11 @@ int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *chil
 /*
  * Run once over every task of the machine by the core, after it attached the programs (ABI
  * 2.4): each thread of a traced process gets its entry, after which a task without one is
- * untraced. A thread forked meanwhile gets its entry from ws_sched_fork, attached before this
- * runs; one that met a program first got it from state_of.
+ * untraced. A task made meanwhile gets its entry from ws_sched_newtask, attached before this
+ * runs; one that met a program first got it from state_of. Not on kernels before 6.2, where
+ * a lookup while the storage is busy on its CPU (an interrupt's program nested in another's
+ * storage call) finds nothing even when there is an entry: there, no entry must keep meaning
+ * "ask the filter".
  */
 SEC("iter/task")
 int ws_sched_seed(struct bpf_iter__task *ctx)
@@ -554,18 +604,18 @@ int ws_sched_seed(struct bpf_iter__task *ctx)
 	struct task_struct *t = ctx->task;
 	struct task_state *s;
 
+	if (LINUX_KERNEL_VERSION < KERNEL_VERSION(6, 2, 0))
+		return 0;
 	if (!t) {
 		/* the walk is over (a walk cut short never gets here: nothing is assumed) */
-		__sync_fetch_and_or(&states_seeded, 1);
-		if (seed_failed)
-			states_seeded = 0;
+		__sync_val_compare_and_swap(&seed_state, 0, SEED_DONE);
 		return 0;
 	}
 	if (!ws_traced_tgid(t->tgid))
 		return 0;
-	s = bpf_task_storage_get(&task_state, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	s = entry_made(t);
 	if (!s) {
-		__sync_fetch_and_or(&seed_failed, 1);
+		entry_missing();
 		return 0;
 	}
 	if (!s->traced) {
@@ -586,7 +636,8 @@ int BPF_PROG(ws_sched_exit, struct task_struct *p)
 	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
 	struct ws_sched_exit *r;
 
-	if (!traced(p, s))
+	/* exits are rare: the filter rather than any doubt */
+	if (!traced(p, s, false))
 		return 0;
 	rq_wait_end(s);
 	ws_stack_forget(p->pid);
