@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The kernel side: shared maps, loading and attaching, the ring, losses. */
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+
 #include "core_bpf.skel.h"
 #include "session_impl.h"
 
@@ -203,13 +206,7 @@ static bool is_iterator(const struct bpf_program *p)
 	return bpf_program__expected_attach_type(p) == BPF_TRACE_ITER;
 }
 
-/*
- * Walk an iterator once, to its end (ABI 2.4): a source seeds its per-task state with it
- * (sched gives each thread of the traced processes its entry). Its output is not used. It runs
- * after the object's other programs are attached, so what changes during the walk (a new
- * task) is seen by those.
- */
-static int run_iterator(struct bpf_link *l)
+static int walk(struct bpf_link *l)
 {
 	char buf[512];
 	ssize_t n;
@@ -224,6 +221,26 @@ static int run_iterator(struct bpf_link *l)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+/*
+ * Walk an iterator to its end twice, an RCU grace period apart (ABI 2.4): a source seeds its
+ * per-task state with it (sched gives each thread of the traced processes its entry) and says
+ * so at the end of the second walk. Every program that started before the grace period has
+ * returned by its end, so one that sees what the second walk says also sees everything the
+ * first made, even on a CPU that reorders loads. The output is not used. It runs after the
+ * object's other programs are attached, so what changes meanwhile (a new task) is seen by them.
+ */
+static int run_iterator(struct bpf_link *l)
+{
+	int err = walk(l);
+
+	if (err)
+		return err;
+	/* a grace period (synchronize_rcu); refused only with nohz_full CPUs */
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return -errno;
+	return walk(l);
 }
 
 static int attach_one(struct ws_session *s, struct bpf_program *p, const char *who)

@@ -26,10 +26,11 @@ extern int LINUX_KERNEL_VERSION __kconfig;
  * event (see seed_state), so a task without one is untraced: it costs one
  * lookup that finds nothing, ~3x cheaper than one that finds an entry when the
  * memory is cold (bench/bpf_floor.sh). Kernel threads that work for the traced
- * processes get one too (helpers). The answer is exact because the traced set
- * only changes before the programs attach, or when a task is made (the new
- * task gets its entry from ws_sched_newtask before it can run), or when the
- * last thread of a process exits.
+ * processes get one too (helpers). The answer stays right because the traced
+ * set only changes before the programs attach, or when a task is made (the
+ * new task gets its entry from ws_sched_newtask before it can run), or when
+ * the last thread of a process exits; see ws_sched_seed for the tasks that
+ * exist at attach.
  *
  * Summarising at the resolution: a traced thread's switch-out is not written
  * when it happens (how long the thread stays off CPU is not known yet). If its
@@ -121,15 +122,19 @@ struct {
 
 /*
  * SEED_DONE alone: every traced thread has a task_state entry, so a task without one is
- * untraced. ws_sched_seed sets it once it gave each thread of the traced processes an entry;
- * until then, and for good once an entry could not be made (SEED_FAILED), a task without one
- * is asked about in ws_tgids and gets an entry that caches the answer. One word, changed only
- * by atomics, so that a failure and the end of the walk cannot both win whatever the CPU's
- * memory order. In a section of its own: most programs read it and it is written at most
- * twice, so it must not share a cache line with the runqueue counters that every CPU writes.
+ * untraced. ws_sched_seed's first walk gives each thread of the traced processes an entry and
+ * ends in SEED_WALKED; the core's second walk, an RCU grace period later, turns that into
+ * SEED_DONE (see the core's run_iterator: a program that reads SEED_DONE then sees every
+ * entry of the first walk). Until then, and for good once an entry could not be made
+ * (SEED_FAILED), a task without one is asked about in ws_tgids and gets an entry that caches
+ * the answer. One word, changed only by atomics, so that a failure and the end of a walk
+ * cannot both win whatever the CPU's memory order. In a section of its own: most programs read
+ * it and it is written a few times, so it must not share a cache line with the runqueue
+ * counters that every CPU writes.
  */
-#define SEED_DONE 1
-#define SEED_FAILED 2
+#define SEED_WALKED 1
+#define SEED_DONE 2
+#define SEED_FAILED 4
 __u64 seed_state SEC(".data.seed");
 
 static __always_inline bool seeded(void)
@@ -557,18 +562,21 @@ static __always_inline bool traced_surely(struct task_struct *t)
  * made without it, as threads of the process that asks for them. Runs in the maker's context,
  * after the task has its pid and before it can run.
  */
-SEC("tp_btf/task_newtask")
-int BPF_PROG(ws_sched_newtask, struct task_struct *task)
+static __always_inline void make_traced(struct task_struct *t)
 {
-	struct task_state *s;
+	struct task_state *s = entry_made(t);
 
-	if (!traced_surely(bpf_get_current_task_btf()))
-		return 0;
-	s = entry_made(task);
 	if (s)
 		s->traced = 1;
 	else
 		entry_missing();
+}
+
+SEC("tp_btf/task_newtask")
+int BPF_PROG(ws_sched_newtask, struct task_struct *task)
+{
+	if (traced_surely(bpf_get_current_task_btf()))
+		make_traced(task);
 	return 0;
 }
 
@@ -579,6 +587,12 @@ int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *chil
 
 	if (!traced_surely(parent))
 		return 0;
+	/*
+	 * Again: a child whose task_newtask came before ws_sched_newtask was attached, and whose
+	 * process the walk then passed (not yet in ws_tgids: the core adds it on this event).
+	 * Still before the child can run.
+	 */
+	make_traced(child);
 	r = ws_reserve(sizeof(*r), WS_SCHED_FORK);
 	if (!r)
 		return 0;
@@ -590,10 +604,23 @@ int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *chil
 }
 
 /*
- * Run once over every task of the machine by the core, after it attached the programs (ABI
+ * A thread that execs takes its leader's pid, which may be lower than the one the walk had
+ * reached: one with no event since attaching would be passed over. Exec is rare: make sure.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(ws_sched_exec, struct task_struct *p)
+{
+	if (traced_surely(p))
+		make_traced(p);
+	return 0;
+}
+
+/*
+ * Run twice over every task of the machine by the core, after it attached the programs (ABI
  * 2.4): each thread of a traced process gets its entry, after which a task without one is
- * untraced. A task made meanwhile gets its entry from ws_sched_newtask, attached before this
- * runs; one that met a program first got it from state_of. Not on kernels before 6.2, where
+ * untraced (seed_state). A task made meanwhile gets its entry from ws_sched_newtask (or
+ * ws_sched_fork), attached before this runs; one that met a program first got it from
+ * state_of; one that execs from ws_sched_exec. Not on kernels before 6.2, where
  * a lookup while the storage is busy on its CPU (an interrupt's program nested in another's
  * storage call) finds nothing even when there is an entry: there, no entry must keep meaning
  * "ask the filter".
@@ -607,8 +634,9 @@ int ws_sched_seed(struct bpf_iter__task *ctx)
 	if (LINUX_KERNEL_VERSION < KERNEL_VERSION(6, 2, 0))
 		return 0;
 	if (!t) {
-		/* the walk is over (a walk cut short never gets here: nothing is assumed) */
-		__sync_val_compare_and_swap(&seed_state, 0, SEED_DONE);
+		/* a walk is over (one cut short never gets here: nothing is assumed) */
+		if (__sync_val_compare_and_swap(&seed_state, 0, SEED_WALKED) == SEED_WALKED)
+			__sync_val_compare_and_swap(&seed_state, SEED_WALKED, SEED_DONE);
 		return 0;
 	}
 	if (!ws_traced_tgid(t->tgid))

@@ -1,10 +1,10 @@
 #!/bin/bash
-# The core walks the sched source's task iterator once after attaching (ABI 2.4), and the walk
-# gives every thread of the traced processes its task-storage entry: sched's `states_seeded`
-# must then read 1 (a task without an entry is untraced, no ws_tgids lookup). A walk that did
-# not run, or did not reach its end, leaves it 0: whyslow stays right but pays a filter lookup
-# per event of every untraced task. That the walk gives each thread its entry is tested by
-# gt_stuck ("the wait begun before attach gets its chain").
+# The core walks the sched source's task iterator twice after attaching (ABI 2.4), and the walks
+# give every thread of the traced processes its task-storage entry: sched's `seed_state` must
+# then read 2 (SEED_DONE: a task without an entry is untraced, no ws_tgids lookup). Walks that
+# did not run, or did not reach their end, leave it below: whyslow stays right but pays a
+# filter lookup per event of every untraced task. That the walks give each thread its entry is
+# tested by gt_stuck ("the wait begun before attach gets its chain").
 #   seeded.sh WHYSLOW     (exit 77 = skipped when not root, unless CI=true)
 set -u
 WHYSLOW=$1
@@ -25,24 +25,45 @@ sleep 30 &
 target=$!
 "$WHYSLOW" attach --duration 3s -o "$work/out.txt" "$target" 2>"$work/err" &
 tool=$!
-# the map exists from the object's load on, before the walk: wait for the walk's end
+# the map exists from the object's load on, before the walks: wait for their end. Only this
+# whyslow's map: the one among its file descriptors (another whyslow may be running).
 state=
 for _ in $(seq 100); do
-	state=$(bpftool -j map dump name .data.seed 2>/dev/null | python3 -c '
-import json, sys
-for m in json.load(sys.stdin):
-    v = m.get("formatted", m)["value"][".data.seed"]
-    for f in v:
+	now=$(python3 - "$tool" <<'PY'
+import json, os, subprocess, sys
+
+pid = sys.argv[1]
+for fd in os.listdir("/proc/%s/fd" % pid):
+    try:
+        if os.readlink("/proc/%s/fd/%s" % (pid, fd)) != "anon_inode:bpf-map":
+            continue
+        info = open("/proc/%s/fdinfo/%s" % (pid, fd)).read()
+    except OSError:
+        continue
+    ids = [l.split()[1] for l in info.splitlines() if l.startswith("map_id:")]
+    if not ids:
+        continue
+    show = json.loads(subprocess.run(["bpftool", "-j", "map", "show", "id", ids[0]],
+                                     capture_output=True, text=True).stdout or "{}")
+    if show.get("name") != ".data.seed":
+        continue
+    dump = json.loads(subprocess.run(["bpftool", "-j", "map", "dump", "id", ids[0]],
+                                     capture_output=True, text=True).stdout)
+    for f in dump[0].get("formatted", dump[0])["value"][".data.seed"]:
         if "seed_state" in f:
             print(f["seed_state"])
-' 2>/dev/null)
-	[ -n "$state" ] && [ "$state" != 0 ] && break
+PY
+)
+	[ -n "$now" ] && state=$now # the last value seen while whyslow held the map
+	[ "$state" = 2 ] && break
+	kill -0 $tool 2>/dev/null || break
 	sleep 0.1
 done
 wait $tool || { echo "FAIL: whyslow attach exited $?"; cat "$work/err"; exit 1; }
+# 2: both walks ended; 0 or 1: they did not (1: only the first); 4 and up: an entry failed
 case $state in
-1) echo "seeded: ok (seed_state 1)" ;;
-"") echo "FAIL: no .data.seed map seen while whyslow was attached"; cat "$work/err"; exit 1 ;;
-0) echo "FAIL: the walk did not end (seed_state 0 after 10 s)"; exit 1 ;;
+2) echo "seeded: ok (seed_state 2)" ;;
+"") echo "FAIL: no .data.seed map seen among whyslow's descriptors"; cat "$work/err"; exit 1 ;;
+0 | 1) echo "FAIL: the walks did not end (seed_state $state while whyslow ran)"; exit 1 ;;
 *) echo "FAIL: an entry could not be made (seed_state $state)"; exit 1 ;;
 esac

@@ -15,10 +15,11 @@
  *    own and whose minor is not newer than its own.
  *  - A NULL callback means "not supported", never a crash; each member says
  *    what happens then.
- *  - ABI 2.4 (a core behaviour, nothing appended): a task iterator in a
- *    plugin's BPF object (SEC("iter/task")) is walked once, to its end, right
- *    after the object's other programs are attached, to seed per-task state.
- *    A source must stay right without the walk (an older core, a refusal).
+ *  - ABI 2.4 (a core behaviour, nothing appended): an iterator in a plugin's
+ *    BPF object (SEC("iter/task"), ...) is walked to its end right after the
+ *    object's other programs are attached, and again an RCU grace period
+ *    later, to seed per-task state (docs/PLUGINS.md). A source must stay
+ *    right without the walks (an older core, a refusal).
  */
 #ifndef WHYSLOW_PLUGIN_H
 #define WHYSLOW_PLUGIN_H
