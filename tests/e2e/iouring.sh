@@ -3,8 +3,8 @@
 # made by copy_process without sched_process_fork, and once sched has seeded its per-task
 # state a thread with no entry is untraced, so the entry must come from task_newtask. The
 # worker blocks ~200 ms opening a FIFO until a writer thread opens it (tests/programs/
-# iou_worker.c): its wait must be reported, woken by the writer, and the main thread's wait
-# for the open must go on through it.
+# iou_worker.c): its wait must be reported, woken by the writer, with no syscall or user frame
+# of its maker's (it runs no user code), and the main thread's wait must go on through it.
 #   iouring.sh WHYSLOW IOU_WORKER     (exit 77 = skipped when not root, unless CI=true)
 set -u
 WHYSLOW=$1 IOU=$2
@@ -39,6 +39,11 @@ w = max(workers, key=lambda c: c["blocked_ns"])
 assert w["blocked_ns"] >= 150e6, "the worker's wait is %d ns, not ~200 ms" % w["blocked_ns"]
 assert w["links"][0]["woken_by"] == writer, "the worker was woken by %s, not the writer %d" % (
     w["links"][0]["woken_by"], writer)
+# a worker never runs user code: its saved user registers are its maker's, so no syscall or
+# user frame may be named for it (the wait is in the kernel's open of the FIFO)
+link = w["links"][0]
+assert "syscall" not in link, "the worker is said to be in %s" % link["syscall"]
+assert all(f["kernel"] for f in link.get("stack") or []), "user frames named for the worker: %s" % link["stack"]
 # the main thread's wait goes on through the worker to the writer
 m = [c for c in chains if c["tid"] == main]
 assert m and [l["tid"] for l in m[0]["links"]][:2] == [main, w["tid"]], \

@@ -43,8 +43,15 @@
 #define WS_NR_futex_wait 455
 #define WS_NR_futex_requeue 456
 
-/* Task flag of kernel threads (include/linux/sched.h; a #define, so not in vmlinux.h). */
+/* Task flags (include/linux/sched.h; #defines, so not in vmlinux.h). */
+#define WS_PF_IO_WORKER 0x00000010
 #define WS_PF_KTHREAD 0x00200000
+/*
+ * Tasks that never run user code: kernel threads, and io_uring's workers (threads of the
+ * process that asked for them, whose saved user registers are a copy of their maker's, so
+ * they name its syscall and its stack, not anything the worker does).
+ */
+#define WS_PF_NO_USER (WS_PF_IO_WORKER | WS_PF_KTHREAD)
 
 /*
  * Fill @out with the syscall @task is inside, from its saved user registers.
@@ -65,7 +72,7 @@ static __always_inline void ws_read_syscall(struct task_struct *task, struct ws_
 {
 	struct pt_regs *regs;
 
-	if (task->flags & WS_PF_KTHREAD) {
+	if (task->flags & WS_PF_NO_USER) {
 		ws_read_syscall_none(out);
 		return;
 	}
