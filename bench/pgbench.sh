@@ -107,12 +107,15 @@ echo "$MM $READ_IOPS" >"$CG/blkio.throttle.read_iops_device" || die "cannot thro
 
 pg_as "$PGBIN/initdb" -D "$MNT/data" -U postgres --auth=trust -E UTF8 >"$WORK/initdb.log" 2>&1 ||
 	die "initdb failed (see $WORK/initdb.log)"
+# max_wal_size: the disk is 768 MB and WAL may grow to the default 1 GB between checkpoints,
+# which an unthrottled disk (WRITE_IOPS=100000) reaches within minutes: the server then stops
 cat >>"$MNT/data/postgresql.conf" <<EOF
 port = $PORT
 unix_socket_directories = '$SOCK'
 listen_addresses = '127.0.0.1'
 fsync = on
 synchronous_commit = on
+max_wal_size = 256MB
 EOF
 
 PGARGS=(-U postgres -p "$PORT")
@@ -206,6 +209,11 @@ overhead() {
 				awk '/^tps/ {print $3; exit}')
 			if [ -n "$TRACER_PID" ]; then
 				kill -INT "$TRACER_PID"; wait "$TRACER_PID"; TRACER_PID=
+			fi
+			# a round without a result must not become a median's input (the server died)
+			if [ -z "$tps" ]; then
+				cp "$SOCK/pg.log" "$OUT/server.log" 2>/dev/null
+				die "overhead: round $r ($c) gave no tps: is the server down? its log: $OUT/server.log; rounds so far: $OUT/overhead.tsv"
 			fi
 			printf '%s\t%s\t%s\n' "$c" "$tps" "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/overhead.tsv"
 		done
