@@ -289,7 +289,7 @@ static int attach_object(struct ws_session *s, struct bpf_object *obj, const cha
 	struct bpf_program *p;
 	int pass, err;
 
-	/* exits, then the other programs, then iterators (each run once as it is attached) */
+	/* exits, then the other programs, then iterators (each walked as it is attached) */
 	for (pass = 0; pass < 3; pass++) {
 		bpf_object__for_each_program(p, obj) {
 			int want = is_iterator(p) ? 2 : closes_bracket(p) ? 0 : 1;
