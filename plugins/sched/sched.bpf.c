@@ -202,7 +202,7 @@ static __always_inline struct task_state *make_helper(struct task_struct *k)
 
 	/* an untraced task has no entry once seeded: this one needs one from now on */
 	if (!s)
-		s = bpf_task_storage_get(&task_state, k, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		s = entry_made(k);
 	if (s && !s->traced && !s->helper) {
 		s->helper = 1;
 		/*
@@ -449,7 +449,8 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	__u64 now, sigpending;
 
 	if (!followed(p, s, known)) {
-		/* most wakeups of the machine end here: one flag test before any lookup */
+		/* most wakeups of the machine end here (no entry): one flag test, no other lookup
+		 */
 		if (!(p->flags & PF_KTHREAD_))
 			return 0;
 		cs = ws_cpu_state();
@@ -551,17 +552,9 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 /* Is @t traced, whatever its entry says or lacks? For rare events: may ask the filter. */
 static __always_inline bool traced_surely(struct task_struct *t)
 {
-	struct task_state *s = bpf_task_storage_get(&task_state, t, 0, 0);
-
-	return s ? s->traced : ws_traced_tgid(t->tgid);
+	return traced(t, bpf_task_storage_get(&task_state, t, 0, 0), false);
 }
 
-/*
- * Every new task: a traced task's threads and children are traced (the core follows new
- * processes into ws_tgids). Not sched_process_fork: io_uring's workers and vhost's tasks are
- * made without it, as threads of the process that asks for them. Runs in the maker's context,
- * after the task has its pid and before it can run.
- */
 static __always_inline void make_traced(struct task_struct *t)
 {
 	struct task_state *s = entry_made(t);
@@ -572,6 +565,12 @@ static __always_inline void make_traced(struct task_struct *t)
 		entry_missing();
 }
 
+/*
+ * Every new task: a traced task's threads and children are traced (the core follows new
+ * processes into ws_tgids). Not sched_process_fork: io_uring's workers and vhost's tasks are
+ * made without it, as threads of the process that asks for them. Runs in the maker's context,
+ * after the task has its pid and before it can run.
+ */
 SEC("tp_btf/task_newtask")
 int BPF_PROG(ws_sched_newtask, struct task_struct *task)
 {
