@@ -21,8 +21,9 @@
 #             PostgreSQL's own account to check whyslow's against
 #   tcp       as run, pgbench over TCP 127.0.0.1 (the net source chains the loopback hop)
 #   overhead  tps untraced vs traced (whyslow attach of the postmaster) vs traced with
-#             [core] stacks = false, the order rotating each round,
-#             $ROUNDS rounds of $OVH_T seconds each; medians; the load average is printed
+#             [core] stacks = false (and, with WHYSLOW_BEFORE=another build's whyslow, traced
+#             by that build), the order rotating each round, $ROUNDS rounds of $OVH_T seconds
+#             each; medians; the load average and whyslow's own CPU seconds are printed
 # Needs: PostgreSQL 15 from Debian (apt-get install -y postgresql postgresql-contrib; the script
 # installs it when missing and says so). Output: $OUT (default a new /tmp/whyslow-pgbench-out.*),
 # one NAME.txt / NAME.json per mode, pgbench's own output in NAME.pgbench.
@@ -189,25 +190,30 @@ pg_waits() {
 # mode overhead: tps untraced, traced, and traced without stacks ([core] stacks = false),
 # in an order that rotates each round
 overhead() {
-	local r c tps order=(untraced traced nostacks)
+	local r c i tps cpu order=(untraced traced nostacks)
+	[ -n "${WHYSLOW_BEFORE:-}" ] && order+=(before)
+	local n=${#order[@]}
 	: >"$OUT/overhead.tsv"
 	printf '[core]\nstacks = false\n' >"$OUT/nostacks.ini"
 	pg_start
 	for ((r = 0; r < ROUNDS; r++)); do
-		for c in "${order[@]:r%3}" "${order[@]:0:r%3}"; do
+		for ((i = 0; i < n; i++)); do
+			c=${order[(i + r) % n]} cpu=-
+			case $c in
+			nostacks) "$WHYSLOW" attach -c "$OUT/nostacks.ini" --format json -o /dev/null \
+				"$(postmaster_pid)" 2>/dev/null & ;;
+			traced) "$WHYSLOW" attach --format json -o /dev/null "$(postmaster_pid)" 2>/dev/null & ;;
+			before) WHYSLOW_PLUGIN_DIR=$(dirname "$(dirname "$WHYSLOW_BEFORE")")/plugins \
+				"$WHYSLOW_BEFORE" attach --format json -o /dev/null "$(postmaster_pid)" 2>/dev/null & ;;
+			esac
 			if [ "$c" != untraced ]; then
-				if [ "$c" = nostacks ]; then
-					"$WHYSLOW" attach -c "$OUT/nostacks.ini" --format json -o /dev/null \
-						"$(postmaster_pid)" 2>/dev/null &
-				else
-					"$WHYSLOW" attach --format json -o /dev/null "$(postmaster_pid)" 2>/dev/null &
-				fi
 				TRACER_PID=$!
 				sleep 3
 			fi
 			tps=$(pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$OVH_T" postgres 2>&1 |
 				awk '/^tps/ {print $3; exit}')
 			if [ -n "$TRACER_PID" ]; then
+				cpu=$(cpu_secs "$TRACER_PID")
 				kill -INT "$TRACER_PID"; wait "$TRACER_PID"; TRACER_PID=
 			fi
 			# a round without a result must not become a median's input (the server died)
@@ -215,16 +221,22 @@ overhead() {
 				cp "$SOCK/pg.log" "$OUT/server.log" 2>/dev/null
 				die "overhead: round $r ($c) gave no tps: is the server down? its log: $OUT/server.log; rounds so far: $OUT/overhead.tsv"
 			fi
-			printf '%s\t%s\t%s\n' "$c" "$tps" "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/overhead.tsv"
+			printf '%s\t%s\t%s\t%s\n' "$c" "$tps" "$(cut -d' ' -f1 /proc/loadavg)" "$cpu" |
+				tee -a "$OUT/overhead.tsv"
 		done
 	done
 	pg_stop
-	local u t n
+	local u t
 	u=$(awk '$1=="untraced" {print $2}' "$OUT/overhead.tsv" | median)
-	t=$(awk '$1=="traced" {print $2}' "$OUT/overhead.tsv" | median)
-	n=$(awk '$1=="nostacks" {print $2}' "$OUT/overhead.tsv" | median)
-	echo "overhead: untraced median $u tps, traced median $t tps ($(awk -v u="$u" -v t="$t" 'BEGIN{printf "%+.1f%%", (t/u-1)*100}')), traced without stacks $n tps ($(awk -v u="$u" -v t="$n" 'BEGIN{printf "%+.1f%%", (t/u-1)*100}')), $ROUNDS rounds of ${OVH_T}s, load $(cut -d' ' -f1-3 /proc/loadavg)" |
+	echo "overhead, $ROUNDS rounds of ${OVH_T}s (medians; whyslow's CPU seconds from attach to stop, 3 s before the load included):" |
 		tee "$OUT/overhead.txt"
+	for c in "${order[@]}"; do
+		t=$(awk -v c="$c" '$1==c {print $2}' "$OUT/overhead.tsv" | median)
+		printf '  %-9s %8.1f tps %+6.1f%%' "$c" "$t" "$(awk -v u="$u" -v t="$t" 'BEGIN{print (t/u-1)*100}')"
+		[ "$c" = untraced ] && { echo; continue; }
+		echo "  whyslow CPU $(awk -v c="$c" '$1==c {print $4}' "$OUT/overhead.tsv" | median) s"
+	done | tee -a "$OUT/overhead.txt"
+	echo "  load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/overhead.txt"
 }
 
 for m in $MODES; do
