@@ -44,6 +44,7 @@ static bool exe_of(uint32_t pid, uint64_t *dev, uint64_t *ino)
 struct snapshot {
 	uint32_t pid;
 	uint64_t first_ns, taken_ns;
+	uint64_t exe_dev, exe_ino, exe_ns; /* the program it runs, seen first at exe_ns */
 	char *text;
 };
 
@@ -66,29 +67,30 @@ static struct snapshot *snapshot_of(struct ws_stackcap *sc, uint32_t pid)
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 {
 	struct snapshot *sn = snapshot_of(sc, pid);
-	uint64_t dev, ino, self_dev, self_ino;
+	uint64_t dev = 0, ino = 0, self_dev, self_ino;
 	char *text;
+	bool live;
 	int err;
 
-	/*
-	 * Young processes often (a short program may be gone before its first stack is read),
-	 * the others once a second: maps change rarely after start-up. "Often" is not every
-	 * poll: a busy ring wakes the reader a few hundred times a second, and a database's new
-	 * connections then cost a read of each one's maps every time (~1,800 reads in a 20 s
-	 * pgbench run, as much of the reader's time as unwinding the stacks themselves). An idle
-	 * reader polls every 100 ms anyway, so a snapshot was never fresher than that.
-	 */
-	if (sn) {
-		bool young = now - sn->first_ns < WS_STACKCAP_YOUNG_NS;
-
-		if (now - sn->taken_ns <
-		    (young ? WS_STACKCAP_YOUNG_EVERY_NS : WS_STACKCAP_REFRESH_NS))
-			return 0;
-	}
+	/* past start-up maps change rarely: once a second, not even a stat before */
+	if (sn && now - sn->first_ns >= WS_STACKCAP_YOUNG_NS &&
+	    now - sn->taken_ns < WS_STACKCAP_REFRESH_NS)
+		return 0;
 	/* a command `whyslow run` started that has not exec()ed yet is a copy of whyslow: its
 	 * maps would name whyslow's code, never the program's */
-	if (exe_of(pid, &dev, &ino) && exe_of(getpid(), &self_dev, &self_ino) && dev == self_dev &&
-	    ino == self_ino)
+	live = exe_of(pid, &dev, &ino);
+	if (live && exe_of(getpid(), &self_dev, &self_ino) && dev == self_dev && ino == self_ino)
+		return 0;
+	/*
+	 * A young process (a short program may be gone before its first stack is read) at every
+	 * poll while its program's libraries are being mapped (after its exec, or first sight),
+	 * then every 50 ms. Not every poll throughout: a busy ring wakes the reader hundreds of
+	 * times a second, and a database's new connections cost a read of each one's maps every
+	 * time (~1,800 reads in a 20 s pgbench run, as much reader time as the unwinding).
+	 */
+	if (sn && live && dev == sn->exe_dev && ino == sn->exe_ino &&
+	    now - sn->exe_ns >= WS_STACKCAP_SETTLE_NS &&
+	    now - sn->taken_ns < WS_STACKCAP_YOUNG_EVERY_NS)
 		return 0;
 	if ((err = ws_procmaps_read_text(pid, &text)))
 		return err;
@@ -105,7 +107,15 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 		sn = &sc->snaps[sc->nsnaps++];
 		sn->pid = pid;
 		sn->first_ns = now;
+		sn->exe_ns = now;
+		sn->exe_dev = dev;
+		sn->exe_ino = ino;
 		sn->text = NULL;
+	}
+	if (dev != sn->exe_dev || ino != sn->exe_ino) {
+		sn->exe_ns = now;
+		sn->exe_dev = dev;
+		sn->exe_ino = ino;
 	}
 	free(sn->text);
 	sn->text = text;

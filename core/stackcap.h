@@ -28,10 +28,13 @@ int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 /*
  * Keep a copy of @pid's /proc maps (call now and then for every traced process, with the
  * monotonic time): a process that exits before its stacks are read still unwinds with it.
- * A process seen for less than WS_STACKCAP_YOUNG_NS is read every WS_STACKCAP_YOUNG_EVERY_NS,
- * then every WS_STACKCAP_REFRESH_NS. 0 or a negative errno (-ENOENT: gone).
+ * A process seen for less than WS_STACKCAP_YOUNG_NS is read at every call for
+ * WS_STACKCAP_SETTLE_NS after it is first seen or runs a new program (exec), else every
+ * WS_STACKCAP_YOUNG_EVERY_NS; then every WS_STACKCAP_REFRESH_NS. 0 or a negative errno
+ * (-ENOENT: gone).
  */
 #define WS_STACKCAP_YOUNG_NS 2000000000ULL
+#define WS_STACKCAP_SETTLE_NS 100000000ULL
 #define WS_STACKCAP_YOUNG_EVERY_NS 50000000ULL
 #define WS_STACKCAP_REFRESH_NS 1000000000ULL
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now);

@@ -45,13 +45,17 @@
 
 /* Task flags (include/linux/sched.h; #defines, so not in vmlinux.h). */
 #define WS_PF_IO_WORKER 0x00000010
+#define WS_PF_USER_WORKER 0x00004000
 #define WS_PF_KTHREAD 0x00200000
 /*
- * Tasks that never run user code: kernel threads, and io_uring's workers (threads of the
- * process that asked for them, whose saved user registers are a copy of their maker's, so
- * they name its syscall and its stack, not anything the worker does).
+ * Tasks that never run user code: kernel threads, and the kernel's workers made as threads
+ * of a user process — io_uring's (PF_IO_WORKER) and, from 6.4 on, vhost's (PF_USER_WORKER).
+ * Their saved user registers are a copy of their maker's (copy_thread() clears only the
+ * pc and sp), so they name its syscall and its stack, not anything the worker does.
+ * Before 6.4 the bit was unused or, in older kernels, PF_USED_ASYNC (a task whose module init
+ * used async_schedule()): such a task only loses its syscall label.
  */
-#define WS_PF_NO_USER (WS_PF_IO_WORKER | WS_PF_KTHREAD)
+#define WS_PF_NO_USER (WS_PF_IO_WORKER | WS_PF_USER_WORKER | WS_PF_KTHREAD)
 
 /*
  * Fill @out with the syscall @task is inside, from its saved user registers.
