@@ -54,6 +54,8 @@ struct ws_stackcap {
 	uint64_t clock;
 	struct snapshot *snaps;
 	size_t nsnaps, snaps_cap;
+	bool self_known; /* whyslow's own program, to tell a command not exec()ed yet */
+	uint64_t self_dev, self_ino;
 };
 
 static struct snapshot *snapshot_of(struct ws_stackcap *sc, uint32_t pid)
@@ -67,7 +69,7 @@ static struct snapshot *snapshot_of(struct ws_stackcap *sc, uint32_t pid)
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 {
 	struct snapshot *sn = snapshot_of(sc, pid);
-	uint64_t dev = 0, ino = 0, self_dev, self_ino;
+	uint64_t dev = 0, ino = 0;
 	char *text;
 	bool live;
 	int err;
@@ -79,7 +81,7 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 	/* a command `whyslow run` started that has not exec()ed yet is a copy of whyslow: its
 	 * maps would name whyslow's code, never the program's */
 	live = exe_of(pid, &dev, &ino);
-	if (live && exe_of(getpid(), &self_dev, &self_ino) && dev == self_dev && ino == self_ino)
+	if (live && sc->self_known && dev == sc->self_dev && ino == sc->self_ino)
 		return 0;
 	/*
 	 * A young process (a short program may be gone before its first stack is read) at every
@@ -120,7 +122,7 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 	free(sn->text);
 	sn->text = text;
 	sn->taken_ns = now;
-	return 0;
+	return 1;
 }
 
 int ws_stackcap_new(struct ws_stackcap **out)
@@ -134,6 +136,7 @@ int ws_stackcap_new(struct ws_stackcap **out)
 		free(sc);
 		return err;
 	}
+	sc->self_known = exe_of(getpid(), &sc->self_dev, &sc->self_ino);
 	*out = sc;
 	return 0;
 }

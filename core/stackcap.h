@@ -30,8 +30,9 @@ int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
  * monotonic time): a process that exits before its stacks are read still unwinds with it.
  * A process seen for less than WS_STACKCAP_YOUNG_NS is read at every call for
  * WS_STACKCAP_SETTLE_NS after it is first seen or runs a new program (exec), else every
- * WS_STACKCAP_YOUNG_EVERY_NS; then every WS_STACKCAP_REFRESH_NS. 0 or a negative errno
- * (-ENOENT: gone).
+ * WS_STACKCAP_YOUNG_EVERY_NS; then every WS_STACKCAP_REFRESH_NS. 1 when taken, 0 when not
+ * due (or @pid still runs whyslow's own program), or a negative errno (-ENOENT: gone; what
+ * was taken before is kept).
  */
 #define WS_STACKCAP_YOUNG_NS 2000000000ULL
 #define WS_STACKCAP_SETTLE_NS 100000000ULL
