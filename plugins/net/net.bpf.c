@@ -403,11 +403,20 @@ static __noinline void waiter_record(struct net_cpu *nc, struct task_struct *t, 
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(ws_net_ready, const struct sock *sk)
 {
-	__u32 zero = 0, id = softirq_id(ws_cpu_state()), i;
+	__u16 family = sk->__sk_common.skc_family;
 	struct waiters w = {};
 	struct net_cpu *nc;
 	struct ws_net_tuple *t;
+	__u32 zero = 0, id, i;
 
+	/*
+	 * Every socket of the machine made readable comes here, unix sockets too (a database's
+	 * clients on its local socket: tens of thousands a second). Only IP is this source's, and
+	 * the socket was just written: its family is in cache, the per-CPU state may not be.
+	 */
+	if (family != AF_INET_ && family != AF_INET6_)
+		return 0;
+	id = softirq_id(ws_cpu_state());
 	if (!id)
 		return 0;
 	/* most sockets have no traced thread waiting: nothing more to do for them */
@@ -421,16 +430,14 @@ int BPF_PROG(ws_net_ready, const struct sock *sk)
 	nc->sock_type = sk->sk_type;
 	t = &nc->sock;
 	__builtin_memset(t, 0, sizeof(*t));
-	t->family = sk->__sk_common.skc_family;
+	t->family = family;
 	t->proto = sk->sk_protocol;
-	if (t->family == AF_INET_) {
+	if (family == AF_INET_) {
 		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_rcv_saddr, 4);
 		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_daddr, 4);
-	} else if (t->family == AF_INET6_) {
+	} else {
 		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_v6_rcv_saddr, 16);
 		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_v6_daddr, 16);
-	} else {
-		return 0;
 	}
 	t->sport = sk->__sk_common.skc_num;
 	t->dport = bpf_ntohs(sk->__sk_common.skc_dport);
