@@ -50,10 +50,11 @@
 /*
  * Tasks that never run user code: kernel threads, and the kernel's workers made as threads
  * of a user process — io_uring's (PF_IO_WORKER) and, from 6.4 on, vhost's (PF_USER_WORKER).
- * Their saved user registers are a copy of their maker's (copy_thread() clears only the
- * pc and sp), so they name its syscall and its stack, not anything the worker does.
- * Before 6.4 the bit was unused or, in older kernels, PF_USED_ASYNC (a task whose module init
- * used async_schedule()): such a task only loses its syscall label.
+ * Their saved user registers are a copy of their maker's (x86's copy_thread() clears only
+ * the pc and sp; arm64's clears them all), so they name its syscall and its stack, not
+ * anything the worker does. Before 6.4 the bit was unused or, in older kernels,
+ * PF_USED_ASYNC (a task whose module init used async_schedule()): such a task only loses its
+ * syscall label and user stack.
  */
 #define WS_PF_NO_USER (WS_PF_IO_WORKER | WS_PF_USER_WORKER | WS_PF_KTHREAD)
 
