@@ -89,31 +89,62 @@ static void reap(struct child *c)
 	waitpid(c->pid, NULL, 0);
 }
 
+/* One call at T0 + @ms, and whether it must take a snapshot. */
+struct step {
+	uint64_t ms;
+	int taken;
+	const char *why;
+};
+
+static void steps(struct ws_stackcap *sc, pid_t pid, const struct step *st, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(ws_stackcap_snapshot(sc, pid, T0 + st[i].ms * MS), st[i].taken,
+			     "at %llu ms (%s): expected %d", (unsigned long long)st[i].ms,
+			     st[i].why, st[i].taken);
+}
+
 Test(stackcap, young_often_then_once_a_second)
 {
+	static const struct step st[] = {
+		{ 0, 1, "first sight" },
+		/* its program's libraries may still be mapping: every call for 100 ms */
+		{ 10, 1, "settling" },
+		{ 99, 1, "settling" },
+		/* then every 50 ms while young */
+		{ 120, 0, "21 ms after the last" },
+		{ 148, 0, "49 ms after the last" },
+		{ 150, 1, "51 ms after the last" },
+		/* from 2 s on, once a second */
+		{ 2500, 1, "old, 2.35 s after the last" },
+		{ 3000, 0, "0.5 s after the last" },
+		{ 3499, 0, "0.999 s after the last" },
+		{ 3500, 1, "1 s after the last" },
+	};
 	struct child c = spawn("sleep");
 	struct ws_stackcap *sc;
 
 	cr_assert_eq(ws_stackcap_new(&sc), 0);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0), 1, "first sight: taken");
-	/* its program's libraries may still be mapping: every call for 100 ms */
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 10 * MS), 1);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 99 * MS), 1);
-	/* then every 50 ms while young */
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 120 * MS), 0, "21 ms after the last");
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 148 * MS), 0, "49 ms after the last");
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 150 * MS), 1, "51 ms after the last");
-	/* from 2 s on, once a second */
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 2500 * MS), 1);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 3000 * MS), 0, "0.5 s after the last");
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 3499 * MS), 0);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 3500 * MS), 1, "1 s after the last");
+	steps(sc, c.pid, st, sizeof(st) / sizeof(st[0]));
 	ws_stackcap_free(sc);
 	reap(&c);
 }
 
 Test(stackcap, an_exec_is_taken_at_once)
 {
+	static const struct step before[] = {
+		{ 0, 1, "first sight" },
+		{ 110, 1, "settled, 110 ms after the last" },
+		{ 120, 0, "settled, 10 ms after the last" },
+	};
+	static const struct step after[] = {
+		{ 125, 1, "it exec()ed" },
+		{ 130, 1, "settling again, 5 ms after the last" },
+		{ 215, 1, "90 ms after its exec" },
+		{ 220, 1, "95 ms after its exec, 5 ms after the last" },
+		{ 240, 0, "settled, 20 ms after the last" },
+		{ 271, 1, "51 ms after the last" },
+	};
 	/* the shell waits for a line, then becomes sleep: another program, other maps */
 	struct child c = spawn("read x; exec sleep 30");
 	struct ws_stackcap *sc;
@@ -121,18 +152,10 @@ Test(stackcap, an_exec_is_taken_at_once)
 
 	exe_path(c.pid, sh, sizeof(sh));
 	cr_assert_eq(ws_stackcap_new(&sc), 0);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0), 1);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 110 * MS), 1);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 120 * MS), 0, "settled, 10 ms after");
+	steps(sc, c.pid, before, sizeof(before) / sizeof(before[0]));
 	cr_assert_eq(write(c.to, "\n", 1), 1);
 	wait_exe_not(c.pid, sh);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 125 * MS), 1, "it exec()ed: taken");
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 130 * MS), 1, "settling again");
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 215 * MS), 1, "90 ms after its exec");
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 220 * MS), 1,
-		     "95 ms after, 5 after last");
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 240 * MS), 0, "settled, 20 after last");
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 271 * MS), 1, "51 ms after the last");
+	steps(sc, c.pid, after, sizeof(after) / sizeof(after[0]));
 	ws_stackcap_free(sc);
 	reap(&c);
 }
@@ -141,17 +164,18 @@ Test(stackcap, a_copy_of_whyslow_is_not_taken)
 {
 	/* a command whyslow forked that has not exec()ed yet runs whyslow's code: its maps would
 	 * name whyslow's functions; here the copy is of this test, which plays whyslow */
+	static const struct step copy[] = { { 0, 0, "a copy" }, { 500, 0, "a copy still" } };
+	static const struct step exec[] = { { 501, 1, "exec()ed: now taken" } };
 	struct child c = spawn(NULL);
 	struct ws_stackcap *sc;
 	char self[PATH_MAX];
 
 	exe_path(getpid(), self, sizeof(self));
 	cr_assert_eq(ws_stackcap_new(&sc), 0);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0), 0);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 500 * MS), 0);
+	steps(sc, c.pid, copy, 2);
 	cr_assert_eq(write(c.to, "g", 1), 1);
 	wait_exe_not(c.pid, self);
-	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 501 * MS), 1, "exec()ed: now taken");
+	steps(sc, c.pid, exec, 1);
 	ws_stackcap_free(sc);
 	reap(&c);
 }
