@@ -43,8 +43,8 @@ static bool exe_of(uint32_t pid, uint64_t *dev, uint64_t *ino)
 /* The last maps text read of a traced process: what its stacks unwind with once it is gone. */
 struct snapshot {
 	uint32_t pid;
-	uint64_t first_ns, taken_ns;
-	uint64_t exe_dev, exe_ino, exe_ns; /* the program it runs, seen first at exe_ns */
+	uint64_t first_ns, taken_ns; /* first seen (or seen to exec), last read (or tried) */
+	uint64_t exe_dev, exe_ino;   /* the program it runs */
 	char *text;
 };
 
@@ -71,7 +71,7 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 	struct snapshot *sn = snapshot_of(sc, pid);
 	uint64_t dev = 0, ino = 0;
 	char *text;
-	bool live;
+	bool live, exec;
 	int err;
 
 	/* past start-up maps change rarely: once a second, not even a stat before */
@@ -83,6 +83,8 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 	live = exe_of(pid, &dev, &ino);
 	if (live && sc->self_known && dev == sc->self_dev && ino == sc->self_ino)
 		return 0;
+	/* a program that cannot be stat'ed (a zombie; a FUSE mount) is not a new one */
+	exec = sn && live && (dev != sn->exe_dev || ino != sn->exe_ino);
 	/*
 	 * A young process (a short program may be gone before its first stack is read) at every
 	 * poll while its program's libraries are being mapped (after its exec, or first sight),
@@ -90,14 +92,15 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 	 * times a second, and a database's new connections cost a read of each one's maps every
 	 * time (~1,800 reads in a 20 s pgbench run, as much reader time as the unwinding).
 	 */
-	if (sn && live && dev == sn->exe_dev && ino == sn->exe_ino &&
-	    now - sn->exe_ns >= WS_STACKCAP_SETTLE_NS &&
+	if (sn && !exec && now - sn->first_ns >= WS_STACKCAP_SETTLE_NS &&
 	    now - sn->taken_ns < WS_STACKCAP_YOUNG_EVERY_NS)
 		return 0;
 	if ((err = ws_procmaps_read_text(pid, &text)))
 		return err;
-	if (!*text) { /* exited, not yet reaped: keep what was read before */
+	if (!*text) { /* exited, not yet reaped: keep what was read before, try again when due */
 		free(text);
+		if (sn)
+			sn->taken_ns = now;
 		return -ENOENT;
 	}
 	if (!sn) {
@@ -109,13 +112,12 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 		sn = &sc->snaps[sc->nsnaps++];
 		sn->pid = pid;
 		sn->first_ns = now;
-		sn->exe_ns = now;
 		sn->exe_dev = dev;
 		sn->exe_ino = ino;
 		sn->text = NULL;
 	}
-	if (dev != sn->exe_dev || ino != sn->exe_ino) {
-		sn->exe_ns = now;
+	if (exec) { /* young again: its new program's libraries are being mapped */
+		sn->first_ns = now;
 		sn->exe_dev = dev;
 		sn->exe_ino = ino;
 	}

@@ -28,9 +28,9 @@ int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 /*
  * Keep a copy of @pid's /proc maps (call now and then for every traced process, with the
  * monotonic time): a process that exits before its stacks are read still unwinds with it.
- * A process seen for less than WS_STACKCAP_YOUNG_NS is read at every call for
- * WS_STACKCAP_SETTLE_NS after it is first seen or runs a new program (exec), else every
- * WS_STACKCAP_YOUNG_EVERY_NS; then every WS_STACKCAP_REFRESH_NS. 1 when taken, 0 when not
+ * A process is young for WS_STACKCAP_YOUNG_NS after it is first seen or seen to run a new
+ * program (exec): read at every call for its first WS_STACKCAP_SETTLE_NS, then every
+ * WS_STACKCAP_YOUNG_EVERY_NS; after that every WS_STACKCAP_REFRESH_NS. 1 when taken, 0 when not
  * due (or @pid still runs whyslow's own program), or a negative errno (-ENOENT: gone; what
  * was taken before is kept).
  */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * core/stackcap.c's maps snapshots, on real processes with a made-up clock: when a snapshot is
- * taken (often while a process is young and just after it runs a new program, rarely after),
- * that a child not yet exec()ed (a copy of this program, as whyslow's own child is) is never
- * taken, and that an exited process reads as gone (what was taken before is kept for it).
+ * taken (often while a process is young, and young again once it runs a new program; rarely
+ * after), that a child not yet exec()ed (a copy of this program, as whyslow's own child is) is
+ * never taken, and that an exited process reads as gone without being opened at every call.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,6 +68,8 @@ static struct child spawn(const char *what)
 	if (c.pid == 0) {
 		char x;
 
+		/* gone with the test, even one that fails before reap() */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(p[0], 0);
 		close(p[1]);
 		if (what && strcmp(what, "sleep"))
@@ -160,6 +163,33 @@ Test(stackcap, an_exec_is_taken_at_once)
 	reap(&c);
 }
 
+Test(stackcap, an_old_process_that_execs_is_young_again)
+{
+	static const struct step before[] = {
+		{ 0, 1, "first sight" },
+		{ 2500, 1, "old, 2.5 s after the last" },
+		{ 3000, 0, "old, 0.5 s after the last" },
+	};
+	static const struct step after[] = {
+		{ 3600, 1, "due, and it exec()ed" },
+		{ 3610, 1, "young again: settling, 10 ms after the last" },
+		{ 3720, 1, "settled, 110 ms after the last" },
+		{ 3730, 0, "settled, 10 ms after the last" },
+	};
+	struct child c = spawn("read x; exec sleep 30");
+	struct ws_stackcap *sc;
+	char sh[PATH_MAX];
+
+	exe_path(c.pid, sh, sizeof(sh));
+	cr_assert_eq(ws_stackcap_new(&sc), 0);
+	steps(sc, c.pid, before, sizeof(before) / sizeof(before[0]));
+	cr_assert_eq(write(c.to, "\n", 1), 1);
+	wait_exe_not(c.pid, sh);
+	steps(sc, c.pid, after, sizeof(after) / sizeof(after[0]));
+	ws_stackcap_free(sc);
+	reap(&c);
+}
+
 Test(stackcap, a_copy_of_whyslow_is_not_taken)
 {
 	/* a command whyslow forked that has not exec()ed yet runs whyslow's code: its maps would
@@ -192,6 +222,9 @@ Test(stackcap, an_exited_process_reads_as_gone)
 	/* a zombie, not reaped: its maps read empty */
 	cr_assert_eq(waitid(P_PID, c.pid, &si, WEXITED | WNOWAIT), 0);
 	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 500 * MS), -ENOENT);
+	/* not opened again at every poll: tried 10 ms ago */
+	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 510 * MS), 0);
+	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 551 * MS), -ENOENT);
 	ws_stackcap_free(sc);
 	reap(&c);
 }

@@ -10,6 +10,8 @@
 #ifndef WHYSLOW_ARCH_BPF_H
 #define WHYSLOW_ARCH_BPF_H
 
+#include <bpf/bpf_core_read.h>
+
 #include <whyslow/record.h>
 
 #if defined(__TARGET_ARCH_x86)
@@ -45,18 +47,33 @@
 
 /* Task flags (include/linux/sched.h; #defines, so not in vmlinux.h). */
 #define WS_PF_IO_WORKER 0x00000010
-#define WS_PF_USER_WORKER 0x00004000
+#define WS_PF_USER_WORKER 0x00004000 /* 6.4+; see ws_task_no_user() */
 #define WS_PF_KTHREAD 0x00200000
+/* Tasks that never run user code, on every kernel (prefer ws_task_no_user(), which adds
+ * vhost's workers where the kernel has them). */
+#define WS_PF_NO_USER (WS_PF_IO_WORKER | WS_PF_KTHREAD)
+
+/* vhost_task came with PF_USER_WORKER (6.4): its presence says what bit 0x4000 means */
+struct vhost_task___ws {
+	int unused;
+} __attribute__((preserve_access_index));
+
 /*
- * Tasks that never run user code: kernel threads, and the kernel's workers made as threads
- * of a user process — io_uring's (PF_IO_WORKER) and, from 6.4 on, vhost's (PF_USER_WORKER).
- * Their saved user registers are a copy of their maker's (x86's copy_thread() clears only
- * the pc and sp; arm64's clears them all), so they name its syscall and its stack, not
- * anything the worker does. Before 6.4 the bit was unused or, in older kernels,
- * PF_USED_ASYNC (a task whose module init used async_schedule()): such a task only loses its
- * syscall label and user stack.
+ * Does @task never run user code? Kernel threads, and the kernel's workers made as threads of
+ * a user process: io_uring's (PF_IO_WORKER) and, from 6.4 on, vhost's (PF_USER_WORKER).
+ * Neither kind's saved user registers are its own — x86 keeps its maker's but for the pc and
+ * sp, arm64 zeroes them — so they would name the maker's syscall (or syscall 0) and no stack.
+ * Bit 0x4000 is tested only on a kernel that has vhost tasks: up to 5.17 it was
+ * PF_USED_ASYNC, which init sets at boot and every process then inherits.
  */
-#define WS_PF_NO_USER (WS_PF_IO_WORKER | WS_PF_USER_WORKER | WS_PF_KTHREAD)
+static __always_inline bool ws_task_no_user(const struct task_struct *task)
+{
+	__u32 mask = WS_PF_NO_USER;
+
+	if (bpf_core_type_exists(struct vhost_task___ws))
+		mask |= WS_PF_USER_WORKER;
+	return task->flags & mask;
+}
 
 /*
  * Fill @out with the syscall @task is inside, from its saved user registers.
@@ -77,7 +94,7 @@ static __always_inline void ws_read_syscall(struct task_struct *task, struct ws_
 {
 	struct pt_regs *regs;
 
-	if (task->flags & WS_PF_NO_USER) {
+	if (ws_task_no_user(task)) {
 		ws_read_syscall_none(out);
 		return;
 	}

@@ -116,7 +116,7 @@ static __always_inline void ws_stack_user(struct ws_rec_stack_raw *r, struct tas
 	struct pt_regs *regs;
 	__u64 sp, end = 0, n;
 
-	if (cur->flags & WS_PF_NO_USER)
+	if (ws_task_no_user(cur))
 		return;
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 	if (!regs)
@@ -208,7 +208,7 @@ static __always_inline void ws_stack_waiter(struct task_struct *next, __u64 off_
 		ws_read_syscall(next, &r->sys);
 		ws_stack_submit(r);
 	}
-	if (next->flags & WS_PF_NO_USER || !bpf_task_work_schedule_resume_impl)
+	if (ws_task_no_user(next) || !bpf_task_work_schedule_resume_impl)
 		return;
 	w = bpf_map_lookup_elem(&ws_stack_works, &tid);
 	if (!w) {
