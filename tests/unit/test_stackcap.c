@@ -107,6 +107,26 @@ static void steps(struct ws_stackcap *sc, pid_t pid, const struct step *st, size
 			     st[i].why, st[i].taken);
 }
 
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* @before's steps on a shell waiting for a line, then it becomes sleep: @after's steps. */
+static void exec_between(const struct step *before, size_t nbefore, const struct step *after,
+			 size_t nafter)
+{
+	struct child c = spawn("read x; exec sleep 30");
+	struct ws_stackcap *sc;
+	char sh[PATH_MAX];
+
+	exe_path(c.pid, sh, sizeof(sh));
+	cr_assert_eq(ws_stackcap_new(&sc), 0);
+	steps(sc, c.pid, before, nbefore);
+	cr_assert_eq(write(c.to, "\n", 1), 1);
+	wait_exe_not(c.pid, sh);
+	steps(sc, c.pid, after, nafter);
+	ws_stackcap_free(sc);
+	reap(&c);
+}
+
 Test(stackcap, young_often_then_once_a_second)
 {
 	static const struct step st[] = {
@@ -128,7 +148,7 @@ Test(stackcap, young_often_then_once_a_second)
 	struct ws_stackcap *sc;
 
 	cr_assert_eq(ws_stackcap_new(&sc), 0);
-	steps(sc, c.pid, st, sizeof(st) / sizeof(st[0]));
+	steps(sc, c.pid, st, N(st));
 	ws_stackcap_free(sc);
 	reap(&c);
 }
@@ -148,19 +168,8 @@ Test(stackcap, an_exec_is_taken_at_once)
 		{ 240, 0, "settled, 20 ms after the last" },
 		{ 271, 1, "51 ms after the last" },
 	};
-	/* the shell waits for a line, then becomes sleep: another program, other maps */
-	struct child c = spawn("read x; exec sleep 30");
-	struct ws_stackcap *sc;
-	char sh[PATH_MAX];
-
-	exe_path(c.pid, sh, sizeof(sh));
-	cr_assert_eq(ws_stackcap_new(&sc), 0);
-	steps(sc, c.pid, before, sizeof(before) / sizeof(before[0]));
-	cr_assert_eq(write(c.to, "\n", 1), 1);
-	wait_exe_not(c.pid, sh);
-	steps(sc, c.pid, after, sizeof(after) / sizeof(after[0]));
-	ws_stackcap_free(sc);
-	reap(&c);
+	/* another program, other maps */
+	exec_between(before, N(before), after, N(after));
 }
 
 Test(stackcap, an_old_process_that_execs_is_young_again)
@@ -176,18 +185,7 @@ Test(stackcap, an_old_process_that_execs_is_young_again)
 		{ 3720, 1, "settled, 110 ms after the last" },
 		{ 3730, 0, "settled, 10 ms after the last" },
 	};
-	struct child c = spawn("read x; exec sleep 30");
-	struct ws_stackcap *sc;
-	char sh[PATH_MAX];
-
-	exe_path(c.pid, sh, sizeof(sh));
-	cr_assert_eq(ws_stackcap_new(&sc), 0);
-	steps(sc, c.pid, before, sizeof(before) / sizeof(before[0]));
-	cr_assert_eq(write(c.to, "\n", 1), 1);
-	wait_exe_not(c.pid, sh);
-	steps(sc, c.pid, after, sizeof(after) / sizeof(after[0]));
-	ws_stackcap_free(sc);
-	reap(&c);
+	exec_between(before, N(before), after, N(after));
 }
 
 Test(stackcap, a_copy_of_whyslow_is_not_taken)
@@ -202,10 +200,10 @@ Test(stackcap, a_copy_of_whyslow_is_not_taken)
 
 	exe_path(getpid(), self, sizeof(self));
 	cr_assert_eq(ws_stackcap_new(&sc), 0);
-	steps(sc, c.pid, copy, 2);
+	steps(sc, c.pid, copy, N(copy));
 	cr_assert_eq(write(c.to, "g", 1), 1);
 	wait_exe_not(c.pid, self);
-	steps(sc, c.pid, exec, 1);
+	steps(sc, c.pid, exec, N(exec));
 	ws_stackcap_free(sc);
 	reap(&c);
 }
