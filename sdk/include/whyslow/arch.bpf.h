@@ -63,8 +63,8 @@ struct vhost_task___ws {
  * a user process: io_uring's (PF_IO_WORKER) and, from 6.4 on, vhost's (PF_USER_WORKER).
  * Neither kind's saved user registers are its own — x86 keeps its maker's but for the pc and
  * sp, arm64 zeroes them — so they would name the maker's syscall (or syscall 0) and no stack.
- * Bit 0x4000 is tested only on a kernel that has vhost tasks: up to 5.17 it was
- * PF_USED_ASYNC, which init sets at boot and every process then inherits.
+ * Bit 0x4000 is tested only on a kernel that has vhost tasks: on older ones (5.10 and 5.15
+ * among them) it was PF_USED_ASYNC, which init sets at boot and every process then inherits.
  */
 static __always_inline bool ws_task_no_user(const struct task_struct *task)
 {
