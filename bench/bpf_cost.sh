@@ -48,7 +48,7 @@ esac
 
 run_round() { # run_round CONFIG BINARY ROUND
 	local cfg=$1 bin=$2 r=$3 plugins
-	plugins=$(dirname "$(dirname "$bin")")/plugins
+	plugins=$(plugins_of "$bin")
 	local gate=$OUT/gate
 	rm -f "$gate"; mkfifo "$gate"
 	sh -c 'read _ < "$0"; exec "$@"' "$gate" "${BENCH[@]}" > "$OUT/bench.out" 2>&1 &

@@ -4,6 +4,9 @@ ROOT=$(cd "$BENCH_DIR/.." && pwd)
 WHYSLOW=${WHYSLOW:-$ROOT/build/core/whyslow}
 export WHYSLOW_PLUGIN_DIR=${WHYSLOW_PLUGIN_DIR:-$ROOT/build/plugins}
 
+# the plugin directory of the build whose whyslow is $1 (BUILD/core/whyslow -> BUILD/plugins)
+plugins_of() { echo "$(dirname "$(dirname "$1")")/plugins"; }
+
 need_root() { [ "$(id -u)" = 0 ] || { echo "$0: run as root" >&2; exit 1; }; }
 
 # median of the numbers on stdin

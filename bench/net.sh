@@ -29,7 +29,7 @@ run_one() {
 	none) out=$(bash -c "$cmd" 2>&1) ;;
 	without_net) out=$("$WHYSLOW" run --as-root --sources sched,futex,blkio -o /dev/null -- bash -c "$cmd" 2>&1) ;;
 	with_net) out=$("$WHYSLOW" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "$cmd" 2>&1) ;;
-	before_with_net) out=$(WHYSLOW_PLUGIN_DIR=$(dirname "$(dirname "$WHYSLOW_BEFORE")")/plugins \
+	before_with_net) out=$(WHYSLOW_PLUGIN_DIR=$(plugins_of "$WHYSLOW_BEFORE") \
 		"$WHYSLOW_BEFORE" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "$cmd" 2>&1) ;;
 	esac
 	# perf prints "4.5 usecs/op", tcp_pingpong "usecs/op: 4.5"

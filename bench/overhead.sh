@@ -86,7 +86,7 @@ start_tool() {
 	whyslow_record) "$WHYSLOW" record -o "$OUT/$tag.data" attach "$pid" > "$log" 2>&1 & ;;
 	whyslow_before)
 		[ -x "${WHYSLOW_BEFORE:-}" ] || { echo "whyslow_before: set WHYSLOW_BEFORE to a whyslow binary" >&2; return 1; }
-		WHYSLOW_PLUGIN_DIR=$(dirname "$(dirname "$WHYSLOW_BEFORE")")/plugins \
+		WHYSLOW_PLUGIN_DIR=$(plugins_of "$WHYSLOW_BEFORE") \
 			"$WHYSLOW_BEFORE" attach --format json -o "$OUT/$tag.json" "$pid" > "$log" 2>&1 & ;;
 	perf_sched) perf sched record -o "$OUT/$tag.perf.data" > "$log" 2>&1 & ;;
 	bcc_offwaketime) offwaketime-bpfcc -p "$pid" > "$log" 2>&1 & ;;

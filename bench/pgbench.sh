@@ -187,6 +187,17 @@ pg_waits() {
 	echo "== waits (untraced): $(grep -E '^tps' "$OUT/waits.pgbench" | head -1)"
 }
 
+# tracer WHYSLOW PLUGIN_DIR [OPTION...]: that whyslow attaches to the postmaster in the
+# background ($TRACER_PID), given 3 s to finish loading before the load starts
+tracer() {
+	local bin=$1 plugins=$2
+	shift 2
+	WHYSLOW_PLUGIN_DIR=$plugins "$bin" attach "$@" --format json -o /dev/null \
+		"$(postmaster_pid)" 2>/dev/null &
+	TRACER_PID=$!
+	sleep 3
+}
+
 # mode overhead: tps untraced, traced, and traced without stacks ([core] stacks = false),
 # in an order that rotates each round
 overhead() {
@@ -200,16 +211,10 @@ overhead() {
 		for ((i = 0; i < n; i++)); do
 			c=${order[(i + r) % n]} cpu=-
 			case $c in
-			nostacks) "$WHYSLOW" attach -c "$OUT/nostacks.ini" --format json -o /dev/null \
-				"$(postmaster_pid)" 2>/dev/null & ;;
-			traced) "$WHYSLOW" attach --format json -o /dev/null "$(postmaster_pid)" 2>/dev/null & ;;
-			before) WHYSLOW_PLUGIN_DIR=$(dirname "$(dirname "$WHYSLOW_BEFORE")")/plugins \
-				"$WHYSLOW_BEFORE" attach --format json -o /dev/null "$(postmaster_pid)" 2>/dev/null & ;;
+			nostacks) tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" -c "$OUT/nostacks.ini" ;;
+			traced) tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" ;;
+			before) tracer "$WHYSLOW_BEFORE" "$(plugins_of "$WHYSLOW_BEFORE")" ;;
 			esac
-			if [ "$c" != untraced ]; then
-				TRACER_PID=$!
-				sleep 3
-			fi
 			tps=$(pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$OVH_T" postgres 2>&1 |
 				awk '/^tps/ {print $3; exit}')
 			if [ -n "$TRACER_PID" ]; then
