@@ -43,6 +43,26 @@ static void on_forward(int sig)
 	forward_sig = sig;
 }
 
+static volatile pid_t run_child;
+
+/*
+ * run: the terminal's Ctrl-C reaches the command directly (same process
+ * group), and it is the command's to handle while it runs. Once it has
+ * exited, even if the loop has not reaped it yet, only what it left behind
+ * is traced and nothing else takes the Ctrl-C: it stops the tracing. A
+ * zombie (WNOWAIT leaves it for the loop) or one already reaped (ECHILD)
+ * has exited.
+ */
+static void on_interrupt(int sig)
+{
+	siginfo_t si = { 0 };
+	int saved_errno = errno;
+
+	if (waitid(P_PID, run_child, &si, WEXITED | WNOHANG | WNOWAIT) || si.si_pid == run_child)
+		on_stop(sig);
+	errno = saved_errno;
+}
+
 /* ---- privilege ----------------------------------------------------------------------------- */
 
 static uint64_t cap_eff(void)
@@ -141,7 +161,8 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 			signal(SIGHUP, on_stop);
 			if (forward_sig)
 				stop_requests++;
-			else if (ws_session_any_traced(s) && (grace = left_behind(s, o)))
+			else if (!stop_requests && ws_session_any_traced(s) &&
+				 (grace = left_behind(s, o)))
 				deadline = deadline && deadline < grace ? deadline : grace;
 		}
 		if (stop_requests && child <= 0)
@@ -357,8 +378,8 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	}
 	close(go[0]);
 	close(report[1]);
-	/* the terminal's Ctrl-C reaches the command directly; we end when it does */
-	signal(SIGINT, SIG_IGN);
+	run_child = pid;
+	signal(SIGINT, on_interrupt);
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTERM, on_forward);
 	signal(SIGHUP, on_forward);

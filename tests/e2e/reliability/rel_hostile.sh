@@ -11,6 +11,16 @@ THREADS=$REL_PROGRAMS/rel_threads
 DAEMON=$REL_PROGRAMS/rel_daemon
 [ -x "$THREADS" ] && [ -x "$DAEMON" ] || rel_fatal "rel_threads / rel_daemon not built in '$REL_PROGRAMS'"
 ms() { echo $(($(date +%s%N) / 1000000)); }
+# has the command whyslow $1 runs exited (no child of $1 but zombies)?
+command_exited() {
+	local f st state ppid
+	for f in /proc/[0-9]*/stat; do
+		read -r st 2>/dev/null <"$f" || continue
+		read -r state ppid _ <<<"${st##*) }" # comm may hold anything: after the last ") "
+		[ "$ppid" = "$1" ] && [ "$state" != Z ] && return 1
+	done
+	return 0
+}
 
 # --- 2000 threads -----------------------------------------------------------------------------
 timeout -k 5 60 "$WHYSLOW" run --as-root --format json -o "$W/threads.jsonl" -- "$THREADS" 2000 50 \
@@ -47,9 +57,13 @@ REL_PIDS+=("$wp")
 wait_for_line "$W/daemon2.pid" . 15 || notok "daemon2: never started"
 gpid=$(cat "$W/daemon2.pid")
 REL_PIDS+=("$gpid")
-sleep 0.5
+# Ctrl-C when the command has exited but whyslow has not reaped it yet (held stopped; the CI once
+# had a busy ASan whyslow lose a Ctrl-C that came then)
+kill -STOP "$wp"
+for _ in $(seq 300); do command_exited "$wp" && break; sleep 0.01; done
 t0=$(ms)
 kill -INT -- -"$wp" # Ctrl-C: the terminal signals whyslow's process group (the daemon left it)
+kill -CONT "$wp"
 for _ in $(seq 60); do kill -0 "$wp" 2>/dev/null || break; sleep 0.05; done
 if kill -0 "$wp" 2>/dev/null; then
 	notok "daemon2: Ctrl-C while only the daemon is left does not stop whyslow (still running after 3 s)"
