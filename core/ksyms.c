@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include <inttypes.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "ksyms.h"
 #include "util.h"
@@ -9,10 +12,11 @@
 /* kallsyms has no sizes: a kernel symbol is trusted only this far past its start. */
 #define KSYM_MAX_SPAN (1u << 20)
 
+/* Names are offsets into the file's text, kept whole in ws_ksyms.text (no copy per symbol). */
 struct ksym {
 	uint64_t addr;
-	const char *name;
-	const char *module;
+	uint32_t name;
+	uint32_t module; /* 0: the kernel itself (offset 0 is never a module's name) */
 	bool text;
 };
 
@@ -23,40 +27,118 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void ksyms_load(struct ws_ksyms *s, struct ws_strpool *strs)
+/* The whole of @path, NUL-terminated (its size is unknown: /proc files stat as 0). */
+static char *read_whole(const char *path, size_t *len)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	size_t cap = 0, n = 0;
-	bool nonzero = false;
+	size_t cap = 1 << 22, n = 0;
+	char *buf = malloc(cap), *bigger;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return NULL;
+	}
+	while ((r = read(fd, buf + n, cap - n - 1)) > 0 || (r < 0 && errno == EINTR)) {
+		n += r > 0 ? (size_t)r : 0;
+		if (n + 1 < cap)
+			continue;
+		bigger = realloc(buf, cap * 2);
+		if (!bigger) {
+			r = -1;
+			break;
+		}
+		buf = bigger;
+		cap *= 2;
+	}
+	close(fd);
+	if (r < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/*
+ * One line "ADDR TYPE NAME[\t[MODULE]]" at @p: fill @k, NUL-terminate its strings in place.
+ * Returns the next line, and whether this one parsed in *@ok.
+ */
+static char *parse_line(char *text, char *p, struct ksym *k, bool *ok)
+{
+	char *eol = strchr(p, '\n'), *name, *end;
+
+	if (eol)
+		*eol = 0;
+	*ok = false;
+	k->addr = strtoull(p, &end, 16);
+	if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ')
+		goto next;
+	k->text = end[1] == 't' || end[1] == 'T';
+	name = end + 3;
+	end = name + strcspn(name, " \t");
+	k->module = 0;
+	if (*end) {
+		char *mod = strchr(end + 1, '[');
+		char *close = mod ? strchr(mod, ']') : NULL;
+
+		*end = 0;
+		if (close) {
+			*close = 0;
+			k->module = mod + 1 - text;
+		}
+	}
+	if (end == name)
+		goto next;
+	k->name = name - text;
+	*ok = true;
+next:
+	return eol ? eol + 1 : p + strlen(p);
+}
+
+/*
+ * Read /proc/kallsyms once (~120k lines). Parsed in place: formatting them is the kernel's
+ * part (~30 ms here); scanf and a copy of every name cost 4x that, for the few names a
+ * report ever shows. The kernel's own symbols come sorted; modules' follow in load order.
+ */
+static void ksyms_load(struct ws_ksyms *s)
+{
+	size_t len = 0, cap = 0, n = 0;
+	bool nonzero = false, sorted = true;
+	char *p;
 
 	s->tried = true;
-	if (!f)
+	s->text = read_whole(s->path ? s->path : "/proc/kallsyms", &len);
+	if (!s->text)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char type, name[256], mod[128] = "";
-		uint64_t addr;
-		int k = sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &addr, &type, name, mod);
+	if (len >= UINT32_MAX) {
+		free(s->text);
+		s->text = NULL;
+		return;
+	}
+	for (p = s->text; *p;) {
+		struct ksym k;
+		bool ok;
 
-		if (k < 3)
+		p = parse_line(s->text, p, &k, &ok);
+		if (!ok)
 			continue;
 		if (ws_grow((void **)&s->syms, &cap, n + 1, sizeof(*s->syms)))
 			break;
-		s->syms[n].addr = addr;
-		s->syms[n].name = ws_strpool_intern(strs, name);
-		s->syms[n].module = k == 4 ? ws_strpool_intern(strs, mod) : NULL;
-		s->syms[n].text = type == 't' || type == 'T';
-		nonzero |= addr != 0;
-		if (s->syms[n].name)
-			n++;
+		sorted &= !n || s->syms[n - 1].addr <= k.addr;
+		nonzero |= k.addr != 0;
+		s->syms[n++] = k;
 	}
-	fclose(f);
 	if (!nonzero) { /* kptr_restrict hides the addresses: nothing can be resolved */
-		free(s->syms);
-		s->syms = NULL;
-		n = 0;
+		ws_ksyms_free(s);
+		s->tried = true;
+		return;
 	}
-	qsort(s->syms, n, sizeof(*s->syms), ksym_cmp);
+	if (!sorted)
+		qsort(s->syms, n, sizeof(*s->syms), ksym_cmp);
 	s->n = n;
 }
 
@@ -67,7 +149,7 @@ void ws_ksyms_resolve(struct ws_ksyms *s, struct ws_strpool *strs, uint64_t ip, 
 	char mod[160];
 
 	if (!s->tried)
-		ksyms_load(s, strs);
+		ksyms_load(s);
 	out->module = ws_strpool_intern(strs, "[kernel]");
 	out->off = ip;
 	hi = s->n;
@@ -88,10 +170,10 @@ void ws_ksyms_resolve(struct ws_ksyms *s, struct ws_strpool *strs, uint64_t ip, 
 		best--;
 	if (!s->syms[best].text || lo >= s->n || look - s->syms[best].addr >= KSYM_MAX_SPAN)
 		return;
-	out->sym = s->syms[best].name;
+	out->sym = ws_strpool_intern(strs, s->text + s->syms[best].name);
 	out->off = ip - s->syms[best].addr;
 	if (s->syms[best].module) {
-		snprintf(mod, sizeof(mod), "[%s]", s->syms[best].module);
+		snprintf(mod, sizeof(mod), "[%s]", s->text + s->syms[best].module);
 		out->module = ws_strpool_intern(strs, mod);
 	}
 }
@@ -99,6 +181,8 @@ void ws_ksyms_resolve(struct ws_ksyms *s, struct ws_strpool *strs, uint64_t ip, 
 void ws_ksyms_free(struct ws_ksyms *k)
 {
 	free(k->syms);
+	free(k->text);
 	k->syms = NULL;
+	k->text = NULL;
 	k->n = 0;
 }

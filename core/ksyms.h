@@ -15,7 +15,9 @@ struct ksym;
 struct ws_ksyms {
 	struct ksym *syms; /* by address */
 	size_t n;
+	char *text; /* the file, its names NUL-terminated in place */
 	bool tried;
+	const char *path; /* NULL: /proc/kallsyms (a test names another) */
 };
 
 /*
