@@ -60,7 +60,9 @@ static char *read_whole(const char *path, size_t *len)
 	}
 	buf[n] = 0;
 	*len = n;
-	return buf;
+	/* give back what the file did not fill */
+	bigger = realloc(buf, n + 1);
+	return bigger ? bigger : buf;
 }
 
 /*
@@ -77,7 +79,8 @@ static char *parse_line(char *text, char *p, struct ksym *k, bool *ok)
 	k->addr = strtoull(p, &end, 16);
 	if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ')
 		goto next;
-	k->text = end[1] == 't' || end[1] == 'T';
+	/* weak symbols (W) are functions too unless tagged as objects (V) */
+	k->text = end[1] == 't' || end[1] == 'T' || end[1] == 'w' || end[1] == 'W';
 	name = end + 3;
 	end = name + strcspn(name, " \t");
 	k->module = 0;

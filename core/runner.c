@@ -51,14 +51,18 @@ static volatile pid_t run_child;
  * exited, even if the loop has not reaped it yet, only what it left behind
  * is traced and nothing else takes the Ctrl-C: it stops the tracing. A
  * zombie (WNOWAIT leaves it for the loop) or one already reaped (ECHILD)
- * has exited.
+ * has exited. One that SIGINT killed died of this same Ctrl-C (the terminal
+ * signals both of us at once, and it may die before this handler runs): that
+ * one was the command's.
  */
 static void on_interrupt(int sig)
 {
 	siginfo_t si = { 0 };
 	int saved_errno = errno;
 
-	if (waitid(P_PID, run_child, &si, WEXITED | WNOHANG | WNOWAIT) || si.si_pid == run_child)
+	if (waitid(P_PID, run_child, &si, WEXITED | WNOHANG | WNOWAIT))
+		on_stop(sig);
+	else if (si.si_pid == run_child && !(si.si_code == CLD_KILLED && si.si_status == SIGINT))
 		on_stop(sig);
 	errno = saved_errno;
 }
@@ -145,10 +149,7 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 		if (err)
 			break;
 		ws_status_tick(s);
-		if (forward_sig && child > 0 && !child_done) {
-			kill(child, forward_sig);
-			forward_sig = 0;
-		}
+		/* reap first: a signal forwarded to a command that has exited would be lost */
 		if (!child_done && waitpid(child, child_status, WNOHANG) == child) {
 			child_done = true;
 			/*
@@ -164,6 +165,10 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 			else if (!stop_requests && ws_session_any_traced(s) &&
 				 (grace = left_behind(s, o)))
 				deadline = deadline && deadline < grace ? deadline : grace;
+		}
+		if (forward_sig && child > 0 && !child_done) {
+			kill(child, forward_sig);
+			forward_sig = 0;
 		}
 		if (stop_requests && child <= 0)
 			break;

@@ -49,18 +49,23 @@ n=$(summary_field "$W/daemon.jsonl" threads)
 check "daemon: summary counts the parent, the middle and the grandchild (threads >= 3, got $n)" [ "${n:-0}" -ge 3 ]
 
 # --- a daemon that outlives patience: Ctrl-C stops the run -------------------------------------
-rm -f "$W/daemon2.pid"
+rm -f "$W/daemon2.pid" "$W/daemon2.go"
+mkfifo "$W/daemon2.go"
+# the command starts the daemon, then ends only when the test writes to the FIFO
 setsid "$WHYSLOW" run --as-root --min-block 50ms -o "$W/daemon2.txt" \
-	-- "$DAEMON" "$W/daemon2.pid" 20000 >/dev/null 2>"$W/daemon2.stderr" &
+	-- sh -c '"$0" "$1" 20000 && read _ <"$2"' "$DAEMON" "$W/daemon2.pid" "$W/daemon2.go" \
+	>/dev/null 2>"$W/daemon2.stderr" &
 wp=$!
 REL_PIDS+=("$wp")
 wait_for_line "$W/daemon2.pid" . 15 || notok "daemon2: never started"
 gpid=$(cat "$W/daemon2.pid")
 REL_PIDS+=("$gpid")
-# Ctrl-C when the command has exited but whyslow has not reaped it yet (held stopped; the CI once
-# had a busy ASan whyslow lose a Ctrl-C that came then)
+# Ctrl-C when the command has exited but whyslow has not reaped it yet: whyslow is held stopped
+# while the command ends (the CI once had a busy ASan whyslow lose a Ctrl-C that came then)
 kill -STOP "$wp"
+timeout 10 sh -c 'echo >"$0"' "$W/daemon2.go"
 for _ in $(seq 300); do command_exited "$wp" && break; sleep 0.01; done
+command_exited "$wp" || notok "daemon2: the command did not end"
 t0=$(ms)
 kill -INT -- -"$wp" # Ctrl-C: the terminal signals whyslow's process group (the daemon left it)
 kill -CONT "$wp"
