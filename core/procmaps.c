@@ -1,61 +1,22 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "procmaps.h"
+#include "util.h"
 
 int ws_procmaps_read_text(pid_t pid, char **text)
 {
 	char path[64];
-	size_t len = 0, cap = 16384;
-	char *buf;
-	ssize_t r;
-	int fd;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			free(buf);
-			close(fd);
-			/* A process that exits while being read: its maps read as ESRCH. */
-			return r == -ESRCH ? -ENOENT : (int)r;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*text = buf;
-	return 0;
+	err = ws_read_file(path, 16384, text, NULL);
+	/* A process that exits while being read: its maps read as ESRCH. */
+	return err == -ESRCH ? -ENOENT : err;
 }
 
 /* One maps line: "start-end perms offset major:minor inode   path". */

@@ -340,6 +340,49 @@ size_t ws_shrink(void **arr, size_t *cap, size_t n, size_t elem)
 	return ncap * elem;
 }
 
+int ws_read_file(const char *path, size_t initial, char **text, size_t *len)
+{
+	size_t cap = initial > 16 ? initial : 16, n = 0;
+	char *buf, *bigger;
+	ssize_t r;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	while (buf) {
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = r < 0 ? -errno : 0;
+			break;
+		}
+		n += (size_t)r;
+		if (n + 1 < cap)
+			continue;
+		bigger = realloc(buf, cap * 2);
+		if (!bigger)
+			free(buf);
+		buf = bigger;
+		cap *= 2;
+	}
+	close(fd);
+	if (!buf)
+		return -ENOMEM;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[n] = 0;
+	/* give back what the file did not fill */
+	bigger = realloc(buf, n + 1);
+	*text = bigger ? bigger : buf;
+	if (len)
+		*len = n;
+	return 0;
+}
 FILE *ws_tmpfile(void)
 {
 	/* tmpfile() leaves the descriptor open across exec: the traced command would inherit it */

@@ -73,6 +73,13 @@ static inline int ws_grow(void **arr, size_t *cap, size_t need, size_t elem)
  */
 size_t ws_shrink(void **arr, size_t *cap, size_t n, size_t elem);
 
+/*
+ * The whole of @path into *@text (malloc'ed, NUL-terminated, *@len bytes when @len is not
+ * NULL), for files whose size stat cannot tell (/proc's). @initial: the buffer to start with.
+ * 0 or a negative errno.
+ */
+int ws_read_file(const char *path, size_t initial, char **text, size_t *len);
+
 /* An anonymous read-write temporary file, closed on exec. NULL with errno set. */
 FILE *ws_tmpfile(void);
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -139,4 +140,46 @@ Test(util, small_array_shrinks_by_reallocating)
 	for (size_t i = 0; i < 10; i++)
 		cr_assert_eq(a[i], i);
 	free(a);
+}
+
+/* ws_read_file on a file of @n bytes, starting from a buffer of @initial: all of it, in order. */
+static void read_back(size_t n, size_t initial)
+{
+	char path[] = "/tmp/whyslow-test-read.XXXXXX", *text = NULL;
+	char *data = malloc(n + 1);
+	size_t len = 0;
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0 && data);
+	for (size_t i = 0; i < n; i++)
+		data[i] = 'a' + i % 26;
+	cr_assert_eq(write(fd, data, n), (ssize_t)n);
+	close(fd);
+	cr_assert_eq(ws_read_file(path, initial, &text, &len), 0);
+	unlink(path);
+	cr_expect_eq(len, n, "%zu bytes from a start of %zu: read %zu", n, initial, len);
+	cr_expect(!memcmp(text, data, n), "%zu bytes from a start of %zu: contents differ", n,
+		  initial);
+	cr_expect_eq(text[n], 0);
+	free(text);
+	free(data);
+}
+
+Test(util, reads_a_whole_file_whatever_its_size)
+{
+	/* empty; smaller than the buffer; one byte short of it (the NUL fits); exactly it and one
+	 * byte over (the buffer must grow); many times it */
+	const size_t sizes[] = { 0, 10, 63, 64, 65, 100000 };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		read_back(sizes[i], 64);
+}
+
+Test(util, read_file_says_why_it_cannot)
+{
+	char *text = NULL;
+
+	cr_expect_eq(ws_read_file("/nonexistent/whyslow", 64, &text, NULL), -ENOENT);
+	cr_expect_eq(ws_read_file("/tmp", 64, &text, NULL), -EISDIR);
+	cr_expect_null(text);
 }
