@@ -14,10 +14,20 @@
 /* Width of the marker slices that carry a flow's ends (flows bind to slices). */
 #define MARK_NS 1000
 
+/* A marker slice: where a flow binds on a thread whose timeline is not exported. */
+struct mark {
+	uint64_t start, end;
+};
+
 struct pthread {
 	uint32_t tid, pid;
 	char comm[WS_COMM];
-	uint64_t mark_end; /* end of its last wakeup marker (threads with no timeline) */
+	/*
+	 * Its marker slices, sorted and disjoint. Chains arrive in the order their waits end,
+	 * not in the order of their wakeups, so a new marker can fall before older ones.
+	 */
+	struct mark *marks;
+	size_t nmarks, marks_cap;
 };
 
 struct ws_perfetto {
@@ -72,6 +82,12 @@ void ws_perfetto_free(struct ws_perfetto *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; i < p->th.cap; i++) {
+		struct pthread *t = ws_table_at(&p->th, i);
+
+		if (t)
+			free(t->marks);
+	}
 	fclose(p->spool);
 	ws_table_free(&p->th);
 	ws_table_free(&p->seen);
@@ -263,43 +279,65 @@ static void flow_end(struct ws_perfetto *p, const char *ph, const struct pthread
 }
 
 /*
- * A thread with no timeline of its own (untraced, or before whyslow first saw it) gets a
- * short marker slice ending at its wakeup for the arrow to start from; markers of one thread
- * never overlap, so the track stays properly nested. False if no marker could be placed.
+ * A short marker slice on @t ending at @ts, for an arrow to bind to: @t has no exported slice
+ * there (see has_slices). Markers of one thread never overlap, so the track stays properly
+ * nested. 0 (placed, or one already covers @ts), 1 if none fits, -ENOMEM.
  */
-static bool wake_marker(struct ws_perfetto *p, struct pthread *waker, const struct pthread *wakee,
-			uint64_t wake, uint32_t victim)
+static int marker(struct ws_perfetto *p, struct pthread *t, uint64_t ts, const char *what,
+		  const struct pthread *other, uint32_t victim)
 {
-	uint64_t start = wake >= MARK_NS ? wake - MARK_NS : 0;
+	uint64_t start = ts >= MARK_NS ? ts - MARK_NS : 0;
+	size_t lo = 0, hi = t->nmarks;
 	char name[64];
 	FILE *f;
 
-	if (waker->mark_end >= wake)
-		return true; /* the previous marker covers this wakeup too */
-	if (start < waker->mark_end)
-		start = waker->mark_end;
-	if (start >= wake)
-		return false;
-	snprintf(name, sizeof(name), "wakes %s (%u)", wakee->comm[0] ? wakee->comm : "?",
-		 wakee->tid);
-	slice_begin(p, waker, name, "wakeup", start, wake - start);
+	while (lo < hi) { /* the first marker ending at or after @ts */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->marks[mid].end < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nmarks && t->marks[lo].start <= ts)
+		return 0;
+	if (lo > 0 && start < t->marks[lo - 1].end)
+		start = t->marks[lo - 1].end;
+	if (start >= ts)
+		return 1;
+	if (ws_grow((void **)&t->marks, &t->marks_cap, t->nmarks + 1, sizeof(*t->marks)))
+		return -ENOMEM;
+	memmove(&t->marks[lo + 1], &t->marks[lo], (t->nmarks - lo) * sizeof(*t->marks));
+	t->marks[lo] = (struct mark){ .start = start, .end = ts };
+	t->nmarks++;
+	snprintf(name, sizeof(name), "%s %s (%u)", what, other->comm[0] ? other->comm : "?",
+		 other->tid);
+	slice_begin(p, t, name, "wakeup", start, ts - start);
 	f = p->spool;
 	fprintf(f, ",\"args\":{\"chain_of\":%u}}", victim);
-	waker->mark_end = wake;
-	return true;
+	return 0;
+}
+
+/*
+ * Does @th's exported timeline hold @ts? Traced threads' timelines are exported whole from
+ * their first event; a helper's (a kernel thread working for them) is not exported at all.
+ */
+static bool has_slices(const struct ws_thread *th, uint64_t ts)
+{
+	return th && !th->helper && ts > th->born;
 }
 
 /*
  * Link @i of @c was ended by a wakeup from the thread of link @i+1: an arrow from the waker's
- * slice at the wakeup to the wakee's. Both are traced threads whose timelines are exported
- * whole, so the arrow binds to the real slices; only a waker without a timeline gets a marker.
+ * slice at the wakeup to the wakee's. Where either has no exported slice at that moment, a
+ * marker slice carries the arrow's end.
  */
 static int wake_flow(struct ws_perfetto *p, const struct ws_chain *c, int i, uint32_t victim)
 {
 	const struct ws_link *l = &c->links[i], *nx = &c->links[i + 1];
 	uint64_t wake = l->start + l->dur, id;
-	const struct pthread *wakee;
-	struct pthread *waker;
+	struct pthread *wakee, *waker;
+	int err;
 
 	/* adding the waker may move the table: look the wakee up again after it */
 	if (!th_get(p, l->tid, l->pid, l->comm) ||
@@ -307,9 +345,11 @@ static int wake_flow(struct ws_perfetto *p, const struct ws_chain *c, int i, uin
 		return -ENOMEM;
 	if (!first_time(p, ws_hash64(((uint64_t)l->tid << 32 | l->woken_by) ^ ws_hash64(wake))))
 		return 0; /* this wakeup is already drawn, from another chain */
-	if ((!nx->thread || wake <= nx->thread->born) &&
-	    !wake_marker(p, waker, wakee, wake, victim))
-		return 0;
+	if (!has_slices(nx->thread, wake) && (err = marker(p, waker, wake, "wakes", wakee, victim)))
+		return err < 0 ? err : 0;
+	if (!has_slices(l->thread, wake) &&
+	    (err = marker(p, wakee, wake, "woken by", waker, victim)))
+		return err < 0 ? err : 0;
 	id = p->next_flow++;
 	flow_end(p, "s", waker, id, wake, victim);
 	flow_end(p, "f", wakee, id, wake, victim);

@@ -5,11 +5,13 @@
  * observed — running, runnable and blocked slices, each wait labelled with its
  * reason — so a track's slices never overlap; and, for every reported chain,
  * flow arrows from each waker's slice at the wakeup to the thread it woke. A
- * waker with no timeline (untraced) gets a short marker slice to start from.
+ * thread with no exported slice at an arrow's end (untraced, not yet seen, or a
+ * kernel helper whose timeline is followed but is not the program's) gets a
+ * short marker slice there for the arrow to bind to.
  * otherData carries the anchor that maps ts (CLOCK_MONOTONIC) to wall time.
  *
  * Events are spooled to a temporary file as they arrive, so memory holds only
- * the thread table and the set of wakeups already drawn.
+ * the thread table (with its markers) and the set of wakeups already drawn.
  */
 #ifndef WS_PERFETTO_H
 #define WS_PERFETTO_H

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Perfetto export's wakeup arrows: each end must lie in a slice of its thread's track (a
+ * flow binds to the slice that encloses it; Perfetto drops one with none), and a track's
+ * slices must nest. A traced thread's timeline gives the slices; a thread without one there
+ * (untraced, a kernel helper, before it was first seen) gets marker slices, and chains reach
+ * the export in the order their waits end, not in the order of their wakeups.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfetto.h"
+
+#define PID 100
+#define VICTIM 101
+#define OTHER 102
+#define TRACED_WAKER 103
+#define HELPER 17  /* a kernel thread working for the traced process */
+#define UNTRACED 7 /* a thread of another process */
+#define MS 1000000ULL
+
+static struct ws_perfetto *p;
+static struct ws_thread threads[4];
+
+static struct ws_thread *thread(int i, uint32_t tid, uint32_t pid, const char *comm, bool helper)
+{
+	struct ws_thread *t = &threads[i];
+
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->helper = helper;
+	t->born = 1 * MS;
+	return t;
+}
+
+/* A traced thread's timeline over [0 ms, 100 ms): blocked to @wake, then running. */
+static void timeline(const struct ws_thread *t, uint64_t wake)
+{
+	struct ws_ival blocked = { .start = t->born, .end = wake, .state = WS_STATE_BLOCKED };
+	struct ws_ival running = { .start = wake, .end = 100 * MS, .state = WS_STATE_RUNNING };
+
+	cr_assert_eq(ws_perfetto_ival(p, t, &blocked, NULL), 0);
+	cr_assert_eq(ws_perfetto_ival(p, t, &running, NULL), 0);
+}
+
+static void link_of(struct ws_link *l, const struct ws_thread *t, uint32_t tid, uint32_t pid,
+		    const char *comm, uint64_t start, uint64_t end, uint32_t woken_by)
+{
+	memset(l, 0, sizeof(*l));
+	l->thread = t;
+	l->tid = tid;
+	l->pid = pid;
+	l->comm = comm;
+	l->kind = "wakeup";
+	l->start = start;
+	l->dur = end - start;
+	l->woken_by = woken_by;
+	l->has_woken_by = woken_by != 0;
+}
+
+/* A chain of two links: @wakee's wait [start, wake) ended by @waker's wakeup. */
+static void chain2(struct ws_thread *wakee, const struct ws_thread *waker, uint32_t waker_tid,
+		   uint32_t waker_pid, const char *waker_comm, uint64_t start, uint64_t wake)
+{
+	struct ws_chain c;
+
+	memset(&c, 0, sizeof(c));
+	c.victim = wakee;
+	c.start = start;
+	c.wake = c.end = wake;
+	c.nlinks = 2;
+	link_of(&c.links[0], wakee, wakee->tid, wakee->pid, wakee->comm, start, wake, waker_tid);
+	link_of(&c.links[1], waker, waker_tid, waker_pid, waker_comm, start, wake, 0);
+	cr_assert_eq(ws_perfetto_chain(p, &c), 0);
+}
+
+struct slice {
+	uint32_t tid;
+	uint64_t a, b; /* ns */
+};
+
+/* "key":123.456 (microseconds with nanosecond decimals) in @line, as ns */
+static bool us_of(const char *line, const char *key, uint64_t *ns)
+{
+	const char *s = strstr(line, key);
+	uint64_t us;
+	unsigned int frac;
+
+	if (!s || sscanf(s + strlen(key), "%" SCNu64 ".%3u", &us, &frac) != 2)
+		return false;
+	*ns = us * 1000 + frac;
+	return true;
+}
+
+static bool tid_of(const char *line, uint32_t *tid)
+{
+	const char *s = strstr(line, "\"tid\":");
+
+	return s && sscanf(s + 6, "%" SCNu32, tid) == 1;
+}
+
+/*
+ * Write the export and check it: every flow end lies in a slice of its tid (bounds included),
+ * and no two slices of a tid overlap without nesting. Returns the number of flows.
+ */
+static int check_export(int *nmarkers)
+{
+	struct slice sl[64];
+	struct slice fl[64];
+	int nsl = 0, nfl = 0;
+	struct ws_clock clock = { 0 };
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	cr_assert_not_null(m);
+	cr_assert_eq(ws_perfetto_write(p, m, &clock), 0);
+	cr_assert_eq(fclose(m), 0);
+	*nmarkers = 0;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct slice s;
+		uint64_t dur;
+
+		if (strstr(line, "\"ph\":\"X\"")) {
+			cr_assert(tid_of(line, &s.tid) && us_of(line, "\"ts\":", &s.a) &&
+					  us_of(line, "\"dur\":", &dur),
+				  "bad slice: %s", line);
+			s.b = s.a + dur;
+			cr_assert_lt(nsl, 64);
+			sl[nsl++] = s;
+			*nmarkers += strstr(line, "\"cat\":\"wakeup\"") != NULL;
+		} else if (strstr(line, "\"ph\":\"s\"") || strstr(line, "\"ph\":\"f\"")) {
+			cr_assert(tid_of(line, &s.tid) && us_of(line, "\"ts\":", &s.a),
+				  "bad flow end: %s", line);
+			cr_assert_lt(nfl, 64);
+			fl[nfl++] = s;
+		}
+	}
+	free(text);
+	for (int i = 0; i < nfl; i++) {
+		bool in = false;
+
+		for (int j = 0; j < nsl && !in; j++)
+			in = sl[j].tid == fl[i].tid && sl[j].a <= fl[i].a && fl[i].a <= sl[j].b;
+		cr_expect(in, "the flow end at %" PRIu64 " ns is in no slice of tid %u", fl[i].a,
+			  fl[i].tid);
+	}
+	for (int i = 0; i < nsl; i++)
+		for (int j = i + 1; j < nsl; j++) {
+			const struct slice *x = &sl[i], *y = &sl[j];
+			bool overlap = x->tid == y->tid && x->a < y->b && y->a < x->b;
+			bool nested =
+				(x->a <= y->a && y->b <= x->b) || (y->a <= x->a && x->b <= y->b);
+
+			cr_expect(!overlap || nested,
+				  "tid %u: slices [%" PRIu64 ", %" PRIu64 "] and [%" PRIu64
+				  ", %" PRIu64 "] overlap",
+				  x->tid, x->a, x->b, y->a, y->b);
+		}
+	return nfl / 2;
+}
+
+static void setup(void)
+{
+	p = ws_perfetto_new();
+	cr_assert_not_null(p);
+}
+
+static void teardown(void)
+{
+	ws_perfetto_free(p);
+}
+
+TestSuite(perfetto, .init = setup, .fini = teardown);
+
+/* A traced waker's own slices carry the arrow: no marker. */
+Test(perfetto, traced_waker_needs_no_marker)
+{
+	struct ws_thread *v = thread(0, VICTIM, PID, "victim", false);
+	struct ws_thread *w = thread(1, TRACED_WAKER, PID, "waker", false);
+	int markers;
+
+	timeline(v, 40 * MS);
+	timeline(w, 10 * MS);
+	chain2(v, w, w->tid, w->pid, w->comm, 5 * MS, 40 * MS);
+	cr_assert_eq(check_export(&markers), 1);
+	cr_assert_eq(markers, 0);
+}
+
+/* A kernel helper's timeline is followed but not exported: its end of the arrow gets a marker. */
+Test(perfetto, helper_waker_gets_a_marker)
+{
+	struct ws_thread *v = thread(0, VICTIM, PID, "victim", false);
+	struct ws_thread *h = thread(1, HELPER, HELPER, "rcu_exp_gp_kthr", true);
+	int markers;
+
+	timeline(v, 40 * MS);
+	chain2(v, h, h->tid, h->pid, h->comm, 5 * MS, 40 * MS);
+	cr_assert_eq(check_export(&markers), 1);
+	cr_assert_eq(markers, 1);
+}
+
+/* A chain that goes on through a helper: the helper was woken too, and that end needs one. */
+Test(perfetto, helper_wakee_gets_a_marker)
+{
+	struct ws_thread *v = thread(0, VICTIM, PID, "victim", false);
+	struct ws_thread *h = thread(1, HELPER, HELPER, "kworker/0:1", true);
+	struct ws_thread *w = thread(2, TRACED_WAKER, PID, "waker", false);
+	struct ws_chain c;
+	int markers;
+
+	timeline(v, 40 * MS);
+	timeline(w, 10 * MS);
+	memset(&c, 0, sizeof(c));
+	c.victim = v;
+	c.start = 5 * MS;
+	c.wake = c.end = 40 * MS;
+	c.nlinks = 3;
+	link_of(&c.links[0], v, v->tid, v->pid, v->comm, 5 * MS, 40 * MS, HELPER);
+	link_of(&c.links[1], h, h->tid, h->pid, h->comm, 20 * MS, 30 * MS, TRACED_WAKER);
+	link_of(&c.links[2], w, w->tid, w->pid, w->comm, 5 * MS, 30 * MS, 0);
+	cr_assert_eq(ws_perfetto_chain(p, &c), 0);
+	cr_assert_eq(check_export(&markers), 2);
+	cr_assert_eq(markers, 2);
+}
+
+/*
+ * One untraced thread wakes two victims; the later wakeup's chain comes first (the other
+ * victim waited long for a CPU after its wakeup). Both arrows need their own marker.
+ */
+Test(perfetto, markers_in_any_order)
+{
+	struct ws_thread *a = thread(0, VICTIM, PID, "a", false);
+	struct ws_thread *b = thread(1, OTHER, PID, "b", false);
+	int markers;
+
+	timeline(a, 40 * MS);
+	timeline(b, 20 * MS);
+	chain2(a, NULL, UNTRACED, UNTRACED, "cron", 5 * MS, 40 * MS);
+	chain2(b, NULL, UNTRACED, UNTRACED, "cron", 5 * MS, 20 * MS);
+	/* a third wakeup 300 ns after the second: its marker is cut short, not overlapping */
+	chain2(a, NULL, UNTRACED, UNTRACED, "cron", 5 * MS, 20 * MS + 300);
+	cr_assert_eq(check_export(&markers), 3);
+	cr_assert_eq(markers, 3);
+}
+
+/* A waker seen only later (before its first event) gets a marker too. */
+Test(perfetto, waker_before_its_timeline)
+{
+	struct ws_thread *v = thread(0, VICTIM, PID, "victim", false);
+	struct ws_thread *w = thread(1, TRACED_WAKER, PID, "waker", false);
+	int markers;
+
+	w->born = 50 * MS;
+	timeline(v, 40 * MS);
+	timeline(w, 60 * MS);
+	chain2(v, w, w->tid, w->pid, w->comm, 5 * MS, 40 * MS);
+	cr_assert_eq(check_export(&markers), 1);
+	cr_assert_eq(markers, 1);
+}
