@@ -264,24 +264,87 @@ static void thread_retire(struct ws_graph *g, struct ws_thread *t, uint64_t ts)
 	g->dead = t;
 }
 
+/* @t's period off CPU is over at @ts, on @cpu: hand it out as a wait if it is one. */
+static void wait_over(struct ws_graph *g, struct ws_thread *t, uint64_t ts, uint16_t cpu)
+{
+	if (t->off_start && g->ops.on_wait && !t->helper &&
+	    (ts - t->off_start >= g->min_block ||
+	     (t->tid == g->follow_tid && ts - t->off_start >= g->follow_min))) {
+		struct ws_wait_done d = {
+			.t = t,
+			.start = t->off_start,
+			.wake = t->wake_ts ? t->wake_ts : ts,
+			.end = ts,
+			.cpu = cpu,
+			.below_min_block = ts - t->off_start < g->min_block,
+		};
+
+		g->ops.on_wait(g->ops.ctx, &d);
+	}
+	t->off_start = 0;
+	t->wake_ts = 0;
+}
+
+static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw);
+
+/*
+ * @t leaves its CPU at @sw->ts, woken but never seen getting the CPU back: its switch-in was
+ * not traced. Seen on 6.18 with nothing lost: some threads (a VM agent's) leave their CPU with
+ * no sched_switch at all, so the thread they hand it to arrives unseen. It got the CPU after
+ * its wakeup and after the run last seen on that CPU began: its wait ends there, the earliest
+ * it can have (its runnable part may have been longer, never shorter), and what follows up to
+ * this switch-out is not observed.
+ */
+static void switch_in_unseen(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
+{
+	uint64_t after = graph_cpu_run_start(g, sw->cpu, sw->ts);
+	struct ws_switch in = { .sz = sizeof(in),
+				.cpu = sw->cpu,
+				.next_tid = t->tid,
+				.next_pid = t->pid,
+				.ts = after > cur(t)->start ? after : cur(t)->start };
+
+	g->st.switch_ins_unseen++;
+	if (sw->ts <= cur(t)->start) {
+		/* a record out of order (events_late): nothing of the stretch is known */
+		cur(t)->state = WS_STATE_UNKNOWN;
+		t->off_start = 0;
+		t->wake_ts = 0;
+		return;
+	}
+	if (in.ts > sw->ts)
+		in.ts = sw->ts;
+	if (in.ts > cur(t)->start) {
+		switch_in(g, t, &in);
+		cur(t)->state = WS_STATE_UNKNOWN;
+		return;
+	}
+	/* it may have run at once: its wait ends at its wakeup, the rest is not observed */
+	cur(t)->state = WS_STATE_UNKNOWN;
+	wait_over(g, t, in.ts, in.cpu);
+}
+
 static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
 {
-	struct ws_span *c = cur(t);
+	struct ws_span *c;
 	/* transition() may move t->iv: keep the ending stint's start, not a pointer into it */
-	uint64_t stint_start = c ? c->start : WS_NO_END;
+	uint64_t stint_start;
 	uint64_t ts = sw->ts;
 
-	if (cur_state(t) == WS_STATE_BLOCKED || cur_state(t) == WS_STATE_RUNNABLE) {
+	if (cur_state(t) == WS_STATE_RUNNABLE) {
+		switch_in_unseen(g, t, sw);
+	} else if (cur_state(t) == WS_STATE_BLOCKED) {
 		/*
-		 * It leaves the CPU, yet it was off it: its return (a wakeup and a
-		 * switch-in, or the switch-in alone) never arrived. Seen on 6.18,
-		 * rarely, with nothing lost in the ring and no bpf_printk from either
-		 * program either. When it woke and ran is unknown, so the stretch is
-		 * not observed, not one long wait; chains over it say so (incomplete).
+		 * Neither its wakeup nor its switch-in was seen (records lost, or a wakeup
+		 * the kernel side could not tell from a cancelled sleep): when it woke and
+		 * ran is unknown, so the stretch is not observed, not one long wait; chains
+		 * over it say so (incomplete).
 		 */
-		c->state = WS_STATE_UNKNOWN;
+		cur(t)->state = WS_STATE_UNKNOWN;
 		g->st.switch_ins_unseen++;
 	}
+	c = cur(t);
+	stint_start = c ? c->start : WS_NO_END;
 	if (sw->prev_state & WS_TASK_GONE) {
 		thread_retire(g, t, ts);
 		return;
@@ -335,7 +398,8 @@ static void late_switch_out(struct ws_graph *g, struct ws_thread *t, uint64_t of
 	enum ws_thread_state s = cur_state(t);
 
 	g->late_outs = true;
-	if (s != WS_STATE_RUNNING && s != WS_STATE_UNKNOWN)
+	/* off CPU already: a switch-out after it means a switch-in unseen (see switch_out) */
+	if ((s == WS_STATE_BLOCKED || s == WS_STATE_RUNNABLE) && off <= cur(t)->start)
 		return;
 	switch_out(g, t, &sw);
 	if (state && wake && cur_state(t) == WS_STATE_BLOCKED) {
@@ -350,6 +414,9 @@ static void late_switch_out(struct ws_graph *g, struct ws_thread *t, uint64_t of
 static void mark_short_inside(struct ws_thread *t)
 {
 	for (size_t i = t->n; i > t->head; i--) {
+		/* a stretch not observed may be where it ran: not an older one's doing */
+		if (t->iv[i - 1].state == WS_STATE_UNKNOWN)
+			return;
 		if (t->iv[i - 1].state == WS_STATE_RUNNING) {
 			t->iv[i - 1].flags |= WS_IVAL_SHORT_INSIDE;
 			return;
@@ -377,27 +444,10 @@ static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_s
 		g->st.waits_unexplained++;
 	}
 	transition(g, t, ts, WS_STATE_RUNNING, sw->cpu);
-	if (t->off_start && g->ops.on_wait && !t->helper &&
-	    (ts - t->off_start >= g->min_block ||
-	     (t->tid == g->follow_tid && ts - t->off_start >= g->follow_min))) {
-		struct ws_wait_done d = {
-			.t = t,
-			.start = t->off_start,
-			.wake = t->wake_ts ? t->wake_ts : ts,
-			.end = ts,
-			.cpu = sw->cpu,
-			.below_min_block = ts - t->off_start < g->min_block,
-		};
-
-		/* the runnable stretch ran on the CPU it got back on */
-		if (t->n >= 2 && t->iv[t->n - 2].state == WS_STATE_RUNNABLE)
-			t->iv[t->n - 2].cpu = sw->cpu;
-		g->ops.on_wait(g->ops.ctx, &d);
-	} else if (t->n >= 2 && t->iv[t->n - 2].state == WS_STATE_RUNNABLE) {
+	/* the runnable stretch ran on the CPU it got back on */
+	if (t->n >= 2 && t->iv[t->n - 2].state == WS_STATE_RUNNABLE)
 		t->iv[t->n - 2].cpu = sw->cpu;
-	}
-	t->off_start = 0;
-	t->wake_ts = 0;
+	wait_over(g, t, ts, sw->cpu);
 }
 
 /*

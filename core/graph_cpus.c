@@ -190,6 +190,18 @@ static size_t run_from(const struct cpu_hist *h, uint64_t ts, bool inclusive)
 	return bisect(h, h->head, ts, inclusive);
 }
 
+/* When the run on @cpu in progress just before @ts began (0: none kept). */
+uint64_t graph_cpu_run_start(struct ws_graph *g, uint16_t cpu, uint64_t ts)
+{
+	struct cpu_hist *h = cpu < g->ncpus ? &g->cpus[cpu] : NULL;
+	size_t i;
+
+	if (!h || h->n <= h->head)
+		return 0;
+	i = bisect(h, h->head, ts, true);
+	return i > h->head ? h->r[i - 1].ts : 0;
+}
+
 /*
  * run_from(@h, @ts, false), begun where the last search ended: a chain's walk over a busy
  * waker asks about later and later times, each a run or two on, and a search over all of a

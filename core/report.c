@@ -582,7 +582,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		if (s->switch_ins_unseen)
 			fprintf(b,
 				"  UNSEEN: %" PRIu64
-				" time%s a thread left the CPU though its return to it never arrived (the kernel did not report it); those stretches are not observed, chains over them are incomplete\n",
+				" time%s a thread left the CPU though its return to it was never reported (usually: it got the CPU from a thread whose switches the kernel does not trace); its wait ends at the earliest it can have, the stretch after is not observed and chains over it are incomplete\n",
 				s->switch_ins_unseen, s->switch_ins_unseen == 1 ? "" : "s");
 		if (untraced)
 			fprintf(b,

@@ -52,10 +52,21 @@ struct task_state {
 	__u8 helper;
 	__u8 rq_waiting;  /* traced, runnable, not running */
 	__u8 off_emitted; /* its current off-CPU period's switch-out was written */
-	__u8 early_wake;  /* woken while still on CPU: the sleep about to begin ends at once */
-	__u32 off_state;  /* task state it left the CPU in */
-	__u64 off_ts;	  /* when it left the CPU (0: on CPU) */
-	__u64 wake_ts;	  /* when it was woken in the current off-CPU period (0: not yet) */
+	/*
+	 * A wakeup came since its last switch: it may have cancelled a sleep, or raced the
+	 * dequeue of the sleep now beginning (see woken_leaving). Cleared by its next switch.
+	 */
+	__u8 maybe_woken;
+	__u8 reserved0[3];
+	__u32 off_state; /* task state it left the CPU in */
+	__u64 off_ts;	 /* when it left the CPU (0: on CPU) */
+	/*
+	 * When it was woken in its current off-CPU period, or while leaving the CPU (0: not
+	 * yet). Cleared by the switch-in that ends the period; the switch-out only reads it
+	 * (a wakeup on another CPU can race the switch-out's program, see ws_sched_waking),
+	 * or sets it when it leaves runnable.
+	 */
+	__u64 wake_ts;
 	__u32 off_cpu;
 	__u8 reserved[3];
 	struct ws_sched_short sh;
@@ -269,6 +280,58 @@ static __always_inline void rq_wait_end(struct task_state *s)
 }
 
 /*
+ * When @s's current off-CPU period stopped being a sleep: its wakeup; or its switch-out when
+ * it left runnable, was woken while leaving the CPU (a racing wakeup can be stamped before
+ * the switch-out), or no wakeup came yet.
+ */
+static __always_inline __u64 woken_at(const struct task_state *s)
+{
+	return s->wake_ts > s->off_ts ? s->wake_ts : s->off_ts;
+}
+
+/* Its period ends (the switch-in): the next one starts clean. */
+static __always_inline void period_end(struct task_state *s)
+{
+	s->off_ts = 0;
+	s->wake_ts = 0;
+	s->off_emitted = 0;
+	s->maybe_woken = 0;
+}
+
+#define TASK_WAKING_ 0x0200
+
+struct qspinlock___val {
+	atomic_t val;
+} __attribute__((preserve_access_index));
+
+/*
+ * @p leaves its CPU to sleep: was it woken as it left? Yes if a wakeup found it already
+ * dequeued before this program ran (wake_ts), or one that did so is under way (it set
+ * TASK_WAKING). A wakeup that found it still queued only cancels the sleep if it came before
+ * the scheduler read its state; if it came after, it waits on this CPU's runqueue lock, finds
+ * the task dequeued and wakes it fully, and no second sched_waking says so: such a wakeup
+ * (maybe_woken) still holds @p's pi_lock now. One that only cancelled an earlier sleep of this
+ * stint released the lock long ago; a stranger holding it at this instant (a change of
+ * affinity) is the remaining doubt, undone if a wakeup later finds it asleep (ws_sched_waking).
+ */
+static __always_inline bool woken_leaving(struct task_struct *p, const struct task_state *s)
+{
+	struct qspinlock___val *lock = (void *)&p->pi_lock.raw_lock;
+
+	if (s->wake_ts || p->__state == TASK_WAKING_)
+		return true;
+	if (!s->maybe_woken)
+		return false;
+	return bpf_core_field_exists(lock->val) && lock->val.counter != 0;
+}
+
+/* Did @s sleep in its current period (not woken as it left, before its switch-out)? */
+static __always_inline bool slept(const struct task_state *s)
+{
+	return s->off_state && (!s->wake_ts || s->wake_ts > s->off_ts);
+}
+
+/*
  * Must the switch-in of traced @s at @now be written? Yes if the analysis saw
  * it leave, if there is no state to summarise into, or if its period off CPU
  * reached the resolution. Otherwise the period goes into its counters.
@@ -281,7 +344,7 @@ static __always_inline bool switch_in_written(struct task_state *s, __u64 now)
 		return true;
 	if (now - s->off_ts >= resolution_ns)
 		return true;
-	woke = s->wake_ts ? s->wake_ts : s->off_ts;
+	woke = woken_at(s);
 	s->sh.n++;
 	s->sh.blocked_ns += woke - s->off_ts;
 	s->sh.runnable_ns += now - woke;
@@ -309,7 +372,8 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	struct cpu_current *cc = bpf_map_lookup_elem(&cpu_current, &zero);
 	bool prev_known = false, prev_untraced = false, known = seeded();
 	struct task_state *ps = NULL, *ns;
-	bool prev_traced = false, next_traced, look_up, write, rq_long, dying, prev_later;
+	bool prev_traced = false, next_traced, look_up, write, rq_long, dying, prev_later,
+	     in_unseen;
 	struct ws_sched_switch *r;
 	__u64 now;
 
@@ -336,6 +400,24 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		cpu_current_set(cc, next, look_up, 0, since);
 		return 0;
 	}
+	/*
+	 * Still off CPU by its state: it got this CPU from a task whose switch-out was not
+	 * traced (some VM agents' threads leave their CPU without a sched_switch). That
+	 * period is over (what it holds is stale), it waits for a CPU no more, and this
+	 * switch-out is written now, so the analysis knows it ran (the core puts its switch-in
+	 * where the CPU's last run seen began). A period of it that was never written is lost.
+	 */
+	in_unseen = prev_traced && ps && ps->off_ts;
+	if (in_unseen) {
+		rq_wait_end(ps);
+		ps->off_ts = 0;
+		ps->wake_ts = 0;
+		ps->off_emitted = 0;
+	}
+	/* a wakeup that came as it left: runnable from now on, as if preempted (not its death) */
+	if (state && !(state & 0x80 /* TASK_DEAD */) && prev_traced && ps &&
+	    woken_leaving(prev, ps))
+		state = 0;
 	/* runqueue waits that make every switch written: the traced threads' only */
 	now = now_after_wait_begin(ps, state == 0 && prev->pid && prev_traced &&
 					       traced(prev, ps, known));
@@ -349,7 +431,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (!run_start && prev_known && waiting && since != since_seen && since < now)
 		run_start = since;
 	/* a long wait (blocked, not preempted) ends: its stacks, taken in its own context */
-	if (next_traced && ns && !ns->helper && ns->off_ts && ns->off_state && ws_stack_min_ns &&
+	if (next_traced && ns && !ns->helper && ns->off_ts && slept(ns) && ws_stack_min_ns &&
 	    now - ns->off_ts >= ws_stack_min_ns)
 		ws_stack_waiter(next, ns->off_ts, now);
 	rq_long = nr_rq_waiting && (!resolution_ns || now - rq_nonempty_since >= resolution_ns);
@@ -362,7 +444,9 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	 */
 	dying = prev_traced &&
 		((state & 0x80 /* TASK_DEAD */) || (prev->flags & 0x4 /* PF_EXITING */));
-	write = !resolution_ns || rq_long || (next_traced && switch_in_written(ns, now)) || dying;
+	/* switch_in_written() last: when it says no, it has summed next's period already */
+	write = !resolution_ns || rq_long || dying || in_unseen ||
+		(next_traced && switch_in_written(ns, now));
 	/*
 	 * prev's switch-out waits for the record that ends its period (its
 	 * wakeup or switch-in, when the period reaches the resolution), even when
@@ -370,29 +454,33 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	 * wakeup and switch-in due whatever their length, and in a ping-pong that
 	 * would write every switch from then on.
 	 */
-	prev_later = resolution_ns && prev_traced && ps && !dying;
+	prev_later = resolution_ns && prev_traced && ps && !dying && !in_unseen;
 	if (prev_traced && ps) {
 		/*
-		 * A wakeup that raced ahead of this switch-out (not written): the
-		 * thread is runnable from now on, as if preempted.
+		 * A wakeup that races this program on another CPU may set wake_ts only after
+		 * woken_leaving read it: the period then reads as blocked until that wakeup
+		 * (woken_at), as it was.
 		 */
-		if (ps->early_wake)
-			state = 0;
-		ps->early_wake = 0;
+		ps->maybe_woken = 0;
 		ps->off_ts = now;
 		ps->off_state = state;
 		ps->off_cpu = bpf_get_smp_processor_id();
 		ps->off_emitted = write && !prev_later;
-		ps->wake_ts = state == 0 ? now : 0;
+		if (state == 0)
+			ps->wake_ts = now;
 	}
 	if (!write) {
 		if (next_traced && ns)
-			ns->off_ts = 0;
+			period_end(ns);
 		return 0;
 	}
 	r = ws_reserve(sizeof(*r), WS_SCHED_SWITCH);
-	if (!r)
+	if (!r) {
+		/* lost (counted): its short waits ride on a later record, its period is over */
+		if (next_traced && ns)
+			period_end(ns);
 		return 0;
+	}
 	if (prev_later)
 		r->hdr.flags |= WS_SCHED_PREV_LATER;
 	if (ps && ps->helper)
@@ -416,15 +504,17 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	__builtin_memset(&r->next_short, 0, sizeof(r->next_short));
 	if (next_traced && ns) {
 		if (!ns->off_emitted && ns->off_ts) {
+			/* woken as it left, stamped before its switch-out: runnable throughout */
+			bool asleep = slept(ns);
+
 			r->next_off_ts = ns->off_ts;
-			r->next_wake_ts = ns->off_state ? ns->wake_ts : 0;
-			r->next_off_state = ns->off_state;
+			r->next_wake_ts = asleep ? ns->wake_ts : 0;
+			r->next_off_state = asleep ? ns->off_state : 0;
 			r->next_off_cpu = ns->off_cpu;
 		}
 		r->next_short = ns->sh;
 		__builtin_memset(&ns->sh, 0, sizeof(ns->sh));
-		ns->off_ts = 0;
-		ns->off_emitted = 0;
+		period_end(ns);
 	}
 	ws_submit(r);
 	return 0;
@@ -458,10 +548,15 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		if (!s)
 			return 0;
 	}
+	/* before on_rq is read: its switch-out, if it is leaving now, decides (woken_leaving) */
+	if (s)
+		s->maybe_woken = 1;
 	/*
-	 * A task still queued is being woken before it managed to sleep; the
-	 * wakeup only cancels the sleep and ends no wait. Except one whose
-	 * dequeue the scheduler merely delayed (EEVDF, 6.12+): it did sleep.
+	 * A task still queued is being woken before it managed to sleep: the
+	 * wakeup cancels the sleep and ends no wait, unless the scheduler dequeues
+	 * it first, and then this wakeup ends the sleep and traces nothing more:
+	 * its switch-out decides. Not one whose dequeue the scheduler merely
+	 * delayed (EEVDF, 6.12+): it did sleep.
 	 */
 	if (p->on_rq == 1) {
 		struct sched_entity___delayed *se = (void *)&p->se;
@@ -469,14 +564,27 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		if (!bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed)
 			return 0;
 	}
+	/*
+	 * Its switch-out took it for woken as it left (woken_leaving's doubt), yet a wakeup
+	 * finds it asleep (dequeued, not migrating): it slept, and this wakeup ends that.
+	 */
+	if (s && s->off_ts && !s->off_emitted && !s->off_state && p->on_rq != 2) {
+		s->off_state = p->__state ? p->__state : 1;
+		s->wake_ts = 0;
+	}
 	now = now_after_wait_begin(s, !s || s->traced);
 	/* signals pending that it does not block: this wakeup is the signal's (signal_wake_up) */
 	sigpending = (p->pending.signal.sig[0] | p->signal->shared_pending.signal.sig[0]) &
 		     ~p->blocked.sig[0];
 	if (s && resolution_ns && !s->off_emitted) {
 		if (!s->off_ts) {
-			/* still on CPU: the sleep about to begin ends at once */
-			s->early_wake = 1;
+			/*
+			 * Leaving its CPU (dequeued, its switch-out not traced yet, or being
+			 * traced there right now): the sleep about to begin ends at once. The
+			 * switch-out reads this; if it read before this store, the period's
+			 * end reads it (woken_at).
+			 */
+			s->wake_ts = now;
 			return 0;
 		}
 		if (!cs)
@@ -507,7 +615,8 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 		r->off_cpu = s->off_cpu;
 		s->off_emitted = 1;
 	}
-	if (s && !s->wake_ts)
+	/* (leaving its CPU, off_ts 0: the analysis pairs this record with the switch-out) */
+	if (s && !s->wake_ts && s->off_ts)
 		s->wake_ts = r->hdr.ts;
 	if (s && s->helper)
 		r->hdr.flags |= WS_SCHED_WAKEE_HELPER;

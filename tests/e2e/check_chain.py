@@ -515,6 +515,19 @@ def main():
     if rep.errors:
         if best is not None:
             print("victim chain as reported:\n" + json.dumps(best[2], indent=2))
+        # what the run itself counted that could explain a missing or cut chain
+        for _, r in records:
+            if r.get("type") == "summary":
+                print("summary: " + ", ".join(
+                    "%s %s" % (k, r[k]) for k in
+                    ("events", "events_lost", "events_lost_recursion", "events_late",
+                     "chains", "waits_without_wakeup", "switch_ins_unseen", "idle_waits",
+                     "history_trimmed", "out_of_memory") if k in r))
+        for _, r in records:
+            if r.get("type") == "chain":
+                print("chain of tid %s: %s" % (r.get("tid"), json.dumps(
+                    [(l.get("kind"), l.get("tid"), l.get("start_ns"), l.get("duration_ns"))
+                     for l in r.get("links", [])])))
         print("FAIL (%d problem%s):" % (len(rep.errors), "" if len(rep.errors) == 1 else "s"))
         for e in rep.errors:
             print("- " + e)

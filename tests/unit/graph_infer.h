@@ -32,12 +32,12 @@ static inline bool graph_test_pid_traced(void *ctx, uint32_t pid)
 #define GRAPH_TEST_MS 1000000ULL
 
 /*
- * A switch at @ms milliseconds on @cpu, both threads in the test process (tid 0: idle); @next
- * is named @comm.
+ * A switch at @ms milliseconds on @cpu, prev in the test process (tid 0: idle); @next of
+ * process @next_pid, named @comm.
  */
-static inline void graph_test_switch_named(struct ws_graph *g, uint64_t ms, uint16_t cpu,
-					   uint32_t prev, uint32_t state, uint32_t next,
-					   const char *comm)
+static inline void graph_test_switch_to(struct ws_graph *g, uint64_t ms, uint16_t cpu,
+					uint32_t prev, uint32_t state, uint32_t next,
+					uint32_t next_pid, const char *comm)
 {
 	struct ws_switch s = { .sz = sizeof(s),
 			       .ts = ms * GRAPH_TEST_MS,
@@ -46,10 +46,18 @@ static inline void graph_test_switch_named(struct ws_graph *g, uint64_t ms, uint
 			       .prev_pid = prev ? GRAPH_TEST_PID : 0,
 			       .prev_state = state,
 			       .next_tid = next,
-			       .next_pid = next ? GRAPH_TEST_PID : 0,
+			       .next_pid = next_pid,
 			       .next_comm = comm };
 
 	ws_graph_switch(g, &s);
+}
+
+/* The same, both threads in the test process. */
+static inline void graph_test_switch_named(struct ws_graph *g, uint64_t ms, uint16_t cpu,
+					   uint32_t prev, uint32_t state, uint32_t next,
+					   const char *comm)
+{
+	graph_test_switch_to(g, ms, cpu, prev, state, next, next ? GRAPH_TEST_PID : 0, comm);
 }
 
 /* The same, every thread named "t". */
@@ -60,11 +68,12 @@ static inline void graph_test_switch(struct ws_graph *g, uint64_t ms, uint16_t c
 }
 
 /*
- * @wakee woken at @ms on @cpu by @waker; @off_ms: its switch-out, reported only now by a source
- * that summarises (0: it was reported at the time).
+ * @wakee woken at @ms on @cpu by @waker; @off_ms: its switch-out, on @off_cpu, reported only
+ * now by a source that summarises (0: it was reported at the time).
  */
-static inline void graph_test_wake(struct ws_graph *g, uint64_t ms, uint16_t cpu, uint32_t waker,
-				   uint32_t wakee, uint64_t off_ms)
+static inline void graph_test_wake_off(struct ws_graph *g, uint64_t ms, uint16_t cpu,
+				       uint32_t waker, uint32_t wakee, uint64_t off_ms,
+				       uint16_t off_cpu)
 {
 	struct ws_wake w = { .sz = sizeof(w),
 			     .ts = ms * GRAPH_TEST_MS,
@@ -76,9 +85,16 @@ static inline void graph_test_wake(struct ws_graph *g, uint64_t ms, uint16_t cpu
 			     .wakee_pid = GRAPH_TEST_PID,
 			     .off_ts = off_ms * GRAPH_TEST_MS,
 			     .off_state = off_ms ? 1 : 0,
-			     .off_cpu = cpu };
+			     .off_cpu = off_cpu };
 
 	ws_graph_wake(g, &w);
+}
+
+/* The same, the switch-out (if any) on the waking's CPU. */
+static inline void graph_test_wake(struct ws_graph *g, uint64_t ms, uint16_t cpu, uint32_t waker,
+				   uint32_t wakee, uint64_t off_ms)
+{
+	graph_test_wake_off(g, ms, cpu, waker, wakee, off_ms, cpu);
 }
 
 #endif

@@ -19,11 +19,14 @@
 static struct ws_graph *g;
 static struct ws_ival ivs[64];
 static int nivs;
+static struct ws_wait_done waits[8]; /* thread 7's, as handed out */
+static int nwaits;
 
 static void on_wait(void *ctx, const struct ws_wait_done *d)
 {
 	(void)ctx;
-	(void)d;
+	if (d->t->tid == 7 && !d->below_min_block && nwaits < 8)
+		waits[nwaits++] = *d;
 }
 
 static void on_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
@@ -93,6 +96,7 @@ static void begin(void)
 				    .on_ival = on_ival };
 
 	nivs = 0;
+	nwaits = 0;
 	g = ws_graph_new(&ops, 1 * MS, 10000 * MS, 0);
 	cr_assert_not_null(g);
 	sw(1, 0, 0, 0, 7);
@@ -196,6 +200,105 @@ Test(graph_life, a_switch_in_after_a_preemption_that_never_arrived_is_not_observ
 	}
 	cr_expect_eq(unknown, 1, "[5, 20] not observed");
 	cr_expect_eq(runnable_5_20, 0, "[5, 20] called a runqueue wait");
+	ws_graph_free(g);
+}
+
+/* A switch on @cpu to a thread of another process (one whose own switch-outs go untraced). */
+static void sw_to_other(uint64_t ms, uint16_t cpu, uint32_t prev, uint32_t state, uint32_t next)
+{
+	graph_test_switch_to(g, ms, cpu, prev, state, next, 1, "agent");
+}
+
+static int state_at(uint64_t ms)
+{
+	for (int i = 0; i < nivs; i++)
+		if (ivs[i].start <= ms * MS && ms * MS < ivs[i].end)
+			return ivs[i].state;
+	return -1;
+}
+
+/*
+ * Thread 7 blocks at 5 ms, thread 8 wakes it at 30 ms; at 40 ms CPU 0 goes to a thread whose
+ * switch-outs are never traced (a VM agent's, seen on 6.18), which hands the CPU to 7 unseen;
+ * 7 leaves at 60 ms. Its wait is still reported: blocked from 5 ms, woken by 8 at 30, over at
+ * 40 at the earliest; [40, 60] is not observed.
+ */
+Test(graph_life, a_wait_ended_by_an_unseen_switch_in_is_still_a_wait)
+{
+	struct ws_graph_stats st;
+
+	begin();
+	sw(5, 0, 7, 1, 0);
+	wake(30, 1, 8, 7);
+	sw_to_other(40, 0, 0, 0, 50);
+	sw(60, 0, 7, 1, 0);
+	ws_graph_stats(g, &st);
+	cr_expect_eq(st.switch_ins_unseen, 1);
+	cr_assert_eq(nwaits, 1, "the wait from 5 ms was not handed out");
+	cr_expect_eq(waits[0].start, 5 * MS);
+	cr_expect_eq(waits[0].wake, 30 * MS);
+	cr_expect_eq(waits[0].end, 40 * MS);
+	wake(70, 1, 8, 7);
+	sw(71, 0, 0, 0, 7);
+	ws_graph_flush(g);
+	check_unbroken(1, 71);
+	cr_expect_eq(state_at(20), WS_STATE_BLOCKED);
+	cr_expect_eq(state_at(35), WS_STATE_RUNNABLE);
+	cr_expect_eq(state_at(50), WS_STATE_UNKNOWN);
+	cr_expect_eq(state_at(65), WS_STATE_BLOCKED);
+	ws_graph_free(g);
+}
+
+/*
+ * The same when the run seen last on CPU 0 began before the wakeup (its switch was not
+ * written): the wait ends at the wakeup, as far as is known.
+ */
+Test(graph_life, an_unseen_switch_in_ends_the_wait_no_earlier_than_its_wakeup)
+{
+	begin();
+	sw(5, 0, 7, 1, 0);
+	wake(30, 1, 8, 7);
+	sw(60, 0, 7, 1, 0);
+	cr_assert_eq(nwaits, 1, "the wait from 5 ms was not handed out");
+	cr_expect_eq(waits[0].start, 5 * MS);
+	cr_expect_eq(waits[0].end, 30 * MS);
+	ws_graph_flush(g);
+	cr_expect_eq(state_at(45), WS_STATE_UNKNOWN);
+	ws_graph_free(g);
+}
+
+/*
+ * A source that summarises reports 7's second switch-out (60 ms) only with the wakeup that ends
+ * it (80 ms): the unseen switch-in between is found then, and the two waits stay two.
+ */
+Test(graph_life, a_late_switch_out_after_an_unseen_switch_in_splits_the_waits)
+{
+	begin();
+	sw(5, 0, 7, 1, 0);
+	wake(30, 1, 8, 7);
+	sw_to_other(40, 0, 0, 0, 50);
+	graph_test_wake_off(g, 80, 1, 8, 7, 60, 0);
+	sw(81, 0, 0, 0, 7);
+	cr_assert_eq(nwaits, 2, "%d waits handed out", nwaits);
+	cr_expect_eq(waits[0].start, 5 * MS);
+	cr_expect_eq(waits[0].end, 40 * MS);
+	cr_expect_eq(waits[1].start, 60 * MS);
+	cr_expect_eq(waits[1].end, 81 * MS);
+	ws_graph_free(g);
+}
+
+/* A switch-out that arrives out of order (after the reorder window) ends no wait backwards. */
+Test(graph_life, a_switch_out_out_of_order_ends_no_wait_before_it_began)
+{
+	begin();
+	sw(5, 0, 7, 1, 0);
+	wake(30, 1, 8, 7);
+	sw(3, 0, 7, 1, 0);
+	for (int i = 0; i < nwaits; i++)
+		cr_expect(waits[i].end >= waits[i].start && waits[i].end >= waits[i].wake,
+			  "wait %d: start %llu, wake %llu, end %llu", i,
+			  (unsigned long long)waits[i].start, (unsigned long long)waits[i].wake,
+			  (unsigned long long)waits[i].end);
 	ws_graph_free(g);
 }
 
