@@ -188,6 +188,11 @@ int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thr
 	len = iv->end - iv->start;
 	switch (iv->state) {
 	case WS_STATE_RUNNING:
+	/*
+	 * Not observed: the wait before it ended there as far as the graph knows (it hands that
+	 * wait out so: a switch-in that was never traced), not later.
+	 */
+	case WS_STATE_UNKNOWN:
 		period_end(oc, e);
 		break;
 	case WS_STATE_BLOCKED:

@@ -72,6 +72,29 @@ Test(offcpu, every_wait_counted_once)
 	ws_offcpu_free(oc);
 }
 
+/*
+ * A wait whose switch-in was never traced: the graph ends it where the stretch not observed
+ * begins (and hands it out so), and the off-CPU totals end it there too.
+ */
+Test(offcpu, a_stretch_not_observed_ends_the_wait_before_it)
+{
+	struct ws_offcpu *oc = ws_offcpu_new(50);
+	struct ws_thread t = { .tid = 7, .pid = 7, .comm = "worker" };
+	struct ws_offcpu_totals tot;
+
+	cr_assert_not_null(oc);
+	feed(oc, &t, 0, 100, WS_STATE_RUNNING);
+	feed(oc, &t, 100, 300, WS_STATE_BLOCKED);
+	feed(oc, &t, 300, 320, WS_STATE_RUNNABLE);
+	feed(oc, &t, 320, 400, WS_STATE_UNKNOWN); /* it got the CPU somewhere in here */
+	feed(oc, &t, 400, 410, WS_STATE_BLOCKED); /* and left it again: a short wait, open */
+	ws_offcpu_totals(oc, &tot);
+	cr_expect_eq(tot.reported_ns, 220);
+	cr_expect_eq(tot.reported_n, 1);
+	cr_expect_eq(tot.open_ns, 10);
+	ws_offcpu_free(oc);
+}
+
 Test(offcpu, chains_total_kept_apart)
 {
 	struct ws_offcpu *oc = ws_offcpu_new(50);
