@@ -383,6 +383,7 @@ int ws_read_file(const char *path, size_t initial, char **text, size_t *len)
 		*len = n;
 	return 0;
 }
+
 FILE *ws_tmpfile(void)
 {
 	/* tmpfile() leaves the descriptor open across exec: the traced command would inherit it */

@@ -409,6 +409,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	 */
 	in_unseen = prev_traced && ps && ps->off_ts;
 	if (in_unseen) {
+		/* period_end() but maybe_woken: a wakeup that came during this run counts */
 		rq_wait_end(ps);
 		ps->off_ts = 0;
 		ps->wake_ts = 0;
