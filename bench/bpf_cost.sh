@@ -12,6 +12,8 @@
 #   WORKLOAD=mutex1 bench/bpf_cost.sh  # the same, both threads on CPU 0
 #   WORKLOAD=pipe_untraced bench/bpf_cost.sh  # whyslow traces an idle `sleep`; the pipe runs
 #                                      # untraced: what tracing one program costs the others
+#   MINIMAL=1 bench/bpf_cost.sh        # adds "minimal": bench/minimal_tracer.bpf.c, the least
+#                                      # a tracer with per-thread task storage does per event
 #
 # The programs counted are the ws_* programs that appeared when this script's whyslow attached
 # (bpftool 7.1 shows no owner pids): another whyslow started in the same second could be
@@ -31,6 +33,13 @@ ATTACH_WAIT=${ATTACH_WAIT:-2}
 WHYSLOW_AFTER=$WHYSLOW
 WHYSLOW_BEFORE=${WHYSLOW_BEFORE:-}
 bpf_stats_begin bpfcost
+if [ -n "${MINIMAL:-}" ]; then
+	case $(uname -m) in x86_64) arch=x86 ;; aarch64) arch=arm64 ;; *) arch=unknown ;; esac
+	[ -r "$ROOT/build/vmlinux.h" ] || { echo "bpf_cost.sh: MINIMAL needs $ROOT/build/vmlinux.h: build whyslow first" >&2; exit 2; }
+	clang -O2 -g -target bpf -D__TARGET_ARCH_$arch -I"$ROOT/build" \
+		-c "$BENCH_DIR/minimal_tracer.bpf.c" -o "$OUT/minimal_tracer.bpf.o" &&
+		cc -O2 -Wall -o "$OUT/bpf_floor" "$BENCH_DIR/bpf_floor.c" -lbpf || exit 1
+fi
 case $WORKLOAD in
 pipe | pipe_untraced) BENCH=(taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS")
 	UNIT=usecs/op TITLE="taskset -c 0 perf bench sched pipe -l $PIPE_LOOPS: µs/op"
@@ -60,7 +69,11 @@ run_round() { # run_round CONFIG BINARY ROUND
 		sleep 3600 &
 		idle=$! target=$idle
 	fi
-	if [ "$cfg" != baseline ]; then
+	if [ "$cfg" = minimal ]; then
+		"$OUT/bpf_floor" "$OUT/minimal_tracer.bpf.o" "$target" > "$OUT/tool.log" 2>&1 &
+		TOOL_PID=$!
+		sleep "$ATTACH_WAIT"
+	elif [ "$cfg" != baseline ]; then
 		WHYSLOW_PLUGIN_DIR=$plugins "$bin" attach --format json -o "$OUT/out.json" "$target" \
 			> "$OUT/tool.log" 2>&1 &
 		TOOL_PID=$!
@@ -87,6 +100,7 @@ run_round() { # run_round CONFIG BINARY ROUND
 
 configs=(baseline after)
 [ -n "$WHYSLOW_BEFORE" ] && configs=(baseline before after)
+[ -n "${MINIMAL:-}" ] && configs+=(minimal)
 machine_line
 echo "# rounds: $ROUNDS, alternating ${configs[*]}; bpf_stats on (adds ~20 ns per invocation)"
 for ((r = 0; r < ROUNDS; r++)); do

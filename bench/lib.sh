@@ -45,11 +45,11 @@ bpf_stats_end() {
 	rm -rf "$OUT"
 }
 
-# id name run_time_ns run_cnt, one line per loaded ws_* program
+# id name run_time_ns run_cnt, one line per loaded ws_* (whyslow) or minimal_* (bench/minimal_tracer.bpf.c) program
 prog_stats() {
 	bpftool prog show --json | python3 -c '
 import json, sys
 for p in json.load(sys.stdin):
-    if p.get("name", "").startswith("ws_"):
+    if p.get("name", "").startswith(("ws_", "minimal_")):
         print(p["id"], p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))'
 }

@@ -13,7 +13,10 @@
 # Configurations (CONFIGS): baseline whyslow perf_sched bcc_offwaketime offcputime
 #            wakeuptime bpftrace. Each round runs every configuration once, in an order
 #            rotated by one each round, so machine drift spreads over all of them; the
-#            table shows medians over ROUNDS rounds and the ratio to the baseline median.
+#            table shows medians over ROUNDS rounds and the ratio to the baseline median,
+#            and each round's own ratio to that round's baseline (median, range, 95% CI of
+#            the median; bench/paired.py): on a VM whose speed drifts by tens of percent
+#            within minutes, two runs seconds apart compare better than two medians.
 # Every tool is started before the benchmark and given time to attach; the benchmark
 # waits on a fifo until then, so no tool start-up is inside the measurement.
 #   whyslow      whyslow attach --format json -o F PID   (follows the target's forks)
@@ -27,6 +30,10 @@
 #   offcputime   offcputime (libbpf-tools, system-wide: targets span several processes)
 #   wakeuptime   wakeuptime (libbpf-tools, system-wide)
 #   bpftrace     bpftrace bench/whyslow_like.bt PID      (whyslow's tracepoints, follows forks)
+#   empty_bpf    bench/empty_tracer.bpf.c: programs that return at once on sched_switch and
+#                sched_waking, the floor of any tracer of those events (needs build/vmlinux.h)
+#   minimal_bpf  bench/minimal_tracer.bpf.c: the least a tracer with per-thread task storage
+#                does per event (lookups, one clock read, stamps), for PID and its children
 set -u
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -55,6 +62,15 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 cc -O2 -pthread -o "$OUT/mutex_bench" "$BENCH_DIR/mutex_bench.c" || exit 1
+if [[ " $CONFIGS " == *_bpf\ * ]] && [ -z "${TABLE_ONLY:-}" ]; then
+	case $(uname -m) in x86_64) arch=x86 ;; aarch64) arch=arm64 ;; *) arch=unknown ;; esac
+	[ -r "$ROOT/build/vmlinux.h" ] || { echo "empty_bpf, minimal_bpf: no $ROOT/build/vmlinux.h: build whyslow first" >&2; exit 2; }
+	for t in empty minimal; do
+		clang -O2 -g -target bpf -D__TARGET_ARCH_$arch -I"$ROOT/build" \
+			-c "$BENCH_DIR/${t}_tracer.bpf.c" -o "$OUT/${t}_tracer.bpf.o" || exit 1
+	done
+	cc -O2 -Wall -o "$OUT/bpf_floor" "$BENCH_DIR/bpf_floor.c" -lbpf || exit 1
+fi
 if [ -n "${TABLE_ONLY:-}" ]; then
 	CONFIGS=$(awk -F'\t' '{print $2}' "$RAW" | awk '!s[$0]++' | tr '\n' ' ')
 	[ -f "$OUT/bcc.log" ] && CONFIGS="$CONFIGS bcc_offwaketime"
@@ -93,6 +109,8 @@ start_tool() {
 	offcputime) offcputime > "$log" 2>&1 & ;;
 	wakeuptime) wakeuptime > "$log" 2>&1 & ;;
 	bpftrace) bpftrace "$BENCH_DIR/whyslow_like.bt" "$pid" > "$log" 2>&1 & ;;
+	empty_bpf) "$OUT/bpf_floor" "$OUT/empty_tracer.bpf.o" > "$log" 2>&1 & ;;
+	minimal_bpf) "$OUT/bpf_floor" "$OUT/minimal_tracer.bpf.o" "$pid" > "$log" 2>&1 & ;;
 	*) echo "unknown config $cfg" >&2; exit 1 ;;
 	esac
 	TOOL_PID=$!
@@ -186,6 +204,13 @@ for w in $WORKLOADS_RUN; do
 done
 
 # --- table -------------------------------------------------------------------
+# Each round's slowdown of configuration $2 against that round's baseline (workload $1)
+per_round_slowdown() {
+	local hib=
+	[ "$1" = pgbench ] && hib=--higher-is-better
+	python3 "$BENCH_DIR/paired.py" "$RAW" "$1" "$2" $hib
+}
+
 for w in $WORKLOADS; do
 	case $w in
 	pipe) unit="usecs/op"; title="taskset -c 0 perf bench sched pipe -l $PIPE_LOOPS" ;;
@@ -195,14 +220,14 @@ for w in $WORKLOADS; do
 	base=$(awk -F'\t' -v w="$w" '$1==w && $2=="baseline" {print $4}' "$RAW" | median)
 	echo
 	echo "## $w: $title"
-	echo "| configuration | median $unit | slowdown vs baseline | added $unit | runs | tool CPU s (median) | whyslow events / lost (median) |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| configuration | median $unit | slowdown vs baseline | per-round slowdown: median (range; 95% CI) | added $unit | runs | tool CPU s (median) | whyslow events / lost (median) |"
+	echo "|---|---|---|---|---|---|---|---|"
 	for cfg in $CONFIGS; do
 		if [ "$cfg" = bcc_offwaketime ] && [ -n "$BCC_ERR" ]; then
-			echo "| bcc offwaketime-bpfcc | — | — | — | 0 | — | ${BCC_ERR//|/\\|} |"; continue
+			echo "| bcc offwaketime-bpfcc | — | — | — | — | 0 | — | ${BCC_ERR//|/\\|} |"; continue
 		fi
 		n=$(awk -F'\t' -v w="$w" -v c="$cfg" '$1==w && $2==c' "$RAW" | wc -l)
-		[ "$n" = 0 ] && { echo "| $cfg | — | — | — | 0 | — | did not run (see log) |"; continue; }
+		[ "$n" = 0 ] && { echo "| $cfg | — | — | — | — | 0 | — | did not run (see log) |"; continue; }
 		m=$(awk -F'\t' -v w="$w" -v c="$cfg" '$1==w && $2==c {print $4}' "$RAW" | median)
 		cpu=$(awk -F'\t' -v w="$w" -v c="$cfg" '$1==w && $2==c && $5!="-" {print $5}' "$RAW" | median)
 		ev=$(awk -F'\t' -v w="$w" -v c="$cfg" '$1==w && $2==c && $6!="-" {print $6}' "$RAW" | median)
@@ -210,8 +235,9 @@ for w in $WORKLOADS; do
 		if [ "$w" = pgbench ]; then ratio=$(awk -v b="$base" -v m="$m" 'BEGIN{printf "%.3f (%+.1f%%)", b/m, (b/m-1)*100}')
 		else ratio=$(awk -v b="$base" -v m="$m" 'BEGIN{printf "%.3f (%+.1f%%)", m/b, (m/b-1)*100}'); fi
 		added=$(awk -v b="$base" -v m="$m" 'BEGIN{printf "%+.3f", m-b}')
-		[ "$cfg" = baseline ] && { ratio="1 (—)"; cpu="—"; added="—"; }
+		paired=$(per_round_slowdown "$w" "$cfg")
+		[ "$cfg" = baseline ] && { ratio="1 (—)"; cpu="—"; added="—"; paired="—"; }
 		[[ $cfg == whyslow* ]] && [ "$ev" != nan ] && evl="$ev / $lo" || evl="—"
-		echo "| $cfg | $m | $ratio | $added | $n | $cpu | $evl |"
+		echo "| $cfg | $m | $ratio | $paired | $added | $n | $cpu | $evl |"
 	done
 done | tee "$OUT/table.md"

@@ -23,7 +23,10 @@
 #   overhead  tps untraced vs traced (whyslow attach of the postmaster) vs traced with
 #             [core] stacks = false (and, with WHYSLOW_BEFORE=another build's whyslow, traced
 #             by that build), the order rotating each round, $ROUNDS rounds of $OVH_T seconds
-#             each; medians; the load average and whyslow's own CPU seconds are printed
+#             each; medians, each round's slowdown against its own untraced run (its median,
+#             range and 95% CI; PAIRED_FLOOR=X leaves out rounds where a run gave < X tps: the
+#             throttled disk stalls every configuration now and then), the load average and
+#             whyslow's own CPU seconds
 # Needs: PostgreSQL 15 from Debian (apt-get install -y postgresql postgresql-contrib; the script
 # installs it when missing and says so). Output: $OUT (default a new /tmp/whyslow-pgbench-out.*),
 # one NAME.txt / NAME.json per mode, pgbench's own output in NAME.pgbench.
@@ -226,7 +229,7 @@ overhead() {
 				cp "$SOCK/pg.log" "$OUT/server.log" 2>/dev/null
 				die "overhead: round $r ($c) gave no tps: is the server down? its log: $OUT/server.log; rounds so far: $OUT/overhead.tsv"
 			fi
-			printf '%s\t%s\t%s\t%s\n' "$c" "$tps" "$(cut -d' ' -f1 /proc/loadavg)" "$cpu" |
+			printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$tps" "$(cut -d' ' -f1 /proc/loadavg)" "$cpu" "$r" |
 				tee -a "$OUT/overhead.tsv"
 		done
 	done
@@ -239,6 +242,9 @@ overhead() {
 		t=$(awk -v c="$c" '$1==c {print $2}' "$OUT/overhead.tsv" | median)
 		printf '  %-9s %8.1f tps %+6.1f%%' "$c" "$t" "$(awk -v u="$u" -v t="$t" 'BEGIN{print (t/u-1)*100}')"
 		[ "$c" = untraced ] && { echo; continue; }
+		# each round against that round's own untraced run: steadier on a drifting VM
+		printf '  slowdown per round %s' "$(python3 "$BENCH_DIR/paired.py" "$OUT/overhead.tsv" - "$c" \
+			--higher-is-better ${PAIRED_FLOOR:+--floor "$PAIRED_FLOOR"})"
 		echo "  whyslow CPU $(awk -v c="$c" '$1==c {print $4}' "$OUT/overhead.tsv" | median) s"
 	done | tee -a "$OUT/overhead.txt"
 	echo "  load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/overhead.txt"
