@@ -40,13 +40,16 @@ def rounds(path, workload):
 
 
 def main(argv):
-    args = [a for a in argv if not a.startswith("--")]
-    higher = "--higher-is-better" in argv
-    floor = None
-    if "--floor" in argv:
-        floor = float(argv[argv.index("--floor") + 1])
-        args.remove(argv[argv.index("--floor") + 1])
-    if len(args) != 3:
+    args, higher, floor = [], False, None
+    it = iter(argv)
+    for a in it:
+        if a == "--higher-is-better":
+            higher = True
+        elif a == "--floor":
+            floor = float(next(it, "nan"))
+        else:
+            args.append(a)
+    if len(args) != 3 or floor != floor:  # (a NaN floor: --floor without its number)
         sys.stderr.write("usage: paired.py FILE WORKLOAD CONFIG [--higher-is-better] [--floor X]\n")
         return 2
     path, workload, config = args
