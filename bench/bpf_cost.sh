@@ -34,11 +34,8 @@ WHYSLOW_AFTER=$WHYSLOW
 WHYSLOW_BEFORE=${WHYSLOW_BEFORE:-}
 bpf_stats_begin bpfcost
 if [ -n "${MINIMAL:-}" ]; then
-	case $(uname -m) in x86_64) arch=x86 ;; aarch64) arch=arm64 ;; *) arch=unknown ;; esac
-	[ -r "$ROOT/build/vmlinux.h" ] || { echo "bpf_cost.sh: MINIMAL needs $ROOT/build/vmlinux.h: build whyslow first" >&2; exit 2; }
-	clang -O2 -g -target bpf -D__TARGET_ARCH_$arch -I"$ROOT/build" \
-		-c "$BENCH_DIR/minimal_tracer.bpf.c" -o "$OUT/minimal_tracer.bpf.o" &&
-		cc -O2 -Wall -o "$OUT/bpf_floor" "$BENCH_DIR/bpf_floor.c" -lbpf || exit 1
+	bench_bpf minimal_tracer.bpf.c "$OUT/minimal_tracer.bpf.o" || exit $?
+	bench_bpf_loader || exit 1
 fi
 case $WORKLOAD in
 pipe | pipe_untraced) BENCH=(taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS")

@@ -17,19 +17,11 @@ command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
 ROUNDS=${ROUNDS:-5}
 PIPE_LOOPS=${PIPE_LOOPS:-100000}
 bpf_stats_begin bpffloor
-VMLINUX=$ROOT/build/vmlinux.h
-[ -r "$VMLINUX" ] || { echo "bpf_floor.sh: no $VMLINUX: build whyslow first (meson setup build && ninja -C build)" >&2; exit 2; }
-case $(uname -m) in
-x86_64) arch=x86 ;;
-aarch64) arch=arm64 ;;
-*) echo "bpf_floor.sh: no BPF target arch for $(uname -m)" >&2; exit 2 ;;
-esac
 for v in hit none; do
 	def=; [ $v = hit ] && def=-DFLOOR_CREATE
-	clang -O2 -g -target bpf -D__TARGET_ARCH_$arch $def -I"$ROOT/build" \
-		-c "$BENCH_DIR/bpf_floor.bpf.c" -o "$OUT/floor-$v.bpf.o" || exit 1
+	bench_bpf bpf_floor.bpf.c "$OUT/floor-$v.bpf.o" $def || exit $?
 done
-cc -O2 -Wall -o "$OUT/bpf_floor" "$BENCH_DIR/bpf_floor.c" -lbpf || exit 1
+bench_bpf_loader || exit 1
 
 stats() { # name run_time_ns run_cnt of the fl_* programs
 	bpftool prog show --json | python3 -c '

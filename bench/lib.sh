@@ -7,6 +7,26 @@ export WHYSLOW_PLUGIN_DIR=${WHYSLOW_PLUGIN_DIR:-$ROOT/build/plugins}
 # the plugin directory of the build whose whyslow is $1 (BUILD/core/whyslow -> BUILD/plugins)
 plugins_of() { echo "$(dirname "$(dirname "$1")")/plugins"; }
 
+# bench_bpf SRC OBJ [CLANG_FLAGS...]: compile bench/SRC, a BPF program, against the build's
+# vmlinux.h into OBJ. 2: no vmlinux.h or no BPF target for this machine; 1: clang failed.
+bench_bpf() {
+	local src=$1 obj=$2 arch
+	shift 2
+	case $(uname -m) in
+	x86_64) arch=x86 ;;
+	aarch64) arch=arm64 ;;
+	*) echo "$(basename "$0"): no BPF target arch for $(uname -m)" >&2; return 2 ;;
+	esac
+	[ -r "$ROOT/build/vmlinux.h" ] || {
+		echo "$(basename "$0"): no $ROOT/build/vmlinux.h: build whyslow first (meson setup build && ninja -C build)" >&2
+		return 2
+	}
+	clang -O2 -g -target bpf -D__TARGET_ARCH_$arch "$@" -I"$ROOT/build" -c "$BENCH_DIR/$src" -o "$obj"
+}
+
+# bench/bpf_floor.c's loader (loads an object, attaches its programs, waits) as $OUT/bpf_floor
+bench_bpf_loader() { cc -O2 -Wall -o "$OUT/bpf_floor" "$BENCH_DIR/bpf_floor.c" -lbpf; }
+
 need_root() { [ "$(id -u)" = 0 ] || { echo "$0: run as root" >&2; exit 1; }; }
 
 # median of the numbers on stdin

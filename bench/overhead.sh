@@ -63,13 +63,10 @@ trap 'exit 130' INT TERM
 
 cc -O2 -pthread -o "$OUT/mutex_bench" "$BENCH_DIR/mutex_bench.c" || exit 1
 if [[ " $CONFIGS " == *_bpf\ * ]] && [ -z "${TABLE_ONLY:-}" ]; then
-	case $(uname -m) in x86_64) arch=x86 ;; aarch64) arch=arm64 ;; *) arch=unknown ;; esac
-	[ -r "$ROOT/build/vmlinux.h" ] || { echo "empty_bpf, minimal_bpf: no $ROOT/build/vmlinux.h: build whyslow first" >&2; exit 2; }
 	for t in empty minimal; do
-		clang -O2 -g -target bpf -D__TARGET_ARCH_$arch -I"$ROOT/build" \
-			-c "$BENCH_DIR/${t}_tracer.bpf.c" -o "$OUT/${t}_tracer.bpf.o" || exit 1
+		bench_bpf "${t}_tracer.bpf.c" "$OUT/${t}_tracer.bpf.o" || exit $?
 	done
-	cc -O2 -Wall -o "$OUT/bpf_floor" "$BENCH_DIR/bpf_floor.c" -lbpf || exit 1
+	bench_bpf_loader || exit 1
 fi
 if [ -n "${TABLE_ONLY:-}" ]; then
 	CONFIGS=$(awk -F'\t' '{print $2}' "$RAW" | awk '!s[$0]++' | tr '\n' ' ')
