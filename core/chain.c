@@ -216,6 +216,14 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 
 #define WHY_DROPPED "history this far back was dropped (max_window, max_history)"
 
+/* Why the waker named at @ts has no timeline: untraced, or an exited thread dropped early. */
+static const char *waker_missing(struct ws_graph *g, uint64_t ts)
+{
+	return ws_graph_dead_dropped(g, ts)
+		       ? "the waker exited and was dropped: too many exited threads to keep"
+		       : "the waker was not traced";
+}
+
 /* The chain looked at @t's timeline from @from: was any of it already dropped? */
 static void check_kept(struct ws_chain *c, uint64_t evicted_to, uint64_t from)
 {
@@ -278,7 +286,7 @@ static void walk(struct ws_graph *g, struct ws_chain *c, struct ws_thread *t, ui
 		t = next_thread(g, l->claim, iv->end);
 		if (l->has_woken_by && !t && l->claim && !l->claim->root) {
 			c->incomplete = true;
-			c->why_incomplete = "the waker was not traced";
+			c->why_incomplete = waker_missing(g, iv->end);
 		}
 		a = s;
 		b = e;
@@ -526,7 +534,7 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 			walk(g, c, w, d->start, d->wake, &dom);
 		else if (cl && !cl->root && cl->woken_by) {
 			c->incomplete = true;
-			c->why_incomplete = "the waker was not traced";
+			c->why_incomplete = waker_missing(g, d->wake);
 		}
 	} else {
 		struct ws_ival rq = {

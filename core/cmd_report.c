@@ -262,6 +262,8 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	check_versions(r, m->versions);
 	r->clock = m->clock;
 	ws_session_set_replay(r->s, &m->clock);
+	if (m->ncpus && (err = ws_session_set_ncpus(r->s, m->ncpus)))
+		return err;
 	for (int i = 0; i < m->npids; i++)
 		if ((err = ws_session_trace_pid(r->s, m->pids[i])))
 			return err;

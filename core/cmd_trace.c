@@ -171,6 +171,7 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	ws_config_u64(j->cfg, "core", ws_core_keys, "max_window", &m->max_window_ns);
 	ws_config_u64(j->cfg, "core", ws_core_keys, "max_history", &m->max_history);
 	m->resolution_ns = ws_resolution_ns(j->cfg);
+	m->ncpus = ws_session_ncpus(s);
 	for (int i = 0; i < npids && m->npids < WS_TRACE_MAX_PIDS; i++)
 		m->pids[m->npids++] = pids[i];
 
@@ -201,18 +202,31 @@ int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, in
 	int err;
 
 	if (j->perfetto_path) {
+		/* before the command runs: a path that cannot be written is said now, not after */
+		if (ws_outfile_open(&j->pf_out, j->perfetto_path))
+			return -EIO;
 		j->pf = ws_perfetto_new();
 		if (!j->pf) {
-			ws_log(WS_LOG_ERROR, "cannot spool the Perfetto trace: %s",
-			       strerror(errno));
-			return -errno;
+			err = -errno;
+			ws_log(WS_LOG_ERROR, "cannot spool the Perfetto trace: %s", strerror(-err));
+			ws_outfile_close(&j->pf_out, false);
+			return err;
 		}
 		ws_perfetto_set_stacks(j->pf, ws_session_stacks(s));
 		ws_session_set_chain_sink(s, perfetto_sink, j);
 		ws_session_set_ival_sink(s, perfetto_ival, j);
 	}
-	if (j->record_path && (err = record_start(j, s, pids, npids)))
+	if (j->record_path && (err = record_start(j, s, pids, npids))) {
+		/* no on_finish follows a failed on_start: leave nothing half-made */
+		if (j->pf) {
+			ws_session_set_chain_sink(s, NULL, NULL);
+			ws_session_set_ival_sink(s, NULL, NULL);
+			ws_outfile_close(&j->pf_out, false);
+			ws_perfetto_free(j->pf);
+			j->pf = NULL;
+		}
 		return err;
+	}
 	return 0;
 }
 
@@ -257,6 +271,8 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 	ws_trace_write_summary(&j->w, &ts, sum.lost_detail);
 	err = ws_trace_write_end(&j->w);
 	if (err) {
+		/* the file's own errno (stdio forgets it after a failed write) */
+		err = ws_outfile_error(&j->out) ?: err;
 		ws_log(WS_LOG_ERROR, "cannot write %s: %s", j->record_path, strerror(-err));
 		ws_outfile_close(&j->out, false);
 		return err;
@@ -273,21 +289,28 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 
 static int perfetto_finish(struct ws_trace_job *j, struct ws_session *s, bool complete)
 {
-	struct ws_outfile o;
 	int err;
 
-	if (!complete)
+	if (!complete) {
+		ws_outfile_close(&j->pf_out, false);
 		return 0;
+	}
 	ws_session_flush_timelines(s);
 	if (j->err) {
 		ws_log(WS_LOG_ERROR, "the Perfetto trace is incomplete: %s; %s not written",
 		       strerror(-j->err), j->perfetto_path);
+		ws_outfile_close(&j->pf_out, false);
 		return j->err;
 	}
-	if (ws_outfile_open(&o, j->perfetto_path))
-		return -EIO;
-	err = ws_perfetto_write(j->pf, o.f, ws_session_clock(s));
-	return ws_outfile_close(&o, !err) ?: err;
+	err = ws_perfetto_write(j->pf, j->pf_out.f, ws_session_clock(s));
+	if (err && !ws_outfile_error(&j->pf_out)) {
+		ws_log(WS_LOG_ERROR, "cannot read back the Perfetto spool: %s; %s not written",
+		       strerror(-err), j->perfetto_path);
+		ws_outfile_close(&j->pf_out, false);
+		return err;
+	}
+	/* a write error is the file's own: the close says it, with its errno, and keeps nothing */
+	return ws_outfile_close(&j->pf_out, true);
 }
 
 int ws_trace_job_finish(void *ctx, struct ws_session *s, bool complete)

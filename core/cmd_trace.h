@@ -35,6 +35,8 @@ struct ws_trace_job {
 	size_t nnames_written; /* the session's names (ws_session_names) written so far */
 	struct ws_session *s;
 	struct ws_perfetto *pf;
+	/* --perfetto FILE, opened at start: a bad path stops the run before the command */
+	struct ws_outfile pf_out;
 	uint64_t flushed_at; /* CLOCK_MONOTONIC of the last flush of the recording */
 	void *open_waits;    /* the OPEN_WAITS record's payload, written before the summary */
 	size_t open_waits_len;

@@ -68,9 +68,11 @@ struct ws_thread *ws_graph_thread_at(struct ws_graph *g, uint32_t tid, uint64_t 
 	if (t && t->born <= ts)
 		return t;
 	/* the tid may have been reused since: look among the threads that exited */
-	for (struct ws_thread *d = g->dead; d; d = d->next_dead)
-		if (d->tid == tid && d->born <= ts && ts <= d->died)
-			return d;
+	struct ws_thread **d = ws_table_get(&g->dead_by_tid, tid);
+
+	for (t = d ? *d : NULL; t; t = t->older_dead)
+		if (t->born <= ts && ts <= t->died)
+			return t;
 	/* no incarnation of @tid existed then; never lend it another one's timeline */
 	return NULL;
 }
@@ -260,8 +262,7 @@ static void thread_retire(struct ws_graph *g, struct ws_thread *t, uint64_t ts)
 	t->died = c && t->last_end > ts ? t->last_end : ts;
 	t->off_start = 0;
 	thread_unlink(g, t->tid);
-	t->next_dead = g->dead;
-	g->dead = t;
+	graph_dead_add(g, t);
 }
 
 /* @t's period off CPU is over at @ts, on @cpu: hand it out as a wait if it is one. */
@@ -643,6 +644,7 @@ struct ws_graph *ws_graph_new(const struct ws_graph_ops *ops, uint64_t min_block
 	g->max_history = max_history_bytes;
 	ws_table_init(&g->threads, sizeof(struct ws_thread *));
 	ws_table_init(&g->names, sizeof(struct graph_name));
+	ws_table_init(&g->dead_by_tid, sizeof(struct ws_thread *));
 	ws_table_init(&g->claim_index, sizeof(uint32_t));
 	return g;
 }
@@ -681,6 +683,7 @@ void ws_graph_free(struct ws_graph *g)
 		thread_drop(t);
 	}
 	ws_table_free(&g->threads);
+	ws_table_free(&g->dead_by_tid);
 	graph_cpus_free(g);
 	graph_claims_free(g);
 	free(g->losses);

@@ -87,6 +87,8 @@ struct ws_thread {
 	struct ws_short_waits short_waits;
 
 	struct ws_thread *next_dead;
+	/* the previous incarnation of this tid that exited and is still kept (graph_evict.c) */
+	struct ws_thread *older_dead;
 };
 
 /* Where stretch @i of @t's timeline ends (WS_NO_END: it has not). */
@@ -145,6 +147,11 @@ struct ws_graph_ops {
 	 */
 	void (*on_ival)(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
 			const struct ws_claim *claim);
+	/*
+	 * Optional: thread @t, exited, leaves the history, every interval of it handed to
+	 * on_ival: whoever keeps something per thread can let it go (not called at the end).
+	 */
+	void (*on_gone)(void *ctx, const struct ws_thread *t);
 	/* The resource @c is about ("block I/O on vda"): length written, 0 if it names none. */
 	int (*resource)(void *ctx, const struct ws_claim *c, char *buf, size_t len);
 	/* The root cause a chain ending in @c has ("timer sleep in app"): length, 0 if none. */
@@ -208,12 +215,23 @@ int ws_graph_root_label(struct ws_graph *g, const struct ws_claim *c, const char
 			size_t len);
 /* Index of the first interval of @t that ends after @ts (may be t->n). */
 size_t ws_thread_find(const struct ws_thread *t, uint64_t ts);
+/*
+ * Might an exited thread alive at @ts have been dropped early (too many exited threads were
+ * kept)? Then a waker not found is not known to be untraced.
+ */
+bool ws_graph_dead_dropped(const struct ws_graph *g, uint64_t ts);
 /* Did memory run out (history not kept) during [from, to]? */
 bool ws_graph_window_oom(struct ws_graph *g, uint64_t from, uint64_t to);
 /* Did records get lost during [from, to]? */
 bool ws_graph_window_lost(struct ws_graph *g, uint64_t from, uint64_t to);
 /* @cpu's run history before this was dropped (0: nothing was). */
 uint64_t ws_graph_cpu_evicted_to(struct ws_graph *g, uint16_t cpu);
+/*
+ * The machine has @ncpus CPUs (at most WS_MAX_CPUS), ids 0 to @ncpus - 1: their state is
+ * made now, and a switch on another CPU is refused (counted in ws_graph_stats.cpu_refused).
+ * Without it, CPUs are added as seen, up to WS_MAX_CPUS. 0, -EINVAL or -ENOMEM.
+ */
+int ws_graph_set_ncpus(struct ws_graph *g, uint32_t ncpus);
 /* Name of the thread (any, traced or not) last seen with @tid; "?" if none. */
 const char *ws_graph_comm(struct ws_graph *g, uint32_t tid);
 uint32_t ws_graph_pid_of(struct ws_graph *g, uint32_t tid);
@@ -238,6 +256,8 @@ struct ws_graph_stats {
 	uint64_t history_trims;	      /* times max_history moved the horizon forward */
 	uint64_t shortest_history_ns; /* least history kept when it did */
 	uint64_t oom;		      /* times memory ran out and history was not kept */
+	uint64_t dead_dropped;	      /* exited threads dropped early: too many were kept */
+	uint64_t cpu_refused;	      /* switches on a CPU past the machine's (refused) */
 };
 void ws_graph_stats(struct ws_graph *g, struct ws_graph_stats *st);
 

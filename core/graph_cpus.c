@@ -3,6 +3,7 @@
  * Who ran on each CPU, and what every thread seen is called, traced or not: a chain names
  * the thread that held a CPU or woke a traced one, which may be any thread of the machine.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,10 +130,30 @@ uint64_t graph_cpu_last_ts(struct ws_graph *g, uint16_t cpu)
 	return h && h->n > h->head ? h->r[h->n - 1].ts : 0;
 }
 
+int ws_graph_set_ncpus(struct ws_graph *g, uint32_t ncpus)
+{
+	struct cpu_hist *p;
+
+	if (!ncpus || ncpus > WS_MAX_CPUS || g->ncpus)
+		return -EINVAL;
+	p = calloc(ncpus, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	g->cpus = p;
+	g->ncpus = ncpus;
+	g->ncpus_known = true;
+	return 0;
+}
+
 void graph_cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid, uint32_t pid)
 {
 	struct cpu_hist *h;
 
+	if (cpu >= g->ncpus && (g->ncpus_known || cpu >= WS_MAX_CPUS)) {
+		/* a CPU the machine does not have: a crafted record, not a switch */
+		g->st.cpu_refused++;
+		return;
+	}
 	if (cpu >= g->ncpus) {
 		size_t n = cpu + 1;
 		struct cpu_hist *p = realloc(g->cpus, n * sizeof(*p));

@@ -86,7 +86,7 @@ static size_t thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t bef
 	return ws_shrink((void **)&t->iv, &t->cap, t->n, sizeof(*t->iv));
 }
 
-size_t graph_thread_free(struct ws_graph *g, struct ws_thread *t)
+static size_t thread_free(struct ws_graph *g, struct ws_thread *t)
 {
 	size_t bytes = sizeof(*t) + t->cap * sizeof(*t->iv);
 
@@ -95,9 +95,77 @@ size_t graph_thread_free(struct ws_graph *g, struct ws_thread *t)
 
 		ival_drop(g, t, &iv);
 	}
+	if (g->ops.on_gone)
+		g->ops.on_gone(g->ops.ctx, t);
 	free(t->iv);
 	free(t);
 	return bytes;
+}
+
+/*
+ * Exited threads kept at most, the latest to die: a program that churns threads (thousands a
+ * second) would otherwise have the graph hold every one that died within max_window (issue
+ * 36). Past twice this many, the earliest to die go, counted; a chain that needed one is
+ * marked incomplete (ws_graph_dead_dropped()).
+ */
+#define DEAD_KEPT 4096
+
+void graph_dead_add(struct ws_graph *g, struct ws_thread *t)
+{
+	struct ws_thread **latest = ws_table_put(&g->dead_by_tid, t->tid, NULL);
+
+	t->next_dead = g->dead;
+	g->dead = t;
+	g->ndead++;
+	if (latest) {
+		t->older_dead = *latest;
+		*latest = t;
+	} else {
+		graph_oom(g, t->died); /* kept, but chains will not find it */
+	}
+	if (g->ndead >= 2 * DEAD_KEPT)
+		graph_dead_trim(g);
+}
+
+/* @t (in g->dead, unlinked from the list by the caller) goes: out of the tid index, freed. */
+static size_t dead_free(struct ws_graph *g, struct ws_thread *t)
+{
+	struct ws_thread **latest = ws_table_get(&g->dead_by_tid, t->tid), **pp = latest;
+
+	while (pp && *pp && *pp != t)
+		pp = &(*pp)->older_dead;
+	if (pp && *pp) {
+		*pp = t->older_dead;
+		if (!*latest)
+			ws_table_del(&g->dead_by_tid, latest);
+	}
+	g->ndead--;
+	return thread_free(g, t);
+}
+
+void graph_dead_trim(struct ws_graph *g)
+{
+	struct ws_thread **pp = &g->dead;
+	size_t k = 0;
+
+	/* intervals leave outside an eviction pass: what a claim names may have changed */
+	g->ival_passes++;
+	while (*pp && k++ < DEAD_KEPT)
+		pp = &(*pp)->next_dead;
+	while (*pp) {
+		struct ws_thread *t = *pp;
+
+		*pp = t->next_dead;
+		if (t->died > g->dead_dropped_to)
+			g->dead_dropped_to = t->died;
+		g->st.dead_dropped++;
+		dead_free(g, t);
+	}
+}
+
+bool ws_graph_dead_dropped(const struct ws_graph *g, uint64_t ts)
+{
+	return g->st.dead_dropped && ts <= g->dead_dropped_to;
 }
 
 static void thread_flush(struct ws_graph *g, struct ws_thread *t)
@@ -222,7 +290,7 @@ void ws_graph_evict(struct ws_graph *g, uint64_t now)
 
 		if (t->died < before) {
 			*pp = t->next_dead;
-			freed += graph_thread_free(g, t);
+			freed += dead_free(g, t);
 		} else {
 			pp = &t->next_dead;
 		}

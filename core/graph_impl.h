@@ -61,7 +61,10 @@ struct ws_graph {
 	 * table for them was 3% of `report`'s instructions. thread_unlink() drops an entry.
 	 */
 	struct ws_thread *recent[RECENT_THREADS];
-	struct ws_thread *dead;
+	struct ws_thread *dead; /* exited threads still kept, the latest first */
+	size_t ndead;
+	struct ws_table dead_by_tid; /* tid -> struct ws_thread *: its latest in dead */
+	uint64_t dead_dropped_to;    /* the latest death among those dropped early */
 	uint64_t helpers; /* threads marked helpers: followed, not counted among the program's */
 
 	struct ws_table names; /* tid -> struct graph_name */
@@ -80,6 +83,7 @@ struct ws_graph {
 
 	struct cpu_hist *cpus;
 	size_t ncpus;
+	bool ncpus_known; /* ws_graph_set_ncpus(): no CPU is added past ncpus */
 	/*
 	 * The CPU ids seen, in first-seen order: the loops over every CPU walk
 	 * these, so one record with cpu = 65535 costs one slot, not 65,536 per pass.
@@ -143,6 +147,9 @@ void graph_cpus_free(struct ws_graph *g);
 
 /* graph_evict.c */
 uint64_t graph_history_bytes(struct ws_graph *g);
-size_t graph_thread_free(struct ws_graph *g, struct ws_thread *t);
+/* @t exited: kept for chains that need it, within DEAD_KEPT threads (graph_evict.c). */
+void graph_dead_add(struct ws_graph *g, struct ws_thread *t);
+/* Drop the exited threads past the DEAD_KEPT latest to die, counted. */
+void graph_dead_trim(struct ws_graph *g);
 
 #endif /* WS_GRAPH_IMPL_H */

@@ -4,11 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <whyslow/table.h>
+
 #include "offcpu.h"
 #include "util.h"
 
 #define RES_LEN 96
 #define RES_KEPT 4 /* resources named per thread; the rest are summed as "other" */
+/*
+ * Threads gone (exited, out of the graph) whose own lines are kept: a program that churns
+ * threads must not make the report hold every thread that ever lived (issue 36). Past twice
+ * this, the gone threads with the least time in short waits are summed into one entry and
+ * counted; those kept are the largest, so the text's top list is the same.
+ */
+#define GONE_KEPT 4096
 
 struct res_total {
 	char res[RES_LEN];
@@ -25,12 +34,18 @@ struct thr {
 	struct res_total res[RES_KEPT];
 	struct res_total other;
 	struct ws_short_waits summ; /* the kernel's counters for this thread, cumulative */
+	uint32_t older; /* index + 1 of this tid's previous incarnation in the array; 0: none */
+	bool gone;	/* its thread left the graph: no interval of it comes again */
 };
 
 struct ws_offcpu {
 	uint64_t min_block;
-	struct thr *t;
+	struct thr *t; /* in the order threads were first seen */
 	size_t n, cap;
+	struct ws_table by_tid; /* tid -> uint32_t: index + 1 of its newest incarnation in t */
+	size_t ngone;		/* entries of t that are gone */
+	struct thr dropped;	/* the sums of the gone threads no longer kept one by one */
+	uint64_t ndropped;	/* how many */
 	uint64_t chains_ns, unexplained_ns, idle_ns, idle_n;
 	/*
 	 * res_of()'s last answer, for @res_claim during the graph's pass @res_pass: a thread waits
@@ -46,8 +61,10 @@ struct ws_offcpu *ws_offcpu_new(uint64_t min_block_ns)
 {
 	struct ws_offcpu *oc = calloc(1, sizeof(*oc));
 
-	if (oc)
-		oc->min_block = min_block_ns;
+	if (!oc)
+		return NULL;
+	oc->min_block = min_block_ns;
+	ws_table_init(&oc->by_tid, sizeof(uint32_t));
 	return oc;
 }
 
@@ -55,28 +72,139 @@ void ws_offcpu_free(struct ws_offcpu *oc)
 {
 	if (!oc)
 		return;
+	ws_table_free(&oc->by_tid);
 	free(oc->t);
 	free(oc);
 }
 
-/* Threads are few (one entry per incarnation) and the last one asked for is usually asked again. */
-static struct thr *thr_of(struct ws_offcpu *oc, const struct ws_thread *t)
+/* The entry of @t's incarnation (tid and birth), or NULL when it has none. */
+static struct thr *thr_find(struct ws_offcpu *oc, const struct ws_thread *t)
 {
-	struct thr *e;
+	const uint32_t *newest;
 
+	/* the last one asked for is usually asked again */
 	if (oc->n && oc->t[oc->n - 1].tid == t->tid && oc->t[oc->n - 1].born == t->born)
 		return &oc->t[oc->n - 1];
-	for (size_t i = 0; i < oc->n; i++)
-		if (oc->t[i].tid == t->tid && oc->t[i].born == t->born)
-			return &oc->t[i];
-	if (ws_grow((void **)&oc->t, &oc->cap, oc->n + 1, sizeof(*oc->t)))
+	newest = ws_table_get(&oc->by_tid, t->tid);
+	for (uint32_t i = newest ? *newest : 0; i; i = oc->t[i - 1].older)
+		if (oc->t[i - 1].born == t->born)
+			return &oc->t[i - 1];
+	return NULL;
+}
+
+/* Entry @i (of the array) becomes the newest incarnation of its tid. 0 or -ENOMEM. */
+static int thr_index(struct ws_offcpu *oc, size_t i)
+{
+	uint32_t *newest = ws_table_put(&oc->by_tid, oc->t[i].tid, NULL);
+
+	if (!newest)
+		return -ENOMEM;
+	oc->t[i].older = *newest;
+	*newest = i + 1;
+	return 0;
+}
+
+/* @t's entry, added when it has none; NULL without memory. */
+static struct thr *thr_of(struct ws_offcpu *oc, const struct ws_thread *t)
+{
+	struct thr *e = thr_find(oc, t);
+
+	if (e)
+		return e;
+	if (oc->n >= UINT32_MAX - 1 || !t->tid ||
+	    ws_grow((void **)&oc->t, &oc->cap, oc->n + 1, sizeof(*oc->t)))
 		return NULL;
-	e = &oc->t[oc->n++];
+	e = &oc->t[oc->n];
 	memset(e, 0, sizeof(*e));
 	e->tid = t->tid;
 	e->pid = t->pid;
 	e->born = t->born;
+	if (thr_index(oc, oc->n))
+		return NULL;
+	oc->n++;
 	return e;
+}
+
+static uint64_t short_total(const struct thr *e);
+
+/* Add what @e counted into @sum (the dropped threads' entry). */
+static void thr_fold(struct thr *sum, const struct thr *e)
+{
+	sum->off_ns += e->off_ns;
+	sum->reported_ns += e->reported_ns;
+	sum->reported_n += e->reported_n;
+	sum->short_ns += e->short_ns;
+	sum->short_n += e->short_n;
+	sum->cur_off += e->cur_off;
+	sum->summ.n += e->summ.n;
+	sum->summ.blocked_ns += e->summ.blocked_ns;
+	sum->summ.runnable_ns += e->summ.runnable_ns;
+}
+
+/* Gone entries by time in short waits, largest first; then first seen first (deterministic). */
+static int by_gone_short(const void *a, const void *b)
+{
+	const struct thr *x = *(const struct thr *const *)a, *y = *(const struct thr *const *)b;
+	uint64_t sx = short_total(x), sy = short_total(y);
+
+	return sx < sy ? 1 : sx > sy ? -1 : x < y ? -1 : x > y;
+}
+
+/*
+ * Keep GONE_KEPT gone threads (those with the most time in short waits), fold the rest into
+ * oc->dropped, and close the array up, in its order. The tid index is rebuilt: newer
+ * incarnations come later in the array. 0 or -ENOMEM (then nothing changed).
+ */
+static int thr_drop_gone(struct ws_offcpu *oc)
+{
+	struct thr **gone = malloc(oc->ngone * sizeof(*gone));
+	struct ws_table idx;
+	size_t ng = 0, k = 0;
+
+	if (!gone)
+		return -ENOMEM;
+	for (size_t i = 0; i < oc->n; i++)
+		if (oc->t[i].gone)
+			gone[ng++] = &oc->t[i];
+	qsort(gone, ng, sizeof(*gone), by_gone_short);
+	for (size_t i = GONE_KEPT; i < ng; i++) {
+		thr_fold(&oc->dropped, gone[i]);
+		gone[i]->tid = 0; /* marks it dropped for the pass below */
+	}
+	free(gone);
+	oc->ndropped += ng > GONE_KEPT ? ng - GONE_KEPT : 0;
+	oc->ngone = ng < GONE_KEPT ? ng : GONE_KEPT;
+	for (size_t i = 0; i < oc->n; i++)
+		if (oc->t[i].tid)
+			oc->t[k++] = oc->t[i];
+	oc->n = k;
+	idx = oc->by_tid;
+	ws_table_init(&oc->by_tid, sizeof(uint32_t));
+	ws_table_free(&idx);
+	for (size_t i = 0; i < oc->n; i++)
+		if (thr_index(oc, i))
+			return -ENOMEM; /* the rest are not found again: each starts a new entry */
+	ws_shrink((void **)&oc->t, &oc->cap, oc->n, sizeof(*oc->t));
+	return 0;
+}
+
+int ws_offcpu_gone(struct ws_offcpu *oc, const struct ws_thread *t)
+{
+	struct thr *e = thr_find(oc, t);
+
+	if (!e || e->gone)
+		return 0;
+	e->gone = true;
+	oc->ngone++;
+	/* each pass drops at least half of what it walks: linear in the threads overall */
+	if (oc->ngone < 2 * GONE_KEPT || oc->ngone * 2 < oc->n)
+		return 0;
+	return thr_drop_gone(oc);
+}
+
+uint64_t ws_offcpu_dropped(const struct ws_offcpu *oc)
+{
+	return oc->ndropped;
 }
 
 static void res_add(struct thr *e, const char *res, uint64_t ns)
@@ -227,8 +355,8 @@ int ws_offcpu_chain(struct ws_offcpu *oc, const struct ws_chain *c, bool ranked,
 void ws_offcpu_totals(const struct ws_offcpu *oc, struct ws_offcpu_totals *o)
 {
 	memset(o, 0, sizeof(*o));
-	for (size_t i = 0; i < oc->n; i++) {
-		const struct thr *e = &oc->t[i];
+	for (size_t i = 0; i <= oc->n; i++) {
+		const struct thr *e = i < oc->n ? &oc->t[i] : &oc->dropped;
 
 		o->off_ns += e->off_ns;
 		o->reported_ns += e->reported_ns;
@@ -347,6 +475,11 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 		fprintf(out, "\n");
 	}
 	free(v);
+	if (oc->ndropped)
+		fprintf(out,
+			"  THREADS: %" PRIu64
+			" threads that exited were too many to list one by one; their waits are in the totals above\n",
+			oc->ndropped);
 }
 
 void ws_offcpu_json_threads(const struct ws_offcpu *oc, FILE *out)
@@ -390,8 +523,9 @@ void ws_offcpu_json_totals(const struct ws_offcpu *oc, FILE *out)
 		",\"off_cpu_summarised_waits\":%" PRIu64 ",\"off_cpu_open_ns\":%" PRIu64
 		",\"chains_blocked_ns\":%" PRIu64 ",\"off_cpu_explained_ns\":%" PRIu64
 		",\"off_cpu_unexplained_ns\":%" PRIu64 ",\"off_cpu_idle_ns\":%" PRIu64
-		",\"off_cpu_idle_waits\":%" PRIu64 ",\"off_cpu_not_reported_ns\":%" PRIu64,
+		",\"off_cpu_idle_waits\":%" PRIu64 ",\"off_cpu_not_reported_ns\":%" PRIu64
+		",\"short_waits_threads_dropped\":%" PRIu64,
 		t.off_ns + t.summarised_ns, t.reported_ns, t.reported_n, t.short_ns, t.short_n,
 		t.summarised_ns, t.summarised_n, t.open_ns, t.chains_ns, t.explained_ns,
-		t.unexplained_ns, t.idle_ns, t.idle_n, t.not_reported_ns);
+		t.unexplained_ns, t.idle_ns, t.idle_n, t.not_reported_ns, oc->ndropped);
 }

@@ -40,6 +40,14 @@ void ws_offcpu_free(struct ws_offcpu *oc);
 int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thread *t,
 		   const struct ws_ival *iv, const struct ws_claim *claim);
 /*
+ * Thread @t left the graph (ws_graph_ops.on_gone): no interval of it comes again. Past a
+ * bound, the gone threads with the least time in short waits are no longer kept one by one
+ * (their time stays in the totals). 0 or -ENOMEM.
+ */
+int ws_offcpu_gone(struct ws_offcpu *oc, const struct ws_thread *t);
+/* Gone threads no longer kept one by one: their short_waits lines are not written. */
+uint64_t ws_offcpu_dropped(const struct ws_offcpu *oc);
+/*
  * A reported chain (its off-CPU period, counted independently of the intervals): @ranked in
  * the reasons, with @unexplained_ns of it whose root names no cause; or idle and not ranked.
  */

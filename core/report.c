@@ -12,6 +12,7 @@
 #include "reasons.h"
 #include "offcpu.h"
 #include "report.h"
+#include "symfile.h"
 #include "stack_fmt.h"
 #include "syscall_fmt.h"
 #include "util.h"
@@ -435,6 +436,12 @@ void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct
 		ws_critpath_ival(r->cp, t, iv, claim);
 }
 
+void ws_report_gone(struct ws_report *r, const struct ws_thread *t)
+{
+	/* without memory, its entry is kept: nothing is lost but the bound */
+	ws_offcpu_gone(r->oc, t);
+}
+
 static int by_blocked(const void *a, const void *b)
 {
 	const struct kept *x = a, *y = b;
@@ -479,6 +486,35 @@ static uint64_t untraced_procs(const char *lost_detail)
 		n += strtoull(p, NULL, 10);
 	}
 	return n;
+}
+
+/* Files the traced programs named whose symbols were not read (useropen.h's rules). */
+static void symbols_refused_json(const struct ws_symfile_log *l, FILE *b)
+{
+	fprintf(b, ",\"symbols_unavailable_files\":%" PRIu64 ",\"symbols_unavailable\":[",
+		l ? l->total : 0);
+	for (size_t i = 0; l && i < l->n; i++) {
+		fprintf(b, "%s{\"path\":", i ? "," : "");
+		ws_json_str(b, l->items[i].path);
+		fprintf(b, ",\"why\":");
+		ws_json_str(b, ws_useropen_strerror(l->items[i].err));
+		fprintf(b, "}");
+	}
+	fprintf(b, "]");
+}
+
+static void symbols_refused_text(const struct ws_symfile_log *l, FILE *b)
+{
+	char e[512];
+
+	if (!l || !l->total)
+		return;
+	fprintf(b, "  SYMBOLS: unavailable from %" PRIu64 " file%s the traced programs named:",
+		l->total, l->total == 1 ? "" : "s");
+	for (size_t i = 0; i < l->n; i++)
+		fprintf(b, "%s %s (%s)", i ? ";" : "", ws_text_esc(l->items[i].path, e, sizeof(e)),
+			ws_useropen_strerror(l->items[i].err));
+	fprintf(b, "%s; their frames show file offsets\n", l->total > l->n ? "; ..." : "");
 }
 
 int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
@@ -528,8 +564,12 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 				tot ? (double)r->roots[i].ns / tot : 0.0);
 		}
 		fprintf(b, "]");
+		symbols_refused_json(s->symbols_refused, b);
 		ws_offcpu_json_totals(r->oc, b);
-		fprintf(b, "}\n");
+		fprintf(b,
+			",\"cpus\":%" PRIu32 ",\"records_cpu_refused\":%" PRIu64
+			",\"exited_threads_dropped\":%" PRIu64 "}\n",
+			s->ncpus, s->cpu_refused, s->dead_dropped);
 	} else {
 		if (r->ntop)
 			qsort(r->top, r->ntop, sizeof(*r->top), by_blocked);
@@ -584,6 +624,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 				"  UNSEEN: %" PRIu64
 				" time%s a thread left the CPU though its return to it was never reported (usually: it got the CPU from a thread whose switches the kernel does not trace); its wait ends at the earliest it can have, the stretch after is not observed and chains over it are incomplete\n",
 				s->switch_ins_unseen, s->switch_ins_unseen == 1 ? "" : "s");
+		symbols_refused_text(s->symbols_refused, b);
 		if (untraced)
 			fprintf(b,
 				"  UNTRACED: %" PRIu64
@@ -601,6 +642,17 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 				"  MEMORY: the analysis ran out of memory %" PRIu64
 				" times; chains over those moments are marked incomplete\n",
 				s->out_of_memory);
+		if (s->cpu_refused)
+			fprintf(b,
+				"  REFUSED: %" PRIu64
+				" records named a CPU the traced machine does not have (it has %" PRIu32
+				"); they were not analysed\n",
+				s->cpu_refused, s->ncpus);
+		if (s->dead_dropped)
+			fprintf(b,
+				"  EXITED: %" PRIu64
+				" exited threads' timelines were dropped early (too many threads exited to keep them all); chains reaching into them are marked incomplete\n",
+				s->dead_dropped);
 	}
 	if ((fflush(r->o.out) == EOF || ferror(r->o.out)) && !err)
 		err = errno ? -errno : -EIO;

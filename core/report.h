@@ -37,12 +37,18 @@ struct ws_summary {
 	uint64_t waits_unexplained, wake_races, bad_records, switch_ins_unseen;
 	uint64_t history_trims, shortest_history_ns; /* max_history reached; least kept then */
 	uint64_t out_of_memory;			     /* allocations that failed in the analysis */
+	uint64_t dead_dropped;	      /* exited threads' timelines dropped early: too many kept */
+	uint32_t ncpus;		      /* CPUs the analysis kept state for */
+	uint64_t cpu_refused;	      /* records naming a CPU past those: not analysed */
 	const char *events_by_source; /* JSON object text: events per source, by its name */
 	int threads;
+	/* files whose symbols were not read, and why (NULL: none refused) */
+	const struct ws_symfile_log *symbols_refused;
 };
 
 struct ws_report;
 struct ws_stacks;
+struct ws_symfile_log;
 
 struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g);
 /* Where the links' stacks are found; @depth user frames per link in text (0: none). */
@@ -56,6 +62,8 @@ void ws_report_follow_chain(struct ws_report *r, const struct ws_chain *c);
 /* A final interval of a traced thread's timeline (see ws_graph_ops.on_ival). */
 void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct ws_ival *iv,
 		    const struct ws_claim *claim);
+/* Thread @t left the graph's history (ws_graph_ops.on_gone). */
+void ws_report_gone(struct ws_report *r, const struct ws_thread *t);
 /* Text: the critical path, reasons, top N chains and root causes; JSON: the same objects. */
 int ws_report_finish(struct ws_report *r, const struct ws_summary *s);
 void ws_report_free(struct ws_report *r);

@@ -226,10 +226,15 @@ static void feed_open_waits(struct ws_session *s, const struct ws_stuck *st)
 /*
  * Report, with the open waits (@open, may be NULL): in JSON before the
  * summary line that ends the stream, in text after the summary. Sets
- * *@deadlock when one was reported.
+ * *@deadlock when one was reported. Returns the analysis's error (0 or
+ * -errno: the run failed); an output that could not be written (the report,
+ * mid-run or at the end, a recording, the Perfetto export) sets *@lost
+ * instead, said once: the analysis is whole, and every other output is still
+ * written.
  */
 static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
-		  const struct ws_run_opts *o, const struct ws_stuck *open, bool *deadlock)
+		  const struct ws_run_opts *o, const struct ws_stuck *open, bool *deadlock,
+		  bool *lost)
 {
 	int err = 0;
 
@@ -245,18 +250,23 @@ static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
 	}
 	if (!err)
 		err = ws_session_finish(s);
+	/* the report's own output failed (a full disk): ws_outfile_close says so below */
+	if (err && ws_outfile_error(out))
+		err = 0;
 	if (!err && open && o->open_waits && !o->json)
 		*deadlock = ws_stuck_print(out->f, open, o->min_block_ns, false,
 					   "Still blocked when tracing ended (open waits)") > 0;
 	/* a report that could not be written does not make a recording incomplete */
-	if (o->on_finish &&
-	    o->on_finish(o->hook_ctx, s, (!err || ws_session_report_lost(s)) && !loop_err) && !err)
-		err = -EIO;
+	if (o->on_finish && o->on_finish(o->hook_ctx, s, !err && !loop_err) && !err && !loop_err)
+		*lost = true;
 	if (loop_err)
 		ws_log(WS_LOG_ERROR, "analysis failed: %s", strerror(-loop_err));
 	if (!err && loop_err)
 		err = loop_err;
-	return ws_outfile_close(out, true) ? -EIO : err;
+	/* lost mid-run: said then, and nothing of it is kept */
+	if (ws_outfile_close(out, !ws_session_report_lost(s)) || ws_session_report_lost(s))
+		*lost = true;
+	return err;
 }
 
 /* ---- run ---------------------------------------------------------------------------------- */
@@ -350,7 +360,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 {
 	int go[2], report[2], status = 0, err, exec_err = 0;
 	struct ws_stuck open;
-	bool have_open = false, deadlock = false, still_running = false;
+	bool have_open = false, deadlock = false, still_running = false, lost = false;
 	struct ws_invoker inv = { 0 };
 	struct ws_outfile out;
 	pid_t pid;
@@ -438,17 +448,19 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		still_running = true;
 		have_open = open_waits(s, o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS);
 	}
-	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock);
+	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock, &lost);
 	if (have_open)
 		ws_stuck_free(&open);
 	if (still_running)
 		status = end_command(pid);
-	/* the report failed, said so: a command's failure still shows, as its own status */
-	if (err && ws_session_report_lost(s) && WIFEXITED(status) && WEXITSTATUS(status))
-		return WEXITSTATUS(status);
-	if (err && ws_session_report_lost(s) && WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
 	if (err)
+		return 1;
+	/* an output failed, said so: the command's own status still shows, 1 if it succeeded */
+	if (lost && WIFEXITED(status))
+		return WEXITSTATUS(status) ? WEXITSTATUS(status) : 1;
+	if (lost && WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	if (lost)
 		return 1;
 	if (deadlock)
 		return WS_EXIT_DEADLOCK;
@@ -521,7 +533,7 @@ static bool process_gone(uint32_t pid, bool *zombie)
 int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 {
 	struct ws_stuck start, open;
-	bool have_start = false, have_open = false, deadlock = false;
+	bool have_start = false, have_open = false, deadlock = false, lost = false;
 	struct ws_outfile out;
 	uint64_t deadline = 0;
 	int err = 0;
@@ -585,10 +597,10 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 			       OPEN_SAMPLE_GAP_NS);
 	if (have_start)
 		ws_stuck_free(&start);
-	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock);
+	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock, &lost);
 	if (have_open)
 		ws_stuck_free(&open);
-	if (err)
+	if (err || lost)
 		return 1;
 	return deadlock ? WS_EXIT_DEADLOCK : 0;
 }

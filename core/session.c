@@ -91,6 +91,13 @@ static void on_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *
 		s->ival_sink(s->ival_sink_ctx, t, iv, claim);
 }
 
+static void on_gone(void *ctx, const struct ws_thread *t)
+{
+	struct ws_session *s = ctx;
+
+	ws_report_gone(s->rep, t);
+}
+
 static void open_wait(struct ws_session *s, const struct ws_rec_hdr *rec)
 {
 	const struct ws_rec_open_wait *w = (const void *)rec;
@@ -162,6 +169,10 @@ void ws_session_feed(struct ws_session *s, const struct ws_rec_hdr *rec)
 {
 	if (rec->size < sizeof(*rec)) {
 		s->bad_records++;
+		return;
+	}
+	if (rec->cpu >= s->ncpus) {
+		s->cpu_refused++;
 		return;
 	}
 	session_note_loss(s, rec);
@@ -369,6 +380,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		.on_wait = on_wait,
 		.pid_traced = graph_pid_traced,
 		.on_ival = on_ival,
+		.on_gone = on_gone,
 		.resource = session_resource,
 		.root_label = session_root_label,
 		.ctx = s,
@@ -400,6 +412,10 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	s->start_mono = ws_clock_mono_now();
 	s->last_poll_ns = s->start_mono;
 	s->g = ws_graph_new(&ops, min_block, max_window, max_history);
+	if (!s->ncpus)
+		s->ncpus = s->replay ? WS_MAX_CPUS : session_possible_cpus();
+	if (s->g && (err = ws_graph_set_ncpus(s->g, s->ncpus)))
+		return err;
 	s->ro = ws_reorder_new(window, dispatch, s);
 	s->rep = s->g ? ws_report_new(&ro, s->g) : NULL;
 	s->stacks = ws_stacks_new();
@@ -449,8 +465,12 @@ void ws_session_summary(struct ws_session *s, struct ws_summary *sum)
 	sum->wake_races = st.races;
 	sum->history_trims = st.history_trims;
 	sum->out_of_memory = st.oom;
+	sum->dead_dropped = st.dead_dropped;
+	sum->ncpus = s->ncpus;
+	sum->cpu_refused = s->cpu_refused + st.cpu_refused;
 	sum->shortest_history_ns = st.shortest_history_ns;
 	sum->bad_records = s->bad_records;
+	sum->symbols_refused = s->stackcap ? ws_stackcap_refused(s->stackcap) : NULL;
 	s->by_source_json[0] = 0;
 	for (int i = 0; i < s->nplugins; i++) {
 		size_t n = strlen(s->by_source_json);
@@ -524,6 +544,19 @@ void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock)
 {
 	s->replay = true;
 	s->clock = *clock;
+}
+
+int ws_session_set_ncpus(struct ws_session *s, uint32_t ncpus)
+{
+	if (!ncpus || ncpus > WS_MAX_CPUS)
+		return -EINVAL;
+	s->ncpus = ncpus;
+	return 0;
+}
+
+uint32_t ws_session_ncpus(const struct ws_session *s)
+{
+	return s->ncpus;
 }
 
 const struct ws_stacks *ws_session_stacks(struct ws_session *s)

@@ -98,6 +98,14 @@ void ws_session_flush_timelines(struct ws_session *s);
 /* Mark the session as a replay (before start): @clock is the recording's anchor. */
 void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock);
 const struct ws_clock *ws_session_clock(struct ws_session *s);
+/*
+ * Before start: the machine recorded had @ncpus CPUs (1 to WS_MAX_CPUS); records naming another
+ * are refused and counted. Without it a replay allows WS_MAX_CPUS, a live run the machine's
+ * possible CPUs. 0 or -EINVAL.
+ */
+int ws_session_set_ncpus(struct ws_session *s, uint32_t ncpus);
+/* After start: the CPUs the analysis keeps state for. */
+uint32_t ws_session_ncpus(const struct ws_session *s);
 void ws_session_free(struct ws_session *s);
 
 /* Names of the enabled sources, "sched,futex,blkio". */

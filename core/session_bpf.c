@@ -576,6 +576,14 @@ uint64_t session_recursion_misses(struct ws_session *s)
  * record): treat them as lasting until now, so waits about to be reported
  * are not called complete while a note is still on its way.
  */
+uint32_t session_possible_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	/* unreadable (no /sys): every id a kernel can have, as for an old recording */
+	return n > 0 && n <= WS_MAX_CPUS ? (uint32_t)n : WS_MAX_CPUS;
+}
+
 static void note_pending_losses(struct ws_session *s, uint64_t now)
 {
 	int ncpu = libbpf_num_possible_cpus();

@@ -103,6 +103,13 @@ struct ws_session {
 	} * gone; /* thread groups whose last thread exited, dropped a little later */
 	size_t ngone, gone_cap;
 	uint64_t records, bad_records, lost, last_evict, first_ts, last_ts, start_mono;
+	/*
+	 * CPUs of the machine traced (live: its possible CPUs; replay: the recording's, or
+	 * WS_MAX_CPUS if it says none): per-CPU state is made for these, and a record naming
+	 * another is refused and counted in cpu_refused, so crafted CPU ids cost nothing.
+	 */
+	uint32_t ncpus;
+	uint64_t cpu_refused;
 	uint64_t by_plugin[WS_MAX_PLUGINS]; /* records each source wrote */
 	char by_source_json[512];
 	int err;
@@ -129,6 +136,8 @@ void session_pid_gone(struct ws_session *s, uint32_t pid, uint64_t ts);
 void session_pid_reborn(struct ws_session *s, uint32_t pid);
 bool session_pid_traced(struct ws_session *s, uint32_t pid);
 void session_pids_expire(struct ws_session *s, uint64_t now);
+/* The machine's possible CPUs (session_bpf.c). */
+uint32_t session_possible_cpus(void);
 int session_plugins_init(struct ws_session *s);
 uint64_t session_recursion_misses(struct ws_session *s);
 int session_resource(void *ctx, const struct ws_claim *c, char *buf, size_t len);

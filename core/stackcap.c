@@ -11,6 +11,7 @@
 #include "syscall_fmt.h"
 #include "stackrec.h"
 #include "symbols.h"
+#include "symfile.h"
 #include "unwind.h"
 #include "util.h"
 
@@ -46,6 +47,9 @@ struct snapshot {
 	uint64_t first_ns, taken_ns; /* first seen (or seen to exec), last read (or tried) */
 	uint64_t exe_dev, exe_ino;   /* the program it runs */
 	char *text;
+	struct ws_reader_id id; /* its user's credentials, read with the maps: files it names are
+				 * opened with these, also once it is gone */
+	bool have_id;
 };
 
 struct ws_stackcap {
@@ -56,6 +60,8 @@ struct ws_stackcap {
 	size_t nsnaps, snaps_cap;
 	bool self_known; /* whyslow's own program, to tell a command not exec()ed yet */
 	uint64_t self_dev, self_ino;
+	struct ws_useropen *uo;
+	struct ws_symfile_log refused;
 };
 
 static struct snapshot *snapshot_of(struct ws_stackcap *sc, uint32_t pid)
@@ -70,8 +76,9 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 {
 	struct snapshot *sn = snapshot_of(sc, pid);
 	uint64_t dev = 0, ino = 0;
+	struct ws_reader_id id, id2;
 	char *text;
-	bool live, exec;
+	bool live, exec, id_ok;
 	int err;
 
 	/* past start-up maps change rarely: once a second, not even a stat before */
@@ -95,8 +102,12 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 	if (sn && !exec && now - sn->first_ns >= WS_STACKCAP_SETTLE_NS &&
 	    now - sn->taken_ns < WS_STACKCAP_YOUNG_EVERY_NS)
 		return 0;
+	/* the user before and after the maps: an exec of a set-user-ID program between the two
+	 * would pair root's permissions with the paths the user's program named */
+	id_ok = ws_reader_id_of((pid_t)pid, &id) == 0;
 	if ((err = ws_procmaps_read_text(pid, &text)))
 		return err;
+	id_ok = id_ok && ws_reader_id_of((pid_t)pid, &id2) == 0 && !memcmp(&id, &id2, sizeof(id));
 	if (!*text) { /* exited, not yet reaped: keep what was read before, try again when due */
 		free(text);
 		if (sn)
@@ -124,6 +135,10 @@ int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 	free(sn->text);
 	sn->text = text;
 	sn->taken_ns = now;
+	/* unknown when it changed meanwhile: then files are opened as nobody */
+	sn->have_id = id_ok;
+	if (id_ok)
+		sn->id = id;
 	return 1;
 }
 
@@ -135,6 +150,11 @@ int ws_stackcap_new(struct ws_stackcap **out)
 	if (!sc)
 		return -ENOMEM;
 	if ((err = ws_symbols_new(&sc->syms))) {
+		free(sc);
+		return err;
+	}
+	if ((err = ws_useropen_new(&sc->uo))) {
+		ws_symbols_free(sc->syms);
 		free(sc);
 		return err;
 	}
@@ -153,6 +173,8 @@ void ws_stackcap_free(struct ws_stackcap *sc)
 		free(sc->snaps[i].text);
 	free(sc->snaps);
 	ws_symbols_free(sc->syms);
+	ws_useropen_free(sc->uo);
+	ws_symfile_log_free(&sc->refused);
 	free(sc);
 }
 
@@ -283,8 +305,43 @@ static int fd_path(const struct ws_rec_stack_raw *r, char *buf, size_t len)
 	return fd;
 }
 
+const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc)
+{
+	return &sc->refused;
+}
+
+static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_rec_hdr **out);
+
+/*
+ * The files @rec's process names are opened with its user's credentials: read now while it
+ * lives, or as they were when its maps were last read.
+ */
 int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 			struct ws_rec_hdr **out)
+{
+	const struct ws_rec_stack_raw *r = (const void *)rec;
+	struct ws_symfile_ctx ctx = { .uo = sc->uo, .log = &sc->refused };
+	const struct ws_symfile_ctx *prev;
+	struct ws_reader_id live;
+	struct snapshot *sn;
+	int err;
+
+	if (rec->size >= sizeof(*r)) {
+		/* the snapshot's, kept fresh with its maps (an exec makes it young again): not a
+		 * read of /proc at every stack */
+		sn = snapshot_of(sc, r->pid);
+		if (sn && sn->have_id)
+			ctx.id = &sn->id;
+		else if (!sn && ws_reader_id_of((pid_t)r->pid, &live) == 0)
+			ctx.id = &live;
+	}
+	prev = ws_symfile_use(&ctx);
+	err = resolve(sc, rec, out);
+	ws_symfile_use(prev);
+	return err;
+}
+
+static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_rec_hdr **out)
 {
 	const struct ws_rec_stack_raw *r = (const void *)rec;
 	struct ws_sframe fr[WS_STACK_MAX_FRAMES];

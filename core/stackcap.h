@@ -39,6 +39,9 @@ int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 #define WS_STACKCAP_YOUNG_EVERY_NS 50000000ULL
 #define WS_STACKCAP_REFRESH_NS 1000000000ULL
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now);
+/* Files whose symbols were not read (symfile.h), for the summary. */
+struct ws_symfile_log;
+const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc);
 /* Process @pid is gone: drop its unwinder and what its addresses were known as. */
 void ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid);
 

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "stuck.h"
+#include "useropen.h"
 #include "util.h"
 #include "waitfor.h"
 
@@ -31,13 +32,24 @@ struct live_ctx {
 	uint32_t pid; /* the waiter's process */
 };
 
-/* A lock's owner must be a live thread of the waiter's process (or of any, for pshared). */
+/*
+ * A lock's owner must be a live thread of the waiter's process, or for a process-shared lock of
+ * a process of the same user: a lock word is written by whoever maps it, and another user's
+ * process named there is that user's claim, not evidence (it would let anyone have root's
+ * report blame any process).
+ */
 static bool tid_live(void *ctx, uint32_t tid, bool pshared)
 {
 	const struct live_ctx *l = ctx;
 	uint32_t tgid = ws_procsnap_tgid(tid);
+	struct ws_reader_id a, b;
 
-	return tgid && (pshared || tgid == l->pid);
+	if (!tgid)
+		return false;
+	if (tgid == l->pid)
+		return true;
+	return pshared && !ws_reader_id_of((pid_t)l->pid, &a) && !ws_reader_id_of((pid_t)tgid, &b) &&
+	       a.uid == b.uid;
 }
 
 static enum ws_open_kind core_kind(const struct ws_task_snap *s)

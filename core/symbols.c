@@ -22,6 +22,7 @@
 #include "perfmap.h"
 #include "procmaps.h"
 #include "symbols.h"
+#include "symfile.h"
 #include "util.h"
 
 /* Kernel addresses have the top bit set on x86_64 and arm64; user addresses never do. */
@@ -44,8 +45,8 @@ struct elf_file {
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = ws_symfile_find_elf,
+	.find_debuginfo = ws_symfile_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -294,6 +295,7 @@ static struct elf_file *elf_file_open(struct ws_symbols *s, const char *path, co
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	struct elf_file *f = NULL;
+	int dwfl_fd;
 	char *key;
 
 	if (!elf)
@@ -323,8 +325,14 @@ static struct elf_file *elf_file_open(struct ws_symbols *s, const char *path, co
 		goto bad;
 	/* At base 0, so the module's addresses are the file's own (plus a bias for a prelinked
 	 * ET_DYN, read back below). */
+	/* the descriptor already checked, never the path again: it may be something else now */
+	dwfl_fd = dup(fd);
+	if (dwfl_fd < 0)
+		goto bad;
 	dwfl_report_begin(f->dwfl);
-	f->mod = dwfl_report_elf(f->dwfl, path, path, -1, 0, false);
+	f->mod = dwfl_report_elf(f->dwfl, path, path, dwfl_fd, 0, false);
+	if (!f->mod)
+		close(dwfl_fd); /* taken only on success */
 	if (dwfl_report_end(f->dwfl, NULL, NULL) != 0 || !f->mod ||
 	    !dwfl_module_getelf(f->mod, &f->bias))
 		goto bad;
@@ -354,29 +362,46 @@ static struct elf_file *proc_file(struct ws_symbols *s, struct proc *p, size_t i
 	const struct ws_map *m = &p->maps.maps[idx];
 	char *path = NULL;
 	struct stat st, st2;
-	int fd = -1;
+	int fd = -1, fd2;
 
 	if (p->file_tried[idx])
 		return p->files[idx];
 	p->file_tried[idx] = true;
 	if (!m->path || m->path[0] != '/' || m->deleted)
 		return NULL;
+	/* both opened as the process's user: root walks none of the paths it names */
 	if (p->live && asprintf(&path, "/proc/%d/root%s", (int)p->pid, m->path) >= 0) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && fstat(fd, &st) == 0 && stat(m->path, &st2) == 0 &&
-		    st.st_dev == st2.st_dev && st.st_ino == st2.st_ino) {
-			close(fd);
-			fd = -1;
+		fd = ws_symfile_open(path, WS_UOPEN_NOFOLLOW);
+		if (fd >= 0 && fstat(fd, &st) == 0 &&
+		    (fd2 = ws_symfile_open(m->path, WS_UOPEN_NOFOLLOW)) >= 0) {
+			if (fstat(fd2, &st2) == 0 && st.st_dev == st2.st_dev &&
+			    st.st_ino == st2.st_ino) {
+				close(fd);
+				fd = fd2;
+				free(path);
+				path = NULL;
+			} else {
+				close(fd2);
+			}
 		}
 	}
-	if (fd < 0) {
+	if (fd < 0 || !path) {
 		free(path);
 		path = strdup(m->path);
-		if (!path)
+		if (!path) {
+			if (fd >= 0)
+				close(fd);
 			return NULL;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		if (fd < 0)
+			fd = ws_symfile_open(path, WS_UOPEN_NOFOLLOW);
 	}
-	if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_ino == m->inode)
+	/* the inode checked on the file itself, then (a copy, if the user owns it) mapped */
+	if (fd >= 0 && (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != m->inode)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0 && fstat(fd, &st) == 0 && (fd = ws_symfile_elf_only(path, fd)) >= 0)
 		p->files[idx] = elf_file_open(s, path, &st, fd);
 	if (fd >= 0)
 		close(fd);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trace.h"
+#include "util.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the trace format is little-endian; this writer and reader store native fields"
@@ -99,6 +100,8 @@ int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m
 	kv(f, "max_window_ns", "%" PRIu64, m->max_window_ns);
 	kv(f, "max_history", "%" PRIu64, m->max_history);
 	kv(f, "resolution_ns", "%" PRIu64, m->resolution_ns);
+	if (m->ncpus)
+		kv(f, "ncpus", "%" PRIu32, m->ncpus);
 	fputs("pids", f);
 	fputc(0, f);
 	for (int i = 0; i < m->npids; i++)
@@ -194,6 +197,17 @@ static int parse_pids(const char *s, struct ws_trace_meta *m)
 	return 0;
 }
 
+/* No machine has more CPUs than a kernel can: a larger count is not a recording's. */
+static int parse_ncpus(const char *s, struct ws_trace_meta *m)
+{
+	uint64_t v;
+
+	if (parse_u64(s, &v) || v == 0 || v > WS_MAX_CPUS)
+		return -EINVAL;
+	m->ncpus = v;
+	return 0;
+}
+
 int ws_trace_meta_parse(const void *p, size_t len, struct ws_trace_meta *m)
 {
 	const char *s = p, *end = s + len;
@@ -234,6 +248,8 @@ int ws_trace_meta_parse(const void *p, size_t len, struct ws_trace_meta *m)
 			err = parse_u64(v, &m->resolution_ns);
 		else if (!strcmp(k, "pids"))
 			err = parse_pids(v, m);
+		else if (!strcmp(k, "ncpus"))
+			err = parse_ncpus(v, m);
 		/* other keys: added by a newer minor; ignored */
 		if (err)
 			return err;

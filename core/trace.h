@@ -21,7 +21,7 @@
 
 #define WS_TRACE_MAGIC "WHYSLOW" /* with its NUL: 8 bytes */
 #define WS_TRACE_MAJOR 1
-#define WS_TRACE_MINOR 3
+#define WS_TRACE_MINOR 4
 #define WS_TRACE_MAX_REC (1u << 20) /* no record is larger; bounds the reader's buffer */
 #define WS_TRACE_MAX_PIDS 4096	    /* traced pids kept from the metadata */
 #define WS_TRACE_STR 256
@@ -87,6 +87,11 @@ struct ws_trace_meta {
 	uint64_t min_block_ns, max_window_ns, max_history; /* 0: not recorded */
 	/* off-CPU periods shorter than this were summarised, not recorded (0: none were) */
 	uint64_t resolution_ns;
+	/*
+	 * CPUs of the recording machine (its possible CPUs, 1.4; 0: not recorded): the reader
+	 * keeps per-CPU state for these and refuses a record naming another (WS_MAX_CPUS at most)
+	 */
+	uint32_t ncpus;
 	uint32_t pids[WS_TRACE_MAX_PIDS]; /* thread groups traced from the start */
 	int npids;
 };

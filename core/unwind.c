@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "procmaps.h"
+#include "symfile.h"
 #include "unwind.h"
 
 /* DWARF register numbers of the roles in struct ws_uregs (psABI tables). */
@@ -206,8 +207,8 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 /* --- modules ------------------------------------------------------------------------------ */
 
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = ws_symfile_find_elf,
+	.find_debuginfo = ws_symfile_find_debuginfo,
 };
 
 static int report_maps(struct ws_unwinder *u, bool add)

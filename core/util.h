@@ -10,6 +10,12 @@
 #include <whyslow/plugin.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/*
+ * The most CPUs whyslow keeps state for: the largest NR_CPUS a kernel is built with (x86's
+ * MAXSMP, powerpc). A recording declaring more is refused; one declaring none (before format
+ * 1.4) is read as if it declared this many.
+ */
+#define WS_MAX_CPUS 8192
 
 /* Parse "10ms", "2s", "500us", "100ns", "1.5s" or a bare number of ms. 0 or -EINVAL. */
 int ws_parse_duration(const char *s, uint64_t *ns);

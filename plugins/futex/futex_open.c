@@ -56,7 +56,12 @@ int futex_open_owner(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 	snprintf(out->lock_name, sizeof(out->lock_name), "%s", pi ? "PI futex" : "mutex");
 	if (o.evidence == OWNER_EV_NONE) {
 		out->tid = 0;
-		snprintf(out->why, sizeof(out->why), "%s", o.why ? o.why : "no owner evidence");
+		if (o.claimed_tid)
+			snprintf(out->why, sizeof(out->why),
+				 "the lock word names tid %u, not verified: not a thread of this user's processes",
+				 o.claimed_tid);
+		else
+			snprintf(out->why, sizeof(out->why), "%s", o.why ? o.why : "no owner evidence");
 		return 1;
 	}
 	out->tid = o.tid;

@@ -88,6 +88,25 @@ static bool none(struct futex_owner *out, const char *why)
 	return false;
 }
 
+/*
+ * May @tid, named by a lock word, be taken as the holder? A private lock's holder is a thread of
+ * the waiter's process. A process-shared lock lives in memory other processes write: the core
+ * answers for another process only when it runs as the waiter's user, and any other tid is the
+ * word's claim, kept as such.
+ */
+static bool holder_ok(uint32_t tid, bool pshared, ws_tid_live_fn is_live, void *ctx,
+		      struct futex_owner *out, const char *dead)
+{
+	if (is_live(ctx, tid, false) || (pshared && is_live(ctx, tid, true)))
+		return true;
+	if (pshared) {
+		none(out, "the lock word names a thread outside this user's processes (not verified)");
+		out->claimed_tid = tid;
+		return false;
+	}
+	return none(out, dead);
+}
+
 bool futex_owner_from_pi_word(uint32_t word, ws_tid_live_fn is_live, void *ctx,
 			      struct futex_owner *out)
 {
@@ -97,8 +116,8 @@ bool futex_owner_from_pi_word(uint32_t word, ws_tid_live_fn is_live, void *ctx,
 		return none(out, "the PI futex word names no owner");
 	if (word & FUTEX_OWNER_DIED)
 		return none(out, "the PI futex's owner died");
-	if (!is_live(ctx, tid, out->pshared))
-		return none(out, "the PI futex word names no live thread");
+	if (!holder_ok(tid, out->pshared, is_live, ctx, out, "the PI futex word names no live thread"))
+		return false;
 	out->evidence = OWNER_EV_PI_WORD;
 	out->tid = tid;
 	out->why = NULL;
@@ -133,8 +152,9 @@ bool futex_owner_from_mutex(const struct futex_mutex_words *m, bool pshared, ws_
 		return none(out, "not a glibc mutex (count on a non-recursive mutex)");
 	if (m->nusers == 0)
 		return none(out, "not a glibc mutex (no users on a locked mutex)");
-	if (!is_live(ctx, (uint32_t)m->owner, pshared))
-		return none(out, "the mutex owner is not a live thread");
+	if (!holder_ok((uint32_t)m->owner, pshared, is_live, ctx, out,
+		       "the mutex owner is not a live thread"))
+		return false;
 	out->evidence = OWNER_EV_MUTEX_WORD;
 	out->tid = (uint32_t)m->owner;
 	out->why = NULL;

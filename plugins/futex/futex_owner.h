@@ -37,6 +37,9 @@ struct futex_owner {
 	uint32_t tid;	 /* the holder (0 when evidence is NONE) */
 	bool pshared;	 /* the waiter's futex call was process-shared */
 	const char *why; /* NONE: why no owner was named (static text) */
+	/* NONE: the tid the lock word names all the same, when it is not evidence (a process-shared
+	 * lock naming a thread outside the waiter's user's processes: the word is theirs to write) */
+	uint32_t claimed_tid;
 };
 
 /* Decoding a futex op (the syscall's second argument). */

@@ -27,6 +27,8 @@
 
 /* Task-context ctx_id used when a test does not care: distinct from any bracket id. */
 #define SYN_TASK_CTX_ID(cpu) (0x10000u + (cpu))
+/* CPUs of the machine the records describe (ws_session_set_ncpus) */
+#define SYN_NCPUS 64
 
 static inline void syn_hdr(struct ws_rec_hdr *h, uint16_t size, uint16_t kind, uint64_t ts,
 			   uint16_t cpu, uint32_t tid, uint32_t pid, uint8_t ctx, uint32_t ctx_id)

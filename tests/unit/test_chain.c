@@ -370,6 +370,8 @@ static void begin_cfg3(const char *min_block, const char *max_history, const cha
 	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
 	R.f = open_memstream(&R.text, &R.len);
 	cr_assert_not_null(R.f);
+	/* the synthetic machine's CPUs, whatever this one has: records on others are refused */
+	cr_assert_eq(ws_session_set_ncpus(R.s, SYN_NCPUS), 0);
 	cr_assert_eq(ws_session_start(R.s, R.f), 0);
 }
 
@@ -1575,6 +1577,8 @@ static void text_begin(void)
 	cr_assert_eq(ws_session_trace_pid(R.s, P), 0);
 	R.f = open_memstream(&R.text, &R.len);
 	cr_assert_not_null(R.f);
+	/* the synthetic machine's CPUs, whatever this one has: records on others are refused */
+	cr_assert_eq(ws_session_set_ncpus(R.s, SYN_NCPUS), 0);
 	cr_assert_eq(ws_session_start(R.s, R.f), 0);
 }
 

@@ -47,6 +47,38 @@ Test(owner, names_the_holder_of_a_locked_mutex)
 		  "robust: tid in the word");
 }
 
+/* Only 4242 is in the waiter's process; no other process is the waiter's user's. */
+static bool only_own_process(void *ctx, uint32_t tid, bool pshared)
+{
+	(void)ctx;
+	(void)pshared;
+	return tid == 4242;
+}
+
+Test(owner, a_shared_lock_naming_another_users_thread_is_a_claim)
+{
+	struct futex_owner o = { 0 };
+	struct futex_mutex_words m = locked(2, 7777, 0x80 /* pshared */);
+
+	cr_assert_not(futex_owner_from_mutex(&m, true, only_own_process, NULL, &o),
+		      "a pshared word naming a thread of another user is not evidence");
+	cr_assert_eq(o.evidence, OWNER_EV_NONE);
+	cr_assert_eq(o.tid, 0);
+	cr_assert_eq(o.claimed_tid, 7777, "the claim is kept, to be said as such");
+	cr_assert(strstr(o.why, "not verified"));
+	m = locked(2, 4242, 0x80);
+	cr_assert(futex_owner_from_mutex(&m, true, only_own_process, NULL, &o),
+		  "the waiter's own process");
+	cr_assert_eq(o.tid, 4242);
+	o = (struct futex_owner){ .pshared = true };
+	cr_assert_not(futex_owner_from_pi_word(7777, only_own_process, NULL, &o));
+	cr_assert_eq(o.claimed_tid, 7777);
+	m = locked(2, 7777, 0);
+	o = (struct futex_owner){ 0 };
+	cr_assert_not(futex_owner_from_mutex(&m, false, only_own_process, NULL, &o));
+	cr_assert_eq(o.claimed_tid, 0, "a private lock's dead owner is not a claim of another user");
+}
+
 Test(owner, refuses_words_that_are_not_a_held_mutex)
 {
 	struct futex_owner o = { 0 };

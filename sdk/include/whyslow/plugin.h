@@ -301,7 +301,8 @@ struct ws_open_owner {
 	char why[96];	       /* @tid 0: why no holder was named */
 };
 
-/* Is @tid a live thread that may hold a lock of @pid's thread (of any process when @pshared)? */
+/* Is @tid a live thread that may hold a lock of @pid's thread? With @pshared also a thread of
+ * another process of the same user (a lock word naming another user's thread is a claim). */
 typedef bool (*ws_tid_live_fn)(void *live_ctx, uint32_t tid, bool pshared);
 
 /* One ini key a plugin accepts in its own section. */

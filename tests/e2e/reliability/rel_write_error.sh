@@ -4,6 +4,10 @@
 # - run: whyslow says so at once, waits for the command (it finishes its work) and exits with the
 #   command's status, or 1 when the command succeeded; nothing half-written is left;
 # - record --live: the recording is still written complete and `report` reads it.
+# A write error at the end (issue 36 item 5): -o /dev/full, or a report, --live file or --perfetto
+# export that no longer fits on a full tmpfs: said once with its own errno ("No space left on
+# device", not EIO), whyslow exits with the command's status (1 if it succeeded), nothing
+# half-written is left, and the recording is still written complete.
 #   rel_write_error.sh WHYSLOW PROGRAMS_DIR
 . "$(dirname "$0")/rel_lib.sh"
 rel_init write_error "$@"
@@ -46,5 +50,41 @@ check "report of that recording: exits 0 (got $rc)" [ "$rc" = 0 ]
 check "report of that recording: chains and one summary" \
 	eval 'grep -q "\"type\":\"chain\"" "$W/rep.jsonl" && json_stream_ok "$W/rep.jsonl"'
 check "report of that recording: it ends complete (no 'ends early')" eval '! grep -q "ends early" "$W/rep.stderr"'
+
+# --- at the end: the output no longer fits -------------------------------------------------------
+# in_full CMD...: CMD with a 64 KiB tmpfs on $W/tiny filled up first (seen by nothing else)
+in_full() {
+	unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$0" &&
+		{ dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null; exec timeout -k 5 60 "$@"; }' "$W/tiny" "$@"
+}
+# at_end KEY NAME WANT_RC CMD...: run it (stderr in $W/KEY.stderr); the command's own exit is 7 or 0
+at_end() {
+	local key=$1 name=$2 want=$3
+	shift 3
+	rm -f "$W/ran"
+	"$@" >/dev/null 2>"$W/$key.stderr"
+	RC=$?
+	sed 's/^/    stderr: /' "$W/$key.stderr" | head -3
+	check "$name: exits $want (got $RC), the command ran" eval '[ "$RC" = "$want" ] && [ -e "$W/ran" ]'
+	check "$name: said once, as no space left (not an I/O error)" \
+		eval '[ "$(grep -c "No space left on device" "$W/$key.stderr")" = 1 ] && ! grep -q "Input/output error" "$W/$key.stderr"'
+}
+at_end full7 "run -o /dev/full, command exits 7" 7 timeout -k 5 60 "$WHYSLOW" run --as-root -o /dev/full -- sh -c "touch $W/ran; exit 7"
+at_end full0 "run -o /dev/full, command exits 0" 1 timeout -k 5 60 "$WHYSLOW" run --as-root -o /dev/full -- sh -c "touch $W/ran"
+at_end disk7 "run -o on a full disk, command exits 7" 7 in_full "$WHYSLOW" run --as-root -o "$W/tiny/r.txt" \
+	-- sh -c "touch $W/ran; exit 7"
+check "  no report, no temporary file left" eval '[ ! -e "$W/tiny/r.txt" ] && ! compgen -G "$W/tiny/r.txt.tmp.*" >/dev/null'
+at_end pf7 "run --perfetto on a full disk, command exits 7" 7 in_full "$WHYSLOW" run --as-root -o "$W/pf.txt" \
+	--perfetto "$W/tiny/t.json" -- sh -c "touch $W/ran; exit 7"
+check "  the report itself is written" grep -q Summary "$W/pf.txt"
+rm -f "$W/rec2.data"
+at_end live7 "record --live on a full disk (text, written at the end), command exits 7" 7 in_full \
+	"$WHYSLOW" record --as-root --live "$W/tiny/live.txt" -o "$W/rec2.data" -- sh -c "touch $W/ran; exit 7"
+check "  the recording is complete all the same" \
+	eval '[ -s "$W/rec2.data" ] && ! compgen -G "$W/rec2.data.tmp.*" >/dev/null && ! grep -q "did not complete" "$W/live7.stderr"'
+"$WHYSLOW" report "$W/rec2.data" >"$W/rep2.txt" 2>"$W/rep2.stderr"
+rc=$?
+check "  report reads it whole (rc $rc)" eval '[ $rc = 0 ] && grep -q Summary "$W/rep2.txt" && ! grep -q "ends early" "$W/rep2.stderr"'
+check "/dev/null is still the character device 1:3" eval '[ -c /dev/null ] && [ "$(stat -c %t:%T /dev/null)" = 1:3 ]'
 check "nothing left in the kernel" no_ws_left 2
 rel_done
