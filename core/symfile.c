@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#endif
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -149,18 +149,80 @@ void ws_format_duration(uint64_t ns, char *buf, size_t len)
 	snprintf(buf, len, "%lluns", (unsigned long long)ns);
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at @p (1..4), or, when it is
+ * ill-formed, minus the length of its maximal ill-formed prefix (at least 1):
+ * the bytes one U+FFFD stands for, as WHATWG's decoder counts them. Leads
+ * C0, C1 and F5..FF and the second byte's range (Unicode's table 3-7) refuse
+ * overlongs, surrogates and code points above U+10FFFF at their first or
+ * second byte, so each of their bytes becomes a U+FFFD of its own.
+ */
+static int utf8_seq(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	int need;
+
+	if (*p < 0x80)
+		return 1;
+	if (*p >= 0xc2 && *p <= 0xdf)
+		need = 1;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		need = 2;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		need = 3;
+	else
+		return -1;
+	if (*p == 0xe0)
+		lo = 0xa0;
+	else if (*p == 0xed)
+		hi = 0x9f;
+	else if (*p == 0xf0)
+		lo = 0x90;
+	else if (*p == 0xf4)
+		hi = 0x8f;
+	for (int i = 1; i <= need; i++) {
+		/* a NUL ends the string here, and is out of range */
+		if (p[i] < lo || p[i] > hi)
+			return -i;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return need + 1;
+}
+
 void ws_json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = *s;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
+	fputc('"', f);
+	while (*p) {
+		int n = utf8_seq(p);
+
+		if (n < 0) {
+			/* an escape, not the raw U+FFFD: says the input was not UTF-8 */
+			fputs("\\ufffd", f);
+			p += -n;
+			continue;
+		}
+		/* U+0080..U+009F (C1) are control codes to a terminal, like C0 and DEL */
+		if (n == 2 && *p == 0xc2 && p[1] <= 0x9f) {
+			fprintf(f, "\\u%04x", p[1]);
+		} else if (n > 1) {
+			fwrite(p, 1, n, f);
+		} else if (*p == '"' || *p == '\\') {
+			fprintf(f, "\\%c", *p);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			/* \b \t \n \f \r have short forms; \v (the NUL here) has not */
+			static const char shortform[] = "btn\0fr";
+
+			if (*p >= '\b' && *p <= '\r' && shortform[*p - '\b'])
+				fprintf(f, "\\%c", shortform[*p - '\b']);
+			else
+				fprintf(f, "\\u%04x", *p);
+		} else {
+			fputc(*p, f);
+		}
+		p += n;
 	}
 	fputc('"', f);
 }

@@ -183,3 +183,78 @@ Test(util, read_file_says_why_it_cannot)
 	cr_expect_eq(ws_read_file("/tmp", 64, &text, NULL), -EISDIR);
 	cr_expect_null(text);
 }
+
+/* ws_json_str's output for @s, for exact-byte comparison */
+static char *json_of(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	cr_assert_not_null(m);
+	ws_json_str(m, s);
+	cr_assert_eq(fclose(m), 0);
+	return out;
+}
+
+#define expect_json(in, want)                                                    \
+	do {                                                                     \
+		char *got_ = json_of(in);                                        \
+		cr_expect_str_eq(got_, want, "ws_json_str(%s) = %s", #in, got_); \
+		free(got_);                                                      \
+	} while (0)
+
+/* Issue 35 #2: a thread named "schläfer" reads "schläfer" in jq, not "schlÃ¤fer" */
+Test(util, json_str_keeps_valid_utf8)
+{
+	expect_json("worker-1", "\"worker-1\"");
+	expect_json("", "\"\"");
+	expect_json(NULL, "\"\"");
+	expect_json("schl\303\244fer", "\"schl\303\244fer\"");
+	/* 2-, 3- and 4-byte sequences at both ends of their ranges */
+	expect_json("\302\240 \337\277", "\"\302\240 \337\277\"");
+	expect_json("\340\240\200 \342\200\224 \355\237\277 \356\200\200 \357\277\275",
+		    "\"\340\240\200 \342\200\224 \355\237\277 \356\200\200 \357\277\275\"");
+	expect_json("\360\220\200\200 \360\237\230\264 \364\217\277\277",
+		    "\"\360\220\200\200 \360\237\230\264 \364\217\277\277\"");
+}
+
+/* C0, DEL and C1 never reach a terminal from JSON either (README, Security) */
+Test(util, json_str_escapes_quotes_and_controls)
+{
+	expect_json("a\"b\\c/", "\"a\\\"b\\\\c/\"");
+	expect_json("\b\f\n\r\t", "\"\\b\\f\\n\\r\\t\"");
+	expect_json("\001\033[2J\037", "\"\\u0001\\u001b[2J\\u001f\"");
+	expect_json("del\177", "\"del\\u007f\"");
+	/* U+0080, U+009B (C1 CSI), U+009F; U+00A0 is the first that passes */
+	expect_json("\302\200\302\233\302\237\302\240", "\"\\u0080\\u009b\\u009f\302\240\"");
+}
+
+/* One U+FFFD per maximal ill-formed subsequence, as WHATWG's decoder and Python's "replace" */
+Test(util, json_str_replaces_invalid_utf8)
+{
+	/* stray continuation bytes, one each */
+	expect_json("a\200b", "\"a\\ufffdb\"");
+	expect_json("\277\200", "\"\\ufffd\\ufffd\"");
+	/* bytes that never start a sequence: C0, C1 (overlong 2-byte leads), F5..FF */
+	expect_json("\300\257", "\"\\ufffd\\ufffd\"");
+	expect_json("\301\277", "\"\\ufffd\\ufffd\"");
+	expect_json("\365\200\200\200", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	expect_json("\377x", "\"\\ufffdx\"");
+	/* overlong 3- and 4-byte forms: the lead is refused at its second byte */
+	expect_json("\340\200\257", "\"\\ufffd\\ufffd\\ufffd\"");
+	expect_json("\340\237\277", "\"\\ufffd\\ufffd\\ufffd\"");
+	expect_json("\360\217\277\277", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	/* surrogates U+D800 and U+DFFF encoded in UTF-8 (CESU-8) */
+	expect_json("\355\240\200", "\"\\ufffd\\ufffd\\ufffd\"");
+	expect_json("\355\277\277", "\"\\ufffd\\ufffd\\ufffd\"");
+	/* above U+10FFFF */
+	expect_json("\364\220\200\200", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	/* truncated: a valid prefix cut short is one replacement, then the next byte as itself */
+	expect_json("\342\202", "\"\\ufffd\"");
+	expect_json("\342\202x", "\"\\ufffdx\"");
+	expect_json("\360\237\230", "\"\\ufffd\"");
+	expect_json("\360\237\"", "\"\\ufffd\\\"\"");
+	expect_json("\303\303\244", "\"\\ufffd\303\244\"");
+	expect_json("\342\202\n", "\"\\ufffd\\n\"");
+}
