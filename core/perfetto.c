@@ -166,29 +166,17 @@ static const char *state_name(uint8_t state)
 	}
 }
 
-/* "blocked: futex addr=0x7f..": the state and, for a wait, its reason in a few words. */
+/*
+ * "blocked: futex": the state and, for a wait, its kind. Perfetto groups and aggregates slices
+ * by name, so a name holds nothing that varies from one wait to the next: the values (address,
+ * device, sector...) go to args (claim_args).
+ */
 static void label(char *buf, size_t len, uint8_t state, const struct ws_claim *cl)
 {
-	size_t n;
-
-	if (!cl || state != WS_STATE_BLOCKED) {
+	if (!cl || state != WS_STATE_BLOCKED)
 		snprintf(buf, len, "%s", state_name(state));
-		return;
-	}
-	n = snprintf(buf, len, "blocked: %.*s", (int)sizeof(cl->kind), cl->kind);
-	for (unsigned int i = 0; i < cl->nfields && i < WS_CLAIM_FIELDS && n < len; i++) {
-		const struct ws_field *f = &cl->fields[i];
-
-		if (f->type == WS_FIELD_HEX)
-			n += snprintf(buf + n, len - n, " %.*s=0x%" PRIx64, (int)sizeof(f->key),
-				      f->key, f->u);
-		else if (f->type == WS_FIELD_U64)
-			n += snprintf(buf + n, len - n, " %.*s=%" PRIu64, (int)sizeof(f->key),
-				      f->key, f->u);
-		else if (f->type == WS_FIELD_STR)
-			n += snprintf(buf + n, len - n, " %.*s=%.*s", (int)sizeof(f->key), f->key,
-				      (int)sizeof(f->s), f->s);
-	}
+	else
+		snprintf(buf, len, "blocked: %.*s", (int)sizeof(cl->kind), cl->kind);
 }
 
 static void claim_args(FILE *f, const struct ws_claim *cl)
@@ -281,14 +269,14 @@ static void flow_end(struct ws_perfetto *p, const char *ph, const struct pthread
 /*
  * A short marker slice on @t ending at @ts, for an arrow to bind to: @t has no exported slice
  * there (see has_slices). Markers of one thread never overlap, so the track stays properly
- * nested. 0 (placed, or one already covers @ts), 1 if none fits, -ENOMEM.
+ * nested. It is named @what; its args give @other as "@other_key" (tid) and "@other_key_comm".
+ * 0 (placed, or one already covers @ts), 1 if none fits, -ENOMEM.
  */
 static int marker(struct ws_perfetto *p, struct pthread *t, uint64_t ts, const char *what,
-		  const struct pthread *other, uint32_t victim)
+		  const char *other_key, const struct pthread *other, uint32_t victim)
 {
 	uint64_t start = ts >= MARK_NS ? ts - MARK_NS : 0;
 	size_t lo = 0, hi = t->nmarks;
-	char name[64];
 	FILE *f;
 
 	while (lo < hi) { /* the first marker ending at or after @ts */
@@ -310,11 +298,13 @@ static int marker(struct ws_perfetto *p, struct pthread *t, uint64_t ts, const c
 	memmove(&t->marks[lo + 1], &t->marks[lo], (t->nmarks - lo) * sizeof(*t->marks));
 	t->marks[lo] = (struct mark){ .start = start, .end = ts };
 	t->nmarks++;
-	snprintf(name, sizeof(name), "%s %s (%u)", what, other->comm[0] ? other->comm : "?",
-		 other->tid);
-	slice_begin(p, t, name, "wakeup", start, ts - start);
+	/* named by what it is alone (see label); the thread at the arrow's other end is in args */
+	slice_begin(p, t, what, "wakeup", start, ts - start);
 	f = p->spool;
-	fprintf(f, ",\"args\":{\"chain_of\":%u}}", victim);
+	fprintf(f, ",\"args\":{\"chain_of\":%u,\"%s\":%u,\"%s_comm\":", victim, other_key,
+		other->tid, other_key);
+	ws_json_str(f, other->comm[0] ? other->comm : "?");
+	fputs("}}", f);
 	return 0;
 }
 
@@ -345,10 +335,11 @@ static int wake_flow(struct ws_perfetto *p, const struct ws_chain *c, int i, uin
 		return -ENOMEM;
 	if (!first_time(p, ws_hash64(((uint64_t)l->tid << 32 | l->woken_by) ^ ws_hash64(wake))))
 		return 0; /* this wakeup is already drawn, from another chain */
-	if (!has_slices(nx->thread, wake) && (err = marker(p, waker, wake, "wakes", wakee, victim)))
+	if (!has_slices(nx->thread, wake) &&
+	    (err = marker(p, waker, wake, "wakes", "wakee", wakee, victim)))
 		return err < 0 ? err : 0;
 	if (!has_slices(l->thread, wake) &&
-	    (err = marker(p, wakee, wake, "woken by", waker, victim)))
+	    (err = marker(p, wakee, wake, "woken by", "waker", waker, victim)))
 		return err < 0 ? err : 0;
 	id = p->next_flow++;
 	flow_end(p, "s", waker, id, wake, victim);

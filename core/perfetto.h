@@ -2,12 +2,15 @@
 /*
  * Perfetto / chrome://tracing export: Chrome trace-event JSON with one track
  * per traced thread (grouped by process) holding its whole timeline as it was
- * observed — running, runnable and blocked slices, each wait labelled with its
- * reason — so a track's slices never overlap; and, for every reported chain,
+ * observed — running, runnable and blocked slices, each wait named by its kind
+ * — so a track's slices never overlap; and, for every reported chain,
  * flow arrows from each waker's slice at the wakeup to the thread it woke. A
  * thread with no exported slice at an arrow's end (untraced, not yet seen, or a
  * kernel helper whose timeline is followed but is not the program's) gets a
  * short marker slice there for the arrow to bind to.
+ * Slice names are a short fixed set ("running", "blocked: futex", "wakes"), so
+ * Perfetto can group and aggregate by name; each event's values (address,
+ * device, sector, the other thread of an arrow) are in its args.
  * otherData carries the anchor that maps ts (CLOCK_MONOTONIC) to wall time.
  *
  * Events are spooled to a temporary file as they arrive, so memory holds only

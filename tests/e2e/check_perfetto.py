@@ -13,6 +13,9 @@
 - every traced thread's timeline (slices of cat running/runnable/blocked/not observed) is one
   unbroken stretch: each slice starts where the one before it ended;
 - otherData carries the wall-clock anchor (anchor_monotonic_us, anchor_utc);
+- slice names are stable (state and kind of wait, e.g. "blocked: futex"): at most MAX_NAMES
+  distinct ones and none with a "key=value" in it, since per-event values (addresses, sectors,
+  thread names) belong in args; a name per value defeats Perfetto's grouping by name;
 - with --chains: every woken_by hop of every reported chain (link i woken by link i+1's
   thread) appears as a flow from the waker's track to the wakee's track, and the victim's
   timeline covers its whole wait.
@@ -24,6 +27,8 @@ import sys
 
 TIMELINE = ("running", "runnable", "blocked", "not observed")
 EPS = 0.0015  # microseconds: ts and dur carry nanoseconds as three decimals
+# States and kinds of wait are a few dozen at most; thousands of names mean values leaked in.
+MAX_NAMES = 32
 
 
 def main(argv):
@@ -48,6 +53,7 @@ def main(argv):
     slices = collections.defaultdict(list)
     timeline = collections.defaultdict(list)
     flows = collections.defaultdict(list)
+    names = collections.Counter()
     for i, e in enumerate(evs):
         if not isinstance(e, dict) or not all(k in e for k in ("ph", "pid", "tid")):
             errs.append("event %d lacks ph/pid/tid: %r" % (i, e))
@@ -62,6 +68,7 @@ def main(argv):
             if not isinstance(e.get("name"), str) or e.get("dur", -1) < 0 or "ts" not in e:
                 errs.append("slice %d malformed: %r" % (i, e))
             slices[key].append((e["ts"], e["ts"] + e["dur"]))
+            names[e.get("name")] += 1
             if e.get("cat") in TIMELINE:
                 timeline[key].append((e["ts"], e["ts"] + e["dur"]))
         elif ph in ("s", "f"):
@@ -70,6 +77,12 @@ def main(argv):
             flows[e.get("id")].append(e)
         else:
             errs.append("event %d: unexpected ph %r" % (i, ph))
+    if len(names) > MAX_NAMES:
+        errs.append("%d distinct slice names (at most %d): values belong in args; the most used: %r" % (
+            len(names), MAX_NAMES, [n for n, _ in names.most_common(5)]))
+    valued = [n for n in names if isinstance(n, str) and "=" in n]
+    if valued:
+        errs.append("%d slice names carry a key=value (it belongs in args), e.g. %r" % (len(valued), valued[0]))
     for key in list(slices) + [(e["pid"], e["tid"]) for fl in flows.values() for e in fl]:
         if key not in threads:
             errs.append("pid %d tid %d has events but no thread_name track" % key)
@@ -130,8 +143,8 @@ def main(argv):
         print("check_perfetto: " + e, file=sys.stderr)
     if errs:
         return 1
-    print("check_perfetto: ok: %d events, %d thread tracks, %d slices, %d flows, %d chains checked" % (
-        len(evs), len(threads), sum(len(v) for v in slices.values()), len(flows), nchains))
+    print("check_perfetto: ok: %d events, %d thread tracks, %d slices (%d names), %d flows, %d chains checked" % (
+        len(evs), len(threads), sum(len(v) for v in slices.values()), len(names), len(flows), nchains))
     return 0
 
 

@@ -262,3 +262,115 @@ Test(perfetto, waker_before_its_timeline)
 	cr_assert_eq(check_export(&markers), 1);
 	cr_assert_eq(markers, 1);
 }
+
+/* The export as one string (freed by the caller). */
+static char *export_text(void)
+{
+	struct ws_clock clock = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	cr_assert_not_null(m);
+	cr_assert_eq(ws_perfetto_write(p, m, &clock), 0);
+	cr_assert_eq(fclose(m), 0);
+	return text;
+}
+
+/* Copy the JSON string value after @key in @line (no escapes in these tests) into @out. */
+static void str_of(const char *line, const char *key, char *out, size_t len)
+{
+	const char *s = strstr(line, key), *e;
+
+	cr_assert_not_null(s, "no %s in %s", key, line);
+	s += strlen(key);
+	e = strchr(s, '"');
+	cr_assert_not_null(e);
+	snprintf(out, len, "%.*s", (int)(e - s), s);
+}
+
+/* The args object of @line, from its "{" to the end of the line. */
+static void args_of(const char *line, char *out, size_t len)
+{
+	const char *s = strstr(line, "\"args\":{");
+
+	cr_assert_not_null(s, "no args in %s", line);
+	snprintf(out, len, "%s", s);
+}
+
+static void futex_claim(struct ws_claim *cl, uint64_t addr)
+{
+	memset(cl, 0, sizeof(*cl));
+	snprintf(cl->kind, sizeof(cl->kind), "futex");
+	snprintf(cl->evidence, sizeof(cl->evidence), "futex wait");
+	cl->nfields = 1;
+	snprintf(cl->fields[0].key, sizeof(cl->fields[0].key), "addr");
+	cl->fields[0].type = WS_FIELD_HEX;
+	cl->fields[0].u = addr;
+}
+
+/*
+ * Perfetto groups and aggregates slices by name: waits of one kind share a name whatever
+ * their values, and the values (here the futex address) are in args.
+ */
+Test(perfetto, futex_waits_share_a_name)
+{
+	struct ws_thread *a = thread(0, VICTIM, PID, "a", false);
+	struct ws_thread *b = thread(1, OTHER, PID, "b", false);
+	struct ws_ival ia = { .start = 1 * MS, .end = 2 * MS, .state = WS_STATE_BLOCKED };
+	struct ws_ival ib = { .start = 3 * MS, .end = 4 * MS, .state = WS_STATE_BLOCKED };
+	struct ws_claim ca, cb;
+	char name[2][128], args[2][512];
+	char *text, *line, *save = NULL;
+	int n = 0;
+
+	futex_claim(&ca, 0x7f0000001000);
+	futex_claim(&cb, 0x7f0000002000);
+	cr_assert_eq(ws_perfetto_ival(p, a, &ia, &ca), 0);
+	cr_assert_eq(ws_perfetto_ival(p, b, &ib, &cb), 0);
+	text = export_text();
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "\"ph\":\"X\""))
+			continue;
+		cr_assert_lt(n, 2);
+		str_of(line, "\"name\":\"", name[n], sizeof(name[n]));
+		args_of(line, args[n], sizeof(args[n]));
+		n++;
+	}
+	free(text);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(name[0], name[1]);
+	cr_expect_str_eq(name[0], "blocked: futex");
+	cr_expect_str_neq(args[0], args[1]);
+	cr_expect_not_null(strstr(args[0], "\"addr\":\"0x7f0000001000\""), "%s", args[0]);
+	cr_expect_not_null(strstr(args[1], "\"addr\":\"0x7f0000002000\""), "%s", args[1]);
+}
+
+/* Markers are named by what they are; the thread at the arrow's other end is in args. */
+Test(perfetto, markers_share_a_name)
+{
+	struct ws_thread *a = thread(0, VICTIM, PID, "a", false);
+	struct ws_thread *b = thread(1, OTHER, PID, "b", false);
+	char name[2][128], args[2][512];
+	char *text, *line, *save = NULL;
+	int n = 0;
+
+	timeline(a, 40 * MS);
+	timeline(b, 20 * MS);
+	chain2(a, NULL, UNTRACED, UNTRACED, "cron", 5 * MS, 40 * MS);
+	chain2(b, NULL, UNTRACED + 1, UNTRACED + 1, "atd", 5 * MS, 20 * MS);
+	text = export_text();
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "\"ph\":\"X\"") || !strstr(line, "\"cat\":\"wakeup\""))
+			continue;
+		cr_assert_lt(n, 2);
+		str_of(line, "\"name\":\"", name[n], sizeof(name[n]));
+		args_of(line, args[n], sizeof(args[n]));
+		n++;
+	}
+	free(text);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(name[0], name[1]);
+	cr_expect_str_eq(name[0], "wakes");
+	cr_expect_str_neq(args[0], args[1]);
+}
