@@ -16,5 +16,10 @@ void ws_log(enum ws_log_level level, const char *fmt, ...) __attribute__((format
 /* The same for @who (a source's name): "whyslow: WHO: LEVEL: MSG" (plugins' host log). */
 void ws_vlog_as(const char *who, enum ws_log_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+/*
+ * Called before each message is written (NULL: nothing): the live status line (status.c)
+ * erases itself there, so a message never joins it on the terminal.
+ */
+void ws_log_set_before(void (*before)(void));
 
 #endif

@@ -627,11 +627,14 @@ int main(int argc, char **argv)
 	ro.json = !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "json");
 	ro.open_waits =
 		ro.json || !strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text");
-	/* json and folded reports stream to stderr as they go: no status line between their lines
+	/*
+	 * json and folded reports stream as they go: no status line between their lines, whether
+	 * they go to stderr or to stdout on the same terminal
 	 */
 	ws_status_init(c.verbose,
-		       output && !strcmp(output, WS_OUTFILE_STDERR) &&
-			       strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text"));
+		       strcmp(ws_config_str(&cfg, "core", ws_core_keys, "format"), "text") &&
+			       ((output && !strcmp(output, WS_OUTFILE_STDERR)) ||
+				(!ro.output && isatty(STDOUT_FILENO))));
 	fflush(stdout);
 	rc = c.cmd & (CMD_RUN | CMD_REC_RUN) ? ws_run_command(s, &ro) : ws_attach(s, &ro);
 out:

@@ -398,12 +398,19 @@ static int by_short(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* What goes before the next term of the summary's sum: " = " before the first, " + " after. */
+static const char *sum_sep(int *nterm)
+{
+	return (*nterm)++ ? " + " : " = ";
+}
+
 void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 {
 	struct ws_offcpu_totals t;
 	const struct thr **v;
 	char a[32], b[32], c[32], d[32], mb[32], e[4 * 96];
 	size_t nv = 0;
+	int nterm = 0;
 
 	ws_offcpu_totals(oc, &t);
 	ws_format_duration(t.off_ns + t.summarised_ns, a, sizeof(a));
@@ -411,27 +418,37 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 	ws_format_duration(t.unexplained_ns, c, sizeof(c));
 	ws_format_duration(t.idle_ns, d, sizeof(d));
 	ws_format_duration(oc->min_block, mb, sizeof(mb));
-	fprintf(out,
-		"  Off CPU %s in all = %s explained by the reasons above + %s unexplained (no wakeup or cause recorded)",
-		a, b, c);
+	/*
+	 * The parts of the sum, each left out when it is zero (a "+ 0ns" term says nothing); the
+	 * first one follows " = ", the rest " + ".
+	 */
+	fprintf(out, "  Off CPU %s in all", a);
+	if (t.explained_ns)
+		fprintf(out, "%s%s explained by the reasons above", sum_sep(&nterm), b);
+	if (t.unexplained_ns)
+		fprintf(out, "%s%s unexplained (no wakeup or cause recorded)", sum_sep(&nterm), c);
 	/* none when there were none, or --include-idle ranked them with the rest */
 	if (t.idle_n)
-		fprintf(out, " + %s in %" PRIu64 " idle waits (not ranked)", d, t.idle_n);
+		fprintf(out, "%s%s in %" PRIu64 " idle wait%s (not ranked)", sum_sep(&nterm), d,
+			t.idle_n, ws_plural(t.idle_n, "", "s"));
 	if (t.not_reported_ns) {
 		ws_format_duration(t.not_reported_ns, a, sizeof(a));
-		fprintf(out, " + %s in waits of at least %s not reported (filtered out)", a, mb);
+		fprintf(out, "%s%s in waits of at least %s not reported (filtered out)",
+			sum_sep(&nterm), a, mb);
 	}
 	ws_format_duration(t.short_ns, c, sizeof(c));
 	ws_format_duration(t.summarised_ns, d, sizeof(d));
-	fprintf(out, " + %s in %" PRIu64 " waits shorter than %s", c, t.short_n, mb);
+	if (t.short_n)
+		fprintf(out, "%s%s in %" PRIu64 " wait%s shorter than %s", sum_sep(&nterm), c,
+			t.short_n, ws_plural(t.short_n, "", "s"), mb);
 	/* none without a resolution (record, --perfetto, [core] resolution = 0) */
 	if (t.summarised_n)
 		fprintf(out,
-			" + %s in %" PRIu64 " waits summarised in the kernel (cause not recorded)",
-			d, t.summarised_n);
+			"%s%s in %" PRIu64 " wait%s summarised in the kernel (cause not recorded)",
+			sum_sep(&nterm), d, t.summarised_n, ws_plural(t.summarised_n, "", "s"));
 	if (t.open_ns) {
 		ws_format_duration(t.open_ns, a, sizeof(a));
-		fprintf(out, " + %s still off CPU at the end", a);
+		fprintf(out, "%s%s still off CPU at the end", sum_sep(&nterm), a);
 	}
 	fprintf(out, "\n");
 	v = malloc(oc->n * sizeof(*v) + 1);
@@ -451,8 +468,9 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 		qsort(h->res, nres, sizeof(h->res[0]), by_ns);
 
 		ws_format_duration(short_total(h), a, sizeof(a));
-		fprintf(out, "  %s (tid %u): %" PRIu64 " waits shorter than %s = %s:",
-			ws_text_esc(h->comm, e, sizeof(e)), h->tid, h->short_n + h->summ.n, mb, a);
+		fprintf(out, "  %s (tid %u): %" PRIu64 " wait%s shorter than %s = %s:",
+			ws_text_esc(h->comm, e, sizeof(e)), h->tid, h->short_n + h->summ.n,
+			ws_plural(h->short_n + h->summ.n, "", "s"), mb, a);
 		for (int k = 0; k < RES_KEPT && h->res[k].n; k++) {
 			ws_format_duration(h->res[k].ns, a, sizeof(a));
 			ws_format_duration(h->res[k].ns / h->res[k].n, b, sizeof(b));

@@ -584,9 +584,11 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 			fprintf(b, "%s%s", i ? "\n" : "", r->top[i].text);
 		ws_format_duration(s->duration_ns, dur, sizeof(dur));
 		fprintf(b,
-			"\nSummary: %s traced, %d threads, %" PRIu64 " records, %" PRIu64
-			" waits reported; sources %s\n",
-			dur, s->threads, s->records, r->chains, s->sources);
+			"\nSummary: %s traced, %d thread%s, %" PRIu64 " record%s, %" PRIu64
+			" wait%s reported; sources %s\n",
+			dur, s->threads, ws_plural(s->threads, "", "s"), s->records,
+			ws_plural(s->records, "", "s"), r->chains, ws_plural(r->chains, "", "s"),
+			s->sources);
 		for (size_t i = 0; i < r->nroots;) {
 			const char *comm = r->roots[i].comm;
 			uint64_t tot = comm_total(r, comm);
@@ -614,9 +616,10 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		}
 		if (lost || s->lost_recursion)
 			fprintf(b,
-				"  LOST: %" PRIu64 " records (ring full) and %" PRIu64
-				" events skipped by the kernel; chains touching them are marked incomplete\n",
-				lost, s->lost_recursion);
+				"  LOST: %" PRIu64 " record%s (ring full) and %" PRIu64
+				" event%s skipped by the kernel; chains touching them are marked incomplete\n",
+				lost, ws_plural(lost, "", "s"), s->lost_recursion,
+				ws_plural(s->lost_recursion, "", "s"));
 		else
 			fprintf(b, "  No records lost.\n");
 		if (s->switch_ins_unseen)
@@ -628,31 +631,34 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		if (untraced)
 			fprintf(b,
 				"  UNTRACED: %" PRIu64
-				" new processes of traced ones were not traced: [core] max_processes were traced already; chains touching them are marked incomplete\n",
-				untraced);
+				" new %s of traced ones %s not traced: [core] max_processes were traced already; chains touching them are marked incomplete\n",
+				untraced, ws_plural(untraced, "process", "processes"),
+				ws_plural(untraced, "was", "were"));
 		if (s->history_trims) {
 			ws_format_duration(s->shortest_history_ns, dur, sizeof(dur));
 			fprintf(b,
 				"  HISTORY: max_history was reached %" PRIu64
-				" times (as little as %s kept); chains reaching back further are marked incomplete: raise [core] max_history to keep more\n",
-				s->history_trims, dur);
+				" time%s (as little as %s kept); chains reaching back further are marked incomplete: raise [core] max_history to keep more\n",
+				s->history_trims, ws_plural(s->history_trims, "", "s"), dur);
 		}
 		if (s->out_of_memory)
 			fprintf(b,
 				"  MEMORY: the analysis ran out of memory %" PRIu64
-				" times; chains over those moments are marked incomplete\n",
-				s->out_of_memory);
+				" time%s; chains over those moments are marked incomplete\n",
+				s->out_of_memory, ws_plural(s->out_of_memory, "", "s"));
 		if (s->cpu_refused)
 			fprintf(b,
 				"  REFUSED: %" PRIu64
-				" records named a CPU the traced machine does not have (it has %" PRIu32
-				"); they were not analysed\n",
-				s->cpu_refused, s->ncpus);
+				" record%s named a CPU the traced machine does not have (it has %" PRIu32
+				"); %s not analysed\n",
+				s->cpu_refused, ws_plural(s->cpu_refused, "", "s"), s->ncpus,
+				ws_plural(s->cpu_refused, "it was", "they were"));
 		if (s->dead_dropped)
 			fprintf(b,
 				"  EXITED: %" PRIu64
-				" exited threads' timelines were dropped early (too many threads exited to keep them all); chains reaching into them are marked incomplete\n",
-				s->dead_dropped);
+				" exited %s timeline%s dropped early (too many threads exited to keep them all); chains reaching into them are marked incomplete\n",
+				s->dead_dropped, ws_plural(s->dead_dropped, "thread's", "threads'"),
+				ws_plural(s->dead_dropped, " was", "s were"));
 	}
 	if ((fflush(r->o.out) == EOF || ferror(r->o.out)) && !err)
 		err = errno ? -errno : -EIO;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "log.h"
 #include "status.h"
 #include "util.h"
 
@@ -24,6 +25,8 @@ void ws_status_init(int verbose, bool off)
 	st.lines = !off && !st.tty && verbose > 0;
 	st.shown = false;
 	st.last = ws_clock_mono_now();
+	/* a warning mid-run would otherwise be written at the end of the status line */
+	ws_log_set_before(st.tty ? ws_status_clear : NULL);
 }
 
 bool ws_status_colour(void)

@@ -567,9 +567,11 @@ int ws_stuck_print(FILE *f, const struct ws_stuck *st, uint64_t min_block_ns, bo
 	for (size_t i = 0; i < st->n; i++)
 		shown += reported(&st->t[i], min_block_ns);
 	if (!json && heading) {
+		size_t all = st->n_total > st->n ? st->n_total : st->n;
+
 		ws_format_duration(min_block_ns, d, sizeof(d));
-		fprintf(f, "\n%s: %zu of %zu threads blocked at least %s\n", heading, shown,
-			st->n_total > st->n ? st->n_total : st->n, d);
+		fprintf(f, "\n%s: %zu of %zu thread%s blocked at least %s\n", heading, shown, all,
+			ws_plural(all, "", "s"), d);
 	}
 	for (size_t c = 0, at = 0; c < (size_t)st->ncycles; at += st->cycle_len[c++]) {
 		if (json)

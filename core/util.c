@@ -474,6 +474,11 @@ static bool utf8_locale(void)
 	return cs && !strcmp(cs, "UTF-8");
 }
 
+const char *ws_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 const char *ws_arrow(void)
 {
 	return utf8_locale() ? "←" : "<-";

@@ -26,6 +26,12 @@ int ws_parse_bool(const char *s, int *out);
 /* "412ms", "1.25s", "87us": three significant digits at most. */
 void ws_format_duration(uint64_t ns, char *buf, size_t len);
 
+/*
+ * @one when @n is 1, else @many: "1 wait", "2 waits" (and "1 process", "was"/"were"). Both
+ * words stay whole in the caller's source, so a grep for either finds the line printing it.
+ */
+const char *ws_plural(uint64_t n, const char *one, const char *many);
+
 /* "←" in a UTF-8 locale, "<-" otherwise (LC_ALL=C): text output only shows what it can. */
 const char *ws_arrow(void);
 /* "→" in a UTF-8 locale, "->" otherwise: "fd 7 → /path". */

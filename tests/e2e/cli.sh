@@ -95,10 +95,18 @@ grep -aq $'\033\\[' "$W/tty" && notok "NO_COLOR: still coloured" || ok "NO_COLOR
 "$WHYSLOW" report --top=1 "$DATA" >"$W/out" 2>&1
 grep -aq $'\033' "$W/out" && notok "a file got colour codes" || ok "a file: no colour"
 
+# --- the text report: one of a thing in the singular, no "+ 0ns" terms in the off-CPU sum -----
+t "one thread: \"1 thread\"" 0 "" "^Summary: .* traced, 1 thread, [0-9]+ records?, " -- run -- true
+grep -Eq "[+=] 0ns |\b1 (threads|waits)\b" "$W/err" && notok "a 0ns term or a plural of one: $(grep -E "[+=] 0ns |\b1 (threads|waits)\b" "$W/err")" ||
+	ok "no 0ns term, no plural of one"
+
 # --- while tracing: the status line (tty), -v progress, what the command left behind ----------
 script -qc "$WHYSLOW run -o /dev/null -- sleep 1" /dev/null >"$W/tty" 2>&1
 grep -aq $'\r\033\\[Kwhyslow: [0-9]* threads, [0-9]* events, [0-9]* lost, ' "$W/tty" &&
 	ok "on a terminal: a status line rewritten in place" || notok "on a terminal: no status line: $(head -c 200 "$W/tty" | od -c | head -3)"
+script -qc "$WHYSLOW run --format json -o - -- sleep 1" /dev/null >"$W/tty" 2>&1
+grep -aq "events, " "$W/tty" && notok "a JSON report streaming to the terminal got a status line between its lines" ||
+	ok "a JSON report streaming to the terminal: no status line"
 t "not a terminal: no status line" 0 "" "" -- run -o /dev/null -- sleep 0.6
 grep -q "events, " "$W/err" && notok "a status line although stderr is a file" || ok "no status line in a file"
 t "-v: progress lines wherever stderr goes" 0 "" "^whyslow: [0-9]+ threads, [0-9]+ events, [0-9]+ lost, " -- -v run -o /dev/null -- sleep 1.5

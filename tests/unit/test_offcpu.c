@@ -68,6 +68,10 @@ Test(offcpu, every_wait_counted_once)
 	cr_expect_not_null(strstr(text, "1 of 10ns on runqueue = 10ns"), "%s", text);
 	cr_expect_not_null(strstr(text, "\"type\":\"short_waits\",\"tid\":7"), "%s", text);
 	cr_expect_not_null(strstr(text, "\"summarised_waits\":3"), "%s", text);
+	/* nothing was ranked: no "0ns explained" or "+ 0ns unexplained" term in the sum */
+	cr_expect_null(strstr(text, " 0ns "), "%s", text);
+	cr_expect_not_null(strstr(text, "Off CPU 258ns in all = 100ns in waits of at least 50ns"),
+			   "%s", text);
 	free(text);
 	ws_offcpu_free(oc);
 }
@@ -110,6 +114,39 @@ Test(offcpu, chains_total_kept_apart)
 	ws_offcpu_free(oc);
 }
 
+/* One of a thing is said in the singular, and a sum leaves out the terms that are 0. */
+Test(offcpu, one_wait_is_one_wait)
+{
+	struct ws_offcpu *oc = ws_offcpu_new(50);
+	struct ws_thread t = { .tid = 7, .pid = 7, .comm = "worker" };
+	char *text;
+
+	t.short_waits = (struct ws_short_waits){ .n = 1, .blocked_ns = 4 };
+	feed(oc, &t, 0, 100, WS_STATE_RUNNING);
+	feed(oc, &t, 100, 106, WS_STATE_BLOCKED); /* the one short wait */
+	feed(oc, &t, 106, 200, WS_STATE_RUNNING);
+	text = printed(oc);
+	cr_expect_not_null(strstr(text, "Off CPU 10ns in all = 6ns in 1 wait shorter than 50ns + "),
+			   "%s", text);
+	cr_expect_not_null(strstr(text, "+ 4ns in 1 wait summarised in the kernel (cause not"),
+			   "%s", text);
+	cr_expect_not_null(strstr(text, "worker (tid 7): 2 waits shorter than"), "%s", text);
+	cr_expect_null(strstr(text, " 0ns "), "%s", text);
+	free(text);
+	ws_offcpu_free(oc);
+
+	oc = ws_offcpu_new(50);
+	t.short_waits = (struct ws_short_waits){ 0 };
+	feed(oc, &t, 0, 100, WS_STATE_RUNNING);
+	feed(oc, &t, 100, 106, WS_STATE_BLOCKED);
+	feed(oc, &t, 106, 200, WS_STATE_RUNNING);
+	text = printed(oc);
+	cr_expect_not_null(strstr(text, "worker (tid 7): 1 wait shorter than 50ns = 6ns:"), "%s",
+			   text);
+	free(text);
+	ws_offcpu_free(oc);
+}
+
 /* The reported waits split by what the report did with them, and the parts add up. */
 Test(offcpu, reported_waits_split)
 {
@@ -142,7 +179,9 @@ Test(offcpu, reported_waits_split)
 	text = printed(oc);
 	cr_expect_not_null(strstr(text, "= 70ns explained by the reasons above + 30ns unexplained"),
 			   "%s", text);
-	cr_expect_not_null(strstr(text, "+ 200ns in 1 idle waits (not ranked)"), "%s", text);
+	cr_expect_not_null(strstr(text, "+ 200ns in 1 idle wait (not ranked)"), "%s", text);
+	/* no short wait at all: the term is left out, not "+ 0ns in 0 waits shorter than" */
+	cr_expect_null(strstr(text, "shorter than"), "%s", text);
 	cr_expect_not_null(strstr(text, "+ 400ns in waits of at least 50ns not reported"), "%s",
 			   text);
 	free(text);

@@ -258,3 +258,10 @@ Test(util, json_str_replaces_invalid_utf8)
 	expect_json("\303\303\244", "\"\\ufffd\303\244\"");
 	expect_json("\342\202\n", "\"\\ufffd\\n\"");
 }
+
+Test(util, one_of_a_thing_is_singular)
+{
+	cr_assert_str_eq(ws_plural(1, "wait", "waits"), "wait");
+	cr_assert_str_eq(ws_plural(0, "wait", "waits"), "waits");
+	cr_assert_str_eq(ws_plural(2, "process", "processes"), "processes");
+}
