@@ -15,14 +15,16 @@ done
 
 USER_NAME=wsatk$$
 useradd -M -r -s /usr/sbin/nologin "$USER_NAME" || rel_fatal "cannot make user $USER_NAME"
-trap 'userdel "$USER_NAME" 2>/dev/null; rel_cleanup' EXIT
+# everything the user ran dies before the user goes (userdel refuses a user with processes)
+drop_user() { pkill -KILL -u "$USER_NAME" 2>/dev/null; sleep 0.2; userdel "$USER_NAME" 2>/dev/null; }
+trap 'drop_user; rel_cleanup' EXIT
 U_UID=$(id -u "$USER_NAME")
 U_GID=$(id -g "$USER_NAME")
 as_user() { setpriv --reuid "$U_UID" --regid "$U_GID" --clear-groups --inh-caps=-all "$@"; }
 
 # root's secrets: a 0600 file in a 0700 directory
 SECRET=$(mktemp -d /root/whyslow-secret.XXXXXX) || rel_fatal "mktemp in /root"
-trap 'rm -rf "$SECRET"; userdel "$USER_NAME" 2>/dev/null; rel_cleanup' EXIT
+trap 'rm -rf "$SECRET"; drop_user; rel_cleanup' EXIT
 chmod 700 "$SECRET"
 # the program's own symbols renamed: what root's copy would name its frames
 objcopy --redefine-sym hostile_sleep=ROOT_SECRET_FN --redefine-sym main=ROOT_SECRET_MAIN \
