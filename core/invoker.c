@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "invoker.h"
 #include "log.h"
 #include "util.h"
@@ -81,43 +82,6 @@ int ws_invoker_get(struct ws_invoker *inv)
 	return 0;
 }
 
-static int send_fd(int sock, int fd)
-{
-	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock, int *err)
-{
-	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = err, .iov_len = sizeof(*err) };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
-	};
-	struct cmsghdr *c;
-	ssize_t n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	int fd;
-
-	if (n <= 0)
-		return -1;
-	c = CMSG_FIRSTHDR(&m);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 int ws_invoker_open(const struct ws_invoker *inv, const char *path, int flags)
 {
 	int sv[2], fd, err = EIO, status;
@@ -139,21 +103,17 @@ int ws_invoker_open(const struct ws_invoker *inv, const char *path, int flags)
 		    setresgid(inv->gid, inv->gid, inv->gid) ||
 		    setresuid(inv->uid, inv->uid, inv->uid))
 			err = errno;
-		else if ((fd = open(path, flags | O_CLOEXEC)) >= 0 && !send_fd(sv[1], fd))
+		else if ((fd = open(path, flags | O_CLOEXEC)) >= 0 && !ws_fdpass_send(sv[1], 0, fd))
 			_exit(0);
 		else
 			err = fd < 0 ? errno : EIO;
-		if (write(sv[1], &err, sizeof(err)) < 0)
-			_exit(1);
+		ws_fdpass_send(sv[1], -err, -1);
 		_exit(1);
 	}
 	close(sv[1]);
-	err = 0;
-	fd = recv_fd(sv[0], &err);
+	fd = ws_fdpass_recv(sv[0], 0);
 	close(sv[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (fd >= 0)
-		return fd;
-	return -(err > 0 ? err : EIO);
+	return fd;
 }

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "useropen.h"
 #include "util.h"
 
@@ -253,28 +254,6 @@ static int install_seccomp(void)
 }
 #endif
 
-static void reply(int sock, int err, int fd)
-{
-	char ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(ctl, 0, sizeof(ctl));
-		m.msg_control = ctl;
-		m.msg_controllen = sizeof(ctl);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	if (sendmsg(sock, &m, MSG_NOSIGNAL) < 0)
-		_exit(1);
-}
-
 /* The child's whole life: system calls only (the parent may have threads), no allocation. */
 static void __attribute__((noreturn))
 helper_main(int sock, const struct ws_reader_id *id, pid_t parent)
@@ -321,7 +300,8 @@ helper_main(int sock, const struct ws_reader_id *id, pid_t parent)
 		len = (size_t)n - offsetof(struct request, path);
 		rq.path[len < sizeof(rq.path) ? len : sizeof(rq.path) - 1] = 0;
 		fd = open_checked(rq.path, rq.flags, id->uid);
-		reply(sock, fd < 0 ? fd : 0, fd);
+		if (ws_fdpass_send(sock, fd < 0 ? fd : 0, fd))
+			_exit(1);
 		if (fd >= 0)
 			close(fd);
 	}
@@ -428,32 +408,6 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int recv_reply(int sock, int *fd)
-{
-	char ctl[CMSG_SPACE(sizeof(int))];
-	int err = -EIO;
-	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
-	};
-	struct cmsghdr *c;
-	ssize_t n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-
-	*fd = -1;
-	if (n != (ssize_t)sizeof(err))
-		return -EIO; /* the helper died (the seccomp filter kills it on anything else) */
-	c = CMSG_FIRSTHDR(&m);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
-	if (err == 0 && *fd < 0)
-		return -EIO;
-	if (err < 0 && *fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
-	return err < 0 ? err : 0;
-}
-
 static int ask(struct ws_useropen *uo, struct helper *h, const char *path, unsigned int flags)
 {
 	struct request rq = { .flags = flags };
@@ -491,11 +445,11 @@ static int ask(struct ws_useropen *uo, struct helper *h, const char *path, unsig
 		uo->timeouts_total++;
 		return WS_UOPEN_ETIME;
 	}
-	err = recv_reply(h->sock, &fd);
-	if (err == -EIO)
+	fd = ws_fdpass_recv(h->sock, MSG_DONTWAIT);
+	if (fd == -EIO) /* it died: the seccomp filter kills it on anything else than its job */
 		helper_stop(uo, h);
-	if (err)
-		return err;
+	if (fd < 0)
+		return fd;
 	/* not trusted for it: checked again here, on what root now holds */
 	if ((err = check_fd(fd, flags, h->id.uid))) {
 		close(fd);
