@@ -309,6 +309,26 @@ static void futex_claim(struct ws_claim *cl, uint64_t addr)
 	cl->fields[0].u = addr;
 }
 
+/* The name and args of the export's first two complete slices of category @cat (NULL: any).
+ * Asserts there are exactly two. */
+static void two_slices(const char *cat, char name[2][128], char args[2][512])
+{
+	char *text = export_text(), *line, *save = NULL, want[64];
+	int n = 0;
+
+	snprintf(want, sizeof(want), "\"cat\":\"%s\"", cat ? cat : "");
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "\"ph\":\"X\"") || (cat && !strstr(line, want)))
+			continue;
+		cr_assert_lt(n, 2);
+		str_of(line, "\"name\":\"", name[n], sizeof(name[n]));
+		args_of(line, args[n], sizeof(args[n]));
+		n++;
+	}
+	free(text);
+	cr_assert_eq(n, 2);
+}
+
 /*
  * Perfetto groups and aggregates slices by name: waits of one kind share a name whatever
  * their values, and the values (here the futex address) are in args.
@@ -321,24 +341,12 @@ Test(perfetto, futex_waits_share_a_name)
 	struct ws_ival ib = { .start = 3 * MS, .end = 4 * MS, .state = WS_STATE_BLOCKED };
 	struct ws_claim ca, cb;
 	char name[2][128], args[2][512];
-	char *text, *line, *save = NULL;
-	int n = 0;
 
 	futex_claim(&ca, 0x7f0000001000);
 	futex_claim(&cb, 0x7f0000002000);
 	cr_assert_eq(ws_perfetto_ival(p, a, &ia, &ca), 0);
 	cr_assert_eq(ws_perfetto_ival(p, b, &ib, &cb), 0);
-	text = export_text();
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strstr(line, "\"ph\":\"X\""))
-			continue;
-		cr_assert_lt(n, 2);
-		str_of(line, "\"name\":\"", name[n], sizeof(name[n]));
-		args_of(line, args[n], sizeof(args[n]));
-		n++;
-	}
-	free(text);
-	cr_assert_eq(n, 2);
+	two_slices(NULL, name, args);
 	cr_expect_str_eq(name[0], name[1]);
 	cr_expect_str_eq(name[0], "blocked: futex");
 	cr_expect_str_neq(args[0], args[1]);
@@ -352,24 +360,12 @@ Test(perfetto, markers_share_a_name)
 	struct ws_thread *a = thread(0, VICTIM, PID, "a", false);
 	struct ws_thread *b = thread(1, OTHER, PID, "b", false);
 	char name[2][128], args[2][512];
-	char *text, *line, *save = NULL;
-	int n = 0;
 
 	timeline(a, 40 * MS);
 	timeline(b, 20 * MS);
 	chain2(a, NULL, UNTRACED, UNTRACED, "cron", 5 * MS, 40 * MS);
 	chain2(b, NULL, UNTRACED + 1, UNTRACED + 1, "atd", 5 * MS, 20 * MS);
-	text = export_text();
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strstr(line, "\"ph\":\"X\"") || !strstr(line, "\"cat\":\"wakeup\""))
-			continue;
-		cr_assert_lt(n, 2);
-		str_of(line, "\"name\":\"", name[n], sizeof(name[n]));
-		args_of(line, args[n], sizeof(args[n]));
-		n++;
-	}
-	free(text);
-	cr_assert_eq(n, 2);
+	two_slices("wakeup", name, args);
 	cr_expect_str_eq(name[0], name[1]);
 	cr_expect_str_eq(name[0], "wakes");
 	cr_expect_str_neq(args[0], args[1]);
