@@ -3,7 +3,9 @@
 # (sched's cpu_current): two untraced busy loops share CPU 0, switching between themselves
 # while no traced thread waits (those switches are not written and read no clock), and a
 # traced shell on CPU 0 reads lines a traced shell on CPU 1 writes every 10ms, waiting for
-# CPU 0 behind the loops each time. Each runqueue wait on CPU 0
+# CPU 0 behind the loops each time. The reader runs at nice 19 so that its wakeups wait behind
+# the loops rather than preempting them (at nice 0, 1 to 5 of 60 wakeups waited 2ms or more here,
+# and none in one CI run), and it reads 150 lines. Each runqueue wait on CPU 0
 # must name who ran meanwhile: the loops, for most of it, each for its turns, and never more
 # time than the wait. The reader's wakeups come from CPU 1, so no record on CPU 0 names the
 # loop that held it when a wait began.
@@ -25,8 +27,8 @@ for name in rq-hog-a rq-hog-b; do
 done
 sleep 0.3 # both loops running, switching between themselves
 "$WHYSLOW" run --min-block 2ms --format json -o "$work/out.jsonl" -- \
-	sh -c 'taskset -c 1 sh -c "for i in \$(seq 60); do sleep 0.01; echo; done" |
-		taskset -c 0 sh -c "while read l; do :; done"' 2>"$work/err" ||
+	sh -c 'taskset -c 1 sh -c "for i in \$(seq 150); do sleep 0.01; echo; done" |
+		taskset -c 0 nice -n 19 sh -c "while read l; do :; done"' 2>"$work/err" ||
 	{ echo "FAIL: whyslow run exited $?"; cat "$work/err"; exit 1; }
 
 python3 - "$work/out.jsonl" "${hogs[@]}" <<'PY' || exit 1
