@@ -40,22 +40,27 @@ static const char *runnable_kind_of_idle(uint64_t s, uint64_t e, uint64_t idle)
 
 /* Who held @cpu over [s, e] (the idle task left out, its time in *idle), and the kind. */
 static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, uint64_t e,
-				 struct ws_cpu_user *ran, int *nran, uint64_t *idle)
+				 struct ws_link *l)
 {
 	/* room for many: the holders are gathered in time order and only then sorted */
 	struct ws_cpu_user all[WS_CPU_HOLDERS];
 	int n = ws_graph_cpu_users(g, cpu, s, e, all, WS_CPU_HOLDERS), k = 0;
 
-	*idle = 0;
+	l->idle_ns = 0;
+	l->ran_more = 0;
+	l->ran_more_ns = 0;
 	for (int i = 0; i < n; i++) {
-		if (all[i].tid == 0)
-			*idle += all[i].ns;
-		else if (k < WS_CHAIN_MAX_RAN && ran)
-			ran[k++] = all[i];
+		if (all[i].tid == 0) {
+			l->idle_ns += all[i].ns;
+		} else if (k < WS_CHAIN_MAX_RAN) {
+			l->ran[k++] = all[i];
+		} else {
+			l->ran_more++;
+			l->ran_more_ns += all[i].ns;
+		}
 	}
-	if (nran)
-		*nran = k;
-	return runnable_kind_of_idle(s, e, *idle);
+	l->nran = k;
+	return runnable_kind_of_idle(s, e, l->idle_ns);
 }
 
 /* runnable_kind() of a piece of a wait: only its kind, not who held the CPU */
@@ -204,7 +209,7 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 	} else if (iv->state == WS_STATE_RUNNING) {
 		l->evidence = "it was on CPU: its own work delayed the wakeup";
 	} else if (iv->state == WS_STATE_RUNNABLE) {
-		l->kind = runnable_kind(g, iv->cpu, s, e, l->ran, &l->nran, &l->idle_ns);
+		l->kind = runnable_kind(g, iv->cpu, s, e, l);
 		l->evidence =
 			strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0
 				? "runnable while the CPU ran its idle task: it was waking up (IPI, leaving a C-state), not busy with others"
@@ -215,6 +220,8 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 }
 
 #define WHY_DROPPED "history this far back was dropped (max_window, max_history)"
+/* The root of a stretch of a waker's timeline whyslow dropped (ws_chain_root_of()). */
+#define BEFORE_KEPT "before the kept history (max_window, max_history)"
 
 /* Why the waker named at @ts has no timeline: untraced, or an exited thread dropped early. */
 static const char *waker_missing(struct ws_graph *g, uint64_t ts)
@@ -503,6 +510,8 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	c->nsegs = 0;
 	c->nroots = 0; /* until the segments are final */
 	c->root[0] = 0;
+	c->root_ns = 0;
+	c->links_root[0] = 0;
 
 	for (size_t i = ws_thread_find(t, d->start); i < t->n && t->iv[i].start <= d->wake; i++) {
 		if (t->iv[i].state == WS_STATE_BLOCKED && t->iv[i].start == d->start) {
@@ -584,7 +593,7 @@ bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf,
 		 * Not an unknown cause: whyslow dropped this stretch of the waker's timeline
 		 * (a wait longer than max_window); saying "unknown" would blame the program.
 		 */
-		snprintf(buf, len, "%s", "before the kept history (max_window, max_history)");
+		snprintf(buf, len, "%s", BEFORE_KEPT);
 		return false;
 	}
 	snprintf(buf, len, "%s", s->kind);
@@ -601,6 +610,77 @@ const struct ws_seg_root *ws_chain_seg_root(struct ws_graph *g, const struct ws_
 		r->known = true;
 	}
 	return r;
+}
+
+/*
+ * A chain's root is the root that explains most of its time, read off its segments the way the
+ * summary's root causes are: each segment's root (ws_chain_seg_root()), their time summed per
+ * root, the largest sum wins (on a tie, the root met first in the wait). The chain, its reason
+ * and the summary then say the same. The links follow the dominant activity hop by hop, into
+ * the longest wait of the largest group, and that one wait can have another cause than most of
+ * the wait (a server's 249 ms of CPU work after seconds of waits on the disk): where they end
+ * is kept in @links_root, and the report says so. Time whose root names no cause (not
+ * observed, no wakeup recorded, before the kept history) is a root like any other; when it is
+ * more than half of the wait, or the root itself, the chain is incomplete: a named root would
+ * say more than the evidence.
+ */
+void ws_chain_settle_root(struct ws_graph *g, struct ws_chain *c)
+{
+	static const char *const why[2][2] = {
+		{ "the largest part of this wait has no recorded cause (not observed, or no wakeup recorded)",
+		  "the largest part of this wait lies before the kept history (max_window, max_history)" },
+		{ "most of this wait has no recorded cause (not observed, or no wakeup recorded)",
+		  "most of this wait lies before the kept history (max_window, max_history)" },
+	};
+	uint64_t best_ns = 0, unnamed = 0, before = 0, blocked = c->end - c->start;
+	struct ws_seg_root scratch;
+	size_t best = 0;
+
+	if (!c->nsegs)
+		return;
+	if (c->nroots < c->nsegs) {
+		/* no room to keep the segments' roots (roots_reset()): the links' root stays */
+		c->incomplete = true;
+		c->why_incomplete = "whyslow ran out of memory during this wait";
+		return;
+	}
+	for (size_t i = 0; i < c->nsegs; i++) {
+		const struct ws_seg_root *r = ws_chain_seg_root(g, c, i, &scratch);
+
+		if (!r->named) {
+			unnamed += c->segs[i].dur;
+			before += strcmp(r->key, BEFORE_KEPT) == 0 ? c->segs[i].dur : 0;
+		}
+	}
+	/* a chain has a few dozen segments and fewer roots: summed by each root's first segment */
+	for (size_t i = 0; i < c->nsegs; i++) {
+		const char *key = c->roots[i].key;
+		uint64_t ns = 0;
+		size_t j = 0;
+
+		while (j < i && strcmp(c->roots[j].key, key))
+			j++;
+		if (j < i)
+			continue;
+		for (size_t k = i; k < c->nsegs; k++)
+			ns += k == i || strcmp(c->roots[k].key, key) == 0 ? c->segs[k].dur : 0;
+		if (i == 0 || ns > best_ns) {
+			best = i;
+			best_ns = ns;
+		}
+	}
+	if (strcmp(c->roots[best].key, c->root)) {
+		/* "unknown" and "unknown in app" (an unknown waker the links reach) say the same */
+		if (c->roots[best].named ||
+		    (c->nlinks && strcmp(c->links[c->nlinks - 1].kind, WS_KIND_UNKNOWN)))
+			memcpy(c->links_root, c->root, sizeof(c->links_root));
+		snprintf(c->root, sizeof(c->root), "%s", c->roots[best].key);
+	}
+	c->root_ns = best_ns;
+	if (!c->incomplete && (!c->roots[best].named || unnamed * 2 > blocked)) {
+		c->incomplete = true;
+		c->why_incomplete = why[unnamed * 2 > blocked][before * 2 > unnamed];
+	}
 }
 
 void ws_chain_release(struct ws_chain *c)

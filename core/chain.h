@@ -33,6 +33,10 @@ struct ws_link {
 	uint16_t cpu; /* running/runqueue */
 	int nran;     /* runqueue: who held the CPU (never the idle task) */
 	struct ws_cpu_user ran[WS_CHAIN_MAX_RAN];
+	/* holders beyond ran[] (who held the CPU least), how many and their time: a list that is
+	 * cut says so */
+	uint32_t ran_more;
+	uint64_t ran_more_ns;
 	uint64_t idle_ns; /* runqueue/wakeup_latency: of dur, the CPU ran its idle task */
 	/*
 	 * The link stands for @waits separate intervals of the thread (waits when
@@ -86,7 +90,9 @@ struct ws_chain {
 	struct ws_link links[WS_CHAIN_MAX_LINKS];
 	size_t nsegs, segs_cap;
 	struct ws_segment *segs;
-	char root[96]; /* the root cause, as the summary groups it */
+	char root[96];	     /* the root cause, as the summary groups it (ws_chain_settle_root()) */
+	uint64_t root_ns;    /* of the wait, the segments whose root is @root */
+	char links_root[96]; /* where the links end, when that is not @root; "" when it is */
 	/*
 	 * Each segment's root, found on first use (ws_chain_seg_root()): the report's totals,
 	 * the critical path and the folded output all ask for it, and each answer is a walk over
@@ -100,6 +106,14 @@ struct ws_chain {
 /* Build the chain of @d into @c (whose segs buffer is reused). 0 or -ENOMEM. */
 int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c);
 void ws_chain_release(struct ws_chain *c);
+
+/*
+ * The root of chain @c read off its segments, as the summary's root causes are (@root,
+ * @root_ns, @links_root), and @c marked incomplete when most of it has no recorded cause: the
+ * rule is at the definition. Once per reported chain, after ws_chain_build(); until then @root
+ * is where the links end.
+ */
+void ws_chain_settle_root(struct ws_graph *g, struct ws_chain *c);
 
 /*
  * The links that explain segment @s (its thread's timeline over its window), walked the way a

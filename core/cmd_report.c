@@ -271,6 +271,10 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		ws_log(WS_LOG_ERROR, "cannot start the analysis: %s", strerror(-err));
 		return err;
 	}
+	/* what a link without a stack says: the recording's threshold, not --min-block */
+	ws_session_set_stack_capture(r->s, m->has_stack_min  ? m->stack_min_ns
+					   : m->min_block_ns ? m->min_block_ns
+							     : UINT64_MAX);
 	/* a recording of `run` follows its command's main thread, as the live run did */
 	if (m->npids && strncmp(m->command, "attach", 6) &&
 	    (err = ws_session_follow(r->s, m->pids[0])))
@@ -387,23 +391,37 @@ static int on_open_waits(void *ctx, const void *p, size_t len)
  */
 static int report_end(struct replay *r, bool *deadlock)
 {
-	bool json = r->format == OUT_JSON, show = r->have_open && (json || r->format == OUT_TEXT);
+	bool json = r->format == OUT_JSON, show = json || r->format == OUT_TEXT;
+	const struct ws_stuck *shown = r->have_open ? &r->open : NULL;
+	struct ws_stuck killed;
 	uint64_t min_block = 0;
 	int err = 0;
 
+	memset(&killed, 0, sizeof(killed));
 	ws_config_u64(&r->cfg, "core", ws_core_keys, "min_block", &min_block);
-	if (r->have_open)
+	if (r->have_open) {
 		*deadlock = r->open.ncycles > 0;
-	if (show && json) {
+		/* the critical path and the time off CPU count them, open, as the live run did */
+		ws_session_set_open_waits(r->s, &r->open);
+	}
+	/* none open because a signal killed the program while it waited: as the live run did */
+	if (!shown && show) {
+		err = ws_session_drain(r->s);
+		if (!err && !ws_session_killed_waits(r->s, &killed) && killed.n) {
+			shown = &killed;
+			*deadlock = killed.ncycles > 0;
+		}
+	}
+	if (!err && shown && show && json) {
 		err = ws_session_drain(r->s);
 		if (!err)
-			ws_stuck_print(r->out, &r->open, min_block, true, NULL);
+			ws_stuck_print(r->out, shown, min_block, true, NULL);
 	}
 	if (!err)
 		err = ws_session_finish(r->s);
-	if (!err && show && !json)
-		ws_stuck_print(r->out, &r->open, min_block, false,
-			       "Still blocked when tracing ended (open waits)");
+	if (!err && shown && show && !json)
+		ws_stuck_print(r->out, shown, min_block, false, ws_stuck_heading(shown));
+	ws_stuck_free(&killed);
 	return err;
 }
 

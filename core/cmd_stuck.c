@@ -17,8 +17,9 @@ static const char usage[] =
 	"Usage: whyslow stuck [--format text|json] [--min-block DUR] PID...\n"
 	"\n"
 	"A snapshot of what every thread of the processes waits for, now, without tracing:\n"
-	"the syscall it sleeps in, how long it has been off CPU at least, who holds the mutex\n"
-	"it waits for (read from the mutex itself), the chain of holders, and deadlocks.\n"
+	"the syscall it sleeps in, how long it has been off CPU at least, its user stack, who\n"
+	"holds the mutex it waits for (read from the mutex itself), the chain of holders, and\n"
+	"deadlocks.\n"
 	"Exit status 3 when a deadlock is found, 0 otherwise, 1 on error.\n"
 	"Needs ptrace access to the processes (their user, or root), not BPF.\n"
 	"\n"
@@ -103,7 +104,7 @@ int ws_cmd_stuck(int argc, char **argv, const struct ws_report_globals *g)
 		free(pids);
 		return 1;
 	}
-	err = ws_stuck_take(&st, pids, npids, SAMPLE_GAP_NS, NULL, &src);
+	err = ws_stuck_take_flags(&st, pids, npids, SAMPLE_GAP_NS, NULL, &src, WS_STUCK_STACKS);
 	free(pids);
 	if (err) {
 		ws_session_free(s);

@@ -172,6 +172,8 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	ws_config_u64(j->cfg, "core", ws_core_keys, "max_history", &m->max_history);
 	m->resolution_ns = ws_resolution_ns(j->cfg);
 	m->ncpus = ws_session_ncpus(s);
+	m->stack_min_ns = ws_stack_capture_ns(j->cfg);
+	m->has_stack_min = true;
 	for (int i = 0; i < npids && m->npids < WS_TRACE_MAX_PIDS; i++)
 		m->pids[m->npids++] = pids[i];
 

@@ -8,8 +8,9 @@
 #include "util.h"
 
 struct part {
-	char what[112];
+	char what[208];
 	uint64_t ns;
+	bool open; /* a wait still going on when tracing ended */
 };
 
 /* A stretch a chain explained: intervals inside it are not counted again. */
@@ -24,6 +25,7 @@ struct ws_critpath {
 	size_t n, cap;
 	struct covered *cov;
 	size_t ncov, cov_cap;
+	char open_what[160]; /* ws_critpath_open(): what its wait at the end was on */
 	int err;
 };
 
@@ -52,10 +54,10 @@ uint32_t ws_critpath_tid(const struct ws_critpath *cp)
 	return cp->tid;
 }
 
-static void add(struct ws_critpath *cp, const char *what, uint64_t ns)
+static void add(struct ws_critpath *cp, const char *what, uint64_t ns, bool open)
 {
 	for (size_t i = 0; i < cp->n; i++) {
-		if (!strcmp(cp->p[i].what, what)) {
+		if (cp->p[i].open == open && !strcmp(cp->p[i].what, what)) {
 			cp->p[i].ns += ns;
 			return;
 		}
@@ -65,6 +67,7 @@ static void add(struct ws_critpath *cp, const char *what, uint64_t ns)
 		return;
 	}
 	snprintf(cp->p[cp->n].what, sizeof(cp->p[0].what), "%s", what);
+	cp->p[cp->n].open = open;
 	cp->p[cp->n++].ns = ns;
 }
 
@@ -81,7 +84,7 @@ void ws_critpath_chain(struct ws_critpath *cp, struct ws_graph *g, const struct 
 	for (size_t i = 0; i < c->nsegs; i++) {
 		struct ws_seg_root scratch;
 
-		add(cp, ws_chain_seg_root(g, c, i, &scratch)->key, c->segs[i].dur);
+		add(cp, ws_chain_seg_root(g, c, i, &scratch)->key, c->segs[i].dur, false);
 	}
 	seen(cp, c->start, c->end);
 	if (ws_grow((void **)&cp->cov, &cp->cov_cap, cp->ncov + 1, sizeof(*cp->cov))) {
@@ -107,10 +110,16 @@ static bool is_covered(const struct ws_critpath *cp, uint64_t start, uint64_t en
 	return lo < cp->ncov && cp->cov[lo].start <= start;
 }
 
+void ws_critpath_open(struct ws_critpath *cp, const char *what)
+{
+	snprintf(cp->open_what, sizeof(cp->open_what), "%s", what ? what : "");
+}
+
 void ws_critpath_ival(struct ws_critpath *cp, const struct ws_thread *t, const struct ws_ival *iv,
 		      const struct ws_claim *claim)
 {
-	char what[112];
+	char what[sizeof(cp->p[0].what)];
+	bool open = iv->state == WS_STATE_BLOCKED && (iv->flags & WS_IVAL_OPEN);
 
 	if (iv->end <= iv->start)
 		return;
@@ -118,20 +127,27 @@ void ws_critpath_ival(struct ws_critpath *cp, const struct ws_thread *t, const s
 	if (iv->state == WS_STATE_RUNNING) {
 		snprintf(what, sizeof(what), "%s in %s", ws_ival_work(iv->flags),
 			 t->comm[0] ? t->comm : "?");
+	} else if (open && cp->open_what[0]) {
+		/* what /proc showed it blocked on when tracing ended */
+		snprintf(what, sizeof(what), "still blocked when tracing ended, on %s",
+			 cp->open_what);
+	} else if (open) {
+		snprintf(what, sizeof(what),
+			 "still blocked when tracing ended: an open wait of unknown cause");
 	} else if (is_covered(cp, iv->start, iv->end)) {
 		return; /* a chain has accounted for it, root by root */
 	} else if (iv->state == WS_STATE_RUNNABLE) {
 		snprintf(what, sizeof(what), "waiting for a CPU (short waits)");
 	} else if (iv->state == WS_STATE_BLOCKED && !claim) {
-		/* a wait gets its claim when it ends: this one had not */
-		snprintf(what, sizeof(what), "still blocked when tracing ended");
+		/* a wait gets its claim when it ends: this one's end was not seen */
+		snprintf(what, sizeof(what), "blocked, cause not recorded");
 	} else if (iv->state == WS_STATE_BLOCKED) {
 		snprintf(what, sizeof(what), "short waits: %.*s", (int)sizeof(claim->kind),
 			 claim ? claim->kind : WS_KIND_UNKNOWN);
 	} else {
 		snprintf(what, sizeof(what), "not observed");
 	}
-	add(cp, what, iv->end - iv->start);
+	add(cp, what, iv->end - iv->start, open);
 }
 
 static int by_ns(const void *a, const void *b)
@@ -196,8 +212,8 @@ void ws_critpath_json(struct ws_critpath *cp, FILE *out)
 	for (size_t i = 0; i < cp->n; i++) {
 		fprintf(out, "%s{\"what\":", i ? "," : "");
 		ws_json_str(out, cp->p[i].what);
-		fprintf(out, ",\"ns\":%" PRIu64 ",\"share\":%.4f}", cp->p[i].ns,
-			(double)cp->p[i].ns / sum);
+		fprintf(out, ",\"ns\":%" PRIu64 ",\"share\":%.4f,\"open\":%s}", cp->p[i].ns,
+			(double)cp->p[i].ns / sum, cp->p[i].open ? "true" : "false");
 	}
 	fputs("]}\n", out);
 }

@@ -20,6 +20,11 @@ uint32_t ws_critpath_tid(const struct ws_critpath *cp);
 /* A wait of the followed thread, explained: its segments' roots, while @g holds them. */
 void ws_critpath_chain(struct ws_critpath *cp, struct ws_graph *g, const struct ws_chain *c);
 /*
+ * Tracing ended with the followed thread still blocked on @what (the words after "blocked on",
+ * from /proc; "": nothing said on what): its open wait is named so.
+ */
+void ws_critpath_open(struct ws_critpath *cp, const char *what);
+/*
  * An interval of the followed thread's timeline, final (any order, each once): its running
  * time, and what no chain explained (short waits, the wait still open when tracing ended).
  */

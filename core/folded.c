@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "folded.h"
+#include "link_stacks.h"
 #include "stack_fmt.h"
 
 /* A frame never holds the separators of the format: ';' splits frames, the last ' ' the weight. */

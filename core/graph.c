@@ -610,6 +610,45 @@ void ws_graph_open_wait(struct ws_graph *g, uint32_t tid, uint32_t pid, const ch
 	t->wake_ts = 0;
 }
 
+bool ws_graph_open_at_end(struct ws_graph *g, uint32_t tid, uint64_t since, uint64_t at,
+			  uint32_t off_state, const struct ws_claim *c)
+{
+	struct ws_thread *t = thread_of(g, tid);
+
+	if (!t)
+		return false;
+	switch (cur_state(t)) {
+	case WS_STATE_BLOCKED:
+		break;
+	case WS_STATE_RUNNING:
+		/*
+		 * Its switch-out was held back (the source writes it with the record that ends
+		 * the wait, and none did): /proc bounds when it left the CPU. Without that
+		 * bound, when in this run it left is not known: the run stays as it is.
+		 */
+		if (!since || since >= at)
+			return false;
+		if (since < cur(t)->start)
+			since = cur(t)->start;
+		release_pending(g, t);
+		transition(g, t, since, WS_STATE_BLOCKED, cur(t)->cpu);
+		if (cur_state(t) != WS_STATE_BLOCKED)
+			return false; /* no memory for it: counted */
+		t->off_start = since;
+		t->off_state = off_state;
+		t->wake_ts = 0;
+		break;
+	default:
+		/* woken already, or its stretch not observed: the records know better */
+		return false;
+	}
+	if (c && cur(t)->claim == CLAIM_NONE)
+		cur(t)->claim = graph_claim_intern(g, c);
+	if (at > g->last_ts)
+		g->last_ts = at;
+	return true;
+}
+
 void ws_graph_retire_pid(struct ws_graph *g, uint32_t pid, uint64_t ts)
 {
 	struct ws_thread *gone[64];

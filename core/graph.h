@@ -34,6 +34,11 @@ struct ws_ival {
  * summed instead of reporting ([core] resolution): their causes were not recorded.
  */
 #define WS_IVAL_SHORT_INSIDE 0x1
+/*
+ * Still going on when the records ended (set by ws_graph_flush(), which ends it there): a wait
+ * still open when tracing ended, not one that ended then.
+ */
+#define WS_IVAL_OPEN 0x2
 
 /* What a running stretch with WS_IVAL_* @flags was, for root and critical-path labels. */
 static inline const char *ws_ival_work(uint8_t flags)
@@ -181,13 +186,24 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
  */
 void ws_graph_open_wait(struct ws_graph *g, uint32_t tid, uint32_t pid, const char *comm,
 			uint64_t since, uint32_t off_state);
+/*
+ * Tracing ends with thread @tid still blocked (in @off_state), at the latest since @since
+ * (CLOCK_MONOTONIC; 0: no evidence), as /proc showed at @at: its timeline ends in that wait,
+ * still open, explained by @c (NULL: nothing said what it waits for). A switch-out the source
+ * had not written yet (it summarises short periods) is put in at @since, never before the run
+ * the records show; a wait they already show is kept from its start. The stream's end moves
+ * to @at if that is later. Call once every record is in; true when the timeline now ends in
+ * this wait.
+ */
+bool ws_graph_open_at_end(struct ws_graph *g, uint32_t tid, uint64_t since, uint64_t at,
+			  uint32_t off_state, const struct ws_claim *c);
 /* Records were lost on some CPU between @from and @to. */
 void ws_graph_loss(struct ws_graph *g, uint64_t from, uint64_t to);
 /* Drop history no future chain can need; call now and then with the stream's time. */
 void ws_graph_evict(struct ws_graph *g, uint64_t now);
 /*
  * The stream has ended: hand every interval still kept to ops.on_ival (an open one ends at the
- * last record's time); after this on_ival is no longer called.
+ * last record's time, flagged WS_IVAL_OPEN); after this on_ival is no longer called.
  */
 void ws_graph_flush(struct ws_graph *g);
 /*

@@ -21,14 +21,15 @@ static size_t claim_used(const struct ws_claim *c)
 
 static bool claim_equal(const struct ws_claim *a, const struct ws_claim *b)
 {
-	return a->owner == b->owner && memcmp(a, b, claim_used(b)) == 0 &&
+	return a->owner == b->owner && a->ended_owner == b->ended_owner &&
+	       memcmp(a, b, claim_used(b)) == 0 &&
 	       memcmp(&a->syscall, &b->syscall, sizeof(a->syscall)) == 0;
 }
 
 /* The table's key for @c: its hash, never 0 (the table's "free"). */
 static uint64_t claim_hash(const struct ws_claim *c)
 {
-	uint64_t h = ws_hash_bytes(c, claim_used(c)) ^ c->owner ^
+	uint64_t h = ws_hash_bytes(c, claim_used(c)) ^ c->owner ^ ((uint64_t)c->ended_owner << 16) ^
 		     ws_hash_bytes(&c->syscall, sizeof(c->syscall));
 
 	return h ? h : 1;

@@ -174,8 +174,10 @@ static void thread_flush(struct ws_graph *g, struct ws_thread *t)
 		struct ws_ival iv = ws_thread_ival(t, i);
 
 		ws_thread_prefetch(t, i);
-		if (iv.end == WS_NO_END)
+		if (iv.end == WS_NO_END) {
 			iv.end = g->last_ts > iv.start ? g->last_ts : iv.start;
+			iv.flags |= WS_IVAL_OPEN;
+		}
 		ival_done(g, t, &iv);
 	}
 }

@@ -92,21 +92,36 @@ static int parse_stat(const char *buf, struct ws_task_snap *t)
 	return 0;
 }
 
-/* "202 0x55.. 0x80 ..." while blocked in a syscall; "-1 ..." or "running" otherwise. */
+/*
+ * "202 0x55.. 0x80 ... SP PC" while blocked in a syscall (six arguments, then the user stack
+ * pointer and program counter); "-1 SP PC" off CPU outside one; "running" otherwise.
+ */
 static void parse_syscall(const char *buf, struct ws_task_snap *t)
 {
-	unsigned long long a[6];
+	unsigned long long a[8];
 	long nr;
+	int n = sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
+		       &a[3], &a[4], &a[5], &a[6], &a[7]);
 
 	t->in_syscall = false;
-	if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4],
-		   &a[5]) != 7 ||
-	    nr < 0)
+	t->have_user_regs = false;
+	if (n == 3 && nr < 0) {
+		t->have_user_regs = true;
+		t->user_sp = a[0];
+		t->user_pc = a[1];
+		return;
+	}
+	if (n < 7 || nr < 0)
 		return;
 	t->in_syscall = true;
 	t->nr = nr;
 	for (int i = 0; i < 6; i++)
 		t->args[i] = a[i];
+	if (n == 9) {
+		t->have_user_regs = true;
+		t->user_sp = a[6];
+		t->user_pc = a[7];
+	}
 }
 
 /* "[<0>] futex_wait_queue+0x60/0x90" lines: keep the function names. */

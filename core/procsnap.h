@@ -35,6 +35,10 @@ struct ws_task_snap {
 	long nr;	     /* the syscall number */
 	uint16_t arch;	     /* whose numbers: WS_ARCH_* (this machine's, when read from /proc) */
 	uint64_t args[6];    /* its arguments */
+	/* its user stack pointer and program counter, as /proc/.../syscall shows them for a
+	 * thread off CPU (in a syscall or not): where an unwinder starts */
+	bool have_user_regs;
+	uint64_t user_sp, user_pc;
 	/* innermost kernel frames, function names only ("" when unreadable) */
 	char kstack[WS_SNAP_KSTACK][48];
 	int nkstack;

@@ -13,6 +13,7 @@
 #include "offcpu.h"
 #include "report.h"
 #include "symfile.h"
+#include "link_stacks.h"
 #include "stack_fmt.h"
 #include "syscall_fmt.h"
 #include "util.h"
@@ -42,6 +43,8 @@ struct ws_report {
 	struct ws_offcpu *oc;	/* every thread's time off CPU, conserved */
 	const struct ws_stacks *stacks;
 	int stack_depth;
+	uint64_t stacks_missing[WS_SM_COUNT]; /* links of ranked chains without user frames, by why
+					       */
 };
 
 void ws_report_set_stacks(struct ws_report *r, const struct ws_stacks *stacks, uint64_t depth)
@@ -109,6 +112,11 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 	}
 	fprintf(b, ",\"root\":");
 	ws_json_str(b, c->root);
+	fprintf(b, ",\"root_ns\":%" PRIu64, c->root_ns);
+	if (c->links_root[0]) {
+		fprintf(b, ",\"links_root\":");
+		ws_json_str(b, c->links_root);
+	}
 	fprintf(b, ",\"links\":[");
 	for (int i = 0; i < c->nlinks; i++) {
 		const struct ws_link *l = &c->links[i];
@@ -148,6 +156,14 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		}
 		ws_stack_json(b, "stack", st.own, st.nown);
 		ws_stack_json(b, "waker_stack", st.waker, st.nwaker);
+		if (st.own_missing) {
+			fprintf(b, ",\"stack_missing\":");
+			ws_json_str(b, ws_stack_missing_str(st.own_missing));
+		}
+		if (st.waker_missing) {
+			fprintf(b, ",\"waker_stack_missing\":");
+			ws_json_str(b, ws_stack_missing_str(st.waker_missing));
+		}
 		if (is_cpu_kind(l->kind))
 			fprintf(b, ",\"cpu\":%u", l->cpu);
 		if (l->idle_ns)
@@ -161,6 +177,9 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 			}
 			fprintf(b, "]");
 		}
+		if (l->ran_more)
+			fprintf(b, ",\"ran_more\":{\"threads\":%u,\"ns\":%" PRIu64 "}", l->ran_more,
+				l->ran_more_ns);
 		fprintf(b, "}");
 	}
 	fprintf(b, "],\"segments\":[");
@@ -171,6 +190,10 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		ws_json_str(b, s->kind);
 		fprintf(b, ",\"tid\":%u,\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, s->tid,
 			s->start, s->dur);
+		if (i < c->nroots && c->roots[i].known) {
+			fprintf(b, ",\"root\":");
+			ws_json_str(b, c->roots[i].key);
+		}
 		if (!s->nmix) /* a merged piece's kinds are in its mix; no one claim stands for it
 			       */
 			ws_json_claim_fields(b, s->claim);
@@ -229,6 +252,11 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 				l->ran[k].tid,
 				ws_text_esc(ws_graph_comm(r->g, l->ran[k].tid), e, sizeof(e)), d2);
 		}
+		if (l->ran_more) {
+			ws_format_duration(l->ran_more_ns, what, sizeof(what));
+			fprintf(b, ", %u other thread%s %s", l->ran_more,
+				l->ran_more > 1 ? "s" : "", what);
+		}
 		if (l->idle_ns) {
 			ws_format_duration(l->idle_ns, what, sizeof(what));
 			fprintf(b, "%s idle %s", l->nran ? "," : ", it was", what);
@@ -265,6 +293,17 @@ static bool colour(const struct ws_report *r)
 	return fd >= 0 && isatty(fd) && !(no && *no);
 }
 
+/* A link's own or waker stack as text, and why it has no user frames when that failed. */
+static void stack_text(FILE *b, const struct ws_link_stacks *st, bool waker, int depth)
+{
+	enum ws_stack_missing why = waker ? st->waker_missing : st->own_missing;
+	int shown = waker ? ws_stack_text(b, st->waker, st->nwaker, depth)
+			  : ws_stack_text(b, st->own, st->nown, depth);
+
+	if (why >= WS_SM_FAILURES)
+		fprintf(b, "%s(no user stack: %s)", shown ? " " : "", ws_stack_missing_str(why));
+}
+
 static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
 	/* arrows and dashes only where the locale can show them (LC_ALL=C gets ASCII) */
@@ -287,9 +326,9 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		ws_link_stacks(r->stacks, l, &st);
 		text_phrase(r, l, ws_link_fd_path(l, &st), b);
 		fprintf(b, "%s\n", bold && i == 0 ? "\033[0m" : "");
-		if (st.nown && r->stack_depth > 0) {
+		if ((st.nown || st.own_missing >= WS_SM_FAILURES) && r->stack_depth > 0) {
 			fputs("     ", b);
-			ws_stack_text(b, st.own, st.nown, r->stack_depth);
+			stack_text(b, &st, false, r->stack_depth);
 			fputs("\n", b);
 		}
 		if (l->has_woken_by) {
@@ -302,7 +341,7 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 					: "");
 			if (st.nwaker && r->stack_depth > 0) {
 				fputs("       who was ", b);
-				ws_stack_text(b, st.waker, st.nwaker, r->stack_depth);
+				stack_text(b, &st, true, r->stack_depth);
 				fputs("\n", b);
 			}
 		}
@@ -312,6 +351,15 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		ws_format_duration(c->end - c->start, rest, sizeof(rest));
 		fprintf(b, "   (off CPU %s in all; breakdown in --format json \"segments\")\n",
 			rest);
+	}
+	if (c->links_root[0]) {
+		char e3[WS_ESC_LEN];
+
+		fprintf(b,
+			"   (root: %s, %.0f%% of this wait; the links above follow one wait, the longest, to %s)\n",
+			ws_text_esc(c->root, e, sizeof(e)),
+			c->end > c->start ? 100.0 * c->root_ns / (c->end - c->start) : 0.0,
+			ws_text_esc(c->links_root, e3, sizeof(e3)));
 	}
 	if (c->incomplete)
 		fprintf(b, "   (incomplete: %s)\n", ws_text_esc(c->why_incomplete, e, sizeof(e)));
@@ -354,7 +402,58 @@ static void add_root(struct ws_report *r, const char *comm, const char *root, ui
 	r->roots[r->nroots++].ns = ns;
 }
 
-int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
+/* Every link of a reported chain without user frames is counted by why: JSON's per-link
+ * "stack_missing" add up to the summary's "stacks_missing". */
+static void count_missing(struct ws_report *r, const struct ws_chain *c)
+{
+	for (int i = 0; i < c->nlinks; i++) {
+		struct ws_link_stacks st;
+
+		ws_link_stacks(r->stacks, &c->links[i], &st);
+		r->stacks_missing[st.own_missing]++;
+		r->stacks_missing[st.waker_missing]++;
+	}
+}
+
+static void stacks_missing_json(const struct ws_report *r, FILE *b)
+{
+	bool first = true;
+
+	fprintf(b, ",\"stacks_missing\":{");
+	for (int i = WS_SM_NONE + 1; i < WS_SM_COUNT; i++) {
+		if (!r->stacks_missing[i])
+			continue;
+		fprintf(b, "%s", first ? "" : ",");
+		ws_json_str(b, ws_stack_missing_str(i));
+		fprintf(b, ":%" PRIu64, r->stacks_missing[i]);
+		first = false;
+	}
+	fprintf(b, "}");
+}
+
+/* One line when stacks failed (stacks off, short waits and kernel threads are by design). */
+static void stacks_missing_text(const struct ws_report *r, FILE *b)
+{
+	uint64_t n = 0;
+	bool first = true;
+
+	for (int i = WS_SM_FAILURES; i < WS_SM_COUNT; i++)
+		n += r->stacks_missing[i];
+	if (!n)
+		return;
+	fprintf(b, "  STACKS: %" PRIu64 " %s without user frames:", n,
+		ws_plural(n, "stack", "stacks"));
+	for (int i = WS_SM_FAILURES; i < WS_SM_COUNT; i++) {
+		if (!r->stacks_missing[i])
+			continue;
+		fprintf(b, "%s %s (%" PRIu64 ")", first ? "" : ";", ws_stack_missing_str(i),
+			r->stacks_missing[i]);
+		first = false;
+	}
+	fprintf(b, "\n");
+}
+
+int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 {
 	const char *comm = c->victim->comm[0] ? c->victim->comm : "?";
 	uint64_t unexplained = 0;
@@ -372,6 +471,9 @@ int ws_report_chain(struct ws_report *r, const struct ws_chain *c)
 		}
 	}
 	r->chains++;
+	count_missing(r, c);
+	/* the root its reason, its text and the summary give: its segments' (not an idle one's) */
+	ws_chain_settle_root(r->g, c);
 	if ((err = ws_reasons_add(r->reasons, c)))
 		return err;
 	ws_report_follow_chain(r, c);
@@ -426,6 +528,12 @@ void ws_report_follow_chain(struct ws_report *r, const struct ws_chain *c)
 {
 	if (r->cp && c->victim->tid == ws_critpath_tid(r->cp))
 		ws_critpath_chain(r->cp, r->g, c);
+}
+
+void ws_report_open_wait(struct ws_report *r, uint32_t tid, const char *what)
+{
+	if (r->cp && tid == ws_critpath_tid(r->cp))
+		ws_critpath_open(r->cp, what);
 }
 
 void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct ws_ival *iv,
@@ -565,6 +673,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		}
 		fprintf(b, "]");
 		symbols_refused_json(s->symbols_refused, b);
+		stacks_missing_json(r, b);
 		ws_offcpu_json_totals(r->oc, b);
 		fprintf(b,
 			",\"cpus\":%" PRIu32 ",\"records_cpu_refused\":%" PRIu64
@@ -628,12 +737,14 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 				" time%s a thread left the CPU though its return to it was never reported (usually: it got the CPU from a thread whose switches the kernel does not trace); its wait ends at the earliest it can have, the stretch after is not observed and chains over it are incomplete\n",
 				s->switch_ins_unseen, s->switch_ins_unseen == 1 ? "" : "s");
 		symbols_refused_text(s->symbols_refused, b);
+		stacks_missing_text(r, b);
 		if (untraced)
 			fprintf(b,
 				"  UNTRACED: %" PRIu64
-				" new %s of traced ones %s not traced: [core] max_processes were traced already; chains touching them are marked incomplete\n",
+				" new %s of traced ones did not fit the process filter ([core] max_processes were in it already): the scheduler still follows %s, but sources that filter by process (net, klock) and the early read of %s maps did not; chains over those moments are marked incomplete\n",
 				untraced, ws_plural(untraced, "process", "processes"),
-				ws_plural(untraced, "was", "were"));
+				ws_plural(untraced, "it", "them"),
+				ws_plural(untraced, "its", "their"));
 		if (s->history_trims) {
 			ws_format_duration(s->shortest_history_ns, dur, sizeof(dur));
 			fprintf(b,

@@ -53,12 +53,20 @@ struct ws_symfile_log;
 struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g);
 /* Where the links' stacks are found; @depth user frames per link in text (0: none). */
 void ws_report_set_stacks(struct ws_report *r, const struct ws_stacks *stacks, uint64_t depth);
-/* Report one chain (JSON: written at once; text: kept if among the top N). */
-int ws_report_chain(struct ws_report *r, const struct ws_chain *c);
+/*
+ * Report one chain (JSON: written at once; text: kept if among the top N). A ranked chain's root
+ * is settled first (ws_chain_settle_root()), hence not const.
+ */
+int ws_report_chain(struct ws_report *r, struct ws_chain *c);
 /* Account thread @tid's whole life as the run's critical path. 0 or -ENOMEM. */
 int ws_report_follow(struct ws_report *r, uint32_t tid);
 /* A wait of the followed thread below the reporting threshold: critical path only. */
 void ws_report_follow_chain(struct ws_report *r, const struct ws_chain *c);
+/*
+ * Tracing ended with thread @tid still blocked, on @what (the words after "blocked on"; ""
+ * when nothing said): the critical path names its open wait so.
+ */
+void ws_report_open_wait(struct ws_report *r, uint32_t tid, const char *what);
 /* A final interval of a traced thread's timeline (see ws_graph_ops.on_ival). */
 void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct ws_ival *iv,
 		    const struct ws_claim *claim);

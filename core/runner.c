@@ -17,6 +17,7 @@
 #include "log.h"
 #include "outfile.h"
 #include "runner.h"
+#include "stacks.h"
 #include "stuck.h"
 #include "status.h"
 #include "util.h"
@@ -190,12 +191,21 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
  */
 static bool open_waits(struct ws_session *s, const struct ws_run_opts *o, struct ws_stuck *st,
 		       const uint32_t *pids, int npids, const struct ws_stuck *earlier,
-		       uint64_t gap_ns)
+		       uint64_t gap_ns, unsigned int flags)
 {
 	struct ws_open_sources src;
 
 	return (o->open_waits || o->on_open_waits) && npids && !ws_session_open_sources(s, &src) &&
-	       !ws_stuck_take(st, pids, npids, gap_ns, earlier, &src);
+	       !ws_stuck_take_flags(st, pids, npids, gap_ns, earlier, &src, flags);
+}
+
+/* Stacks are captured for this run's waits ([core] stacks): those open at attach get theirs. */
+static unsigned int start_flags(struct ws_session *s)
+{
+	const struct ws_stacks *sk = ws_session_stacks(s);
+	uint64_t from = sk ? ws_stacks_capture(sk) : 0;
+
+	return from && from != UINT64_MAX ? WS_STUCK_STACKS : 0;
 }
 
 /*
@@ -208,6 +218,7 @@ static void feed_open_waits(struct ws_session *s, const struct ws_stuck *st)
 	for (size_t i = 0; i < st->n; i++) {
 		const struct ws_stuck_thread *t = &st->t[i];
 		struct ws_rec_open_wait w = { 0 };
+		struct ws_rec_hdr *sr;
 
 		if ((t->s.state != 'S' && t->s.state != 'D') || !ws_stuck_since(t))
 			continue;
@@ -220,6 +231,11 @@ static void feed_open_waits(struct ws_session *s, const struct ws_stuck *st)
 		w.off_state = t->s.state == 'D' ? 2 : 1;
 		memcpy(w.comm, t->s.comm, sizeof(w.comm));
 		ws_session_feed(s, &w.hdr);
+		/* its user stack, read from its memory now: no BPF program saw the wait begin */
+		if (!ws_stuck_stack_record(t, &sr)) {
+			ws_session_feed(s, sr);
+			free(sr);
+		}
 	}
 }
 
@@ -236,26 +252,42 @@ static int finish(struct ws_session *s, struct ws_outfile *out, int loop_err,
 		  const struct ws_run_opts *o, const struct ws_stuck *open, bool *deadlock,
 		  bool *lost)
 {
+	const struct ws_stuck *shown = open;
+	struct ws_stuck killed;
 	int err = 0;
 
+	memset(&killed, 0, sizeof(killed));
 	ws_status_clear();
+	/* the critical path and the time off CPU count them, open */
+	ws_session_set_open_waits(s, open);
 	if (open && o->on_open_waits)
 		o->on_open_waits(o->hook_ctx, open);
 	/* a recording's open waits are there for report; the exit status says so here too */
 	if (open && !o->open_waits)
 		*deadlock = open->ncycles > 0;
-	if (open && o->open_waits && o->json) {
+	/*
+	 * None open because a signal killed the program while it waited (Ctrl-C on a deadlock):
+	 * its waits as they were at the kill. They ended, so they are not open waits of the
+	 * analysis; a recording rebuilds them from the same exit records.
+	 */
+	if (!open && o->open_waits) {
 		err = ws_session_drain(s);
-		*deadlock = ws_stuck_print(out->f, open, o->min_block_ns, true, NULL) > 0;
+		if (!err && !ws_session_killed_waits(s, &killed) && killed.n)
+			shown = &killed;
+	}
+	if (!err && shown && o->open_waits && o->json) {
+		err = ws_session_drain(s);
+		*deadlock = ws_stuck_print(out->f, shown, o->min_block_ns, true, NULL) > 0;
 	}
 	if (!err)
 		err = ws_session_finish(s);
 	/* the report's own output failed (a full disk): ws_outfile_close says so below */
 	if (err && ws_outfile_error(out))
 		err = 0;
-	if (!err && open && o->open_waits && !o->json)
-		*deadlock = ws_stuck_print(out->f, open, o->min_block_ns, false,
-					   "Still blocked when tracing ended (open waits)") > 0;
+	if (!err && shown && o->open_waits && !o->json)
+		*deadlock = ws_stuck_print(out->f, shown, o->min_block_ns, false,
+					   ws_stuck_heading(shown)) > 0;
+	ws_stuck_free(&killed);
 	/* a report that could not be written does not make a recording incomplete */
 	if (o->on_finish && o->on_finish(o->hook_ctx, s, !err && !loop_err) && !err && !loop_err)
 		*lost = true;
@@ -446,7 +478,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		uint32_t traced = pid;
 
 		still_running = true;
-		have_open = open_waits(s, o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS);
+		have_open = open_waits(s, o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS, 0);
 	}
 	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock, &lost);
 	if (have_open)
@@ -587,14 +619,14 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		}
 	}
 	/* waits already in progress: the state at attach bounds how long they last */
-	have_start = open_waits(s, o, &start, o->pids, o->npids, NULL, 0);
+	have_start = open_waits(s, o, &start, o->pids, o->npids, NULL, 0, start_flags(s));
 	if (have_start)
 		feed_open_waits(s, &start);
 	if (o->duration_ns)
 		deadline = ws_clock_mono_now() + o->duration_ns;
 	err = loop(s, 0, NULL, deadline, o);
 	have_open = open_waits(s, o, &open, o->pids, o->npids, have_start ? &start : NULL,
-			       OPEN_SAMPLE_GAP_NS);
+			       OPEN_SAMPLE_GAP_NS, 0);
 	if (have_start)
 		ws_stuck_free(&start);
 	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock, &lost);

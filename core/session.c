@@ -424,6 +424,9 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		return -ENOMEM;
 	ws_config_u64(s->cfg, "core", ws_core_keys, "stack_depth", &top);
 	ws_report_set_stacks(s->rep, s->stacks, top);
+	/* a replay's: the recording's (ws_session_set_stack_capture()) */
+	if (!s->replay)
+		ws_stacks_set_capture(s->stacks, ws_stack_capture_ns(s->cfg));
 	return 0;
 }
 
@@ -497,6 +500,8 @@ int ws_session_finish(struct ws_session *s)
 	struct ws_summary sum;
 	int err = ws_session_drain(s);
 
+	/* every record is in: the waits that never ended end the timelines */
+	session_open_at_end(s);
 	/* the rest of every timeline reaches the critical path (and any timeline export) now */
 	ws_graph_flush(s->g);
 	ws_session_summary(s, &sum);
@@ -564,6 +569,23 @@ const struct ws_stacks *ws_session_stacks(struct ws_session *s)
 	return s->stacks;
 }
 
+uint64_t ws_stack_capture_ns(const struct ws_config *cfg)
+{
+	uint64_t min_ns = 0;
+	bool on = true;
+
+	/* as the BPF side learns it (session_bpf.c, stack_rodata()) */
+	ws_config_bool(cfg, "core", ws_core_keys, "stacks", &on);
+	ws_config_u64(cfg, "core", ws_core_keys, "min_block", &min_ns);
+	return !on ? 0 : min_ns ? min_ns : 1;
+}
+
+void ws_session_set_stack_capture(struct ws_session *s, uint64_t min_ns)
+{
+	if (s->stacks)
+		ws_stacks_set_capture(s->stacks, min_ns);
+}
+
 const struct ws_clock *ws_session_clock(struct ws_session *s)
 {
 	return &s->clock;
@@ -595,6 +617,7 @@ void ws_session_free(struct ws_session *s)
 	if (s->lost_fd >= 0)
 		close(s->lost_fd);
 	ws_chain_release(&s->chain);
+	ws_killed_free(&s->killed);
 	ws_report_free(s->rep);
 	ws_reorder_free(s->ro);
 	ws_graph_free(s->g);

@@ -66,6 +66,12 @@ void ws_session_progress(struct ws_session *s, struct ws_progress *p);
 size_t ws_session_traced_pids(struct ws_session *s, uint32_t *out, size_t max);
 /* Drain everything, detach, write the summary. 0 or -errno. */
 int ws_session_finish(struct ws_session *s);
+/*
+ * The waits still open when tracing ended (@open, /proc's view; NULL: none known), for
+ * ws_session_finish(): after the last record, each blocked thread's timeline ends in its wait
+ * (the critical path and the time off CPU count it, open). @open must live until then.
+ */
+void ws_session_set_open_waits(struct ws_session *s, const struct ws_stuck *open);
 /* The first half of finish: analyse everything still held. 0 or -errno. */
 int ws_session_drain(struct ws_session *s);
 /* What the run saw (valid after drain). */
@@ -133,11 +139,21 @@ size_t ws_session_names(struct ws_session *s, size_t from, struct ws_name *out, 
 /* The stacks resolved so far (links and timeline slices look theirs up); NULL before start. */
 struct ws_stacks;
 const struct ws_stacks *ws_session_stacks(struct ws_session *s);
+/* The waits @cfg has stacks captured for: at least this long (0: [core] stacks = false). */
+uint64_t ws_stack_capture_ns(const struct ws_config *cfg);
+/* After start, in a replay: the recording captured stacks for waits of at least @min_ns. */
+void ws_session_set_stack_capture(struct ws_session *s, uint64_t min_ns);
 
 /*
  * The session's sources as describers of open waits (stuck.c), valid while @s lives: their
  * init runs first if it has not. 0, or the -errno of a source's init (it said why).
  */
 int ws_session_open_sources(struct ws_session *s, struct ws_open_sources *out);
+
+/*
+ * The waits of the traced threads that a fatal signal ended (killed.h), as a snapshot at the
+ * kill, into @out (out->n 0: none). Call after the records are all read. 0 or -errno.
+ */
+int ws_session_killed_waits(struct ws_session *s, struct ws_stuck *out);
 
 #endif

@@ -417,6 +417,20 @@ static int load_all(struct ws_session *s)
 	return err;
 }
 
+/* The stack resolver, with its maps watcher (the trace goes on without either). */
+static int stackcap_new(struct ws_session *s)
+{
+	int err = ws_stackcap_new(&s->stackcap);
+
+	if (err)
+		return err;
+	if ((err = ws_stackcap_watch(s->stackcap, s->tgids_fd)))
+		ws_log(WS_LOG_ERROR,
+		       "no thread to read the maps of new processes: %s; a short program's stacks may lack names",
+		       strerror(-err));
+	return 0;
+}
+
 /*
  * A raw stack capture is unwound and named now, while its process lives; only the resolved
  * frames go on (to the report and to a recording), so nothing later needs the traced binaries.
@@ -426,7 +440,7 @@ static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
 	struct ws_rec_hdr *res = NULL;
 	int err;
 
-	if (!s->stackcap && ws_stackcap_new(&s->stackcap))
+	if (!s->stackcap && stackcap_new(s))
 		return 0; /* no stacks, the trace goes on */
 	err = ws_stackcap_resolve(s->stackcap, h, &res);
 	if (err == -EINVAL)
@@ -450,6 +464,12 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	session_note_loss(s, h);
 	if (h->kind == WS_KIND_STACK_RAW)
 		return stack_arrived(s, h);
+	if (h->kind == WS_KIND_PROC_NEW) {
+		/* a wakeup to read the new process's maps now, not an event */
+		if (s->stackcap)
+			ws_stackcap_snapshot(s->stackcap, h->pid, ws_clock_mono_now());
+		return 0;
+	}
 	if (ws_reorder_push(s->ro, h))
 		return -ENOMEM;
 	return 0;
@@ -608,20 +628,26 @@ static void stack_snapshots(struct ws_session *s, uint64_t now)
 
 	if (!s->stackcap) {
 		ws_config_bool(s->cfg, "core", ws_core_keys, "stacks", &on);
-		if (!on || ws_stackcap_new(&s->stackcap))
+		if (!on || stackcap_new(s))
 			return;
 	}
 	for (size_t i = 0; i < s->pids.cap; i++)
 		if (ws_table_at(&s->pids, i))
 			ws_stackcap_snapshot(s->stackcap, ws_table_key_of(ws_table_at(&s->pids, i)),
 					     now);
+	/* new processes whose fork the analysis has not reached yet (WS_KIND_PROC_NEW) */
+	ws_stackcap_snapshot_young(s->stackcap, now);
 }
 
 int ws_session_poll(struct ws_session *s, int timeout_ms)
 {
-	uint64_t now, misses;
+	uint64_t now, misses, due;
 	int n;
 
+	/* no longer than until a young process's maps are due (stackcap.h) */
+	due = s->stackcap ? ws_stackcap_due_in(s->stackcap, ws_clock_mono_now()) : UINT64_MAX;
+	if (timeout_ms > 0 && due / 1000000 < (uint64_t)timeout_ms)
+		timeout_ms = (int)(due / 1000000);
 	n = ring_buffer__poll(s->rb, timeout_ms);
 	if (n >= 0)
 		n = ring_buffer__consume(s->rb);

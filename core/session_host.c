@@ -50,6 +50,20 @@ static uint64_t host_resolution_ns(struct ws_plugin_ctx *ctx)
 	return ws_resolution_ns(session_of(ctx)->cfg);
 }
 
+/* Named by the stacks' symbolizer (stackcap.c): one cache of files, one way to open them. */
+static int host_data_symbol(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr, char *buf,
+			    size_t len)
+{
+	struct ws_session *s = session_of(ctx);
+
+	/* a replay's processes are not there to read; untraced ones are not ours to read */
+	if (s->replay || !session_pid_traced(s, pid))
+		return 0;
+	if (!s->stackcap && ws_stackcap_new(&s->stackcap))
+		return -ENOMEM;
+	return ws_stackcap_data_name(s->stackcap, pid, addr, buf, len);
+}
+
 static int host_set_rodata(struct ws_plugin_ctx *ctx, struct bpf_object *obj, const char *name,
 			   const void *val, size_t size)
 {
@@ -107,6 +121,7 @@ static void host_thread_event(struct ws_plugin_ctx *ctx, const struct ws_thread_
 		session_pid_reborn(s, ev->pid);
 		session_pid_add(s, ev->pid);
 	}
+	ws_killed_note(&s->killed, s->g, ev);
 	ws_graph_thread_event(s->g, ev);
 }
 
@@ -133,7 +148,7 @@ static struct ws_field *claim_field(struct ws_claim *c, const char *key, enum ws
 		return NULL;
 	f = &c->fields[c->nfields++];
 	memset(f, 0, sizeof(*f));
-	strncpy(f->key, key, sizeof(f->key) - 1);
+	snprintf(f->key, sizeof(f->key), "%s", key);
 	f->type = t;
 	return f;
 }
@@ -246,6 +261,7 @@ const struct ws_host ws_session_host = {
 	.name_set = host_name_set,
 	.name_get = host_name_get,
 	.resolution_ns = host_resolution_ns,
+	.data_symbol = host_data_symbol,
 };
 
 /*
@@ -293,6 +309,60 @@ static bool claim_taken(struct ws_claim *c, int rc, int plugin)
 	return true;
 }
 
+static int open_describe(void *ctx, const struct ws_open_wait *w, struct ws_claim *out, char *what,
+			 size_t len);
+
+/* @c's fields appended to @to, each key prefixed "ended_", as many as fit. */
+static void ended_fields(struct ws_claim *to, const struct ws_claim *c)
+{
+	host_claim_str(to, "ended_by", c->kind);
+	for (unsigned int i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++) {
+		struct ws_field *f;
+		char key[sizeof(f->key)];
+
+		if (snprintf(key, sizeof(key), "ended_%s", c->fields[i].key) >= (int)sizeof(key))
+			continue;
+		f = claim_field(to, key, c->fields[i].type);
+		if (!f)
+			return;
+		f->u = c->fields[i].u;
+		memcpy(f->s, c->fields[i].s, sizeof(f->s));
+	}
+}
+
+/*
+ * @ending (the winner, from source @ending->owner) says only how the wait @w ended, a signal
+ * that interrupted it: what the thread waited for is named from its syscall as for a wait
+ * still open, into @out. Nothing is followed from it: the thread waited for that resource
+ * until it was interrupted, and whoever sent the signal did not cause that (issue 34).
+ */
+static void claim_ended(struct ws_session *s, const struct ws_wait *w,
+			const struct ws_claim *ending, struct ws_claim *out)
+{
+	struct ws_open_wait ow = { .sz = sizeof(ow), .tid = w->tid, .pid = w->pid };
+	char what[160];
+
+	/* TASK_UNINTERRUPTIBLE (2) at the switch-out: a killable wait */
+	ow.state = w->off_state & 2 ? 'D' : 'S';
+	ow.syscall.nr = WS_SYSCALL_NONE;
+	if (w->wake && WS_HAS(w->wake, wakee_sys))
+		ow.syscall = w->wake->wakee_sys;
+	claim_blank(out);
+	if (open_describe(s, &ow, out, what, sizeof(what)) < 0) {
+		claim_blank(out);
+		out->owner = UINT16_MAX; /* the core's own */
+		snprintf(out->kind, sizeof(out->kind), "interrupted");
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "its syscall is not known: what it waited for is not known");
+	}
+	out->strength = WS_CLAIM_SPECIFIC;
+	out->woken_by = 0;
+	out->root = true;
+	out->ends_only = false;
+	out->ended_owner = (uint16_t)(ending->owner + 1);
+	ended_fields(out, ending);
+}
+
 /*
  * The strongest claim (the first of equals) into @out. Each source writes into a zeroed claim
  * (1160 bytes: claims are compared as bytes, padding too) and the winner is never copied but
@@ -327,19 +397,69 @@ int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 			blank = false; /* the spare was never cleared, @out holds the last best */
 		}
 	}
+	if (best && best->ends_only) {
+		struct ws_claim ending = *best;
+
+		claim_ended(s, w, &ending, out);
+		return 1;
+	}
 	if (best && best != out)
 		memcpy(out, best, sizeof(*out));
 	return best != NULL;
 }
 
-void session_describe(void *ctx, const struct ws_claim *c, char *buf, size_t len)
+/* The claim that ended the wait @c names (ws_claim.ended_owner), from its "ended_" fields. */
+static bool ending_of(const struct ws_claim *c, struct ws_claim *e)
 {
-	struct ws_session *s = ctx;
+	const struct ws_field *by = ws_claim_field(c, "ended_by");
+
+	if (!c->ended_owner || !by)
+		return false;
+	claim_blank(e);
+	e->owner = (uint16_t)(c->ended_owner - 1);
+	snprintf(e->kind, sizeof(e->kind), "%.*s", (int)sizeof(e->kind) - 1, by->s);
+	for (unsigned int i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++) {
+		const struct ws_field *f = &c->fields[i];
+		struct ws_field *to;
+
+		if (strncmp(f->key, "ended_", 6) || f == by)
+			continue;
+		to = claim_field(e, f->key + 6, f->type);
+		if (!to)
+			break;
+		to->u = f->u;
+		memcpy(to->s, f->s, sizeof(to->s));
+	}
+	return true;
+}
+
+static void describe_one(struct ws_session *s, const struct ws_claim *c, char *buf, size_t len)
+{
 	const struct ws_plugin *p = c->owner < s->nplugins ? s->plugins[c->owner].p : NULL;
 
 	if (p && p->describe && p->describe(&s->ctxs[c->owner].pub, c, buf, len) > 0)
 		return;
-	snprintf(buf, len, "%s (%s)", c->kind, c->evidence);
+	if (!strcmp(c->kind, "interrupted") && c->owner == UINT16_MAX)
+		snprintf(buf, len, "an unknown wait");
+	else
+		snprintf(buf, len, "%s (%s)", c->kind, c->evidence);
+}
+
+/* "futex 0x7f2a3c001000, interrupted by signal SIGINT from tid 4242 (bash)" */
+void session_describe(void *ctx, const struct ws_claim *c, char *buf, size_t len)
+{
+	struct ws_session *s = ctx;
+	struct ws_claim e;
+	size_t n;
+
+	describe_one(s, c, buf, len);
+	n = strnlen(buf, len);
+	if (ending_of(c, &e) && n + 1 < len) {
+		char how[160];
+
+		describe_one(s, &e, how, sizeof(how));
+		snprintf(buf + n, len - n, ", interrupted by %s", how);
+	}
 }
 
 /* The resource a claim is about, from its source; 0 when it names none. */
@@ -403,6 +523,18 @@ static int open_owner(void *ctx, int source, const struct ws_open_wait *w, const
 	if (!WS_HAS(p, open_owner) || !p->open_owner)
 		return 0;
 	return p->open_owner(&s->ctxs[source].pub, w, c, is_live, live_ctx, out);
+}
+
+int ws_session_killed_waits(struct ws_session *s, struct ws_stuck *out)
+{
+	struct ws_open_sources src;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!s->killed.n)
+		return 0;
+	err = ws_session_open_sources(s, &src);
+	return err ? err : ws_killed_snapshot(&s->killed, &src, out);
 }
 
 int ws_session_open_sources(struct ws_session *s, struct ws_open_sources *out)

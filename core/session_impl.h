@@ -27,6 +27,7 @@
 #include "log.h"
 #include "chain.h"
 #include "graph.h"
+#include "killed.h"
 #include "reorder.h"
 #include "stackcap.h"
 #include "stacks.h"
@@ -125,9 +126,13 @@ struct ws_session {
 	size_t nnames, names_cap;
 	uint64_t lost_total, end_mono;
 	char *lost_json;
+	const struct ws_stuck *open_end; /* ws_session_set_open_waits(), until finish */
+	struct ws_killed killed;	 /* waits a fatal signal ended (killed.h) */
 };
 
 void session_describe(void *ctx, const struct ws_claim *c, char *buf, size_t len);
+/* The waits ws_session_set_open_waits() gave, into the analysis (session_open.c). */
+void session_open_at_end(struct ws_session *s);
 int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out);
 char *session_lost_detail(struct ws_session *s, uint64_t *total);
 void session_note_loss(struct ws_session *s, const struct ws_rec_hdr *rec);

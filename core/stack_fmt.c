@@ -2,36 +2,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "stack_fmt.h"
-#include "syscall_fmt.h"
 #include "util.h"
-
-void ws_link_stacks(const struct ws_stacks *s, const struct ws_link *l, struct ws_link_stacks *out)
-{
-	memset(out, 0, sizeof(*out));
-	/* one wait's stack cannot stand for several; core kinds (running, runqueue) have none */
-	if (!s || !l->claim || l->waits > 1)
-		return;
-	out->nown =
-		ws_stacks_find(s, WS_STACK_WAITER, l->tid, l->start, l->start + l->dur, out->own);
-	if (l->has_woken_by) {
-		out->nwaker = ws_stacks_find(s, WS_STACK_WAKER, l->tid, l->start, l->start + l->dur,
-					     out->waker);
-		/* whoever woke the thread in that window must be the waker the link names */
-		if (out->nwaker && out->waker[0]->tid != l->woken_by)
-			out->nwaker = 0;
-	}
-}
-
-const char *ws_link_fd_path(const struct ws_link *l, const struct ws_link_stacks *st)
-{
-	/* the same fd as the call the claim records: the file it waited on then */
-	for (int i = 0; l->claim && i < st->nown; i++)
-		if (st->own[i]->path && st->own[i]->fd >= 0 &&
-		    st->own[i]->fd == ws_syscall_fd(&l->claim->syscall))
-			return st->own[i]->path;
-	return NULL;
-}
 
 static int collect(const struct ws_stack *const parts[], int n, bool kernel,
 		   const struct ws_sframe **out, int max)
@@ -80,20 +53,20 @@ static bool kernel_machinery(const char *sym)
 
 static void frame_name(FILE *f, const struct ws_frame *fr)
 {
-	char e[WS_ESC_LEN];
+	char e[WS_ESC_LEN], d[WS_DEMANGLE_MAX];
 
 	if (fr->sym)
-		fputs(ws_text_esc(fr->sym, e, sizeof(e)), f);
+		fputs(ws_text_esc(ws_demangle(fr->sym, d, sizeof(d)), e, sizeof(e)), f);
 	else if (fr->module)
 		fprintf(f, "%s+0x%" PRIx64, ws_text_esc(base(fr->module), e, sizeof(e)), fr->off);
 	else
 		fprintf(f, "0x%" PRIx64, fr->ip);
 }
 
-/* A name as a person reads it: without the symbol version ("@GLIBC_2.2.5"). */
+/* A name as a person reads it: demangled, without the symbol version ("@GLIBC_2.2.5"). */
 static void text_name(FILE *f, const struct ws_frame *fr)
 {
-	char e[WS_ESC_LEN], name[WS_ESC_LEN];
+	char e[WS_ESC_LEN], name[WS_ESC_LEN], d[WS_DEMANGLE_MAX];
 	const char *at;
 
 	if (!fr->sym) {
@@ -103,7 +76,7 @@ static void text_name(FILE *f, const struct ws_frame *fr)
 	at = strchr(fr->sym, '@');
 	snprintf(name, sizeof(name), "%.*s", at && at > fr->sym ? (int)(at - fr->sym) : 255,
 		 fr->sym);
-	fputs(ws_text_esc(name, e, sizeof(e)), f);
+	fputs(ws_text_esc(ws_demangle(name, d, sizeof(d)), e, sizeof(e)), f);
 }
 
 static bool same_module(const struct ws_frame *a, const struct ws_frame *b)
@@ -154,15 +127,23 @@ int ws_stack_text(FILE *f, const struct ws_stack *const parts[], int n, int user
 
 static void json_frames(FILE *f, const struct ws_sframe *const fr[], int n, bool *first)
 {
+	char d[WS_DEMANGLE_MAX];
+
 	for (int i = 0; i < n; i++) {
 		const struct ws_frame *x = &fr[i]->f;
+		const char *sym = ws_demangle(x->sym, d, sizeof(d));
 
 		fprintf(f, "%s{\"ip\":\"0x%" PRIx64 "\",\"sym\":", *first ? "" : ",", x->ip);
 		*first = false;
-		if (x->sym)
-			ws_json_str(f, x->sym);
+		if (sym)
+			ws_json_str(f, sym);
 		else
 			fputs("null", f);
+		/* demangled, as perf prints it; the symbol table's own name too */
+		if (sym != x->sym) {
+			fputs(",\"mangled\":", f);
+			ws_json_str(f, x->sym);
+		}
 		fprintf(f, ",\"off\":%" PRIu64 ",\"module\":", x->off);
 		if (x->module)
 			ws_json_str(f, x->module);
@@ -197,18 +178,19 @@ void ws_stack_folded(FILE *f, const struct ws_stack *const parts[], int n, int m
 {
 	const struct ws_sframe *u[WS_STACK_MAX_FRAMES];
 	int nu = collect(parts, n, false, u, WS_STACK_MAX_FRAMES);
+	char d[WS_DEMANGLE_MAX];
 
 	if (nu > max)
 		nu = max;
 	for (int i = nu - 1; i >= 0; i--) {
 		const struct ws_frame *x = &u[i]->f;
+		const char *name = x->sym ? ws_demangle(x->sym, d, sizeof(d)) : base(x->module);
 
 		fputc(';', f);
-		/* names only (no offsets), so equal code paths stack together */
-		for (const unsigned char *p =
-			     (const unsigned char *)(x->sym ? x->sym : base(x->module));
-		     *p; p++)
-			fputc(*p == ';' ? ':' : *p <= ' ' || *p == 0x7f ? '?' : *p, f);
+		/* names only (no offsets), so equal code paths stack together; a space may stay
+		 * ("void (*)()"): the weight is after the line's last one */
+		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+			fputc(*p == ';' ? ':' : *p < ' ' || *p == 0x7f ? '?' : *p, f);
 	}
 }
 
@@ -217,10 +199,49 @@ void ws_stack_lines(FILE *f, const struct ws_stack *const parts[], int n)
 	const struct ws_sframe *u[WS_STACK_MAX_FRAMES], *k[WS_STACK_MAX_FRAMES];
 	int nu = collect(parts, n, false, u, WS_STACK_MAX_FRAMES);
 	int nk = collect(parts, n, true, k, WS_STACK_MAX_FRAMES);
-	char buf[512];
+	char buf[1024], d[WS_DEMANGLE_MAX];
 
 	for (int i = 0; i < nu + nk; i++) {
-		ws_frame_format(i < nu ? &u[i]->f : &k[i - nu]->f, buf, sizeof(buf));
+		struct ws_frame x = i < nu ? u[i]->f : k[i - nu]->f;
+
+		x.sym = ws_demangle(x.sym, d, sizeof(d));
+		ws_frame_format(&x, buf, sizeof(buf));
 		fprintf(f, "%s%s", i ? "\n" : "", buf);
 	}
+}
+
+int ws_frame_format(const struct ws_frame *f, char *buf, size_t len)
+{
+	const char *mod = f->module ? strrchr(f->module, '/') : NULL;
+
+	mod = mod ? mod + 1 : f->module;
+	if (f->sym && f->file)
+		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s) %s:%u", f->sym, f->off, mod,
+				f->file, f->line);
+	if (f->sym)
+		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", f->sym, f->off, mod);
+	if (mod)
+		return snprintf(buf, len, "%s+0x%" PRIx64, mod, f->off);
+	return snprintf(buf, len, "0x%" PRIx64, f->ip);
+}
+
+const char *ws_unwind_stop_str(enum ws_unwind_stop stop)
+{
+	switch (stop) {
+	case WS_UNWIND_END:
+		return "end of stack";
+	case WS_UNWIND_MAX_FRAMES:
+		return "frame limit";
+	case WS_UNWIND_DEADLINE:
+		return "time limit";
+	case WS_UNWIND_NO_MEMORY:
+		return "stack copy too short";
+	case WS_UNWIND_NO_CFI:
+		return "no unwind information";
+	case WS_UNWIND_STUCK:
+		return "stack does not climb";
+	case WS_UNWIND_BAD_FP:
+		return "no frame record at the frame pointer";
+	}
+	return "?";
 }

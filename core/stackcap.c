@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
+#include "mapsnap.h"
 #include "procmaps.h"
 #include "stackcap.h"
 #include "syscall_fmt.h"
@@ -27,119 +29,33 @@ struct unwinder_slot {
 	uint64_t exe_dev, exe_ino; /* the program it was made for (an exec changes it) */
 };
 
-/* The program @pid runs now, as the inode of /proc/PID/exe; false when gone. */
-static bool exe_of(uint32_t pid, uint64_t *dev, uint64_t *ino)
-{
-	char path[48];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
-	if (stat(path, &st))
-		return false;
-	*dev = st.st_dev;
-	*ino = st.st_ino;
-	return true;
-}
-
-/* The last maps text read of a traced process: what its stacks unwind with once it is gone. */
-struct snapshot {
-	uint32_t pid;
-	uint64_t first_ns, taken_ns; /* first seen (or seen to exec), last read (or tried) */
-	uint64_t exe_dev, exe_ino;   /* the program it runs */
-	char *text;
-	struct ws_reader_id id; /* its user's credentials, read with the maps: files it names are
-				 * opened with these, also once it is gone */
-	bool have_id;
-};
-
 struct ws_stackcap {
 	struct ws_symbols *syms;
 	struct unwinder_slot slots[UNWINDERS];
 	uint64_t clock;
-	struct snapshot *snaps;
-	size_t nsnaps, snaps_cap;
-	bool self_known; /* whyslow's own program, to tell a command not exec()ed yet */
-	uint64_t self_dev, self_ino;
+	struct ws_mapsnap *maps; /* its maps: what its stacks unwind with once it is gone */
 	struct ws_useropen *uo;
 	struct ws_symfile_log refused;
 };
 
-static struct snapshot *snapshot_of(struct ws_stackcap *sc, uint32_t pid)
-{
-	for (size_t i = 0; i < sc->nsnaps; i++)
-		if (sc->snaps[i].pid == pid)
-			return &sc->snaps[i];
-	return NULL;
-}
-
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
 {
-	struct snapshot *sn = snapshot_of(sc, pid);
-	uint64_t dev = 0, ino = 0;
-	struct ws_reader_id id, id2;
-	char *text;
-	bool live, exec, id_ok;
-	int err;
+	return ws_mapsnap_take(sc->maps, pid, now);
+}
 
-	/* past start-up maps change rarely: once a second, not even a stat before */
-	if (sn && now - sn->first_ns >= WS_STACKCAP_YOUNG_NS &&
-	    now - sn->taken_ns < WS_STACKCAP_REFRESH_NS)
-		return 0;
-	/* a command `whyslow run` started that has not exec()ed yet is a copy of whyslow: its
-	 * maps would name whyslow's code, never the program's */
-	live = exe_of(pid, &dev, &ino);
-	if (live && sc->self_known && dev == sc->self_dev && ino == sc->self_ino)
-		return 0;
-	/* a program that cannot be stat'ed (a zombie; a FUSE mount) is not a new one */
-	exec = sn && live && (dev != sn->exe_dev || ino != sn->exe_ino);
-	/*
-	 * A young process (a short program may be gone before its first stack is read) at every
-	 * poll while its program's libraries are being mapped (after its exec, or first sight),
-	 * then every 50 ms. Not every poll throughout: a busy ring wakes the reader hundreds of
-	 * times a second, and a database's new connections cost a read of each one's maps every
-	 * time (~1,800 reads in a 20 s pgbench run, as much reader time as the unwinding).
-	 */
-	if (sn && !exec && now - sn->first_ns >= WS_STACKCAP_SETTLE_NS &&
-	    now - sn->taken_ns < WS_STACKCAP_YOUNG_EVERY_NS)
-		return 0;
-	/* the user before and after the maps: an exec of a set-user-ID program between the two
-	 * would pair root's permissions with the paths the user's program named */
-	id_ok = ws_reader_id_of((pid_t)pid, &id) == 0;
-	if ((err = ws_procmaps_read_text(pid, &text)))
-		return err;
-	id_ok = id_ok && ws_reader_id_of((pid_t)pid, &id2) == 0 && !memcmp(&id, &id2, sizeof(id));
-	if (!*text) { /* exited, not yet reaped: keep what was read before, try again when due */
-		free(text);
-		if (sn)
-			sn->taken_ns = now;
-		return -ENOENT;
-	}
-	if (!sn) {
-		if (ws_grow((void **)&sc->snaps, &sc->snaps_cap, sc->nsnaps + 1,
-			    sizeof(*sc->snaps))) {
-			free(text);
-			return -ENOMEM;
-		}
-		sn = &sc->snaps[sc->nsnaps++];
-		sn->pid = pid;
-		sn->first_ns = now;
-		sn->exe_dev = dev;
-		sn->exe_ino = ino;
-		sn->text = NULL;
-	}
-	if (exec) { /* young again: its new program's libraries are being mapped */
-		sn->first_ns = now;
-		sn->exe_dev = dev;
-		sn->exe_ino = ino;
-	}
-	free(sn->text);
-	sn->text = text;
-	sn->taken_ns = now;
-	/* unknown when it changed meanwhile: then files are opened as nobody */
-	sn->have_id = id_ok;
-	if (id_ok)
-		sn->id = id;
-	return 1;
+uint64_t ws_stackcap_due_in(const struct ws_stackcap *sc, uint64_t now)
+{
+	return sc ? ws_mapsnap_due_in(sc->maps, now) : UINT64_MAX;
+}
+
+void ws_stackcap_snapshot_young(struct ws_stackcap *sc, uint64_t now)
+{
+	ws_mapsnap_take_young(sc->maps, now);
+}
+
+int ws_stackcap_watch(struct ws_stackcap *sc, int tgids_fd)
+{
+	return ws_mapsnap_watch(sc->maps, tgids_fd);
 }
 
 int ws_stackcap_new(struct ws_stackcap **out)
@@ -153,12 +69,12 @@ int ws_stackcap_new(struct ws_stackcap **out)
 		free(sc);
 		return err;
 	}
-	if ((err = ws_useropen_new(&sc->uo))) {
+	if ((err = ws_useropen_new(&sc->uo)) || (err = ws_mapsnap_new(&sc->maps))) {
+		ws_useropen_free(sc->uo);
 		ws_symbols_free(sc->syms);
 		free(sc);
 		return err;
 	}
-	sc->self_known = exe_of(getpid(), &sc->self_dev, &sc->self_ino);
 	*out = sc;
 	return 0;
 }
@@ -167,11 +83,9 @@ void ws_stackcap_free(struct ws_stackcap *sc)
 {
 	if (!sc)
 		return;
+	ws_mapsnap_free(sc->maps);
 	for (int i = 0; i < UNWINDERS; i++)
 		ws_unwinder_free(sc->slots[i].u);
-	for (size_t i = 0; i < sc->nsnaps; i++)
-		free(sc->snaps[i].text);
-	free(sc->snaps);
 	ws_symbols_free(sc->syms);
 	ws_useropen_free(sc->uo);
 	ws_symfile_log_free(&sc->refused);
@@ -192,13 +106,7 @@ void ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid)
 		}
 	}
 	ws_symbols_forget(sc->syms, pid);
-	for (size_t i = 0; i < sc->nsnaps; i++) {
-		if (sc->snaps[i].pid == pid) {
-			free(sc->snaps[i].text);
-			sc->snaps[i] = sc->snaps[--sc->nsnaps];
-			break;
-		}
-	}
+	ws_mapsnap_forget(sc->maps, pid);
 }
 
 static bool live_maps(uint32_t pid)
@@ -214,7 +122,7 @@ static struct ws_unwinder *unwinder_of(struct ws_stackcap *sc, uint32_t pid)
 {
 	struct unwinder_slot *victim = &sc->slots[0];
 	uint64_t dev = 0, ino = 0;
-	bool live = exe_of(pid, &dev, &ino);
+	bool live = ws_mapsnap_exe(pid, &dev, &ino);
 
 	for (int i = 0; i < UNWINDERS; i++) {
 		struct unwinder_slot *s = &sc->slots[i];
@@ -240,11 +148,16 @@ static struct ws_unwinder *unwinder_of(struct ws_stackcap *sc, uint32_t pid)
 	/* a process that has exited (a zombie too: its maps read empty) unwinds with its last
 	 * snapshot, for the unwinder and for the names */
 	if (!live_maps(pid) || ws_unwinder_new(pid, NULL, &victim->u)) {
-		struct snapshot *sn = snapshot_of(sc, pid);
+		struct ws_mapsnap_copy sn;
 
-		if (!sn || ws_unwinder_new(pid, sn->text, &victim->u))
+		if (ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text ||
+		    ws_unwinder_new(pid, sn.text, &victim->u)) {
+			free(sn.text);
 			return NULL;
-		ws_symbols_set_maps(sc->syms, pid, sn->text);
+		}
+		if (!ws_symbols_set_maps(sc->syms, pid, sn.text))
+			ws_mapsnap_syms_have(sc->maps, pid);
+		free(sn.text);
 	}
 	victim->pid = pid;
 	victim->used = ++sc->clock;
@@ -313,6 +226,25 @@ const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc)
 static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_rec_hdr **out);
 
 /*
+ * Whose credentials @pid's files are opened with: its snapshot's, kept fresh with its maps (an
+ * exec makes it young again), not a read of /proc at every stack; read now without one. NULL:
+ * not known.
+ */
+static const struct ws_reader_id *user_of(struct ws_stackcap *sc, uint32_t pid,
+					  struct ws_reader_id *id)
+{
+	struct ws_mapsnap_copy c;
+	bool have = !ws_mapsnap_get(sc->maps, pid, &c) && c.text;
+
+	free(c.text);
+	if (have && c.have_id)
+		*id = c.id;
+	else if (have || ws_reader_id_of((pid_t)pid, id))
+		return NULL;
+	return id;
+}
+
+/*
  * The files @rec's process names are opened with its user's credentials: read now while it
  * lives, or as they were when its maps were last read.
  */
@@ -322,22 +254,72 @@ int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 	const struct ws_rec_stack_raw *r = (const void *)rec;
 	struct ws_symfile_ctx ctx = { .uo = sc->uo, .log = &sc->refused };
 	const struct ws_symfile_ctx *prev;
-	struct ws_reader_id live;
-	struct snapshot *sn;
+	struct ws_reader_id id;
 	int err;
 
 	if (rec->size >= sizeof(*r)) {
-		/* the snapshot's, kept fresh with its maps (an exec makes it young again): not a
-		 * read of /proc at every stack */
-		sn = snapshot_of(sc, r->pid);
-		if (sn && sn->have_id)
-			ctx.id = &sn->id;
-		else if (!sn && ws_reader_id_of((pid_t)r->pid, &live) == 0)
-			ctx.id = &live;
+		/* its maps from its first stack on, while it lives: a later stack of it (the user
+		 * half of this one) may come after it exited */
+		if (!ws_mapsnap_has(sc->maps, r->pid))
+			ws_mapsnap_take(sc->maps, r->pid, ws_clock_mono_now());
+		ctx.id = user_of(sc, r->pid, &id);
 	}
 	prev = ws_symfile_use(&ctx);
+	/* the first stacks of a program may take long (kernel symbols, debug info): the watcher
+	 * reads the maps of new processes meanwhile */
+	ws_mapsnap_busy(sc->maps, true);
+	uint64_t t0 = ws_clock_mono_now();
 	err = resolve(sc, rec, out);
+	if (getenv("H3DBG"))
+		fprintf(stderr, "H3DBG resolve %u tid %u valid %x at %.3f took %.3f ms nouser %u\n",
+			r->pid, r->tid, r->uregs.valid, t0 / 1e6, (ws_clock_mono_now() - t0) / 1e6,
+			*out ? ((struct ws_rec_stack *)*out)->nouser : 999);
+	ws_mapsnap_busy(sc->maps, false);
 	ws_symfile_use(prev);
+	return err;
+}
+
+static bool named(const struct ws_sframe *fr, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!fr[i].f.module)
+			return false;
+	return true;
+}
+
+/*
+ * Name the unwound pcs @uf into @fr (*@n of them). The symbols read the process's maps
+ * themselves the first time they meet it: if it was gone by then (it exited while its first
+ * stack was unwound) they have none, and its snapshot names the frames instead.
+ */
+static int user_frames(struct ws_stackcap *sc, uint32_t pid, const struct ws_uframe *uf,
+		       uint32_t nuf, struct ws_sframe *fr, uint32_t *n)
+{
+	struct ws_mapsnap_copy sn;
+	struct ws_frame f;
+	uint32_t first = *n;
+	int err = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < nuf && *n < WS_STACK_MAX_FRAMES && !err; i++) {
+			bool ret = i > 0 && !(uf[i].flags & WS_UFRAME_ACTIVATION);
+
+			err = ws_symbols_resolve(sc->syms, pid, uf[i].pc, ret, &f);
+			if (!err)
+				err = keep_frame(&fr[(*n)++], &f, false);
+		}
+		if (err || named(&fr[first], *n - first) || pass || live_maps(pid))
+			return err;
+		if (ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text || sn.syms_have) {
+			free(sn.text);
+			return 0;
+		}
+		if (!ws_symbols_set_maps(sc->syms, pid, sn.text))
+			ws_mapsnap_syms_have(sc->maps, pid);
+		free(sn.text);
+		drop_frames(&fr[first], *n - first);
+		*n = first;
+	}
 	return err;
 }
 
@@ -375,14 +357,15 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 		regs_of(r, &regs);
 		if (u && !ws_unwind(u, r->tid, &regs, &us, &o, &res)) {
 			st.ustop = res.stop + 1;
-			for (uint32_t i = 0; i < res.n && n < WS_STACK_MAX_FRAMES && !err; i++) {
-				bool ret = i > 0 && !(uf[i].flags & WS_UFRAME_ACTIVATION);
-
-				err = ws_symbols_resolve(sc->syms, r->pid, uf[i].pc, ret, &f);
-				if (!err)
-					err = keep_frame(&fr[n++], &f, false);
-			}
+			err = user_frames(sc, r->pid, uf, res.n, fr, &n);
+		} else {
+			st.nouser = !u && !ws_mapsnap_has(sc->maps, r->pid) && !live_maps(r->pid)
+					    ? WS_NOUSER_EXITED
+					    : WS_NOUSER_UNWIND;
 		}
+	} else {
+		/* a kernel half (0: its user half follows), or a note saying why none comes */
+		st.nouser = r->uregs.nouser;
 	}
 	kfirst = n;
 	for (uint32_t i = 0; i < r->nkframes && n < WS_STACK_MAX_FRAMES && !err; i++) {
@@ -407,4 +390,31 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 		err = ws_stackrec_encode(rec, &st, out);
 	drop_frames(fr, n);
 	return err;
+}
+
+int ws_stackcap_data_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, char *buf,
+			  size_t len)
+{
+	struct ws_symfile_ctx ctx = { .uo = sc->uo, .log = &sc->refused };
+	const struct ws_symfile_ctx *prev;
+	struct ws_mapsnap_copy sn;
+	struct ws_reader_id id;
+	const char *sym;
+	uint64_t off;
+	int err;
+
+	/* its files are opened with its user's credentials, as for its stacks */
+	ctx.id = user_of(sc, pid, &id);
+	prev = ws_symfile_use(&ctx);
+	err = ws_symbols_data(sc->syms, pid, addr, &sym, &off);
+	/* gone before its maps were read: the last ones saved */
+	if (err == -ESRCH && !ws_mapsnap_get(sc->maps, pid, &sn)) {
+		if (sn.text && ws_symbols_set_maps(sc->syms, pid, sn.text) == 0)
+			err = ws_symbols_data(sc->syms, pid, addr, &sym, &off);
+		free(sn.text);
+	}
+	ws_symfile_use(prev);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	return ws_data_name_format(sym, off, buf, len);
 }

@@ -28,21 +28,35 @@ int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 /*
  * Keep a copy of @pid's /proc maps (call now and then for every traced process, with the
  * monotonic time): a process that exits before its stacks are read still unwinds with it.
- * A process is young for WS_STACKCAP_YOUNG_NS after it is first seen or seen to run a new
- * program (exec): read at every call for its first WS_STACKCAP_SETTLE_NS, then every
- * WS_STACKCAP_YOUNG_EVERY_NS; after that every WS_STACKCAP_REFRESH_NS. 1 when taken, 0 when not
- * due (or @pid still runs whyslow's own program), or a negative errno (-ENOENT: gone; what
- * was taken before is kept).
+ * When a copy is due: ws_mapsnap_take() (mapsnap.h). 1 when taken, 0 when not due (or @pid
+ * still runs whyslow's own program), or a negative errno (-ENOENT: gone; what was taken before
+ * is kept).
  */
-#define WS_STACKCAP_YOUNG_NS 2000000000ULL
-#define WS_STACKCAP_SETTLE_NS 100000000ULL
-#define WS_STACKCAP_YOUNG_EVERY_NS 50000000ULL
-#define WS_STACKCAP_REFRESH_NS 1000000000ULL
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now);
+/*
+ * Nanoseconds until a young process's maps are due again (at least WS_MAPSNAP_POLL_NS), or
+ * UINT64_MAX: the reader's poll must not sleep longer, or a short program that exits meanwhile
+ * leaves stacks that cannot be unwound.
+ */
+uint64_t ws_stackcap_due_in(const struct ws_stackcap *sc, uint64_t now);
+/* ws_stackcap_snapshot() of every young process known, also those not passed in yet. */
+void ws_stackcap_snapshot_young(struct ws_stackcap *sc, uint64_t now);
+/*
+ * Have a thread take the maps of the thread groups in BPF map @tgids_fd while a stack is being
+ * resolved (the first ones of a program can take a second): mapsnap.h. 0 or -errno.
+ */
+int ws_stackcap_watch(struct ws_stackcap *sc, int tgids_fd);
 /* Files whose symbols were not read (symfile.h), for the summary. */
 struct ws_symfile_log;
 const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc);
 /* Process @pid is gone: drop its unwinder and what its addresses were known as. */
 void ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid);
+/*
+ * The data object of @pid that holds @addr, as "sym+0xoff" into @buf (symbols.h,
+ * ws_symbols_data): read from its files as its user, from its last saved maps once it is gone.
+ * Returns the length written, 0 when no object is known to hold it, or -ENOMEM.
+ */
+int ws_stackcap_data_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, char *buf,
+			  size_t len);
 
 #endif

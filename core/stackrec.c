@@ -63,6 +63,7 @@ int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
 	r->wait_end = st->wait_end;
 	r->fd = plen ? st->fd : -1;
 	r->path_len = plen;
+	r->nouser = st->nouser;
 	p = (char *)(r + 1);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ws_sframe *f = &st->frames[i];
@@ -121,6 +122,7 @@ int ws_stackrec_decode(const struct ws_rec_hdr *rec, struct ws_stack **out)
 	st->wait_tid = r->wait_tid;
 	st->role = r->role;
 	st->ustop = r->ustop;
+	st->nouser = r->nouser;
 	st->wait_start = r->wait_start;
 	st->wait_end = r->wait_end;
 	/* the strings are copied in one block: the frames point into it */

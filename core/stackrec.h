@@ -24,8 +24,9 @@ struct ws_sframe {
 /* One thread's stack for one wait; user frames first (innermost first), then kernel frames. */
 struct ws_stack {
 	uint32_t tid, pid, wait_tid;
-	uint8_t role;  /* WS_STACK_WAITER or WS_STACK_WAKER */
-	uint8_t ustop; /* enum ws_unwind_stop + 1; 0: no user part */
+	uint8_t role;	 /* WS_STACK_WAITER or WS_STACK_WAKER */
+	uint8_t ustop;	 /* enum ws_unwind_stop + 1; 0: no user part */
+	uint16_t nouser; /* WS_NOUSER_*: why no user frames (0: there are, or unknown) */
 	uint64_t wait_start, wait_end;
 	uint32_t n;
 	struct ws_sframe *frames;

@@ -15,11 +15,26 @@ struct bucket {
 
 struct ws_stacks {
 	struct bucket b[BUCKETS];
+	uint64_t capture_ns;
 };
 
 struct ws_stacks *ws_stacks_new(void)
 {
-	return calloc(1, sizeof(struct ws_stacks));
+	struct ws_stacks *s = calloc(1, sizeof(struct ws_stacks));
+
+	if (s)
+		s->capture_ns = UINT64_MAX;
+	return s;
+}
+
+void ws_stacks_set_capture(struct ws_stacks *s, uint64_t min_ns)
+{
+	s->capture_ns = min_ns;
+}
+
+uint64_t ws_stacks_capture(const struct ws_stacks *s)
+{
+	return s->capture_ns;
 }
 
 void ws_stacks_free(struct ws_stacks *s)

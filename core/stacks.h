@@ -17,6 +17,12 @@ struct ws_stacks *ws_stacks_new(void);
 void ws_stacks_free(struct ws_stacks *s);
 /* Keep the stack of WS_KIND_STACK record @rec. 0, -EINVAL (malformed) or -ENOMEM. */
 int ws_stacks_add(struct ws_stacks *s, const struct ws_rec_hdr *rec);
+/*
+ * Stacks were captured for waits of at least @min_ns (0: not at all, [core] stacks = false).
+ * Until this is called, the threshold is not known (UINT64_MAX).
+ */
+void ws_stacks_set_capture(struct ws_stacks *s, uint64_t min_ns);
+uint64_t ws_stacks_capture(const struct ws_stacks *s);
 /* Forget stacks of waits that ended before @ts. */
 void ws_stacks_evict(struct ws_stacks *s, uint64_t ts);
 

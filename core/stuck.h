@@ -17,6 +17,7 @@
 #include <whyslow/plugin.h>
 
 #include "procsnap.h"
+#include "stackrec.h"
 
 /* A documented exit status: a deadlock was reported. */
 #define WS_EXIT_DEADLOCK 3
@@ -54,6 +55,12 @@ struct ws_stuck_thread {
 	const char *since_why;	    /* which evidence bounds it */
 	bool steady;		    /* the same wait in both samples, and it did not run between */
 	bool in_cycle;
+	/* the wait did not end: this signal killed the thread in it (killed.h; 0: still open) */
+	uint32_t killed_by;
+	/* WS_STUCK_STACKS: its user stack when sampled, innermost first (ustack_now.h); NULL
+	 * with @ustack_why saying why not (static text; NULL too: not read) */
+	struct ws_stack *ustack;
+	const char *ustack_why;
 };
 
 struct ws_stuck {
@@ -65,6 +72,8 @@ struct ws_stuck {
 	bool no_syscall_access;	   /* /proc/.../syscall could not be read for some thread */
 	size_t n_total;		   /* threads looked at, when more than @n (0: @n) */
 	void *texts;		   /* from a recording: what its strings point into */
+	/* the waits a fatal signal ended, as they were at the kill (killed.h), not still open */
+	bool at_kill;
 };
 
 /*
@@ -76,11 +85,40 @@ struct ws_stuck {
 int ws_stuck_take(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t gap_ns,
 		  const struct ws_stuck *earlier, const struct ws_open_sources *src);
 /*
+ * The same, with WS_STUCK_* @flags. WS_STUCK_STACKS: read the user stack of every thread off
+ * CPU in the (second) sample, from its memory (ustack_now.h), before the sources describe its
+ * wait (they see it as ws_open_wait.ustack). A recording does not keep them.
+ */
+#define WS_STUCK_STACKS 1u
+int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, uint64_t gap_ns,
+			const struct ws_stuck *earlier, const struct ws_open_sources *src,
+			unsigned int flags);
+/*
  * Describe @st's blocked threads again with @src (may be NULL): a recording keeps what /proc
  * said and who held each lock, and the sources of the report put it in words.
  */
 void ws_stuck_describe(struct ws_stuck *st, const struct ws_open_sources *src);
 void ws_stuck_free(struct ws_stuck *st);
+/* @n threads of @t and their stacks (stuck_rec.c, next to the decoder that allocates them) */
+void ws_stuck_free_threads(struct ws_stuck_thread *t, size_t n);
+
+/*
+ * @t's user stack (WS_STUCK_STACKS) as a WS_KIND_STACK record of its wait, from when it had begun
+ * by (ws_stuck_since) to the sample: the stack a link of that wait finds once it ends (a wait
+ * in progress at attach, whose start no BPF program saw). 0 with *@out malloc'd, -ENOENT when
+ * it has none, -ENOMEM.
+ */
+int ws_stuck_stack_record(const struct ws_stuck_thread *t, struct ws_rec_hdr **out);
+
+/* The thread @tid among @n threads of @t, or NULL. */
+static inline const struct ws_stuck_thread *ws_stuck_find(const struct ws_stuck_thread *t, size_t n,
+							  uint32_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].s.tid == tid)
+			return &t[i];
+	return NULL;
+}
 
 /* When @t's wait began at the latest (CLOCK_MONOTONIC); 0 without evidence. */
 static inline uint64_t ws_stuck_since(const struct ws_stuck_thread *t)
@@ -97,5 +135,12 @@ static inline uint64_t ws_stuck_since(const struct ws_stuck_thread *t)
  */
 int ws_stuck_print(FILE *f, const struct ws_stuck *st, uint64_t min_block_ns, bool json,
 		   const char *heading);
+
+/* The text heading of @st's waits at the end of a run or a report: still open, or at a kill. */
+static inline const char *ws_stuck_heading(const struct ws_stuck *st)
+{
+	return st->at_kill ? "Blocked when a signal killed them (waits at the kill)"
+			   : "Still blocked when tracing ended (open waits)";
+}
 
 #endif

@@ -344,3 +344,19 @@ nomem:
 	ws_stuck_free(st);
 	return -ENOMEM;
 }
+
+void ws_stuck_free_threads(struct ws_stuck_thread *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++)
+		ws_stack_free(t[i].ustack);
+	free(t);
+}
+
+void ws_stuck_free(struct ws_stuck *st)
+{
+	ws_stuck_free_threads(st->t, st->n);
+	free(st->cycles);
+	free(st->cycle_len);
+	free(st->texts);
+	memset(st, 0, sizeof(*st));
+}

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "ksyms.h"
 #include "perfmap.h"
 #include "procmaps.h"
@@ -31,7 +32,7 @@
 /* --- ELF files, cached per build-id ------------------------------------------------------- */
 
 struct load_seg {
-	uint64_t vaddr, offset, filesz;
+	uint64_t vaddr, offset, filesz, memsz; /* memsz: with .bss, which the file does not hold */
 };
 
 struct elf_file {
@@ -285,7 +286,8 @@ static int read_segs(Elf *elf, struct elf_file *f)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		f->segs[f->nsegs++] = (struct load_seg){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
+		f->segs[f->nsegs++] =
+			(struct load_seg){ ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz };
 	}
 	return 0;
 }
@@ -596,17 +598,107 @@ int ws_symbols_resolve(struct ws_symbols *s, pid_t pid, uint64_t ip, bool return
 	return 0;
 }
 
-int ws_frame_format(const struct ws_frame *f, char *buf, size_t len)
-{
-	const char *mod = f->module ? strrchr(f->module, '/') : NULL;
+/* --- data ------------------------------------------------------------------------------- */
 
-	mod = mod ? mod + 1 : f->module;
-	if (f->sym && f->file)
-		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s) %s:%u", f->sym, f->off, mod,
-				f->file, f->line);
-	if (f->sym)
-		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", f->sym, f->off, mod);
-	if (mod)
-		return snprintf(buf, len, "%s+0x%" PRIx64, mod, f->off);
-	return snprintf(buf, len, "0x%" PRIx64, f->ip);
+/*
+ * The file's own address of data address @addr, placed through mapping @m of that file (which
+ * holds @addr, or ends where the anonymous mapping holding it begins: the part of .bss past
+ * the file's last page). The segment @m maps gives the load bias; @addr must fall in that
+ * segment's memory size, .bss included.
+ */
+static bool elf_data_addr(const struct elf_file *f, const struct ws_map *m, uint64_t addr,
+			  uint64_t *out)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < f->nsegs; i++) {
+		const struct load_seg *g = &f->segs[i];
+		uint64_t bias, va;
+
+		if (m->offset < g->offset - g->offset % page ||
+		    m->offset >= g->offset + (g->filesz ? g->filesz : 1))
+			continue;
+		/* the address of file offset g->offset in this process, less its ELF address */
+		bias = m->start + (g->offset - m->offset) - g->vaddr;
+		va = addr - bias;
+		if (va >= g->vaddr && va - g->vaddr < g->memsz) {
+			*out = va;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The data object that provably holds @look: an STT_OBJECT with a size covering it. */
+static const char *elf_data_sym(struct elf_file *f, uint64_t look, uint64_t *off)
+{
+	GElf_Off o;
+	GElf_Sym sym;
+	const char *name;
+
+	/* libdw leaves thread-local (STT_TLS) symbols out: their values are not addresses */
+	name = dwfl_module_addrinfo(f->mod, look + f->bias, &o, &sym, NULL, NULL, NULL);
+	if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !sym.st_size ||
+	    o >= sym.st_size)
+		return NULL;
+	*off = o;
+	return name;
+}
+
+int ws_symbols_data(struct ws_symbols *s, pid_t pid, uint64_t addr, const char **sym, uint64_t *off)
+{
+	const struct ws_map *m, *fm;
+	struct proc *p;
+	struct elf_file *f;
+	const char *name;
+	uint64_t va;
+
+	*sym = NULL;
+	*off = 0;
+	if (KERNEL_ADDR(addr))
+		return -ENOENT;
+	p = proc_get(s, pid);
+	if (!p)
+		return -ENOMEM;
+	if (!p->have_maps)
+		return -ESRCH;
+	m = ws_procmaps_find(&p->maps, addr);
+	if (!m && p->live && proc_reread(p) == 0)
+		m = ws_procmaps_find(&p->maps, addr);
+	if (!m)
+		return -ENOENT;
+	fm = m;
+	/* .bss past the file's last page is anonymous memory right after the file's mapping */
+	if (!m->path && m > p->maps.maps && m[-1].end == m->start)
+		fm = m - 1;
+	if (!fm->path || fm->path[0] != '/')
+		return -ENOENT;
+	f = proc_file(s, p, (size_t)(fm - p->maps.maps));
+	if (!f || !elf_data_addr(f, fm, addr, &va))
+		return -ENOENT;
+	name = elf_data_sym(f, va, off);
+	if (!name)
+		return -ENOENT;
+	*sym = ws_strpool_intern(&s->strs, name);
+	return *sym ? 0 : -ENOMEM;
+}
+
+int ws_data_name_format(const char *sym, uint64_t off, char *buf, size_t len)
+{
+	char base[WS_DEMANGLE_MAX], d[WS_DEMANGLE_MAX], tail[24] = "";
+	const char *name;
+	size_t n, t;
+
+	/* without its version ("@GLIBC_2.2.5"): a name, not a link target */
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(sym, "@"), sym);
+	name = ws_demangle(base, d, sizeof(d));
+	if (off)
+		snprintf(tail, sizeof(tail), "+0x%" PRIx64, off);
+	n = strlen(name);
+	t = strlen(tail);
+	if (len < t + 5 || !n)
+		return 0;
+	if (n + t < len)
+		return snprintf(buf, len, "%s%s", name, tail);
+	return snprintf(buf, len, "%.*s...%s", (int)(len - 1 - t - 3), name, tail);
 }

@@ -56,8 +56,21 @@ void ws_symbols_forget(struct ws_symbols *s, pid_t pid);
 int ws_symbols_resolve(struct ws_symbols *s, pid_t pid, uint64_t ip, bool return_address,
 		       struct ws_frame *out);
 
-/* "sym+0xoff (module) file:line", "sym+0xoff (module)" or "module+0xoff" ("0x…" unmapped), with
- * the module's directory left out.  Returns what snprintf returns. */
-int ws_frame_format(const struct ws_frame *f, char *buf, size_t len);
+/*
+ * The data object of process @pid that holds @addr (a global, a static, a library's data:
+ * .data or .bss of a mapped ELF file, by its symbol table; a sized STT_OBJECT only, never a
+ * neighbour's name) into *@sym (living as long as @s) and *@off (from its start). 0; -ENOENT
+ * when no such object holds it (the heap, a stack, an unnamed static); -ESRCH when @pid's maps
+ * are not known (it is gone: ws_symbols_set_maps() can give them); -ENOMEM.
+ */
+int ws_symbols_data(struct ws_symbols *s, pid_t pid, uint64_t addr, const char **sym,
+		    uint64_t *off);
+
+/*
+ * A data object's name as the report prints it: "sym+0xoff", or "sym" at its start; demangled,
+ * without its version, in @len bytes at most (a name too long is cut, "...", before the offset).
+ * Returns the length written, 0 when @len has no room for it.
+ */
+int ws_data_name_format(const char *sym, uint64_t off, char *buf, size_t len);
 
 #endif

@@ -102,6 +102,8 @@ int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m
 	kv(f, "resolution_ns", "%" PRIu64, m->resolution_ns);
 	if (m->ncpus)
 		kv(f, "ncpus", "%" PRIu32, m->ncpus);
+	if (m->has_stack_min)
+		kv(f, "stack_min_ns", "%" PRIu64, m->stack_min_ns);
 	fputs("pids", f);
 	fputc(0, f);
 	for (int i = 0; i < m->npids; i++)
@@ -250,6 +252,8 @@ int ws_trace_meta_parse(const void *p, size_t len, struct ws_trace_meta *m)
 			err = parse_pids(v, m);
 		else if (!strcmp(k, "ncpus"))
 			err = parse_ncpus(v, m);
+		else if (!strcmp(k, "stack_min_ns"))
+			m->has_stack_min = !(err = parse_u64(v, &m->stack_min_ns));
 		/* other keys: added by a newer minor; ignored */
 		if (err)
 			return err;

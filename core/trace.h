@@ -21,7 +21,7 @@
 
 #define WS_TRACE_MAGIC "WHYSLOW" /* with its NUL: 8 bytes */
 #define WS_TRACE_MAJOR 1
-#define WS_TRACE_MINOR 4
+#define WS_TRACE_MINOR 5
 #define WS_TRACE_MAX_REC (1u << 20) /* no record is larger; bounds the reader's buffer */
 #define WS_TRACE_MAX_PIDS 4096	    /* traced pids kept from the metadata */
 #define WS_TRACE_STR 256
@@ -92,6 +92,10 @@ struct ws_trace_meta {
 	 * keeps per-CPU state for these and refuses a record naming another (WS_MAX_CPUS at most)
 	 */
 	uint32_t ncpus;
+	/* stacks were captured for waits of at least this long (1.5; 0: stacks off); only when
+	 * @has_stack_min (before 1.5: min_block_ns, stacks being on by default) */
+	uint64_t stack_min_ns;
+	bool has_stack_min;
 	uint32_t pids[WS_TRACE_MAX_PIDS]; /* thread groups traced from the start */
 	int npids;
 };

@@ -563,24 +563,3 @@ int ws_unwind(struct ws_unwinder *u, pid_t tid, const struct ws_uregs *regs,
 	}
 	return 0;
 }
-
-const char *ws_unwind_stop_str(enum ws_unwind_stop stop)
-{
-	switch (stop) {
-	case WS_UNWIND_END:
-		return "end of stack";
-	case WS_UNWIND_MAX_FRAMES:
-		return "frame limit";
-	case WS_UNWIND_DEADLINE:
-		return "time limit";
-	case WS_UNWIND_NO_MEMORY:
-		return "stack copy too short";
-	case WS_UNWIND_NO_CFI:
-		return "no unwind information";
-	case WS_UNWIND_STUCK:
-		return "stack does not climb";
-	case WS_UNWIND_BAD_FP:
-		return "no frame record at the frame pointer";
-	}
-	return "?";
-}

@@ -128,6 +128,4 @@ int ws_unwind(struct ws_unwinder *u, pid_t tid, const struct ws_uregs *regs,
 	      const struct ws_ustack *stack, const struct ws_unwind_opts *opts,
 	      struct ws_unwind_result *res);
 
-const char *ws_unwind_stop_str(enum ws_unwind_stop stop);
-
 #endif

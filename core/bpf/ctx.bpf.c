@@ -177,12 +177,25 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ws_follow_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	struct ws_rec_hdr *r;
 	__u8 one = 1;
 
+	if (ptgid == ctgid || !ws_traced_tgid(ptgid))
+		return 0;
 	/* a full filter must not hide the child silently: it is counted like a lost record */
-	if (ptgid != ctgid && ws_traced_tgid(ptgid) &&
-	    bpf_map_update_elem(&ws_tgids, &ctgid, &one, BPF_ANY))
+	if (bpf_map_update_elem(&ws_tgids, &ctgid, &one, BPF_ANY)) {
 		ws_count_lost(WS_KIND_UNTRACED_PROC, ws_cpu_state());
+		return 0;
+	}
+	/* wake the reader: the child's maps must be read before a short program exits (a
+	 * wakeup, not an event: a full ring loses nothing the analysis needs) */
+	r = bpf_ringbuf_reserve(&ws_ring, sizeof(*r), 0);
+	if (!r)
+		return 0;
+	ws_fill_hdr(r, sizeof(*r), WS_KIND_PROC_NEW, ws_cpu_state());
+	r->tid = BPF_CORE_READ(child, pid);
+	r->pid = ctgid;
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 

@@ -60,9 +60,19 @@ struct recent {
 	uint64_t src, dst; /* dst: 0 for a plain wake */
 };
 
+/* Futex words looked up by the data object holding them, at most (each lookup may read files). */
+#define WORDS_MAX 16384
+
+/* What a futex word of one process is called: "_PyRuntime+0x1b0", "M". */
+struct word_name {
+	bool named;
+	char name[sizeof(((struct ws_field *)0)->s)];
+};
+
 /* The plugin's state for one session (ws_plugin_ctx.priv). */
 struct futex {
 	struct ws_table calls; /* tid -> struct call in flight (enter/exit records) */
+	struct ws_table words; /* word_key(pid, address) -> struct word_name, asked once each */
 	bool warned;	       /* the table was full once (said once) */
 	struct {
 		struct recent r[RECENT];
@@ -379,6 +389,53 @@ static void alias_seen_requeues(const struct futex *f, struct call *victim, uint
 	}
 }
 
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* One key for a word of one process, here and in the session's name table (a recording). */
+static uint64_t word_key(uint32_t pid, uint64_t addr)
+{
+	uint64_t k = mix64(addr ^ mix64(pid));
+
+	return k ? k : 1;
+}
+
+/*
+ * Say which global or static holds futex word @addr of process @pid, when one does
+ * ("addr_symbol": "_PyRuntime+0x1b0"): live, the core reads it from the process's files; a
+ * replay takes the name the live run kept in the recording. Asked once per word.
+ */
+static void claim_word_name(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr,
+			    struct ws_claim *out)
+{
+	const struct ws_host *h = ctx->host;
+	struct futex *f = ctx->priv;
+	uint64_t key = word_key(pid, addr);
+	struct word_name *wn = ws_table_get(&f->words, key);
+
+	if (!WS_HAS(h, data_symbol) || !h->data_symbol)
+		return;
+	if (!wn) {
+		if (f->words.live >= WORDS_MAX || !(wn = ws_table_put(&f->words, key, NULL)))
+			return; /* unnamed, never misnamed */
+		if (ctx->replay) {
+			wn->named = h->name_get(ctx, key, wn->name, sizeof(wn->name)) == 0 &&
+				    wn->name[0];
+		} else {
+			wn->named = h->data_symbol(ctx, pid, addr, wn->name, sizeof(wn->name)) > 0;
+			if (wn->named)
+				h->name_set(ctx, key, wn->name);
+		}
+	}
+	if (wn->named)
+		h->claim_str(out, "addr_symbol", wn->name);
+}
+
 /*
  * Fill @out if @waker's call wakes or hands over one of @victim's futexes
  * (the check both ways of learning the calls share).
@@ -428,6 +485,7 @@ static int claim_match(struct ws_plugin_ctx *ctx, const struct ws_wait *w,
 			ctx->host->claim_hex(out, "waited_addr", victim->addrs[0]);
 		ctx->host->claim_str(out, "op", vop);
 		ctx->host->claim_str(out, "waker_op", wop);
+		claim_word_name(ctx, w->pid, a, out);
 		return 1;
 	}
 	return 0;
@@ -466,6 +524,7 @@ static int claim_timeout(struct ws_plugin_ctx *ctx, const struct ws_wait *w,
 			 "timed wait ended by its timer; no wake on this futex was seen meanwhile");
 	ctx->host->claim_hex(out, "addr", a);
 	ctx->host->claim_str(out, "op", op_name(victim->syscall, victim->cmd));
+	claim_word_name(ctx, w->pid, a, out);
 	return 1;
 }
 
@@ -520,23 +579,40 @@ static int futex_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	return claim_match(ctx, w, victim, waker, out);
 }
 
+/* "futex 0x7f2a3c001000", "futex 0xa5b8f0 (_PyRuntime+0x1b0)": the word, and the global
+ * holding it when one does. */
+static int word_text(const struct ws_claim *claim, uint64_t addr, char *buf, size_t len)
+{
+	const char *sym = ws_claim_str(claim, "addr_symbol", NULL);
+
+	if (sym && *sym)
+		return snprintf(buf, len, "futex 0x%llx (%s)", (unsigned long long)addr, sym);
+	return snprintf(buf, len, "futex 0x%llx", (unsigned long long)addr);
+}
+
 static int futex_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, char *buf,
 			  size_t len)
 {
 	const struct ws_field *addr = ws_claim_field(claim, "addr"),
 			      *op = ws_claim_field(claim, "op");
+	int n;
 
 	(void)ctx;
-	if (!strcmp(claim->kind, "timeout"))
-		return addr ? snprintf(buf, len, "futex 0x%llx: wait timed out",
-				       (unsigned long long)addr->u)
-			    : snprintf(buf, len, "a futex wait that timed out");
+	if (!strcmp(claim->kind, "timeout")) {
+		if (!addr)
+			return snprintf(buf, len, "a futex wait that timed out");
+		n = word_text(claim, addr->u, buf, len);
+		if (n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - n, ": wait timed out");
+		return n;
+	}
 	if (!addr)
 		return snprintf(buf, len, "futex");
+	n = word_text(claim, addr->u, buf, len);
 	/* Only PI ops get a suffix: they are locks with an owner, worth naming. */
-	if (op && op->type == WS_FIELD_STR && strstr(op->s, "_PI"))
-		return snprintf(buf, len, "futex 0x%llx (%s)", (unsigned long long)addr->u, op->s);
-	return snprintf(buf, len, "futex 0x%llx", (unsigned long long)addr->u);
+	if (op && op->type == WS_FIELD_STR && strstr(op->s, "_PI") && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, " (%s)", op->s);
+	return n;
 }
 
 /* Waits on one futex word are one cause, whoever woke each. */
@@ -548,7 +624,7 @@ static int futex_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *clai
 	(void)ctx;
 	if (!addr)
 		return 0;
-	return snprintf(buf, len, "futex 0x%llx", (unsigned long long)addr->u);
+	return word_text(claim, addr->u, buf, len);
 }
 
 static int futex_init(struct ws_plugin_ctx *ctx)
@@ -558,6 +634,7 @@ static int futex_init(struct ws_plugin_ctx *ctx)
 	if (!f)
 		return -ENOMEM;
 	ws_table_init(&f->calls, sizeof(struct call));
+	ws_table_init(&f->words, sizeof(struct word_name));
 	ctx->priv = f;
 	return 0;
 }
@@ -566,8 +643,10 @@ static void futex_fini(struct ws_plugin_ctx *ctx)
 {
 	struct futex *f = ctx->priv;
 
-	if (f)
+	if (f) {
 		ws_table_free(&f->calls);
+		ws_table_free(&f->words);
+	}
 	free(f);
 	ctx->priv = NULL;
 }

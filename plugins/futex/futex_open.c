@@ -21,16 +21,32 @@ int futex_describe_open(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 	const struct ws_host *h = ctx->host;
 	uint64_t addr = w->syscall.args[0];
 	uint32_t op = (uint32_t)w->syscall.args[1];
-	char ob[40];
+	const char *cond;
+	char ob[40], fn[64];
 
 	if (!ws_syscall_is(&w->syscall, "futex") || !futex_op_waits(op))
 		return 0;
 	futex_op_name(op, ob, sizeof(ob));
 	out->strength = WS_CLAIM_SPECIFIC;
 	snprintf(out->kind, sizeof(out->kind), "futex");
-	snprintf(out->evidence, sizeof(out->evidence), "asleep in futex(%s) on this word", ob);
 	h->claim_hex(out, "addr", addr);
 	h->claim_str(out, "op", ob);
+	/* the same call serves mutexes and condition variables: the stack tells them apart */
+	cond = futex_op_pi(op) || !WS_HAS(w, ustack) || !w->ustack
+		       ? NULL
+		       : futex_cond_wait_frame(w->ustack, w->nustack);
+	if (cond) {
+		snprintf(fn, sizeof(fn), "%.*s", (int)strcspn(cond, "@"), cond);
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "%.36s: asleep in futex(%.26s) on this word", fn, ob);
+		h->claim_str(out, "object", "condvar");
+		h->claim_str(out, "function", fn);
+		snprintf(what, len,
+			 "a condition variable (futex 0x%" PRIx64 ", %s, in %s): it waits to be signalled, not for a lock",
+			 addr, ob, fn);
+		return 1;
+	}
+	snprintf(out->evidence, sizeof(out->evidence), "asleep in futex(%s) on this word", ob);
 	snprintf(what, len, "futex 0x%" PRIx64 " (%s)", addr, ob);
 	return 1;
 }
@@ -46,10 +62,13 @@ int futex_open_owner(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 	int err;
 
 	(void)ctx;
-	if (strcmp(c->kind, "futex") || !addr)
+	/* a condition variable has no holder: whoever signals it ends the wait */
+	if (strcmp(c->kind, "futex") || !addr || !strcmp(ws_claim_str(c, "object", ""), "condvar"))
 		return 0;
-	err = futex_owner_read(w->pid, addr, op, is_live, live_ctx, &o);
-	if (err)
+	/* a program killed while it waited is gone: its lock as the thread read it then */
+	if (WS_HAS(w, mem_len) && w->mem)
+		futex_owner_from_bytes(w->mem, w->mem_len, op, is_live, live_ctx, &o);
+	else if ((err = futex_owner_read(w->pid, addr, op, is_live, live_ctx, &o)))
 		return err;
 	out->lock = addr;
 	out->pshared = o.pshared;

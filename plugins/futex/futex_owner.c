@@ -138,7 +138,7 @@ bool futex_owner_from_mutex(const struct futex_mutex_words *m, bool pshared, ws_
 	if (!!(kind & KIND_PSHARED) != pshared)
 		return none(out, "not a glibc mutex (pshared flag and futex call disagree)");
 	if (m->lock == 0)
-		return none(out, "the mutex is not locked");
+		return none(out, "no mutex is locked at this word");
 	if (m->owner <= 0)
 		return none(out, "the mutex names no owner");
 	if (kind & KIND_ROBUST) {
@@ -161,20 +161,85 @@ bool futex_owner_from_mutex(const struct futex_mutex_words *m, bool pshared, ws_
 	return true;
 }
 
+/* Frames between the futex call and its pthread function: glibc's futex helpers, and room for
+ * a sanitizer's or a tracer's interposed wrapper. */
+#define COND_FRAMES 8
+
+/* @name without its leading underscores: "___pthread_cond_wait" is pthread_cond_wait */
+static bool named(const char *name, const char *prefix)
+{
+	while (*name == '_')
+		name++;
+	return !strncmp(name, prefix, strlen(prefix));
+}
+
+const char *futex_cond_wait_frame(const char *const *names, int n)
+{
+	for (int i = 0; i < n && i < COND_FRAMES; i++) {
+		const char *f = names[i];
+
+		if (!f)
+			continue;
+		/* the re-take of the mutex after a wakeup: __pthread_mutex_cond_lock, __lll_lock */
+		if (named(f, "pthread_mutex_") || named(f, "lll_lock") || named(f, "mutex_lock"))
+			return NULL;
+		if (named(f, "pthread_cond_") && strstr(f, "wait"))
+			return f;
+	}
+	return NULL;
+}
+
+/* The bytes of the lock a futex call with @op names: the PI word alone, or a mutex's head. */
+static size_t lock_bytes(uint32_t op)
+{
+	return futex_op_pi(op) ? sizeof(int32_t) : sizeof(struct futex_mutex_words);
+}
+
+static void owner_from_words(const struct futex_mutex_words *m, uint32_t op, ws_tid_live_fn is_live,
+			     void *ctx, struct futex_owner *out)
+{
+	if (futex_op_pi(op))
+		futex_owner_from_pi_word((uint32_t)m->lock, is_live, ctx, out);
+	else if (futex_cmd(op) == FUTEX_WAIT_REQUEUE_PI)
+		none(out, "a condition variable (requeue to a PI mutex)");
+	else
+		futex_owner_from_mutex(m, out->pshared, is_live, ctx, out);
+}
+
+static bool owner_start(uint32_t op, struct futex_owner *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->pshared = !futex_op_private(op);
+	if (!futex_op_waits(op))
+		return none(out, "not a futex wait");
+	return true;
+}
+
+void futex_owner_from_bytes(const uint8_t *mem, size_t len, uint32_t op, ws_tid_live_fn is_live,
+			    void *ctx, struct futex_owner *out)
+{
+	struct futex_mutex_words m = { 0 };
+
+	if (!owner_start(op, out))
+		return;
+	if (len < lock_bytes(op)) {
+		none(out, "the lock's memory was not read");
+		return;
+	}
+	memcpy(&m, mem, lock_bytes(op));
+	owner_from_words(&m, op, is_live, ctx, out);
+}
+
 int futex_owner_read(uint32_t pid, uint64_t uaddr, uint32_t op, ws_tid_live_fn is_live, void *ctx,
 		     struct futex_owner *out)
 {
 	struct futex_mutex_words m;
 	struct iovec local = { &m, sizeof(m) }, remote = { (void *)(uintptr_t)uaddr, sizeof(m) };
-	size_t want = futex_op_pi(op) ? sizeof(m.lock) : sizeof(m);
+	size_t want = lock_bytes(op);
 	ssize_t n;
 
-	memset(out, 0, sizeof(*out));
-	out->pshared = !futex_op_private(op);
-	if (!futex_op_waits(op)) {
-		none(out, "not a futex wait");
+	if (!owner_start(op, out))
 		return 0;
-	}
 	remote.iov_len = want;
 	local.iov_len = want;
 	n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
@@ -184,11 +249,6 @@ int futex_owner_read(uint32_t pid, uint64_t uaddr, uint32_t op, ws_tid_live_fn i
 		none(out, "the lock's memory is not fully readable");
 		return 0;
 	}
-	if (futex_op_pi(op))
-		futex_owner_from_pi_word((uint32_t)m.lock, is_live, ctx, out);
-	else if (futex_cmd(op) == FUTEX_WAIT_REQUEUE_PI)
-		none(out, "a condition variable (requeue to a PI mutex)");
-	else
-		futex_owner_from_mutex(&m, out->pshared, is_live, ctx, out);
+	owner_from_words(&m, op, is_live, ctx, out);
 	return 0;
 }

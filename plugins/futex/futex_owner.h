@@ -62,10 +62,22 @@ bool futex_owner_from_mutex(const struct futex_mutex_words *m, bool pshared, ws_
 			    void *ctx, struct futex_owner *out);
 
 /*
+ * The glibc condition-variable wait (pthread_cond_wait, _timedwait, _clockwait) a futex waiter
+ * sleeps in, from its user stack's function names, innermost first (NULL: unnamed): the name
+ * of that frame as the stack has it, or NULL. Only the innermost frames count, and a mutex lock
+ * met first means a mutex wait (after a signal the waiter re-takes its mutex, on the mutex's
+ * word, with the condvar frame still below). Pure, unit-tested.
+ */
+const char *futex_cond_wait_frame(const char *const *names, int n);
+
+/*
  * Read the lock at @uaddr in process @pid (process_vm_readv) for a waiter
  * whose futex call used @op. 0 with @out filled (evidence may be NONE, with
  * why), or -errno when the memory cannot be read.
  */
+/* The same from @len bytes of the lock's memory read before (@mem: at the futex address). */
+void futex_owner_from_bytes(const uint8_t *mem, size_t len, uint32_t op, ws_tid_live_fn is_live,
+			    void *ctx, struct futex_owner *out);
 int futex_owner_read(uint32_t pid, uint64_t uaddr, uint32_t op, ws_tid_live_fn is_live, void *ctx,
 		     struct futex_owner *out);
 

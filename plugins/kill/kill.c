@@ -17,6 +17,7 @@
 
 #include <whyslow/plugin.h>
 #include <whyslow/recent.h>
+#include <whyslow/syscall_names.h>
 
 #include "kill_rec.h"
 
@@ -27,6 +28,7 @@
 #define SIGNALS_PER_CPU 4
 #define TASK_INTERRUPTIBLE_ 0x1
 #define SIGKILL_ 9
+#define SIGCHLD_ 17
 
 /* The state: the last signal wakeups on each CPU of an older recording (struct ws_kill_wake). */
 static int kill_init(struct ws_plugin_ctx *ctx)
@@ -116,6 +118,21 @@ static bool pending_of(struct ws_plugin_ctx *ctx, const struct ws_wake *wk, uint
 	return true;
 }
 
+/*
+ * Did the thread, asleep in @sys, wait for signal @sig? Then the signal (and whoever sent it)
+ * is what it waited for. Otherwise the signal only interrupted a wait for something else: a
+ * Ctrl-C ends a deadlocked lock wait, it did not cause it. A child's SIGCHLD ends a wait for
+ * that child (wait4, waitid): the child's exit is what was waited for. A read of a signalfd
+ * is not told apart from any read here: it is said to be interrupted.
+ */
+static bool waits_for_signal(const struct ws_syscall *sys, uint32_t sig)
+{
+	if (ws_syscall_is(sys, "rt_sigtimedwait") || ws_syscall_is(sys, "rt_sigsuspend") ||
+	    ws_syscall_is(sys, "pause") || ws_syscall_is(sys, "sigsuspend"))
+		return true;
+	return sig == SIGCHLD_ && (ws_syscall_is(sys, "wait4") || ws_syscall_is(sys, "waitid"));
+}
+
 static int kill_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_host *host = ctx->host;
@@ -146,6 +163,9 @@ static int kill_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct
 	}
 	in_irq = w->wake->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ | WS_CTX_TIMER);
 	out->strength = WS_CLAIM_SPECIFIC;
+	/* without the syscall (a recording from before ABI 1.1) the signal is all that is known */
+	if (WS_HAS(out, ends_only) && ws_syscall_known(&w->wake->wakee_sys))
+		out->ends_only = !waits_for_signal(&w->wake->wakee_sys, sig);
 	snprintf(out->kind, sizeof(out->kind), "signal");
 	if (in_irq) {
 		/* current is whatever the interrupt hit: the kernel sent it (a timer's SIGALRM) */

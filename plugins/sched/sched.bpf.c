@@ -788,6 +788,16 @@ int BPF_PROG(ws_sched_exit, struct task_struct *p)
 	} else {
 		__builtin_memset(&r->short_waits, 0, sizeof(r->short_waits));
 	}
+	r->exit_code = BPF_CORE_READ(p, exit_code);
+	r->mem_len = 0;
+	ws_read_syscall_none(&r->sys);
+	/* killed: what it was blocked in, read while its registers and memory are still its own */
+	if (r->exit_code & 0x7f) {
+		ws_read_syscall(p, &r->sys);
+		if (r->sys.nr == WS_NR_futex &&
+		    !bpf_probe_read_user(r->mem, sizeof(r->mem), (void *)r->sys.args[0]))
+			r->mem_len = sizeof(r->mem);
+	}
 	ws_submit(r);
 	return 0;
 }

@@ -157,8 +157,16 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 
 		if (rec->size < WS_SCHED_EXIT_V0_SIZE)
 			return -EINVAL;
-		if (rec->size >= sizeof(*r))
+		if (rec->size >= WS_SCHED_EXIT_V1_SIZE)
 			short_copy(&ev.short_waits, &r->short_waits);
+		if (rec->size >= sizeof(*r)) {
+			ev.exit_signal = r->exit_code & 0x7f;
+			ev.sys = r->sys;
+			ev.mem = r->mem;
+			ev.mem_len = r->mem_len < sizeof(r->mem) ? r->mem_len : sizeof(r->mem);
+		} else {
+			ev.sys.nr = WS_SYSCALL_NONE;
+		}
 		comm_copy(comm, r->comm);
 		ev.ts = rec->ts;
 		ev.tid = rec->tid;
@@ -326,6 +334,18 @@ static int sched_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 	if (!strcmp(c->kind, "untraced"))
 		return snprintf(buf, len, "a wakeup from tid %u (%s), outside the traced processes",
 				c->woken_by, ws_claim_str(c, "waker_comm", "?"));
+	/* what an interrupted wait waited in (sched_describe_open's kinds) */
+	if (!strcmp(c->kind, "syscall") || !strcmp(c->kind, "uninterruptible")) {
+		char nb[24];
+		const char *name = ws_syscall_label(&c->syscall, nb, sizeof(nb));
+
+		if (name)
+			return snprintf(buf, len, "%s%s (args 0x%llx, 0x%llx, 0x%llx)",
+					c->kind[0] == 'u' ? "an uninterruptible wait in " : "",
+					name, (unsigned long long)c->syscall.args[0],
+					(unsigned long long)c->syscall.args[1],
+					(unsigned long long)c->syscall.args[2]);
+	}
 	return snprintf(buf, len, "an unknown cause (%s)", c->evidence);
 }
 
@@ -337,6 +357,9 @@ static int sched_root_label(struct ws_plugin_ctx *ctx, const struct ws_claim *c,
 
 	if (!strcmp(c->kind, "sleep"))
 		return snprintf(buf, len, "timer sleep in %s", comm);
+	if (!strcmp(c->kind, "syscall") && ws_syscall_label(&c->syscall, waker, sizeof(waker)))
+		return snprintf(buf, len, "%s in %s",
+				ws_syscall_label(&c->syscall, waker, sizeof(waker)), comm);
 	if (!strcmp(c->kind, "untraced")) {
 		if (ctx->host->thread_comm(ctx, c->woken_by, waker, sizeof(waker)))
 			snprintf(waker, sizeof(waker), "?");
@@ -351,7 +374,7 @@ static const struct ws_plugin sched_plugin = {
 	.abi_minor = WS_ABI_MINOR,
 	.name = "sched",
 	.description = "scheduler: context switches, wakeups (with interrupt context), thread life",
-	.version = "1.3",
+	.version = "1.4",
 	.kind_base = WS_KIND_SCHED,
 	.bpf_object = sched_object,
 	.configure = sched_configure,

@@ -124,13 +124,24 @@ struct ws_sched_fork {
 	char child_comm[WS_COMM_LEN];
 };
 
-/* hdr.tid exits; 1.1: with its summarised periods not yet written. */
+/*
+ * hdr.tid exits; 1.1: with its summarised periods not yet written; 1.4: with its exit code, and
+ * when a signal killed it, the syscall it was in and for a futex wait the lock's first bytes,
+ * read in its own context (the tracepoint comes before its memory is released): a program
+ * killed while it waited is gone before anyone could read /proc (issue 34).
+ */
+#define WS_SCHED_EXIT_MEM 24
 struct ws_sched_exit {
 	struct ws_rec_hdr hdr;
 	char comm[WS_COMM_LEN];
 	struct ws_sched_short short_waits;
+	__u32 exit_code;       /* task_struct.exit_code: low 7 bits the killing signal, 0 none */
+	__u32 mem_len;	       /* bytes of @mem read (0: none) */
+	struct ws_syscall sys; /* killed: the syscall it was in (nr WS_SYSCALL_NONE: none) */
+	__u8 mem[WS_SCHED_EXIT_MEM]; /* killed in a futex wait: the memory at sys.args[0] */
 };
 #define WS_SCHED_EXIT_V0_SIZE (sizeof(struct ws_rec_hdr) + WS_COMM_LEN)
+#define WS_SCHED_EXIT_V1_SIZE (__builtin_offsetof(struct ws_sched_exit, exit_code))
 
 /* Thread @tid took the name @comm (exec, prctl, pthread_setname_np). */
 struct ws_sched_comm {

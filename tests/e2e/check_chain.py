@@ -11,6 +11,8 @@
 3. That chain, link by link, against the links the truth implies for the case (kind, tid, pid,
    comm, woken_by, futex addr, block_io dev/sector/bytes/op); for "trap", no link (and nothing in
    the segments) may name the unrelated thread or be of kind block_io.
+4. Every chain's root against its segments, and the summary's root causes and the reasons
+   against the chains (check_roots.py, issue 34.4): on every output this checker reads.
 
 Exit 0 on success, 1 on any mismatch (with a diff), 2 on usage / unreadable input.
 Python 3 standard library only.
@@ -19,6 +21,8 @@ import argparse
 import json
 import re
 import sys
+
+import check_roots  # tests/e2e/check_roots.py, beside this file
 
 KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "timeout", "untraced", "unknown",
          "running", "wakeup_latency", "signal", "kernel_lock", "socket", "network"}
@@ -476,6 +480,8 @@ def main():
     rep = Report()
     records = load_stream(args.json, rep)
     chains = check_shape(records, rep)
+    for e in check_roots.check_stream(records, args.json):
+        rep.err("roots " + e)
     role_of = {v["tid"]: "%s %s" % (k, v["comm"]) for k, v in truth["threads"].items()}
 
     best = None

@@ -8,7 +8,8 @@ The victim's futex link must show its wait inside the program's own gt_lock call
 with the C library's mutex code inner to it and a futex frame in the kernel; its waker stack must
 be the holder releasing the mutex (gt_unlock <- holder); the holder's block_io link must show its
 read in gt_slow_read called by holder(), the C library's pread inner to it and the block layer in
-the kernel. PROGRAM is checked to have no frame pointers in gt_lock, so the frames above come from
+the kernel. The victim's futex word is named after the global holding it (addr_symbol "M").
+PROGRAM is checked to have no frame pointers in gt_lock, so the frames above come from
 DWARF CFI unwinding, not from a frame-pointer walk.
 """
 import json
@@ -93,6 +94,12 @@ def main():
     # never is (tests/unit/test_stackrec.c checks the formatting)
     if got is not None and got != want:
         fail("the holder's read names fd_path %r, not %r" % (got, want))
+    # the futex word is the program's global mutex M (a static: .symtab only), and the link
+    # says so, as the data object holding the address (issue 34.7)
+    print("  victim futex %s addr_symbol: %s" % (lv["addr"], lv.get("addr_symbol")))
+    if lv.get("addr_symbol") != "M":
+        fail("the victim's futex link names addr_symbol %r, not the mutex's global M"
+             % lv.get("addr_symbol"))
     for l in (lv, hl[0]):
         for f in l["stack"]:
             for k in ("ip", "sym", "off", "module", "file", "line"):

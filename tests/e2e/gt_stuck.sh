@@ -1,7 +1,8 @@
 #!/bin/bash
 # End-to-end ground truths for waits that never end (issue 14), with tests/programs/gt_stuck:
 #   deadlock  two threads deadlocked on two mutexes: `attach --duration`, `run --duration` and
-#             `stuck` all report the deadlock (both threads, both addresses) and exit 3
+#             `stuck` all report the deadlock (both threads, both addresses) and exit 3; and
+#             killed by Ctrl-C under `run`: the waits at the kill, the deadlock, exit 3
 #   pshared   the same across two processes on process-shared mutexes (attach names one of them)
 #   sleep     a process stuck in `sleep`: an open wait in clock_nanosleep, at least as long as
 #             the tracing and no longer than the truth
@@ -96,6 +97,39 @@ tail -n1 "$GT_WORK/rep.jsonl" | grep -q '"type":"summary"' || gt_fail "report: t
 expect $? 3 "text report of a recording that ended in a deadlock"
 grep -q '^DEADLOCK: ' "$GT_WORK/rep.txt" || gt_fail "text report: no DEADLOCK line"
 grep -q 'so far on futex .* still waiting' "$GT_WORK/rep.txt" || gt_fail "text report: no open wait"
+
+echo "== deadlock, run, then Ctrl-C: the waits at the kill, the deadlock, no signal root"
+# As a terminal's Ctrl-C: SIGINT to the process group of whyslow and the command. A job started
+# with & in a script ignores SIGINT: perl puts it back to the default, in a group of its own.
+perl -e '$SIG{INT} = "DEFAULT"; setpgrp(0, 0); exec @ARGV or exit 127' \
+	"$WHYSLOW" run --as-root --format json -o "$GT_WORK/int.jsonl" -- "$GT" deadlock \
+	>"$GT_WORK/int.truth" 2>"$GT_WORK/int.err" &
+ws=$!
+PIDS+=("$ws")
+for _ in $(seq 200); do [ -s "$GT_WORK/int.truth" ] && break; sleep 0.05; done
+[ -s "$GT_WORK/int.truth" ] || gt_fail "Ctrl-C: gt_stuck gave no truth line: $(cat "$GT_WORK/int.err")"
+sleep 0.3
+kill -INT -- "-$ws"
+wait "$ws"
+expect $? 3 "run on a deadlock ended by SIGINT"
+"$PYTHON" "$CHECK" --truth "$GT_WORK/int.truth" --json "$GT_WORK/int.jsonl" --case deadlock --killed SIGINT ||
+	gt_fail "Ctrl-C: wrong deadlock"
+# each deadlocked thread's wait: the futex it waited for, interrupted by SIGINT, rooted there
+"$PYTHON" - "$GT_WORK/int.truth" "$GT_WORK/int.jsonl" <<'PY' || gt_fail "Ctrl-C: wrong chains"
+import json, sys
+truth = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+chains = [json.loads(l) for l in open(sys.argv[2]) if '"type":"chain"' in l]
+for t in truth["threads"]:
+    c = [c for c in chains if c["tid"] == t["tid"]]
+    assert c, "no chain for tid %d" % t["tid"]
+    l = c[-1]["links"][0]
+    assert l["kind"] == "futex" and l["addr"] == t["waits"], "tid %d: %s" % (t["tid"], l)
+    assert l.get("ended_by") == "signal" and l.get("ended_signal") == "SIGINT", l
+    assert "signal" not in c[-1]["root"].lower(), "rooted at the signal: %s" % c[-1]["root"]
+    print("ok   tid %d: futex %s, interrupted by SIGINT, root %r" % (t["tid"], l["addr"], c[-1]["root"]))
+PY
+rpid=$("$PYTHON" -c 'import json,sys; print(json.loads(open(sys.argv[1]).read())["threads"][0]["pid"])' "$GT_WORK/int.truth")
+kill -0 "$rpid" 2>/dev/null && gt_fail "Ctrl-C: the command (pid $rpid) is still running"
 
 echo "== pshared deadlock across processes, attach --duration on one of them"
 start_gt pshared pshared

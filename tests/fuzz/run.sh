@@ -24,7 +24,7 @@ fi
 "$CC" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I"$root/core" -I"$root/sdk/include" -D_GNU_SOURCE \
 	"$here/fuzz_trace_reader.c" "$root/core/trace.c" "$root/core/stuck_rec.c" \
-	"$root/core/stuck.c" "$root/core/useropen.c" "$root/core/fdpass.c" "$root/core/procsnap.c" "$root/core/waitfor.c" \
+	"$root/core/stuck_print.c" "$root/core/stack_fmt.c" "$root/core/syscall_fmt.c" "$root/core/demangle.c" \
 	"$root/core/util.c" "$root/core/clock.c" "$root/core/stackrec.c" \
 	-o "$out/fuzz_trace_reader" || exit 1
 echo "fuzzing the recording reader for ${secs}s (work: $out)"

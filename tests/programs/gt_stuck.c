@@ -8,6 +8,12 @@
  *                       cgroup (each ~1000/IOPS ms), so a tracer attaching meanwhile finds the
  *                       victim's wait already in progress and its holder in block I/O; with
  *                       GT_STUCK_UNTIL_USR1 set, the holder reads on until SIGUSR1
+ *   gt_stuck waits      three threads blocked for good, each in a function of its own: on a mutex
+ *                       the main thread holds (gt_stuck_in_mutex), on a condition variable no
+ *                       one signals (gt_stuck_in_condvar) and in a read() of an empty pipe
+ *                       (gt_stuck_in_read), for `whyslow stuck`'s user stacks; with
+ *                       GT_STUCK_UNTIL_USR1 set, SIGUSR1 makes the main thread let the mutex go,
+ *                       and the process exits once the mutex waiter has it
  *
  * Once the interesting state is reached (every waiter asleep in its futex call), one JSON line
  * with the truth goes to stdout: {"case":..,"threads":[{"pid","tid","waits":"0x..",
@@ -18,6 +24,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -231,6 +238,116 @@ static int disk(int argc, char **argv)
 	return 0;
 }
 
+/* ---- waits: one thread in each kind of wait, in functions whose names the stacks must show */
+
+static pthread_mutex_t W_LOCK = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t W_CMUTEX = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t W_COND = PTHREAD_COND_INITIALIZER;
+static int w_pipe[2];
+static pid_t w_tids[3];
+static volatile int w_sink; /* after each wait: the call is no tail call, its frame stays */
+
+__attribute__((noinline, noclone)) void gt_stuck_in_mutex(void)
+{
+	gt_lock(&W_LOCK); /* the main thread holds it for good */
+	w_sink = 1;
+}
+
+__attribute__((noinline, noclone)) void gt_stuck_in_condvar(void)
+{
+	gt_lock(&W_CMUTEX);
+	pthread_cond_wait(&W_COND, &W_CMUTEX); /* never signalled */
+	w_sink = 2;
+}
+
+__attribute__((noinline, noclone)) void gt_stuck_in_read(void)
+{
+	char c;
+
+	w_sink = (int)read(w_pipe[0], &c, 1); /* nobody writes */
+}
+
+static void *waits_thread(void *arg)
+{
+	int which = (int)(intptr_t)arg;
+	static const char *const names[] = { "gt-mutex", "gt-condvar", "gt-read" };
+
+	gt_setname(names[which]);
+	__atomic_store_n(&w_tids[which], gt_gettid(), __ATOMIC_SEQ_CST);
+	if (which == 0)
+		gt_stuck_in_mutex();
+	else if (which == 1)
+		gt_stuck_in_condvar();
+	else
+		gt_stuck_in_read();
+	return NULL;
+}
+
+/* Until @tid sleeps in syscall @nr. */
+static void wait_in_syscall(pid_t tid, long want)
+{
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	for (int i = 0; i < GT_WAIT_MS; i++) {
+		FILE *f = fopen(path, "r");
+		long nr = -1;
+
+		if (f) {
+			if (fgets(buf, sizeof(buf), f))
+				nr = strtol(buf, NULL, 10);
+			fclose(f);
+		}
+		if (nr == want)
+			return;
+		gt_sleep_ms(1);
+	}
+	gt_die("tid %d never blocked in syscall %ld", (int)tid, want);
+}
+
+static int waits(void)
+{
+	bool until_usr1 = getenv("GT_STUCK_UNTIL_USR1");
+	sigset_t usr1;
+	pthread_t t[3];
+	int sig;
+
+	/* blocked in every thread (they inherit the mask): only ever pending, for sigwait */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (pthread_sigmask(SIG_BLOCK, &usr1, NULL))
+		gt_die("pthread_sigmask failed");
+	if (pipe(w_pipe))
+		gt_die("pipe: %s", strerror(errno));
+	gt_lock(&W_LOCK);
+	for (int i = 0; i < 3; i++)
+		if (pthread_create(&t[i], NULL, waits_thread, (void *)(intptr_t)i))
+			gt_die("pthread_create failed");
+	for (int i = 0; i < 3; i++)
+		while (!__atomic_load_n(&w_tids[i], __ATOMIC_SEQ_CST))
+			gt_sleep_ms(1);
+	wait_in_syscall(w_tids[0], SYS_futex);
+	wait_in_syscall(w_tids[1], SYS_futex);
+	wait_in_syscall(w_tids[2], SYS_read);
+	printf("{\"case\":\"waits\",\"pid\":%d,", (int)getpid());
+	printf("\"mutex\":{\"tid\":%d,\"fn\":\"gt_stuck_in_mutex\",\"addr\":\"0x%" PRIxPTR "\"},",
+	       (int)w_tids[0], (uintptr_t)&W_LOCK);
+	printf("\"condvar\":{\"tid\":%d,\"fn\":\"gt_stuck_in_condvar\",\"addr\":\"0x%" PRIxPTR
+	       "\",\"mutex\":\"0x%" PRIxPTR "\"},",
+	       (int)w_tids[1], (uintptr_t)&W_COND, (uintptr_t)&W_CMUTEX);
+	printf("\"read\":{\"tid\":%d,\"fn\":\"gt_stuck_in_read\"}}\n", (int)w_tids[2]);
+	fflush(stdout);
+	if (until_usr1) {
+		if (sigwait(&usr1, &sig))
+			gt_die("sigwait failed");
+		gt_unlock(&W_LOCK);
+		pthread_join(t[0], NULL);
+		return 0; /* the other two waits end with the process */
+	}
+	pthread_join(t[0], NULL); /* never returns */
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	gt_set_prog("gt_stuck");
@@ -241,6 +358,8 @@ int main(int argc, char **argv)
 		return pshared();
 	if (argc >= 2 && !strcmp(argv[1], "disk"))
 		return disk(argc - 1, argv + 1);
-	fprintf(stderr, "usage: gt_stuck deadlock|pshared|disk --dev DEV --cgroup DIR...\n");
+	if (argc >= 2 && !strcmp(argv[1], "waits"))
+		return waits();
+	fprintf(stderr, "usage: gt_stuck deadlock|pshared|waits|disk --dev DEV --cgroup DIR...\n");
 	return 2;
 }

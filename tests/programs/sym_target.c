@@ -7,6 +7,9 @@
  *   dlopen   -> dlopen(argv[1]) and print "st_dl_fn ADDRESS"
  *   mmap     -> map an anonymous executable page and print "anon ADDRESS"
  *   block    -> print "st_dl_block ADDRESS", then call it: it blocks reading one byte of stdin
+ *   data     -> print "st_data ADDRESS" (an initialised global array, in .data)
+ *   bss      -> print "st_bss ADDRESS" (a zeroed one, in .bss: 64 KiB, so most of it lies in the
+ *               anonymous mapping past the file's last page)
  * and exits 0 when stdin closes.
  */
 #include <dlfcn.h>
@@ -18,6 +21,9 @@
 #define KEEP __attribute__((noinline, noclone, used))
 
 volatile int sink;
+/* data objects, for ws_symbols_data() */
+int st_data[16] = { 1 };
+char st_bss[65536];
 
 enum {
 	ALPHA_FIRST_LINE = __LINE__
@@ -60,6 +66,10 @@ int main(int argc, char **argv)
 			fn = h ? dlsym(h, "st_dl_fn") : NULL;
 
 			printf("st_dl_fn %p\n", fn);
+		} else if (!strcmp(line, "data\n")) {
+			printf("st_data %p\n", (void *)st_data);
+		} else if (!strcmp(line, "bss\n")) {
+			printf("st_bss %p\n", (void *)st_bss);
 		} else if (!strcmp(line, "mmap\n")) {
 			void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -30,6 +30,9 @@ struct fake_host {
 		char name[64];
 	} names[FAKE_NAMES];
 	size_t nnames;
+	/* ws_host.data_symbol's answer (NULL: no address is in a named object), and its calls */
+	int (*data_symbol)(uint32_t pid, uint64_t addr, char *buf, size_t len);
+	unsigned int data_symbol_calls;
 };
 
 static struct fake_host fake;
@@ -145,6 +148,14 @@ static inline int fake_name_get(struct ws_plugin_ctx *ctx, uint64_t key, char *b
 	return -ENOENT;
 }
 
+static inline int fake_data_symbol(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr,
+				   char *buf, size_t len)
+{
+	(void)ctx;
+	fake.data_symbol_calls++;
+	return fake.data_symbol ? fake.data_symbol(pid, addr, buf, len) : 0;
+}
+
 static const struct ws_host fake_host_table = {
 	.sz = sizeof(struct ws_host),
 	.abi_major = WS_ABI_MAJOR,
@@ -160,6 +171,7 @@ static const struct ws_host fake_host_table = {
 	.claim_str = fake_claim_str,
 	.name_set = fake_name_set,
 	.name_get = fake_name_get,
+	.data_symbol = fake_data_symbol,
 };
 
 /*

@@ -211,19 +211,20 @@ struct link {
 	long long tid, woken_by, sector, cpu, waits, longest_ns, idle_ns;
 	int nran;
 	long long ran_tid[WS_CHAIN_MAX_RAN];
+	long long ran_more_threads, ran_more_ns; /* "ran_more" (0 when absent) */
 	long long start_ns, duration_ns;
 };
 
 struct seg {
-	char kind[32];
+	char kind[32], root[128];
 	long long tid, start_ns, duration_ns;
 };
 
 struct chain {
 	char *line; /* the whole JSON line, NUL-terminated copy */
-	long long tid, start_ns, blocked_ns, woken_after_ns;
+	long long tid, start_ns, blocked_ns, woken_after_ns, root_ns;
 	bool incomplete;
-	char why[128], root[128];
+	char why[128], root[128], links_root[128], comm[32];
 	int nlinks, nsegs;
 	struct link links[WS_CHAIN_MAX_LINKS + 4];
 	struct seg segs[MAX_SEGS];
@@ -257,6 +258,9 @@ static void parse_chain(struct chain *c, char *line)
 	c->incomplete = obj_get(o, "incomplete", &v) && !strncmp(v.p, "true", 4);
 	get_str(o, "why_incomplete", c->why, sizeof(c->why));
 	get_str(o, "root", c->root, sizeof(c->root));
+	c->root_ns = get_int(o, "root_ns", NO_VAL);
+	get_str(o, "links_root", c->links_root, sizeof(c->links_root));
+	get_str(o, "comm", c->comm, sizeof(c->comm));
 	cr_assert(obj_get(o, "links", &v), "chain without links: %s", line);
 	n = arr_items(v, items, WS_CHAIN_MAX_LINKS + 4);
 	cr_assert(n >= 0 && n <= WS_CHAIN_MAX_LINKS + 4, "bad links array: %s", line);
@@ -284,6 +288,10 @@ static void parse_chain(struct chain *c, char *line)
 			for (int j = 0; j < k && j < WS_CHAIN_MAX_RAN; j++)
 				l->ran_tid[l->nran++] = get_int(ran[j], "tid", NO_VAL);
 		}
+		if (obj_get(items[i], "ran_more", &v)) {
+			l->ran_more_threads = get_int(v, "threads", NO_VAL);
+			l->ran_more_ns = get_int(v, "ns", NO_VAL);
+		}
 	}
 	cr_assert(obj_get(o, "segments", &v), "chain without segments: %s", line);
 	n = arr_items(v, segs, MAX_SEGS);
@@ -291,10 +299,54 @@ static void parse_chain(struct chain *c, char *line)
 	c->nsegs = n;
 	for (int i = 0; i < n; i++) {
 		get_str(segs[i], "kind", c->segs[i].kind, sizeof(c->segs[i].kind));
+		get_str(segs[i], "root", c->segs[i].root, sizeof(c->segs[i].root));
 		c->segs[i].tid = get_int(segs[i], "tid", NO_VAL);
 		c->segs[i].start_ns = get_int(segs[i], "start_ns", NO_VAL);
 		c->segs[i].duration_ns = get_int(segs[i], "duration_ns", NO_VAL);
 	}
+}
+
+/* A root that names no cause (core/chain.c: ws_chain_root_of() false). */
+static bool unnamed_root(const char *root)
+{
+	return !strcmp(root, "unknown") || !strncmp(root, "unknown in ", 11) ||
+	       !strcmp(root, "before the kept history (max_window, max_history)");
+}
+
+/* The segments of @c whose root is @root, their time (tests/e2e/check_roots.py, rule a). */
+static long long root_time(const struct chain *c, const char *root)
+{
+	long long ns = 0;
+
+	for (int i = 0; i < c->nsegs; i++)
+		ns += strcmp(c->segs[i].root, root) ? 0 : c->segs[i].duration_ns;
+	return ns;
+}
+
+/*
+ * Issue 34.4: the chain's root is the root most of its segments' time has, root_ns that time,
+ * and a chain mostly without a recorded cause, or rooted at none, is incomplete.
+ */
+static void check_root(const struct chain *c)
+{
+	long long best = 0, unexplained = 0;
+
+	for (int i = 0; i < c->nsegs; i++) {
+		long long ns = root_time(c, c->segs[i].root);
+
+		cr_expect(c->segs[i].root[0], "segment %d names no root: %s", i, c->line);
+		best = ns > best ? ns : best;
+		unexplained += unnamed_root(c->segs[i].root) ? c->segs[i].duration_ns : 0;
+	}
+	cr_expect_eq(root_time(c, c->root), best, "root %s holds %lld ns, another root %lld: %s",
+		     c->root, root_time(c, c->root), best, c->line);
+	cr_expect_eq(c->root_ns, best, "root_ns %lld, its segments %lld: %s", c->root_ns, best,
+		     c->line);
+	cr_expect(strcmp(c->links_root, c->root), "links_root repeats the root: %s", c->line);
+	if (unexplained * 2 > c->blocked_ns || unnamed_root(c->root))
+		cr_expect(c->incomplete && c->why[0],
+			  "%lld of %lld ns have no recorded cause (root %s), yet complete: %s",
+			  unexplained, c->blocked_ns, c->root, c->line);
 }
 
 /* The contract every chain line must keep, whatever the scenario. */
@@ -343,6 +395,37 @@ static void check_contract(const struct chain *c)
 	}
 	cr_expect_eq(sum, c->blocked_ns, "segments add up to %lld, blocked_ns is %lld: %s", sum,
 		     c->blocked_ns, c->line);
+	check_root(c);
+}
+
+static long long summary_root_ns(const char *comm, const char *root);
+
+/* The summary traces each victim's time to the roots its chains' segments have, exactly. */
+static void check_summary_roots(void)
+{
+	for (int i = 0; i < R.nchains; i++) {
+		for (int k = 0; k < R.ch[i].nsegs; k++) {
+			const char *comm = R.ch[i].comm, *root = R.ch[i].segs[k].root;
+			long long ns = 0;
+			bool seen = false;
+
+			for (int j = 0; j < R.nchains; j++) {
+				if (strcmp(R.ch[j].comm, comm))
+					continue;
+				for (int m = 0; m < R.ch[j].nsegs; m++) {
+					if (strcmp(R.ch[j].segs[m].root, root))
+						continue;
+					seen |= j < i || (j == i && m < k);
+					ns += R.ch[j].segs[m].duration_ns;
+				}
+			}
+			if (!seen)
+				cr_expect_eq(
+					summary_root_ns(comm, root), ns,
+					"the summary traces %lld ns of %s to %s, its chains %lld: %s",
+					summary_root_ns(comm, root), comm, root, ns, R.summary);
+		}
+	}
 }
 
 /* ---- running a scenario -----------------------------------------------------------------------
@@ -423,6 +506,7 @@ static void finish(void)
 	cr_expect_eq(R.summary_chains, R.nchains);
 	for (int i = 0; i < R.nchains; i++)
 		check_contract(&R.ch[i]);
+	check_summary_roots();
 	ws_session_free(R.s);
 	R.s = NULL;
 	ws_config_free(&R.cfg);
@@ -431,14 +515,14 @@ static void finish(void)
 /* Share of @comm's blocked time the summary traces back to @root (ns), -1 if not listed. */
 static long long summary_root_ns(const char *comm, const char *root)
 {
-	struct jv o = { R.summary, R.summary + strlen(R.summary) }, v, items[64];
+	struct jv o = { R.summary, R.summary + strlen(R.summary) }, v, items[256];
 	char c[64], r[128];
 	int n;
 
 	if (!obj_get(o, "root_causes", &v))
 		return -1;
-	n = arr_items(v, items, 64);
-	for (int i = 0; i < n && i < 64; i++) {
+	n = arr_items(v, items, 256);
+	for (int i = 0; i < n && i < 256; i++) {
 		get_str(items[i], "comm", c, sizeof(c));
 		get_str(items[i], "root", r, sizeof(r));
 		if (!strcmp(c, comm) && !strcmp(r, root))
@@ -1450,6 +1534,72 @@ Test(chain, many_short_requests_on_one_disk_outweigh_running)
 }
 
 /*
+ * Issue 34.4 (seen on Redis: an 18.7 s chain rooted at 249 ms of CPU work). A waits for B; B
+ * hands C ten jobs in turn and waits on futex Y for each: nine times C reads the disk (40 ms),
+ * the last time it computes for 60 ms, the longest of B's waits. The links follow B's waits on
+ * Y into the longest, to C's CPU work; the root is what most of A's wait traces back to, block
+ * I/O, as the segments and the summary say, and the chain says where its links end.
+ */
+static void minor_cpu_root_scenario(void)
+{
+	double t = 2;
+
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(0), 2, 0, 0, C);
+	fenter(T(0.5), 0, A, WS_FUTEX_WAIT, X);
+	sw(T(1), 0, A, 1, 0);
+	sw(T(1), 2, C, 1, 0); /* C waits for its first job */
+	for (int i = 0; i < 10; i++) {
+		wake(T(t), 1, B, C); /* the job */
+		sw(T(t + 0.01), 2, 0, 0, C);
+		fenter(T(t + 0.1), 1, B, WS_FUTEX_WAIT, Y);
+		sw(T(t + 0.2), 1, B, 1, 0);
+		if (i < 9) {
+			sw(T(t + 0.5), 2, C, 2, 0);
+			bdone(T(t + 40.5), 2, 0, WS_CTX_HARDIRQ, 200 + i, 5000 + 8 * i, C,
+			      T(t + 0.5));
+			wake_ctx(T(t + 40.501), 2, 0, WS_CTX_HARDIRQ, 200 + i, C);
+			sw(T(t + 40.502), 2, 0, 0, C);
+			t += 41;
+		} else {
+			t += 60.5; /* computing */
+		}
+		fenter(T(t), 2, C, WS_FUTEX_WAKE, Y);
+		wake(T(t + 0.01), 2, C, B);
+		fexit(T(t + 0.02), 2, C, WS_FUTEX_WAKE, 1);
+		sw(T(t + 0.03), 2, C, 1, 0);
+		sw(T(t + 0.04), 1, 0, 0, B);
+		fexit(T(t + 0.05), 1, B, WS_FUTEX_WAIT, 0);
+		t += 0.5;
+	}
+	fenter(T(t), 1, B, WS_FUTEX_WAKE, X);
+	wake(T(t + 0.01), 1, B, A);
+	fexit(T(t + 0.02), 1, B, WS_FUTEX_WAKE, 1);
+	sw(T(t + 0.1), 0, 0, 0, A);
+	fexit(T(t + 0.2), 0, A, WS_FUTEX_WAIT, 0);
+}
+
+Test(chain, root_is_what_most_of_the_wait_traces_back_to)
+{
+	const struct chain *c;
+
+	begin();
+	minor_cpu_root_scenario();
+	finish();
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 3, "%s", c->line);
+	cr_expect_str_eq(c->links[1].kind, "futex", "%s", c->line);
+	cr_expect_eq(c->links[1].waits, 10, "%s", c->line);
+	cr_expect_str_eq(c->links[2].kind, "running", "the longest wait's cause: %s", c->line);
+	cr_expect_str_eq(c->root, "block I/O on 7:99", "%s", c->line);
+	cr_expect_str_eq(c->links_root, "CPU work in t104", "%s", c->line);
+	cr_expect_gt(c->root_ns, c->blocked_ns * 8 / 10, "%s", c->line);
+	cr_expect_not(c->incomplete, "%s", c->line);
+	cr_expect_eq(summary_root_ns("t101", "block I/O on 7:99"), c->root_ns, "%s", R.summary);
+}
+
+/*
  * B waits three times on futex Y (20 ms each, woken by C), running 4 ms between: the link is
  * three waits of 20 ms, never one wait of 60 ms.
  */
@@ -1536,6 +1686,39 @@ Test(chain, runnable_behind_another_thread_is_runqueue)
 	cr_expect_eq(c->links[0].nran, 1, "%s", c->line);
 	cr_expect_eq(c->links[0].ran_tid[0], Z, "%s", c->line);
 	cr_expect_str_eq(c->root, "runqueue on CPU 0", "%s", c->line);
+}
+
+/*
+ * Six threads hold CPU 0 in turn while A waits for it: the four that held it longest are named
+ * and the other two are counted with their time (ran_more), so that the list never reads as
+ * everyone who ran.
+ */
+Test(chain, runqueue_beyond_four_holders_counts_the_rest)
+{
+	const struct chain *c;
+	const struct link *l;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(2), 0, A, 1, Z);
+	wake(T(12), 1, B, A);
+	sw(T(13), 0, Z, 0, 901);   /* Z 1 ms of the wait */
+	sw(T(16), 0, 901, 0, 902); /* 3 ms */
+	sw(T(20), 0, 902, 0, 903); /* 4 ms */
+	sw(T(25), 0, 903, 0, 904); /* 5 ms */
+	sw(T(31), 0, 904, 0, 905); /* 6 ms */
+	sw(T(40), 0, 905, 0, A);   /* 9 ms */
+	finish();
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 1, "%s", c->line);
+	l = &c->links[0];
+	cr_expect_str_eq(l->kind, "runqueue", "%s", c->line);
+	cr_assert_eq(l->nran, 4, "%s", c->line);
+	cr_expect_eq(l->ran_tid[0], 905, "%s", c->line);
+	cr_expect_eq(l->ran_tid[3], 902, "%s", c->line);
+	cr_expect_eq(l->ran_more_threads, 2, "%s", c->line);
+	cr_expect_eq(l->ran_more_ns, (long long)(4 * MS), "Z and 901: %s", c->line);
 }
 
 /*
@@ -1750,6 +1933,20 @@ Test(chain, text_of_a_waker_with_summarised_waits_says_so)
 	text_finish();
 	cr_expect(strstr(R.text, "was running (on CPU) for 94ms of it, with short waits in between "
 				 "(each under the resolution: causes not recorded)"),
+		  "%s", R.text);
+	text_free();
+}
+
+Test(chain, text_says_where_the_links_end_when_the_root_is_elsewhere)
+{
+	text_begin();
+	minor_cpu_root_scenario();
+	text_finish();
+	cr_expect(strstr(R.text, "in 1 wait of t101: futex <- futex <- running; root: block I/O "
+				 "on 7:99"),
+		  "%s", R.text);
+	cr_expect(strstr(R.text, "   (root: block I/O on 7:99, 84% of this wait; the links above "
+				 "follow one wait, the longest, to CPU work in t104)"),
 		  "%s", R.text);
 	text_free();
 }

@@ -615,3 +615,73 @@ Test(futex, regs_timeout_names_who_passed_the_futex)
 		     1);
 	expect_timeout(&c, 0);
 }
+
+/* ---- the global a futex word is in (ws_host.data_symbol), live and from a recording ---- */
+
+static int runtime_holds_x(uint32_t pid, uint64_t addr, char *buf, size_t len)
+{
+	return pid == PID && addr == X ? snprintf(buf, len, "_PyRuntime+0x1b0") : 0;
+}
+
+static void described(const struct ws_claim *c, const char *want)
+{
+	char buf[160];
+
+	cr_assert_gt(plug->describe(&fake.ctx, c, buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, want);
+	cr_assert_gt(plug->resource(&fake.ctx, c, buf, sizeof(buf)), 0);
+	cr_expect_eq(strncmp(buf, want, strlen(buf)), 0, "resource %s, described %s", buf, want);
+}
+
+static int hand_over(uint64_t addr, struct ws_claim *c)
+{
+	return ask_regs(11, PID, 100, 200, 12, PID, WS_CTX_TASK,
+			sys_futex(WS_FUTEX_WAIT | PRIV, addr, 0, 0),
+			sys_futex(WS_FUTEX_WAKE | PRIV, addr, 0, 0), c);
+}
+
+Test(futex, word_named_by_its_global)
+{
+	struct ws_claim c;
+	const struct ws_field *f;
+	char saved[sizeof(fake.names)];
+	size_t nsaved;
+
+	fake.data_symbol = runtime_holds_x;
+	cr_assert_eq(hand_over(X, &c), 1);
+	expect_claim(&c, 12, X, "FUTEX_WAIT", "FUTEX_WAKE");
+	f = get(&c, "addr_symbol");
+	cr_assert_not_null(f);
+	cr_expect_str_eq(f->s, "_PyRuntime+0x1b0");
+	described(&c, "futex 0x7f2a3c001000 (_PyRuntime+0x1b0)");
+	/* asked once per word; the name kept for a recording */
+	cr_assert_eq(hand_over(X, &c), 1);
+	cr_expect_eq(fake.data_symbol_calls, 1);
+	cr_expect_eq(fake.nnames, 1);
+	/* a word in no named object: the address alone */
+	cr_assert_eq(hand_over(Y, &c), 1);
+	cr_expect_null(get(&c, "addr_symbol"));
+	described(&c, "futex 0x7f2a3c002000");
+	cr_expect_eq(fake.nnames, 1);
+	/* a timed wait on it that timed out says the same */
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 0, 0, WS_CTX_HARDIRQ | WS_CTX_TIMER,
+			      sys_futex(WS_FUTEX_WAIT_BITSET | PRIV, X, 0x7ffd0000, 0), no_sys, &c),
+		     1);
+	described(&c, "futex 0x7f2a3c001000 (_PyRuntime+0x1b0): wait timed out");
+
+	/* a replay names it from the recording's name table, never from the files */
+	memcpy(saved, fake.names, sizeof(saved));
+	nsaved = fake.nnames;
+	fake_unload();
+	plug = fake_load("futex.so", true);
+	memcpy(fake.names, saved, sizeof(saved));
+	fake.nnames = nsaved;
+	fake.data_symbol = runtime_holds_x;
+	cr_assert_eq(hand_over(X, &c), 1);
+	f = get(&c, "addr_symbol");
+	cr_assert_not_null(f);
+	cr_expect_str_eq(f->s, "_PyRuntime+0x1b0");
+	cr_assert_eq(hand_over(Y, &c), 1);
+	cr_expect_null(get(&c, "addr_symbol"));
+	cr_expect_eq(fake.data_symbol_calls, 0);
+}

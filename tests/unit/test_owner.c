@@ -79,6 +79,31 @@ Test(owner, a_shared_lock_naming_another_users_thread_is_a_claim)
 	cr_assert_eq(o.claimed_tid, 0, "a private lock's dead owner is not a claim of another user");
 }
 
+/* A killed thread's lock, as its exit record kept it (killed.c): the same checks on the bytes. */
+Test(owner, reads_the_lock_from_bytes_kept_at_a_kill)
+{
+	struct futex_owner o = { 0 };
+	struct futex_mutex_words m = locked(2, 4242, 0);
+	uint8_t mem[24] = { 0 };
+	uint32_t pi = 4242 | FUTEX_WAITERS;
+
+	memcpy(mem, &m, sizeof(m));
+	futex_owner_from_bytes(mem, sizeof(mem), FUTEX_WAIT | FUTEX_PRIVATE_FLAG, fake_live, NULL,
+			       &o);
+	cr_assert_eq(o.evidence, OWNER_EV_MUTEX_WORD);
+	cr_assert_eq(o.tid, 4242);
+	futex_owner_from_bytes(mem, sizeof(m) - 1, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, fake_live,
+			       NULL, &o);
+	cr_assert_eq(o.evidence, OWNER_EV_NONE, "fewer bytes than a mutex's head: no owner");
+	cr_assert(strstr(o.why, "not read"), "%s", o.why);
+	memcpy(mem, &pi, sizeof(pi));
+	futex_owner_from_bytes(mem, sizeof(pi), FUTEX_LOCK_PI, fake_live, NULL, &o);
+	cr_assert_eq(o.evidence, OWNER_EV_PI_WORD, "a PI word needs its 4 bytes only");
+	cr_assert_eq(o.tid, 4242);
+	futex_owner_from_bytes(mem, sizeof(mem), FUTEX_WAKE, fake_live, NULL, &o);
+	cr_assert_eq(o.evidence, OWNER_EV_NONE, "not a wait");
+}
+
 Test(owner, refuses_words_that_are_not_a_held_mutex)
 {
 	struct futex_owner o = { 0 };
@@ -219,4 +244,30 @@ Test(owner, reads_this_glibcs_mutex_layout)
 				      same_process_live, NULL, &o),
 		     0);
 	cr_assert_eq(o.evidence, OWNER_EV_NONE, "an unlocked mutex names no owner");
+}
+
+/* A condition-variable wait is told from a mutex wait by the waiter's user stack (its names). */
+Test(owner, a_condvar_wait_is_told_by_its_stack)
+{
+	/* Debian's libc.so.6 without debug symbols: its dynamic names, versioned */
+	const char *dyn[] = { "__futex_abstimed_wait_common", "pthread_cond_wait@@GLIBC_2.3.2",
+			      "worker", "start_thread" };
+	/* with libc6-dbg: glibc's internal names */
+	const char *dbg[] = { "__futex_abstimed_wait_common64", NULL, "__pthread_cond_wait_common",
+			      "___pthread_cond_timedwait64", "worker" };
+	/* woken, it re-takes the mutex: a mutex wait on the mutex's word, the condvar below */
+	const char *retake[] = { "__lll_lock_wait", "__pthread_mutex_cond_lock",
+				 "__pthread_cond_wait_common", "___pthread_cond_wait" };
+	const char *mutex[] = { "__GI___lll_lock_wait", "__pthread_mutex_lock@GLIBC_2.2.5",
+				"main" };
+	const char *signal[] = { "pthread_cond_signal@@GLIBC_2.3.2", "main" };
+	const char *deep[] = { "a", "b", "c", "d", "e", "f", "g", "h", "pthread_cond_wait" };
+
+	cr_assert_str_eq(futex_cond_wait_frame(dyn, 4), "pthread_cond_wait@@GLIBC_2.3.2");
+	cr_assert_str_eq(futex_cond_wait_frame(dbg, 5), "__pthread_cond_wait_common");
+	cr_assert_null(futex_cond_wait_frame(retake, 4), "the re-take of the mutex is a mutex wait");
+	cr_assert_null(futex_cond_wait_frame(mutex, 3));
+	cr_assert_null(futex_cond_wait_frame(signal, 2), "a signal is no wait");
+	cr_assert_null(futex_cond_wait_frame(deep, 9), "only the innermost frames count");
+	cr_assert_null(futex_cond_wait_frame(dyn, 0));
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "procmaps.h"
+#include "stack_fmt.h"
 #include "symbols.h"
 
 struct target {
@@ -287,6 +288,72 @@ Test(symbols, saved_maps_after_exit)
 	expect_sym(s, pid, t.beta + 2, false, "st_beta", 2, "sym_target");
 	free(maps);
 	ws_symbols_free(s);
+}
+
+static void expect_data(struct ws_symbols *s, pid_t pid, uint64_t addr, const char *sym,
+			uint64_t off)
+{
+	const char *name;
+	uint64_t o;
+
+	cr_assert_eq(ws_symbols_data(s, pid, addr, &name, &o), 0, "0x%" PRIx64 ": not named", addr);
+	cr_assert_str_eq(name, sym);
+	cr_assert_eq(o, off, "0x%" PRIx64 ": %s+0x%" PRIx64, addr, name, o);
+}
+
+/* The anonymous mapping holding @addr, or false when a file's mapping holds it. */
+static bool in_anon(pid_t pid, uint64_t addr)
+{
+	struct ws_procmaps pm;
+	const struct ws_map *m;
+	bool anon;
+
+	cr_assert_eq(ws_procmaps_read(pid, &pm), 0);
+	m = ws_procmaps_find(&pm, addr);
+	anon = m && !m->path;
+	ws_procmaps_free(&pm);
+	return anon;
+}
+
+/* Data addresses (a futex word in a global): the object holding them, .data and .bss, also the
+ * part of .bss past the file's last page; never a function, never a neighbour's name. */
+Test(symbols, data_objects)
+{
+	const char *exes[] = { SYM_TARGET, SYM_TARGET_STRIPPED };
+
+	for (size_t i = 0; i < sizeof(exes) / sizeof(exes[0]); i++) {
+		struct ws_symbols *s;
+		struct target t;
+		uint64_t data, bss, o;
+		const char *name;
+		pid_t pid;
+		char *maps;
+
+		target_start(&t, exes[i]);
+		data = target_ask(&t, "data", "st_data");
+		bss = target_ask(&t, "bss", "st_bss");
+		cr_assert(in_anon(t.pid, bss + 65535), "st_bss ends in the file's mapping");
+		cr_assert_eq(ws_symbols_new(&s), 0);
+		expect_data(s, t.pid, data, "st_data", 0);
+		expect_data(s, t.pid, data + 60, "st_data", 60);
+		expect_data(s, t.pid, bss + 8, "st_bss", 8);
+		expect_data(s, t.pid, bss + 65535, "st_bss", 65535);
+		/* code is not data; past an object's size is not that object */
+		cr_expect_eq(ws_symbols_data(s, t.pid, t.alpha, &name, &o), -ENOENT);
+		if (ws_symbols_data(s, t.pid, bss + 65536, &name, &o) == 0)
+			cr_expect_str_neq(name, "st_bss");
+		/* a process that is gone: its maps, saved before, place the address */
+		cr_assert_eq(ws_procmaps_read_text(t.pid, &maps), 0);
+		pid = t.pid;
+		target_stop(&t);
+		ws_symbols_free(s);
+		cr_assert_eq(ws_symbols_new(&s), 0);
+		cr_expect_eq(ws_symbols_data(s, pid, data, &name, &o), -ESRCH);
+		cr_assert_eq(ws_symbols_set_maps(s, pid, maps), 0);
+		expect_data(s, pid, data + 4, "st_data", 4);
+		free(maps);
+		ws_symbols_free(s);
+	}
 }
 
 Test(symbols, kernel_addresses_from_kallsyms)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "procmaps.h"
+#include "stack_fmt.h"
 #include "symbols.h"
 #include "unwind.h"
 

@@ -20,6 +20,13 @@
  *    object's other programs are attached, and again an RCU grace period
  *    later, to seed per-task state (docs/PLUGINS.md). A source must stay
  *    right without the walks (an older core, a refusal).
+ *  - ABI 2.5: a claim may say only how a wait ended (ws_claim.ends_only: a signal that
+ *    interrupted it); the core then names what the thread waited for from its syscall
+ *    (describe_open) and keeps the ending as that claim's "ended_*" fields. An open wait
+ *    may carry the memory its syscall named, read in the waiter's own context when a
+ *    signal ended it (ws_open_wait.mem), for open_owner on a process already gone.
+ *    The host names the data object that holds an address (ws_host.data_symbol): the futex
+ *    source says which global a futex word is in.
  */
 #ifndef WHYSLOW_PLUGIN_H
 #define WHYSLOW_PLUGIN_H
@@ -36,7 +43,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 4
+#define WS_ABI_MINOR 5
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -176,6 +183,15 @@ struct ws_thread_event {
 	uint32_t parent_tid;
 	/* ABI 1.2, WS_THREAD_EXIT: the thread's periods not reported one by one */
 	struct ws_short_waits short_waits;
+	/*
+	 * ABI 2.5, WS_THREAD_EXIT: the signal that killed it (0: it exited), and then the syscall
+	 * it was in as it died (nr WS_SYSCALL_NONE: none) and @mem_len bytes of the memory at
+	 * that syscall's first argument, read in its own context (a futex wait's lock; 0: none)
+	 */
+	uint32_t exit_signal;
+	struct ws_syscall sys;
+	const uint8_t *mem;
+	uint32_t mem_len;
 };
 
 /*
@@ -242,6 +258,17 @@ struct ws_claim {
 	uint16_t owner; /* set by the core: index of the plugin that claimed */
 	/* ABI 1.1, set by the core: the syscall the thread waited in (the wake's wakee_sys) */
 	struct ws_syscall syscall;
+	/*
+	 * ABI 2.5, set by a source: the claim says only how the wait ended (a signal that
+	 * interrupted it), not what the thread waited for: whoever ended it did not cause it.
+	 * When it wins, the core describes the wait from its syscall as an open wait
+	 * (describe_open), that claim becomes the wait's (a root: nothing is followed), and this
+	 * one's kind and fields are added to it as "ended_by" and "ended_<key>".
+	 */
+	bool ends_only;
+	/* ABI 2.5, set by the core: 1 + the index of the source whose ends_only claim ended the
+	 * wait (its fields are the "ended_" ones); 0: none */
+	uint16_t ended_owner;
 };
 
 /* The field @key of claim @c (as a source's describe or resource reads it back), or NULL. */
@@ -283,6 +310,21 @@ struct ws_open_wait {
 	int nkstack;
 	const char *const
 		*kstack; /* innermost kernel frames, function names (root only; may be 0) */
+	/*
+	 * ABI 2.5: the memory at syscall.args[0] as the waiter's own context read it when a
+	 * signal ended the wait (a program killed while it waited: the process is gone); NULL
+	 * otherwise. open_owner reads the lock from here when set, never from the process.
+	 */
+	const uint8_t *mem;
+	uint32_t mem_len;
+	/*
+	 * ABI 2.5: the thread's user stack as function names, innermost first (NULL: a frame no
+	 * symbol covers), when the core read it from the thread's memory (`whyslow stuck`); 0
+	 * frames otherwise. What a wait is may show only there: the same futex call serves a
+	 * mutex and a condition variable.
+	 */
+	int nustack;
+	const char *const *ustack;
 };
 
 /*
@@ -384,6 +426,18 @@ struct ws_host {
 	 * one by one (struct ws_short_waits).
 	 */
 	uint64_t (*resolution_ns)(struct ws_plugin_ctx *ctx);
+
+	/*
+	 * ABI 2.5: the data object of traced process @pid whose memory holds @addr (a global
+	 * or static of the program or of a library: a sized object in the symbol table of a file
+	 * it maps), as "name+0xoff" ("name" at its start) into @buf, demangled: "_PyRuntime+0x1b0".
+	 * The files are read as the process's user, as for its stacks. Returns the length
+	 * written (snprintf semantics, cut to fit), 0 when no object is known to hold @addr
+	 * (the heap, a stack, a replay: the process is not there to read), or -ENOMEM. Each call
+	 * may read files: keep the answer (name_set keeps it in a recording too).
+	 */
+	int (*data_symbol)(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr, char *buf,
+			   size_t len);
 };
 
 /*
@@ -509,7 +563,8 @@ struct ws_plugin {
 	 * as @c, waits for, from the live process (its memory, never a guess). @is_live says
 	 * whether a tid may hold it. Return 1 with @out filled (out->tid 0 and out->why when
 	 * the lock names no holder), 0 when @c is not a lock, or -errno when the process cannot
-	 * be read. Called only while the process lives, never for a recording. NULL: never.
+	 * be read. Called while the process lives, or (ABI 2.5) with @w->mem set: then the lock
+	 * is read from there alone, the process may be gone. NULL: never.
 	 */
 	int (*open_owner)(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 			  const struct ws_claim *c, ws_tid_live_fn is_live, void *live_ctx,

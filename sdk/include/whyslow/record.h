@@ -44,10 +44,18 @@
 /*
  * Never written as a record: the kind under which the core counts, in
  * ws_lost, new processes of traced ones that could not be traced because
- * the filter (ws_tgids, [core] max_processes) was full. Chains touching
- * them are marked incomplete like those touching lost records.
+ * the filter (ws_tgids, [core] max_processes) was full. The sched source
+ * still follows them (its task storage, not the filter); sources that ask the
+ * filter do not. Chains over that moment are marked incomplete like those
+ * over lost records.
  */
 #define WS_KIND_UNTRACED_PROC (WS_KIND_CORE + 4)
+/*
+ * A traced process made a new one (hdr.tid, hdr.pid: the child's). Written by the core itself,
+ * waking the reader at once: the child's maps are read while it lives, for the stacks of a
+ * program that may be gone before the next poll. A wakeup only: never analysed or recorded.
+ */
+#define WS_KIND_PROC_NEW (WS_KIND_CORE + 6)
 
 /*
  * Execution context a record was written in (ws_rec_hdr.ctx), maintained by

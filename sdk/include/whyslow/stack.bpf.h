@@ -92,7 +92,7 @@ static __always_inline void ws_stack_ident(struct ws_rec_stack_raw *r, struct ta
 	ws_read_syscall_none(&r->sys);
 	r->uregs.valid = 0;
 	r->uregs.arch = WS_ARCH;
-	r->uregs.reserved = 0;
+	r->uregs.nouser = 0;
 	/* the record stands for the moment the stack was as captured: just before @end's event */
 	r->hdr.ts = end - 1;
 }
@@ -116,11 +116,15 @@ static __always_inline void ws_stack_user(struct ws_rec_stack_raw *r, struct tas
 	struct pt_regs *regs;
 	__u64 sp, end = 0, n;
 
-	if (ws_task_no_user(cur))
+	if (ws_task_no_user(cur)) {
+		r->uregs.nouser = WS_NOUSER_KTHREAD;
 		return;
+	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	if (!regs)
+	if (!regs) {
+		r->uregs.nouser = WS_NOUSER_UNREADABLE;
 		return;
+	}
 #if defined(__TARGET_ARCH_x86)
 	r->uregs.pc = regs->ip;
 	r->uregs.sp = regs->sp;
@@ -157,6 +161,27 @@ static __always_inline void ws_stack_user(struct ws_rec_stack_raw *r, struct tas
 		}
 		n /= 4;
 	}
+	r->uregs.nouser = WS_NOUSER_UNREADABLE;
+}
+
+/*
+ * No user half for the wait: say why in a note of the thread's own (kernel frames and user
+ * registers none), so its link names the reason instead of being silently without one.
+ */
+static __always_inline void ws_stack_note(struct task_struct *t, __u32 wait_tid, __u8 role,
+					  __u64 start, __u64 end, __u16 why)
+{
+	struct ws_rec_stack_raw *r;
+
+	if (!ws_stack_room(sizeof(*r)))
+		return;
+	r = ws_reserve(sizeof(*r), WS_KIND_STACK_RAW);
+	if (!r)
+		return;
+	ws_stack_ident(r, t, wait_tid, role, start, end);
+	r->uregs.nouser = why;
+	r->hdr.size = sizeof(*r);
+	ws_stack_submit(r);
 }
 
 static int ws_stack_work_cb(struct bpf_map *map, void *key, void *value)
@@ -172,10 +197,16 @@ static int ws_stack_work_cb(struct bpf_map *map, void *key, void *value)
 	 * wait. Anywhere else it has moved on, and its stack would be another one's.
 	 */
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	if (!regs || WS_REGS_PC(regs) != w->pc || WS_REGS_SP(regs) != w->sp)
+	if (!regs || WS_REGS_PC(regs) != w->pc || WS_REGS_SP(regs) != w->sp) {
+		ws_stack_note(cur, cur->pid, WS_STACK_WAITER, w->wait_start, w->wait_end,
+			      WS_NOUSER_MOVED_ON);
 		return 0;
-	if (!ws_stack_room(WS_STACK_RAW_MAX))
+	}
+	if (!ws_stack_room(WS_STACK_RAW_MAX)) {
+		ws_stack_note(cur, cur->pid, WS_STACK_WAITER, w->wait_start, w->wait_end,
+			      WS_NOUSER_RING_BUSY);
 		return 0;
+	}
 	r = ws_reserve(WS_STACK_RAW_MAX, WS_KIND_STACK_RAW);
 	if (!r)
 		return 0;
@@ -191,40 +222,59 @@ static int ws_stack_work_cb(struct bpf_map *map, void *key, void *value)
  * its kernel stack now (it has not run yet) and schedule the copy of its user stack for when
  * it returns to user space.
  */
-static __always_inline void ws_stack_waiter(struct task_struct *next, __u64 off_ts, __u64 now)
+/* Schedule the copy of @next's user stack for [@off_ts, @now]: 0, or WS_NOUSER_* why not. */
+static __always_inline __u16 ws_stack_work_queue(struct task_struct *next, __u64 off_ts, __u64 now)
 {
-	struct ws_rec_stack_raw *r;
 	struct ws_stack_work *w, init = {};
 	__u32 tid = next->pid;
 	struct pt_regs *regs;
+	long err;
 
-	if (!ws_stack_room(sizeof(*r) + WS_STACK_RAW_MAX))
-		return;
-	r = ws_reserve(sizeof(*r), WS_KIND_STACK_RAW);
-	if (r) {
-		ws_stack_ident(r, next, tid, WS_STACK_WAITER, off_ts, now);
-		ws_stack_kernel(r, next);
-		/* asleep in its syscall still: which file it waited on is named in user space */
-		ws_read_syscall(next, &r->sys);
-		ws_stack_submit(r);
-	}
-	if (ws_task_no_user(next) || !bpf_task_work_schedule_resume_impl)
-		return;
+	if (ws_task_no_user(next))
+		return WS_NOUSER_KTHREAD;
+	if (!bpf_task_work_schedule_resume_impl)
+		return WS_NOUSER_NO_TASK_WORK;
 	w = bpf_map_lookup_elem(&ws_stack_works, &tid);
 	if (!w) {
 		bpf_map_update_elem(&ws_stack_works, &tid, &init, BPF_NOEXIST);
 		w = bpf_map_lookup_elem(&ws_stack_works, &tid);
 		if (!w)
-			return;
+			return WS_NOUSER_NOT_QUEUED;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(next);
 	if (!regs)
-		return;
+		return WS_NOUSER_UNREADABLE;
 	w->wait_start = off_ts;
 	w->wait_end = now;
 	w->pc = WS_REGS_PC(regs);
 	w->sp = WS_REGS_SP(regs);
-	bpf_task_work_schedule_resume_impl(next, &w->tw, &ws_stack_works, ws_stack_work_cb, NULL);
+	err = bpf_task_work_schedule_resume_impl(next, &w->tw, &ws_stack_works, ws_stack_work_cb,
+						 NULL);
+	/* -EBUSY (16): a copy is still pending; it reads this wait's pc, sp and times when it
+	 * runs */
+	return err && err != -16 ? WS_NOUSER_NOT_QUEUED : 0;
+}
+
+static __always_inline void ws_stack_waiter(struct task_struct *next, __u64 off_ts, __u64 now)
+{
+	struct ws_rec_stack_raw *r;
+	__u16 why;
+
+	/* no room for both halves: the kernel half alone, saying why no user half follows */
+	if (!ws_stack_room(sizeof(*r) + WS_STACK_RAW_MAX)) {
+		ws_stack_note(next, next->pid, WS_STACK_WAITER, off_ts, now, WS_NOUSER_RING_BUSY);
+		return;
+	}
+	why = ws_stack_work_queue(next, off_ts, now);
+	r = ws_reserve(sizeof(*r), WS_KIND_STACK_RAW);
+	if (!r)
+		return;
+	ws_stack_ident(r, next, next->pid, WS_STACK_WAITER, off_ts, now);
+	ws_stack_kernel(r, next);
+	/* asleep in its syscall still: which file it waited on is named in user space */
+	ws_read_syscall(next, &r->sys);
+	r->uregs.nouser = why;
+	ws_stack_submit(r);
 }
 
 /* current is waking a thread @wakee_tid whose wait [@off_ts, @now] is already long: who, from
@@ -234,8 +284,10 @@ static __always_inline void ws_stack_waker(__u32 wakee_tid, __u64 off_ts, __u64 
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct ws_rec_stack_raw *r;
 
-	if (!ws_stack_room(WS_STACK_RAW_MAX))
+	if (!ws_stack_room(WS_STACK_RAW_MAX)) {
+		ws_stack_note(cur, wakee_tid, WS_STACK_WAKER, off_ts, now, WS_NOUSER_RING_BUSY);
 		return;
+	}
 	r = ws_reserve(WS_STACK_RAW_MAX, WS_KIND_STACK_RAW);
 	if (!r)
 		return;

@@ -42,9 +42,25 @@ struct ws_stack_uregs {
 	__u64 pc, sp, fp, lr;
 	__u64 callee[10];
 	__u32 valid;
-	__u16 arch; /* WS_ARCH_* */
-	__u16 reserved;
+	__u16 arch;   /* WS_ARCH_* */
+	__u16 nouser; /* WS_NOUSER_*: why no user part comes (0: one comes, or unknown) */
 };
+
+/*
+ * Why a stack has no user part, so that a link without one says why (never silently empty).
+ * In a raw capture: the waiter's kernel half says whether its user half will follow (0) or not;
+ * a user half that cannot be copied comes as a note (no registers, no frames) with the reason.
+ * In a resolved record: the same codes, and the core's own (16 and up). 0 in records written
+ * before these codes existed: unknown.
+ */
+#define WS_NOUSER_KTHREAD 1	 /* the task runs no user code (kernel thread, io_uring worker) */
+#define WS_NOUSER_NO_TASK_WORK 2 /* the kernel cannot copy a waiter's user stack (no task work) */
+#define WS_NOUSER_RING_BUSY 3	 /* the ring was too full for a user stack copy */
+#define WS_NOUSER_NOT_QUEUED 4	 /* the copy could not be scheduled (its map was full) */
+#define WS_NOUSER_MOVED_ON 5	 /* when the copy ran, the thread was no longer where it slept */
+#define WS_NOUSER_UNREADABLE 6	 /* its registers or stack memory could not be read */
+#define WS_NOUSER_EXITED 16	 /* the process exited before its maps were read */
+#define WS_NOUSER_UNWIND 17	 /* not unwound: none of the process's files could be opened */
 
 /*
  * Raw capture, BPF -> core. hdr.tid/pid are whoever wrote it (not necessarily the stack's
@@ -89,7 +105,7 @@ struct ws_rec_stack {
 	 * NUL after the frames; @fd -1, @path_len 0: none */
 	__s32 fd;
 	__u16 path_len;
-	__u16 reserved;
+	__u16 nouser; /* WS_NOUSER_*: why the record has no user frames (0: it has, or unknown) */
 };
 
 struct ws_stack_frame {
