@@ -8,7 +8,7 @@
 #include "util.h"
 
 struct part {
-	char what[208];
+	char what[WS_CRITPATH_WHAT + 48]; /* "still blocked when tracing ended, on " + that */
 	uint64_t ns;
 	bool open; /* a wait still going on when tracing ended */
 };
@@ -25,7 +25,7 @@ struct ws_critpath {
 	size_t n, cap;
 	struct covered *cov;
 	size_t ncov, cov_cap;
-	char open_what[160]; /* ws_critpath_open(): what its wait at the end was on */
+	char open_what[WS_CRITPATH_WHAT]; /* ws_critpath_open(): what its wait at the end was on */
 	int err;
 };
 

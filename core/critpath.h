@@ -11,6 +11,10 @@
 
 #include "chain.h"
 
+/* The longest words of an open wait the path names (ws_critpath_open()): what it was blocked on
+ * and where in the code */
+#define WS_CRITPATH_WHAT 256
+
 struct ws_critpath;
 
 /* Follow thread @tid. NULL on failure (errno set). */

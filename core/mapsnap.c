@@ -176,8 +176,6 @@ int ws_mapsnap_take(struct ws_mapsnap *ms, uint32_t pid, uint64_t now)
 
 	pthread_mutex_lock(&ms->lock);
 	err = take(ms, pid, now);
-	if (getenv("H3DBG") && err)
-		fprintf(stderr, "H3DBG take %u at %.3f -> %d\n", pid, now / 1e6, err);
 	pthread_mutex_unlock(&ms->lock);
 	return err;
 }
@@ -188,12 +186,8 @@ void ws_mapsnap_take_young(struct ws_mapsnap *ms, uint64_t now)
 	/* take() adds no entry for a pid it knows: the array does not move under the walk */
 	for (size_t i = 0; i < ms->nsnaps; i++)
 		if (now - ms->snaps[i].first_ns < WS_MAPSNAP_YOUNG_NS &&
-		    ms->snaps[i].taken_ns != now) {
-			int e = take(ms, ms->snaps[i].pid, now);
-			if (getenv("H3DBG") && e)
-				fprintf(stderr, "H3DBG youngtake %u at %.3f -> %d\n",
-					ms->snaps[i].pid, now / 1e6, e);
-		}
+		    ms->snaps[i].taken_ns != now)
+			take(ms, ms->snaps[i].pid, now);
 	pthread_mutex_unlock(&ms->lock);
 }
 

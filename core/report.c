@@ -121,6 +121,7 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 	for (int i = 0; i < c->nlinks; i++) {
 		const struct ws_link *l = &c->links[i];
 		struct ws_link_stacks st;
+		const char *cut;
 
 		fprintf(b, "%s{\"kind\":", i ? "," : "");
 		ws_json_str(b, l->kind);
@@ -156,6 +157,14 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		}
 		ws_stack_json(b, "stack", st.own, st.nown);
 		ws_stack_json(b, "waker_stack", st.waker, st.nwaker);
+		if ((cut = ws_stack_cut(st.own, st.nown))) {
+			fprintf(b, ",\"stack_cut\":");
+			ws_json_str(b, cut);
+		}
+		if ((cut = ws_stack_cut(st.waker, st.nwaker))) {
+			fprintf(b, ",\"waker_stack_cut\":");
+			ws_json_str(b, cut);
+		}
 		if (st.own_missing) {
 			fprintf(b, ",\"stack_missing\":");
 			ws_json_str(b, ws_stack_missing_str(st.own_missing));
@@ -300,8 +309,15 @@ static void stack_text(FILE *b, const struct ws_link_stacks *st, bool waker, int
 	int shown = waker ? ws_stack_text(b, st->waker, st->nwaker, depth)
 			  : ws_stack_text(b, st->own, st->nown, depth);
 
+	const char *cut =
+		waker ? ws_stack_cut(st->waker, st->nwaker) : ws_stack_cut(st->own, st->nown);
+
 	if (why >= WS_SM_FAILURES)
 		fprintf(b, "%s(no user stack: %s)", shown ? " " : "", ws_stack_missing_str(why));
+	/* a stack cut short is said to be one: its outer frames, where the program's own code
+	 * usually is, are missing (a frame limit cuts only what the text leaves out anyway) */
+	else if (shown && cut && strcmp(cut, ws_unwind_stop_str(WS_UNWIND_MAX_FRAMES)))
+		fprintf(b, " (the walk ended: %s)", cut);
 }
 
 static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)

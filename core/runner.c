@@ -200,12 +200,22 @@ static bool open_waits(struct ws_session *s, const struct ws_run_opts *o, struct
 }
 
 /* Stacks are captured for this run's waits ([core] stacks): those open at attach get theirs. */
-static unsigned int start_flags(struct ws_session *s)
+static unsigned int open_stack_flags(struct ws_session *s)
 {
 	const struct ws_stacks *sk = ws_session_stacks(s);
 	uint64_t from = sk ? ws_stacks_capture(sk) : 0;
 
 	return from && from != UINT64_MAX ? WS_STUCK_STACKS : 0;
+}
+
+/*
+ * Those open at the end too, unless they go into a recording (@o->on_open_waits): a recording
+ * keeps no user stacks of its open waits, and what `record` says live must be what `report` of
+ * it says (a stack tells a join or a condvar from a mutex wait).
+ */
+static unsigned int end_stack_flags(struct ws_session *s, const struct ws_run_opts *o)
+{
+	return o->on_open_waits ? 0 : open_stack_flags(s);
 }
 
 /*
@@ -478,7 +488,8 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 		uint32_t traced = pid;
 
 		still_running = true;
-		have_open = open_waits(s, o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS, 0);
+		have_open = open_waits(s, o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS,
+				       end_stack_flags(s, o));
 	}
 	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock, &lost);
 	if (have_open)
@@ -619,14 +630,14 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		}
 	}
 	/* waits already in progress: the state at attach bounds how long they last */
-	have_start = open_waits(s, o, &start, o->pids, o->npids, NULL, 0, start_flags(s));
+	have_start = open_waits(s, o, &start, o->pids, o->npids, NULL, 0, open_stack_flags(s));
 	if (have_start)
 		feed_open_waits(s, &start);
 	if (o->duration_ns)
 		deadline = ws_clock_mono_now() + o->duration_ns;
 	err = loop(s, 0, NULL, deadline, o);
 	have_open = open_waits(s, o, &open, o->pids, o->npids, have_start ? &start : NULL,
-			       OPEN_SAMPLE_GAP_NS, 0);
+			       OPEN_SAMPLE_GAP_NS, end_stack_flags(s, o));
 	if (have_start)
 		ws_stuck_free(&start);
 	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock, &lost);

@@ -6,9 +6,12 @@
  * short periods writes a switch-out only with the record that ends the wait.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "critpath.h"
 #include "session_impl.h"
+#include "stack_fmt.h"
 
 void ws_session_set_open_waits(struct ws_session *s, const struct ws_stuck *open)
 {
@@ -69,6 +72,28 @@ static void explain(const struct ws_stuck_thread *t, struct ws_claim *c, char *w
 	snprintf(what, len, "%s", t->what);
 }
 
+/*
+ * @what, then where @t's user stack shows it waited (", in pthread_join (libc.so.6) ← main
+ * (gt_join)") when it was read: a futex address alone does not tell a person which call it is.
+ */
+static void where(const struct ws_stuck_thread *t, const char *what, char *out, size_t len)
+{
+	const struct ws_stack *parts[1] = { t->ustack };
+	char *text = NULL;
+	size_t tlen = 0;
+	int shown;
+	FILE *f;
+
+	snprintf(out, len, "%s", what);
+	if (!t->ustack || !(f = open_memstream(&text, &tlen)))
+		return;
+	shown = ws_stack_text(f, parts, 1, 3);
+	/* cut at @len: the words before the stack are whole */
+	if (fclose(f) == 0 && shown)
+		snprintf(out, len, "%s, %s", what, text);
+	free(text);
+}
+
 void session_open_at_end(struct ws_session *s)
 {
 	const struct ws_stuck *open = s->open_end;
@@ -79,13 +104,15 @@ void session_open_at_end(struct ws_session *s)
 	for (size_t i = 0; open && i < open->n; i++) {
 		const struct ws_stuck_thread *t = &open->t[i];
 		struct ws_claim c;
-		char what[sizeof(t->what)];
+		char what[sizeof(t->what)], full[WS_CRITPATH_WHAT];
 
 		if (t->kind == WS_OPEN_NONE)
 			continue;
 		explain(t, &c, what, sizeof(what));
 		if (ws_graph_open_at_end(s->g, t->s.tid, ws_stuck_since(t), t->s.read_mono_ns,
-					 off_state_of(t->s.state), &c))
-			ws_report_open_wait(s->rep, t->s.tid, what);
+					 off_state_of(t->s.state), &c)) {
+			where(t, what, full, sizeof(full));
+			ws_report_open_wait(s->rep, t->s.tid, full);
+		}
 	}
 }

@@ -245,3 +245,11 @@ const char *ws_unwind_stop_str(enum ws_unwind_stop stop)
 	}
 	return "?";
 }
+
+const char *ws_stack_cut(const struct ws_stack *const parts[], int n)
+{
+	for (int i = 0; i < n; i++)
+		if (parts[i]->ustop && parts[i]->ustop - 1 != WS_UNWIND_END)
+			return ws_unwind_stop_str((enum ws_unwind_stop)(parts[i]->ustop - 1));
+	return NULL;
+}

@@ -27,6 +27,13 @@ void ws_stack_lines(FILE *f, const struct ws_stack *const parts[], int n);
  * the module's directory left out.  Returns what snprintf returns. */
 int ws_frame_format(const struct ws_frame *f, char *buf, size_t len);
 
+/*
+ * Why the user walk of @parts (@n of them) ended before the outermost frame ("time limit",
+ * "stack copy too short"), or NULL: it reached it, or there is no user part. A cut stack is
+ * said to be one, never shown as if whole.
+ */
+const char *ws_stack_cut(const struct ws_stack *const parts[], int n);
+
 /* "end of stack", "time limit", ...: why a user stack's walk stopped */
 const char *ws_unwind_stop_str(enum ws_unwind_stop stop);
 

@@ -268,12 +268,7 @@ int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 	/* the first stacks of a program may take long (kernel symbols, debug info): the watcher
 	 * reads the maps of new processes meanwhile */
 	ws_mapsnap_busy(sc->maps, true);
-	uint64_t t0 = ws_clock_mono_now();
 	err = resolve(sc, rec, out);
-	if (getenv("H3DBG"))
-		fprintf(stderr, "H3DBG resolve %u tid %u valid %x at %.3f took %.3f ms nouser %u\n",
-			r->pid, r->tid, r->uregs.valid, t0 / 1e6, (ws_clock_mono_now() - t0) / 1e6,
-			*out ? ((struct ws_rec_stack *)*out)->nouser : 999);
 	ws_mapsnap_busy(sc->maps, false);
 	ws_symfile_use(prev);
 	return err;

@@ -64,6 +64,21 @@ static void describe(const struct ws_stuck_thread *t, char *buf, size_t len)
 					     : "");
 }
 
+/* A join waits for its thread to exit: that thread is named as the "holder" of the join (the
+ * futex source's lock_name), and said so, not as a lock's holder. */
+static bool is_join(const struct ws_stuck_thread *t)
+{
+	return !strcmp(t->owner.lock_name, "thread join");
+}
+
+/* " held by tid 5 (comm)" or, for a join, " the exit of tid 5 (comm)" */
+static void print_holder(FILE *f, const struct ws_stuck_thread *t, const char *comm)
+{
+	fprintf(f, " %s tid %u", is_join(t) ? "the exit of" : "held by", t->owner.tid);
+	if (comm)
+		fprintf(f, " (%s)", comm);
+}
+
 /* What named @t's lock holder, for "owner from the ...". */
 static const char *evidence_of(const struct ws_stuck_thread *t)
 {
@@ -101,18 +116,11 @@ static void print_blocked(FILE *f, const struct ws_stuck_thread *t)
 	fprintf(f, "on %s %s still waiting", what, ws_dash());
 }
 
-/* Why a user walk ended, when it is not the stack's end: the frames shown are not all. */
-static const char *walk_cut(const struct ws_stack *s)
-{
-	if (!s->ustop || s->ustop - 1 == WS_UNWIND_END)
-		return NULL;
-	return ws_unwind_stop_str((enum ws_unwind_stop)(s->ustop - 1));
-}
-
 /* @t's user stack, innermost first, one frame a line under its wait. */
 static void text_ustack(FILE *f, const struct ws_stuck_thread *t)
 {
 	char buf[1024], e[4 * sizeof(buf)];
+	const struct ws_stack *parts[1];
 	const char *cut;
 	uint32_t n;
 
@@ -121,6 +129,7 @@ static void text_ustack(FILE *f, const struct ws_stuck_thread *t)
 			fprintf(f, "    (no user stack: %s)\n", t->ustack_why);
 		return;
 	}
+	parts[0] = t->ustack;
 	n = t->ustack->n;
 	for (uint32_t i = 0; i < n && i < TEXT_FRAMES; i++) {
 		ws_frame_format(&t->ustack->frames[i].f, buf, sizeof(buf));
@@ -129,7 +138,7 @@ static void text_ustack(FILE *f, const struct ws_stuck_thread *t)
 	if (n > TEXT_FRAMES)
 		fprintf(f, "    ... %u more frames (--format json has them all)\n",
 			n - TEXT_FRAMES);
-	else if ((cut = walk_cut(t->ustack)))
+	else if ((cut = ws_stack_cut(parts, 1)))
 		fprintf(f, "    ... (the walk ended: %s)\n", cut);
 }
 
@@ -143,8 +152,9 @@ static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 	fputc('\n', f);
 	text_ustack(f, t);
 	if (t->in_cycle) { /* its owners are the DEADLOCK line above */
-		fprintf(f, " %s held by tid %u (owner from the %s): the DEADLOCK above\n",
-			ws_arrow(), t->owner.tid, evidence_of(t));
+		fprintf(f, " %s", ws_arrow());
+		print_holder(f, t, NULL);
+		fprintf(f, " (owner from the %s): the DEADLOCK above\n", evidence_of(t));
 		return;
 	}
 	seen[nseen++] = t;
@@ -159,9 +169,9 @@ static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 		if (!t->owner.tid)
 			return;
 		o = ws_stuck_find(st->t, st->n, t->owner.tid);
-		fprintf(f, " %s held by tid %u (%s) (owner from the %s)\n", ws_arrow(),
-			t->owner.tid, o ? ws_text_esc(o->s.comm, e, sizeof(e)) : "?",
-			evidence_of(t));
+		fprintf(f, " %s", ws_arrow());
+		print_holder(f, t, o ? ws_text_esc(o->s.comm, e, sizeof(e)) : "?");
+		fprintf(f, " (owner from the %s)\n", evidence_of(t));
 		if (!o)
 			return;
 		for (int i = 0; i < nseen; i++)
@@ -223,7 +233,7 @@ static void json_thread_fields(FILE *f, const struct ws_stuck_thread *t)
 	fputc(']', f);
 	if (t->ustack) {
 		const struct ws_stack *parts[1] = { t->ustack };
-		const char *cut = walk_cut(t->ustack);
+		const char *cut = ws_stack_cut(parts, 1);
 
 		ws_stack_json(f, "ustack", parts, 1);
 		if (cut) {
@@ -281,8 +291,12 @@ static void text_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc,
 		else
 			fprintf(f, "tid %u (%s) waits for ", t->s.tid,
 				ws_text_esc(t->s.comm, e, sizeof(e)));
-		fprintf(f, "%s 0x%" PRIx64 " held by tid %u (%s)", t->owner.lock_name,
-			t->owner.lock, o->s.tid, ws_text_esc(o->s.comm, e, sizeof(e)));
+		if (is_join(t))
+			fprintf(f, "the exit of tid %u (%s) (thread join 0x%" PRIx64 ")", o->s.tid,
+				ws_text_esc(o->s.comm, e, sizeof(e)), t->owner.lock);
+		else
+			fprintf(f, "%s 0x%" PRIx64 " held by tid %u (%s)", t->owner.lock_name,
+				t->owner.lock, o->s.tid, ws_text_esc(o->s.comm, e, sizeof(e)));
 		if (o->s.pid != t->s.pid)
 			fprintf(f, " in pid %u", o->s.pid);
 	}

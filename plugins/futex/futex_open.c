@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include <whyslow/syscall_names.h>
 
@@ -21,7 +22,7 @@ int futex_describe_open(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 	const struct ws_host *h = ctx->host;
 	uint64_t addr = w->syscall.args[0];
 	uint32_t op = (uint32_t)w->syscall.args[1];
-	const char *cond;
+	const char *cond, *join;
 	char ob[40], fn[64];
 
 	if (!ws_syscall_is(&w->syscall, "futex") || !futex_op_waits(op))
@@ -46,8 +47,55 @@ int futex_describe_open(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 			 addr, ob, fn);
 		return 1;
 	}
+	join = futex_op_pi(op) || !WS_HAS(w, ustack) || !w->ustack
+		       ? NULL
+		       : futex_join_wait_frame(w->ustack, w->nustack);
+	if (join) {
+		snprintf(fn, sizeof(fn), "%.*s", (int)strcspn(join, "@"), join);
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "%.36s: asleep in futex(%.26s) on this word", fn, ob);
+		h->claim_str(out, "object", "join");
+		h->claim_str(out, "function", fn);
+		snprintf(what, len,
+			 "a thread join (futex 0x%" PRIx64 ", %s, in %s): it waits for a thread to exit",
+			 addr, ob, fn);
+		return 1;
+	}
 	snprintf(out->evidence, sizeof(out->evidence), "asleep in futex(%s) on this word", ob);
 	snprintf(what, len, "futex 0x%" PRIx64 " (%s)", addr, ob);
+	return 1;
+}
+
+/* The thread a join (claim @c) waits for, from the tid word at its futex address. */
+static int join_owner(const struct ws_open_wait *w, uint64_t addr, ws_tid_live_fn is_live,
+		      void *live_ctx, struct ws_open_owner *out)
+{
+	struct futex_owner o;
+	uint32_t word = 0;
+	struct iovec local = { &word, sizeof(word) }, remote = { (void *)(uintptr_t)addr, 4 };
+
+	ssize_t n;
+
+	if (WS_HAS(w, mem_len) && w->mem && w->mem_len >= sizeof(word)) {
+		memcpy(&word, w->mem, sizeof(word));
+	} else {
+		n = process_vm_readv((pid_t)w->pid, &local, 1, &remote, 1, 0);
+		if (n < 0)
+			return -errno;
+		if (n != sizeof(word))
+			word = 0; /* said below: names no live thread */
+	}
+	futex_owner_from_tid_word(word, is_live, live_ctx, &o);
+	out->lock = addr;
+	snprintf(out->lock_name, sizeof(out->lock_name), "thread join");
+	if (o.evidence == OWNER_EV_NONE) {
+		out->tid = 0;
+		snprintf(out->why, sizeof(out->why), "%s", o.why);
+		return 1;
+	}
+	out->tid = o.tid;
+	snprintf(out->evidence, sizeof(out->evidence), "joined thread's tid word");
+	snprintf(out->evidence_key, sizeof(out->evidence_key), "tid_word");
 	return 1;
 }
 
@@ -65,6 +113,8 @@ int futex_open_owner(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 	/* a condition variable has no holder: whoever signals it ends the wait */
 	if (strcmp(c->kind, "futex") || !addr || !strcmp(ws_claim_str(c, "object", ""), "condvar"))
 		return 0;
+	if (!strcmp(ws_claim_str(c, "object", ""), "join"))
+		return join_owner(w, addr, is_live, live_ctx, out);
 	/* a program killed while it waited is gone: its lock as the thread read it then */
 	if (WS_HAS(w, mem_len) && w->mem)
 		futex_owner_from_bytes(w->mem, w->mem_len, op, is_live, live_ctx, &o);

@@ -189,6 +189,35 @@ const char *futex_cond_wait_frame(const char *const *names, int n)
 	return NULL;
 }
 
+const char *futex_join_wait_frame(const char *const *names, int n)
+{
+	for (int i = 0; i < n && i < COND_FRAMES; i++) {
+		const char *f = names[i];
+
+		if (!f)
+			continue;
+		if (named(f, "pthread_mutex_") || named(f, "lll_lock") || named(f, "mutex_lock"))
+			return NULL;
+		if (named(f, "pthread_join") || named(f, "pthread_clockjoin") ||
+		    named(f, "pthread_timedjoin"))
+			return f;
+	}
+	return NULL;
+}
+
+void futex_owner_from_tid_word(uint32_t word, ws_tid_live_fn is_live, void *ctx,
+			       struct futex_owner *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* a thread joins only threads of its own process: never another process's tid */
+	if (!word || !is_live(ctx, word, false)) {
+		none(out, "the joined thread's tid word names no live thread of this process");
+		return;
+	}
+	out->evidence = OWNER_EV_TID_WORD;
+	out->tid = word;
+}
+
 /* The bytes of the lock a futex call with @op names: the PI word alone, or a mutex's head. */
 static size_t lock_bytes(uint32_t op)
 {

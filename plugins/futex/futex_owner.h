@@ -17,6 +17,7 @@ enum futex_owner_evidence {
 	OWNER_EV_NONE,
 	OWNER_EV_PI_WORD,    /* the PI futex word's FUTEX_TID_MASK bits */
 	OWNER_EV_MUTEX_WORD, /* glibc pthread_mutex_t.__owner, lock word and kind consistent */
+	OWNER_EV_TID_WORD,   /* a join's word: the joined thread's tid, live, of the process */
 };
 
 /*
@@ -69,6 +70,19 @@ bool futex_owner_from_mutex(const struct futex_mutex_words *m, bool pshared, ws_
  * word, with the condvar frame still below). Pure, unit-tested.
  */
 const char *futex_cond_wait_frame(const char *const *names, int n);
+/*
+ * The same for glibc's thread join (pthread_join, pthread_timedjoin_np, pthread_clockjoin_np:
+ * all __pthread_clockjoin_ex), which sleeps on the joined thread's tid word until the kernel
+ * clears it as the thread exits. Pure, unit-tested.
+ */
+const char *futex_join_wait_frame(const char *const *names, int n);
+/*
+ * The thread a join waits for: the tid word @word read at the futex address, when it names a
+ * live thread (@is_live: of the waiter's process). Into @out as its "holder" (evidence
+ * OWNER_EV_TID_WORD), so a chain follows it and a join cycle is a deadlock.
+ */
+void futex_owner_from_tid_word(uint32_t word, ws_tid_live_fn is_live, void *ctx,
+			       struct futex_owner *out);
 
 /*
  * Read the lock at @uaddr in process @pid (process_vm_readv) for a waiter

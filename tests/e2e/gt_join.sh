@@ -4,9 +4,12 @@
 # reads a pipe nobody writes to); --duration 2s ends tracing with that wait open.
 #  1. `run --format json` (the live resolution: the switch-out into the join is held back, and
 #     no record ever ends it): the critical path's largest part is the join's open wait, on its
-#     futex, at least 80% of the run, said open; CPU work is not the whole path;
+#     futex, at least 80% of the run, said open; CPU work is not the whole path; its user stack
+#     (read at the end) names it a thread join, in main, and the open wait follows the thread
+#     it joins (the tid word);
 #  2. `record --live` in text (resolution 0: the switch-out is written) says the same, and
-#     `report` of that recording (JSON and text) says it again, from the open waits it carries.
+#     `report` of that recording (JSON and text) says it again, from the open waits it carries
+#     (a recording keeps no user stacks of them: both name the futex only).
 #   gt_join.sh WHYSLOW PROGRAM CHECK_CRITPATH      (exit 0 pass, 1 fail, 77 skip)
 set -u
 WHYSLOW=$1 PROG=$2 CHECK=$3
@@ -42,7 +45,7 @@ w = sys.argv[1]
 def objs(path):
     return [json.loads(l) for l in open(path) if l.strip()]
 
-def check_json(path, truth):
+def check_json(path, truth, live):
     o = objs(path)
     cp = next(x for x in o if x["type"] == "critical_path")
     summary = o[-1]
@@ -57,19 +60,32 @@ def check_json(path, truth):
     # the open waits themselves: the reader's is in read, the main thread's on the same futex
     ow = {x["tid"]: x for x in o if x["type"] == "open_wait"}
     assert truth["reader_tid"] in ow and truth["main_tid"] in ow, "%s: open waits %s" % (path, sorted(ow))
+    if live:
+        # read while it waits, its user stack tells a join: named as one, in the code, and
+        # followed into the thread it waits for (the word holds its tid until it exits)
+        assert "a thread join" in opens[0]["what"] and "in main (gt_join)" in opens[0]["what"], \
+            "%s: the join is not named: %r" % (path, opens[0]["what"])
+        m = ow[truth["main_tid"]]
+        assert m.get("object") == "join" and m.get("owner") == truth["reader_tid"] and \
+            m.get("owner_evidence") == "tid_word", "%s: main's open wait %s" % (
+                path, {k: m.get(k) for k in ("object", "owner", "owner_evidence")})
+        assert [l["tid"] for l in m["links"]] == [truth["reader_tid"]], "%s: links %s" % (
+            path, m["links"])
     print("ok: %s: %.0f%% %s" % (path, 100 * opens[0]["share"], opens[0]["what"]))
 
-def check_text(path):
+def check_text(path, live):
     lines = open(path).read().splitlines()
     i = next(i for i, l in enumerate(lines) if l.startswith("Critical path of the command"))
-    m = re.match(r"\s+([\d.]+)%\s+\S+\s+still blocked when tracing ended, on futex 0x[0-9a-f]+ \(FUTEX_WAIT_BITSET\)$",
-                 lines[i + 1])
+    # a recording keeps no user stacks of its open waits: report names the futex only
+    on = (r"a thread join \(futex 0x[0-9a-f]+, FUTEX_WAIT_BITSET, in \w+\): it waits for a thread to exit, in main \(gt_join\).*"
+          if live else r"futex 0x[0-9a-f]+ \(FUTEX_WAIT_BITSET\)$")
+    m = re.match(r"\s+([\d.]+)%\s+\S+\s+still blocked when tracing ended, on " + on, lines[i + 1])
     assert m and float(m.group(1)) >= 80, "%s: the path's first part is %r" % (path, lines[i + 1])
     print("ok: %s: %s" % (path, lines[i + 1].strip()))
 
-check_json(w + "/run.jsonl", json.loads(open(w + "/run.truth").readline()))
-check_json(w + "/rep.jsonl", json.loads(open(w + "/rec.truth").readline()))
-check_text(w + "/live.txt")
-check_text(w + "/rep.txt")
+check_json(w + "/run.jsonl", json.loads(open(w + "/run.truth").readline()), True)
+check_json(w + "/rep.jsonl", json.loads(open(w + "/rec.truth").readline()), False)
+check_text(w + "/live.txt", False)  # record: no stacks kept, as report
+check_text(w + "/rep.txt", False)
 PY
 echo "PASS gt_join"

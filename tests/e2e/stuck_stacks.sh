@@ -64,11 +64,16 @@ pids+=("$gt")
 as_user timeout -s KILL 20 "$WHYSLOW" stuck --format json --min-block 1ms "$gt" \
 	>"$work/stuck.jsonl" 2>"$work/stuck.stderr"
 rc=$?
-[ $rc = 0 ] || fail "stuck --format json exited $rc"
+# the main thread holds the mutex and joins the thread that waits for it: a deadlock (exit 3),
+# found through the join (the joined thread's tid word names the thread it waits for)
+[ $rc = 3 ] || fail "stuck --format json exited $rc, want 3 (main holds the mutex and joins its waiter)"
 as_user timeout -s KILL 20 "$WHYSLOW" stuck --min-block 1ms "$gt" >"$work/stuck.txt" 2>>"$work/stuck.stderr"
 rc=$?
-[ $rc = 0 ] || fail "stuck exited $rc"
+[ $rc = 3 ] || fail "stuck exited $rc, want 3"
 cat "$work/stuck.txt"
+mtid=$("$PYTHON" -c 'import json,sys; print(json.loads(open(sys.argv[1]).read())["mutex"]["tid"])' "$work/truth")
+grep -Eq "^DEADLOCK: tid $gt \(gt_stuck\) waits for the exit of tid $mtid \(gt-mutex\) \(thread join 0x[0-9a-f]+\), which waits for mutex 0x[0-9a-f]+ held by tid $gt \(gt_stuck\)$" \
+	"$work/stuck.txt" || fail "no DEADLOCK line through the join and the mutex"
 "$PYTHON" "$CHECK" --truth "$work/truth" --json "$work/stuck.jsonl" --text "$work/stuck.txt" \
 	--case stacks || fail "wrong stacks"
 

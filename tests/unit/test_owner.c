@@ -247,6 +247,35 @@ Test(owner, reads_this_glibcs_mutex_layout)
 }
 
 /* A condition-variable wait is told from a mutex wait by the waiter's user stack (its names). */
+/*
+ * pthread_join sleeps on the joined thread's tid word (cleared by the kernel at its exit): the
+ * stack tells it apart, and the word names the thread it waits for only when that is a live
+ * thread of the waiter's own process (a process-shared one never: a thread joins its own).
+ */
+Test(owner, a_join_is_told_by_its_stack_and_names_its_thread)
+{
+	const char *dyn[] = { "__futex_abstimed_wait_common", "__pthread_clockjoin_ex", "main" };
+	const char *pub[] = { "__futex_abstimed_wait_common64", "pthread_join@@GLIBC_2.34",
+			      "main" };
+	const char *mutex[] = { "__lll_lock_wait", "pthread_mutex_lock", "pthread_join", "main" };
+	struct futex_owner o;
+
+	cr_assert_str_eq(futex_join_wait_frame(dyn, 3), "__pthread_clockjoin_ex");
+	cr_assert_str_eq(futex_join_wait_frame(pub, 3), "pthread_join@@GLIBC_2.34");
+	cr_assert_null(futex_join_wait_frame(mutex, 4), "a mutex met first is a mutex wait");
+	cr_assert_null(futex_cond_wait_frame(dyn, 3), "a join is no condvar wait");
+
+	futex_owner_from_tid_word(4242, fake_live, NULL, &o);
+	cr_assert_eq(o.evidence, OWNER_EV_TID_WORD);
+	cr_assert_eq(o.tid, 4242);
+	futex_owner_from_tid_word(7777, fake_live, NULL, &o); /* live, but only process-shared */
+	cr_assert_eq(o.evidence, OWNER_EV_NONE);
+	cr_assert_eq(o.tid, 0);
+	futex_owner_from_tid_word(0, fake_live, NULL, &o); /* the thread has exited */
+	cr_assert_eq(o.evidence, OWNER_EV_NONE);
+	cr_assert_not_null(o.why);
+}
+
 Test(owner, a_condvar_wait_is_told_by_its_stack)
 {
 	/* Debian's libc.so.6 without debug symbols: its dynamic names, versioned */
