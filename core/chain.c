@@ -15,6 +15,24 @@ static struct ws_thread *next_thread(struct ws_graph *g, const struct ws_claim *
 	return ws_graph_thread_at(g, cl->woken_by, ts);
 }
 
+/*
+ * Up to where over [a, b] the timeline of @t, a lock's holder, is known. A holder did nothing to
+ * end the wait (a waker ran to wake it): it may have left its CPU since its last switch-in, a
+ * switch-out the scheduler source reports only with the next wakeup (ws_switch.prev_out_later).
+ * Its stretch still open on CPU is then not known to be running: that part is not observed.
+ */
+static uint64_t held_known_to(const struct ws_thread *t, uint64_t a, uint64_t b)
+{
+	struct ws_ival iv;
+
+	if (!t->n || t->last_end != WS_NO_END)
+		return b;
+	iv = ws_thread_ival(t, t->n - 1);
+	if (iv.state != WS_STATE_RUNNING || iv.start >= b)
+		return b;
+	return iv.start > a ? iv.start : a;
+}
+
 static const char *state_kind(const struct ws_ival *iv, const struct ws_claim *cl)
 {
 	switch (iv->state) {
@@ -489,6 +507,27 @@ static void roots_reset(struct ws_chain *c)
 	c->nroots = c->nsegs;
 }
 
+/* The blocked interval the wait @d began with, into @out; false when it has none. */
+static bool wait_blocked(const struct ws_wait_done *d, struct ws_ival *out)
+{
+	const struct ws_thread *t = d->t;
+
+	for (size_t i = ws_thread_find(t, d->start); i < t->n && t->iv[i].start <= d->wake; i++) {
+		if (t->iv[i].state == WS_STATE_BLOCKED && t->iv[i].start == d->start) {
+			*out = ws_thread_ival(t, i);
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct ws_claim *ws_chain_wait_claim(struct ws_graph *g, const struct ws_wait_done *d)
+{
+	struct ws_ival iv;
+
+	return wait_blocked(d, &iv) ? ws_graph_claim(g, iv.claim) : NULL;
+}
+
 int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c)
 {
 	struct ws_thread *t = d->t;
@@ -497,7 +536,7 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	const struct ws_claim *cl = NULL;
 	struct ws_thread *w;
 	struct dom_acc dom;
-	uint64_t bdur = d->wake - d->start, rdur = d->end - d->wake;
+	uint64_t bdur = d->wake - d->start, rdur = d->end - d->wake, known;
 	int err;
 
 	c->victim = t;
@@ -513,20 +552,26 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	c->root_ns = 0;
 	c->links_root[0] = 0;
 
-	for (size_t i = ws_thread_find(t, d->start); i < t->n && t->iv[i].start <= d->wake; i++) {
-		if (t->iv[i].state == WS_STATE_BLOCKED && t->iv[i].start == d->start) {
-			blocked_iv = ws_thread_ival(t, i);
-			blocked = &blocked_iv;
-			cl = ws_graph_claim(g, blocked->claim);
-			break;
-		}
+	if (wait_blocked(d, &blocked_iv)) {
+		blocked = &blocked_iv;
+		cl = ws_graph_claim(g, blocked->claim);
 	}
-	w = blocked ? next_thread(g, cl, d->wake) : NULL;
+	/*
+	 * A wait a signal ended is a root (the sender did not cause it), unless the lock it
+	 * waited for named its holder: what the holder did meanwhile is what it waited for.
+	 */
+	if (blocked && d->held_by)
+		w = ws_graph_thread_at(g, d->held_by, d->wake);
+	else
+		w = blocked ? next_thread(g, cl, d->wake) : NULL;
+	known = w && d->held_by ? held_known_to(w, d->start, d->wake) : d->wake;
 
 	/* segments: the waker's timeline explains the blocked part; then our own queueing */
-	if (blocked && w)
-		err = segments_of(g, c, w, d->start, d->wake, &dom);
-	else
+	if (blocked && w) {
+		err = segments_of(g, c, w, d->start, known, &dom);
+		if (!err)
+			err = push_seg(c, WS_KIND_UNKNOWN, w, known, d->wake, NULL);
+	} else
 		err = push_seg(c, blocked ? (cl ? cl->kind : WS_KIND_UNKNOWN) : WS_KIND_UNKNOWN, t,
 			       d->start, d->wake, cl);
 	if (!err)
@@ -539,8 +584,12 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	if (blocked && bdur >= rdur) {
 		fill_link(g, &c->links[0], t, blocked, blocked->flags, d->start, d->wake);
 		c->nlinks = 1;
+		if (w && d->held_by) {
+			c->links[0].held_by = d->held_by;
+			c->links[0].held_evidence = d->held_evidence;
+		}
 		if (w)
-			walk(g, c, w, d->start, d->wake, &dom);
+			walk(g, c, w, d->start, known, &dom);
 		else if (cl && !cl->root && cl->woken_by) {
 			c->incomplete = true;
 			c->why_incomplete = waker_missing(g, d->wake);

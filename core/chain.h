@@ -28,6 +28,12 @@ struct ws_link {
 	uint64_t start, dur;
 	uint32_t woken_by; /* 0: none */
 	bool has_woken_by;
+	/*
+	 * The holder of the lock the victim's wait, ended by a signal, waited for (link 0 only,
+	 * ws_wait_done.held_by); 0: none. What it named is in @held_evidence ("mutex_word").
+	 */
+	uint32_t held_by;
+	const char *held_evidence;
 	const struct ws_claim *claim; /* NULL for core kinds */
 	const char *evidence;
 	uint16_t cpu; /* running/runqueue */
@@ -102,6 +108,9 @@ struct ws_chain {
 	struct ws_seg_root *roots;
 	size_t nroots, roots_cap; /* roots[0, nroots) stand for the segments now */
 };
+
+/* The claim of the blocked interval the wait @d began with, or NULL. */
+const struct ws_claim *ws_chain_wait_claim(struct ws_graph *g, const struct ws_wait_done *d);
 
 /* Build the chain of @d into @c (whose segs buffer is reused). 0 or -ENOMEM. */
 int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c);

@@ -133,6 +133,14 @@ struct ws_wait_done {
 	uint64_t start, wake, end; /* off CPU at start, woken at wake, on CPU at end */
 	uint16_t cpu;		   /* CPU it got back on */
 	bool below_min_block;	   /* only the followed thread's (ws_graph_follow) */
+	/*
+	 * Set by the session, not the graph: a signal ended the wait, it killed the thread, and
+	 * the lock it waited for, read in its own context as it died, names this holder, a thread
+	 * of its process alive throughout the wait (session_host.c); 0: none. @held_evidence
+	 * says what named it ("mutex_word").
+	 */
+	uint32_t held_by;
+	const char *held_evidence;
 };
 
 struct ws_graph_ops {

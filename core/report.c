@@ -133,6 +133,11 @@ static void json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 			fprintf(b, "%u", l->woken_by);
 		else
 			fprintf(b, "null");
+		if (l->held_by) {
+			/* not a wakeup: the lock's holder, as the lock itself named it */
+			fprintf(b, ",\"held_by\":%u,\"owner_evidence\":", l->held_by);
+			ws_json_str(b, l->held_evidence ? l->held_evidence : "lock");
+		}
 		fprintf(b, ",\"waits\":%u,\"longest_ns\":%" PRIu64 ",\"evidence\":", l->waits,
 			l->longest);
 		ws_json_str(b, l->evidence ? l->evidence : "");
@@ -320,6 +325,20 @@ static void stack_text(FILE *b, const struct ws_link_stacks *st, bool waker, int
 		fprintf(b, " (the walk ended: %s)", cut);
 }
 
+/* " ← held by tid 4242 (app) (owner from the mutex word)": not a wakeup, the lock's holder */
+static void text_held_by(struct ws_report *r, const struct ws_link *l, FILE *b)
+{
+	char ev[32], e[WS_ESC_LEN], e2[WS_ESC_LEN];
+
+	/* "mutex_word" said as the stuck report says it: "owner from the mutex word" */
+	snprintf(ev, sizeof(ev), "%s", l->held_evidence ? l->held_evidence : "lock");
+	for (char *u = ev; (u = strchr(u, '_'));)
+		*u = ' ';
+	fprintf(b, " %s held by tid %u (%s) (owner from the %s)\n", ws_arrow(), l->held_by,
+		ws_text_esc(ws_graph_comm(r->g, l->held_by), e2, sizeof(e2)),
+		ws_text_esc(ev, e, sizeof(e)));
+}
+
 static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
 	/* arrows and dashes only where the locale can show them (LC_ALL=C gets ASCII) */
@@ -347,6 +366,8 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 			stack_text(b, &st, false, r->stack_depth);
 			fputs("\n", b);
 		}
+		if (l->held_by)
+			text_held_by(r, l, b);
 		if (l->has_woken_by) {
 			/* of several waits, the walk goes on through the longest one's waker */
 			fprintf(b, " %s %swoken by tid %u (%s)%s\n", from,

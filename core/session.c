@@ -40,9 +40,8 @@ const struct ws_config_key ws_core_keys[] = {
 	{ NULL },
 };
 
-static void on_wait(void *ctx, const struct ws_wait_done *d)
+void session_chain(struct ws_session *s, const struct ws_wait_done *d)
 {
-	struct ws_session *s = ctx;
 	int err = ws_chain_build(s->g, d, &s->chain);
 
 	if (!err && d->below_min_block) {
@@ -95,6 +94,7 @@ static void on_gone(void *ctx, const struct ws_thread *t)
 {
 	struct ws_session *s = ctx;
 
+	session_held_gone(s, t);
 	ws_report_gone(s->rep, t);
 }
 
@@ -377,7 +377,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	uint64_t min_block = 0, window = 0, max_window = 0, max_history = 0, top = 0;
 	struct ws_graph_ops ops = {
 		.infer = session_infer_all,
-		.on_wait = on_wait,
+		.on_wait = session_wait_done,
 		.pid_traced = graph_pid_traced,
 		.on_ival = on_ival,
 		.on_gone = on_gone,
@@ -500,7 +500,9 @@ int ws_session_finish(struct ws_session *s)
 	struct ws_summary sum;
 	int err = ws_session_drain(s);
 
-	/* every record is in: the waits that never ended end the timelines */
+	/* every record is in: no exit is still to come for a wait a signal ended */
+	session_held_flush(s);
+	/* the waits that never ended end the timelines */
 	session_open_at_end(s);
 	/* the rest of every timeline reaches the critical path (and any timeline export) now */
 	ws_graph_flush(s->g);

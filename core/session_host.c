@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The host table sources call (struct ws_host), their contexts, name tables and callbacks. */
+#include <whyslow/syscall_names.h>
+
 #include "session_impl.h"
+#include "syscall_fmt.h"
 
 static struct ws_session *session_of(struct ws_plugin_ctx *ctx)
 {
@@ -112,9 +115,14 @@ static void host_wake(struct ws_plugin_ctx *ctx, const struct ws_wake *wk)
 	ws_graph_wake(session_of(ctx)->g, wk);
 }
 
+static void held_exit(struct ws_session *s, const struct ws_thread_event *ev);
+
 static void host_thread_event(struct ws_plugin_ctx *ctx, const struct ws_thread_event *ev)
 {
 	struct ws_session *s = session_of(ctx);
+
+	if (ev->type == WS_THREAD_EXIT)
+		held_exit(s, ev);
 
 	/* the sched source reports only forks of traced threads */
 	if (ev->type == WS_THREAD_NEW) {
@@ -545,4 +553,157 @@ int ws_session_open_sources(struct ws_session *s, struct ws_open_sources *out)
 		return err;
 	*out = (struct ws_open_sources){ .describe = open_describe, .owner = open_owner, .ctx = s };
 	return 0;
+}
+
+/* ---- waits a signal ended: their chains wait for the thread's exit, naming a holder ---- */
+
+/*
+ * How long a chain is held back at most: a thread the signal did not kill (a handler ran) has
+ * no exit to wait for. A killed one exits a few microseconds after its wait ends.
+ */
+#define HELD_BACK_NS 1000000000ull
+
+/* Did a signal end the wait @d? Its claim is then the core's (claim_ended()). */
+static bool signal_ended(struct ws_session *s, const struct ws_wait_done *d)
+{
+	const struct ws_claim *c = ws_chain_wait_claim(s->g, d);
+
+	return c && c->ended_owner;
+}
+
+static void held_release(struct ws_session *s, size_t i)
+{
+	struct ws_wait_done d = s->held_back[i];
+
+	memmove(&s->held_back[i], &s->held_back[i + 1],
+		(s->nheld_back - i - 1) * sizeof(s->held_back[0]));
+	s->nheld_back--;
+	session_chain(s, &d);
+}
+
+void session_wait_done(void *ctx, const struct ws_wait_done *d)
+{
+	struct ws_session *s = ctx;
+
+	/* a thread that lived on past its wait (its next one ended), or long since: no exit */
+	for (size_t i = 0; i < s->nheld_back;)
+		if (s->held_back[i].t == d->t || s->held_back[i].end + HELD_BACK_NS < d->end)
+			held_release(s, i);
+		else
+			i++;
+	if (!signal_ended(s, d)) {
+		session_chain(s, d);
+		return;
+	}
+	if (s->nheld_back == HELD_BACK)
+		held_release(s, 0);
+	s->held_back[s->nheld_back++] = *d;
+}
+
+void session_held_flush(struct ws_session *s)
+{
+	while (s->nheld_back)
+		held_release(s, 0);
+}
+
+/*
+ * Its exit was never seen (records lost) and its timeline is being dropped, its intervals with
+ * it: no chain can be built from it any more. Rare: a held wait goes at its thread's exit, at
+ * any wait that ends a second later, or at the end, and an exited thread's timeline is kept
+ * for max_window unless threads churn past the number kept (graph_evict.c).
+ */
+void session_held_gone(struct ws_session *s, const struct ws_thread *t)
+{
+	for (size_t i = 0; i < s->nheld_back; i++) {
+		if (s->held_back[i].t != t)
+			continue;
+		memmove(&s->held_back[i], &s->held_back[i + 1],
+			(s->nheld_back - i - 1) * sizeof(s->held_back[0]));
+		s->nheld_back--;
+		return;
+	}
+}
+
+/* Whom the holder named by a lock word may be, for a wait a signal ended (held_live()). */
+struct held_ctx {
+	struct ws_graph *g;
+	uint32_t pid;	     /* the waiter's process */
+	uint64_t from, till; /* its wait */
+};
+
+/*
+ * A thread of the waiter's own process, the same one from the wait's start to its end: the
+ * trace vouches for it. A word in memory other processes write (pshared) may name another
+ * process's thread, or another user's: not verified, not named (issue 34).
+ */
+static bool held_live(void *ctx, uint32_t tid, bool pshared)
+{
+	const struct held_ctx *h = ctx;
+	struct ws_thread *t = ws_graph_thread_at(h->g, tid, h->from);
+
+	(void)pshared;
+	return t && t == ws_graph_thread_at(h->g, tid, h->till) && t->pid == h->pid && !t->helper;
+}
+
+/* The JSON value of what named a holder (ws_open_owner.evidence_key), kept for the report. */
+static const char *held_evidence(const char *key)
+{
+	static const char *const known[] = { "mutex_word", "pi_futex_word" };
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(key, known[i]))
+			return known[i];
+	return "lock";
+}
+
+/*
+ * The signal that ended the wait @d killed its thread, which exits in @ev: the lock it waited
+ * for, read in its own context as it died (ws_thread_event.mem), names its holder when the
+ * source that describes the wait can read one (open_owner). Into @d when it names a live thread
+ * of the same process, never a guess: otherwise the wait stays its own root.
+ */
+static void holder_at_exit(struct ws_session *s, struct ws_wait_done *d,
+			   const struct ws_thread_event *ev)
+{
+	const struct ws_claim *c = ws_chain_wait_claim(s->g, d);
+	struct ws_open_wait w = { .sz = sizeof(w), .tid = ev->tid, .pid = ev->pid, .state = 'S' };
+	struct ws_open_owner o = { .sz = sizeof(o) };
+	struct held_ctx h = { s->g, ev->pid, d->start, d->wake };
+	struct ws_syscall sys;
+	struct ws_claim dc;
+	char what[160];
+	int src;
+
+	if (!c || !WS_HAS(ev, mem_len) || !ev->exit_signal || !ev->mem || !ev->mem_len ||
+	    !ws_syscall_known(&ev->sys))
+		return;
+	/* it died in the very call it waited in: the same lock */
+	sys = ev->sys;
+	ws_syscall_normalize(&sys);
+	if (sys.nr != c->syscall.nr || memcmp(sys.args, c->syscall.args, sizeof(sys.args)))
+		return;
+	w.syscall = ev->sys;
+	w.mem = ev->mem;
+	w.mem_len = ev->mem_len;
+	claim_blank(&dc);
+	src = open_describe(s, &w, &dc, what, sizeof(what));
+	if (src < 0 || open_owner(s, src, &w, &dc, held_live, &h, &o) <= 0 || !o.tid ||
+	    o.tid == ev->tid)
+		return;
+	d->held_by = o.tid;
+	d->held_evidence = held_evidence(o.evidence_key);
+}
+
+/* @ev is a thread's exit: the chain held back for its last wait, with the lock's holder. */
+static void held_exit(struct ws_session *s, const struct ws_thread_event *ev)
+{
+	struct ws_thread *t = ws_graph_thread(s->g, ev->tid);
+
+	for (size_t i = 0; t && i < s->nheld_back; i++) {
+		if (s->held_back[i].t != t)
+			continue;
+		holder_at_exit(s, &s->held_back[i], ev);
+		held_release(s, i);
+		return;
+	}
 }

@@ -40,6 +40,8 @@ struct core_bpf;
 #define MAX_TGIDS 16384
 #define MAX_LOST_KINDS 1024
 #define PIDS_ASKED 16
+/* Waits a signal ended whose chains wait for their thread's exit at once (a whole process's) */
+#define HELD_BACK 64
 #define EVICT_EVERY_NS 1000000000ULL
 #define GONE_GRACE_NS 1000000000ULL
 #define MISSES_EVERY_NS 250000000ULL
@@ -128,9 +130,24 @@ struct ws_session {
 	char *lost_json;
 	const struct ws_stuck *open_end; /* ws_session_set_open_waits(), until finish */
 	struct ws_killed killed;	 /* waits a fatal signal ended (killed.h) */
+	/*
+	 * Waits a signal ended, their chains held back until the thread's next sign of life: if
+	 * the signal killed it, its exit may name the holder of the lock it waited for
+	 * (session_wait_done(), session_host.c).
+	 */
+	struct ws_wait_done held_back[HELD_BACK];
+	size_t nheld_back;
 };
 
 void session_describe(void *ctx, const struct ws_claim *c, char *buf, size_t len);
+/* The chain of the wait @d, reported (session.c). */
+void session_chain(struct ws_session *s, const struct ws_wait_done *d);
+/* A wait is over (ws_graph_ops.on_wait): its chain now, or held back for its thread's exit. */
+void session_wait_done(void *ctx, const struct ws_wait_done *d);
+/* Every chain held back, now (the end of the session). */
+void session_held_flush(struct ws_session *s);
+/* Thread @t leaves the history (ws_graph_ops.on_gone): a wait of it held back goes too. */
+void session_held_gone(struct ws_session *s, const struct ws_thread *t);
 /* The waits ws_session_set_open_waits() gave, into the analysis (session_open.c). */
 void session_open_at_end(struct ws_session *s);
 int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out);

@@ -113,6 +113,30 @@ gt_main() {
 	echo "PASS gt_$case"
 }
 
+# gt_own_setup CASE: for a script that drives its own runs (gt_stuck.sh, gt_sig_holder.sh): the
+# prerequisites, GT_WORK, our own loop devices, and a cleanup that also kills every pid in PIDS.
+gt_own_setup() {
+	local case=$1
+	[ "$(id -u)" = 0 ] || gt_skip "gt_$case needs root (BPF, loop devices, blkio cgroups)"
+	[ -d /sys/fs/cgroup/blkio ] || gt_skip "no cgroup-v1 blkio hierarchy at /sys/fs/cgroup/blkio"
+	command -v losetup >/dev/null || gt_skip "losetup not installed"
+	[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
+	[ -e /dev/loop-control ] || gt_skip "no loop device support"
+	GT_WORK=$(mktemp -d "${TMPDIR:-/tmp}/whyslow-e2e-$case.XXXXXX") || gt_fail "mktemp failed"
+	export SLOWDISK_STATE="$GT_WORK/slowdisk" # our own loop devices only
+	GT_OK=0
+	PIDS=()
+	trap gt_own_cleanup EXIT
+	trap 'exit 1' INT TERM HUP
+}
+
+gt_own_cleanup() {
+	local rc=$?
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	(exit $rc)
+	gt_cleanup
+}
+
 gt_cleanup() {
 	local rc=$?
 	"$SLOWDISK" teardown >/dev/null || echo "warning: slowdisk.sh teardown reported a problem" >&2

@@ -13,24 +13,8 @@
 
 WHYSLOW=$1 GT=$2 CHECK=$3
 PYTHON=${PYTHON:-python3}
-[ "$(id -u)" = 0 ] || gt_skip "gt_stuck needs root (BPF, loop devices, blkio cgroups)"
+gt_own_setup stuck
 [ -x "$WHYSLOW" ] && [ -x "$GT" ] && [ -r "$CHECK" ] || gt_fail "usage: gt_stuck.sh WHYSLOW GT_STUCK CHECK_STUCK"
-[ -d /sys/fs/cgroup/blkio ] || gt_skip "no cgroup-v1 blkio hierarchy at /sys/fs/cgroup/blkio"
-[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
-[ -e /dev/loop-control ] || gt_skip "no loop device support"
-
-GT_WORK=$(mktemp -d "${TMPDIR:-/tmp}/whyslow-e2e-stuck.XXXXXX") || gt_fail "mktemp failed"
-export SLOWDISK_STATE="$GT_WORK/slowdisk"
-GT_OK=0
-PIDS=()
-stuck_cleanup() {
-	local rc=$?
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	(exit $rc)
-	gt_cleanup
-}
-trap stuck_cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 now_ns() { date +%s%N; }
 

@@ -6,7 +6,8 @@
  *
  * Every chain line of every test is also checked against the contract:
  *  - links[0].tid is the chain's tid;
- *  - a link follows link i only along link i's woken_by (never without one);
+ *  - a link follows link i only along link i's woken_by, or its held_by (the holder of the
+ *    lock a wait a signal ended waited for), never without one;
  *  - segments add up to blocked_ns and stay inside [start_ns, start_ns + blocked_ns].
  */
 #include <criterion/criterion.h>
@@ -208,7 +209,8 @@ static void get_str(struct jv o, const char *key, char *buf, size_t len)
 
 struct link {
 	char kind[32], evidence[128], addr[32], resource[64];
-	long long tid, woken_by, sector, cpu, waits, longest_ns, idle_ns;
+	long long tid, woken_by, held_by, sector, cpu, waits, longest_ns, idle_ns;
+	char owner_evidence[32];
 	int nran;
 	long long ran_tid[WS_CHAIN_MAX_RAN];
 	long long ran_more_threads, ran_more_ns; /* "ran_more" (0 when absent) */
@@ -274,6 +276,8 @@ static void parse_chain(struct chain *c, char *line)
 		get_str(items[i], "addr", l->addr, sizeof(l->addr));
 		l->tid = get_int(items[i], "tid", NO_VAL);
 		l->woken_by = get_int(items[i], "woken_by", NO_VAL);
+		l->held_by = get_int(items[i], "held_by", NO_VAL);
+		get_str(items[i], "owner_evidence", l->owner_evidence, sizeof(l->owner_evidence));
 		l->sector = get_int(items[i], "sector", NO_VAL);
 		get_str(items[i], "resource", l->resource, sizeof(l->resource));
 		l->waits = get_int(items[i], "waits", NO_VAL);
@@ -359,13 +363,18 @@ static void check_contract(const struct chain *c)
 		cr_expect_eq(c->links[0].tid, c->tid, "links[0].tid %lld != chain tid %lld: %s",
 			     c->links[0].tid, c->tid, c->line);
 	for (int i = 0; i + 1 < c->nlinks; i++) {
-		cr_expect(c->links[i].woken_by != NO_VAL,
-			  "link %d has no waker yet the chain goes on to tid %lld: %s", i,
-			  c->links[i + 1].tid, c->line);
-		if (c->links[i].woken_by != NO_VAL)
-			cr_expect_eq(c->links[i + 1].tid, c->links[i].woken_by,
-				     "link %d tid %lld is not link %d's woken_by %lld: %s", i + 1,
-				     c->links[i + 1].tid, i, c->links[i].woken_by, c->line);
+		long long next =
+			c->links[i].woken_by != NO_VAL ? c->links[i].woken_by : c->links[i].held_by;
+
+		cr_expect(c->links[i].woken_by == NO_VAL || c->links[i].held_by == NO_VAL,
+			  "link %d is both woken and held: %s", i, c->line);
+		cr_expect(next != NO_VAL,
+			  "link %d has no waker nor holder yet the chain goes on to tid %lld: %s",
+			  i, c->links[i + 1].tid, c->line);
+		if (next != NO_VAL)
+			cr_expect_eq(c->links[i + 1].tid, next,
+				     "link %d tid %lld is not link %d's woken_by/held_by %lld: %s",
+				     i + 1, c->links[i + 1].tid, i, next, c->line);
 	}
 	/* a link is one wait of its length, or says how many it stands for */
 	for (int i = 0; i < c->nlinks; i++) {
@@ -1949,4 +1958,136 @@ Test(chain, text_says_where_the_links_end_when_the_root_is_elsewhere)
 				 "follow one wait, the longest, to CPU work in t104)"),
 		  "%s", R.text);
 	text_free();
+}
+
+/* ---- a wait a signal ended, behind a lock's holder (issue 34) ------------------------------- */
+
+#define SIGINT_BIT (1ull << (2 - 1))
+#define SIGKILL_BIT (1ull << (9 - 1))
+#define NR_FUTEX 202 /* x86_64 */
+#define FUTEX_WAIT_PRIVATE_OP 128
+
+/* futex(X, FUTEX_WAIT_PRIVATE, 2, NULL): what A sleeps in */
+static struct ws_syscall futex_wait_x(void)
+{
+	struct ws_syscall sys = { .nr = NR_FUTEX, .arch = WS_ARCH_X86_64 };
+
+	sys.args[0] = X;
+	sys.args[1] = FUTEX_WAIT_PRIVATE_OP;
+	sys.args[2] = 2;
+	return sys;
+}
+
+/*
+ * B (cpu 1) holds the mutex at X across block I/O: a request from 2ms to 100ms, another from
+ * 101ms that has not completed when the process is killed. A (cpu 0) sleeps on X from 3ms; at
+ * 150ms SIGINT (sent by Z, untraced) wakes it, it runs and dies of it at 151ms, the mutex as it
+ * read it then in its exit record, naming @owner its holder (0: a free mutex).
+ */
+static void killed_behind_holder_out(uint32_t owner, bool out_seen)
+{
+	struct ws_sched_waking sig =
+		syn_waking(T(150), 0, Z, pid_of(Z), comm_of(Z), WS_CTX_TASK, 55, A, pid_of(A));
+	struct ws_sched_exit ex = syn_exit(T(151.5), 0, A, pid_of(A), comm_of(A));
+	struct futex_words {
+		int32_t lock;
+		uint32_t count;
+		int32_t owner;
+		uint32_t nusers;
+		int32_t kind;
+	} m = { owner ? 2 : 0, 0, (int32_t)owner, owner ? 2 : 0, 0 };
+
+	sig.wakee_sys = futex_wait_x();
+	sig.wakee_sigpending = SIGINT_BIT | SIGKILL_BIT;
+	sig.wakee_state = 1;
+	ex.exit_code = 2; /* SIGINT */
+	ex.sys = futex_wait_x();
+	ex.mem_len = sizeof(m);
+	memcpy(ex.mem, &m, sizeof(m));
+
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(2), 1, B, 2, 0);
+	fenter(T(2.5), 0, A, WS_FUTEX_WAIT, X);
+	sw(T(3), 0, A, 1, 0);
+	bdone(T(100), 1, 0, WS_CTX_SOFTIRQ, 61, 4096, B, T(2));
+	wake_ctx(T(100.01), 1, 0, WS_CTX_SOFTIRQ, 61, B);
+	sw(T(100.5), 1, 0, 0, B);
+	if (out_seen)
+		sw(T(101), 1, B, 2, 0);
+	FEED(sig);
+	sw(T(151), 0, 0, 0, A);
+	FEED(ex);
+	sw(T(152), 0, A, 64 /* TASK_DEAD */, 0);
+}
+
+static void killed_behind_holder(uint32_t owner)
+{
+	killed_behind_holder_out(owner, true);
+}
+
+Test(chain, killed_waiter_goes_on_into_the_lock_holder)
+{
+	const struct chain *c;
+
+	begin();
+	killed_behind_holder(B);
+	finish();
+	c = chain_of(A);
+	cr_assert_geq(c->nlinks, 2, "the holder is followed: %s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "futex", "%s", c->line);
+	cr_expect_eq(c->links[0].woken_by, NO_VAL, "the sender is not followed: %s", c->line);
+	cr_expect_eq(c->links[0].held_by, B, "%s", c->line);
+	cr_expect_str_eq(c->links[0].owner_evidence, "mutex_word", "%s", c->line);
+	cr_expect(strstr(c->line, "\"ended_signal\":\"SIGINT\""), "%s", c->line);
+	cr_expect_eq(c->links[1].tid, B, "%s", c->line);
+	cr_expect_str_eq(c->links[1].kind, "block_io", "%s", c->line);
+	cr_expect_eq(c->nlinks, 2, "block I/O is a root: %s", c->line);
+	cr_expect_str_eq(c->root, "block I/O on 7:99", "%s", c->line);
+	for (int i = 0; i < c->nlinks; i++)
+		cr_expect_neq(c->links[i].tid, Z, "the sender is not followed: %s", c->line);
+}
+
+Test(chain, killed_waiter_on_a_free_mutex_stays_its_own_root)
+{
+	const struct chain *c;
+
+	begin();
+	killed_behind_holder(0);
+	finish();
+	c = chain_of(A);
+	cr_expect_eq(c->nlinks, 1, "no holder, nothing followed: %s", c->line);
+	cr_expect_eq(c->links[0].held_by, NO_VAL, "%s", c->line);
+	cr_expect_str_eq(c->root, "futex 0x7f2a3c001000", "%s", c->line);
+}
+
+Test(chain, killed_waiter_names_no_holder_outside_its_process)
+{
+	const struct chain *c;
+
+	begin();
+	killed_behind_holder(Z);
+	finish();
+	c = chain_of(A);
+	cr_expect_eq(c->nlinks, 1, "an unverified holder is not followed: %s", c->line);
+	cr_expect_eq(c->links[0].held_by, NO_VAL, "%s", c->line);
+}
+
+/*
+ * The holder's second request began without a switch-out written yet (a late switch-out comes
+ * only with its wakeup): its stretch still open on CPU is not known to be CPU work.
+ */
+Test(chain, killed_waiter_holder_open_on_cpu_is_not_called_cpu_work)
+{
+	const struct chain *c;
+
+	begin();
+	killed_behind_holder_out(B, false);
+	finish();
+	c = chain_of(A);
+	cr_assert_geq(c->nlinks, 2, "%s", c->line);
+	cr_expect_eq(c->links[0].held_by, B, "%s", c->line);
+	cr_expect_str_eq(c->links[1].kind, "block_io", "%s", c->line);
+	cr_expect_lt(root_time(c, "CPU work in t102"), (long long)MS, "%s", c->line);
+	cr_expect_geq(root_time(c, "unknown"), (long long)(49 * MS), "%s", c->line);
 }
