@@ -352,7 +352,7 @@ static int drop_privileges(const struct ws_run_opts *o, const struct ws_invoker 
 }
 
 static void child_main(int go, int report, const struct ws_run_opts *o,
-		       const struct ws_invoker *inv)
+		       const struct ws_invoker *inv, bool report_on_stdout)
 {
 	char c;
 	int err;
@@ -361,6 +361,10 @@ static void child_main(int go, int report, const struct ws_run_opts *o,
 	if (read(go, &c, 1) != 1)
 		_exit(127);
 	close(go);
+	/* -o -: stdout is the report's, a stream `jq` must parse whatever the command prints; the
+	 * command's own output goes where whyslow's messages go */
+	if (report_on_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(127);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -431,7 +435,7 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	if (pid == 0) {
 		close(go[1]);
 		close(report[0]);
-		child_main(go[0], report[1], o, &inv);
+		child_main(go[0], report[1], o, &inv, out.std && out.f == stdout);
 	}
 	close(go[0]);
 	close(report[1]);

@@ -87,6 +87,25 @@ t "record -o FILE -- COMMAND" 0 "" "recorded [0-9]+ records" -- record -o "$W/r2
 kill "$sp"
 wait "$sp" 2>/dev/null
 
+# --- -o -: stdout is the report's alone, whatever the command prints (issue 35.1) -------------
+# The README's and run --help's pipeline, as printed (with whyslow's path; root needs no sudo),
+# on an ./app that prints JSON of its own without a newline: jq parses the stream, and the
+# command's output went to stderr.
+printf '#!/bin/sh\nprintf "{\\"done\\": 100}"\n' >"$W/app"
+chmod 755 "$W/app"
+if "$WHYSLOW" run --format json -o - -- ./app 2>/dev/null | jq . >"$W/out" 2>"$W/err" &&
+	grep -q '"type": "summary"' "$W/out"; then
+	ok "-o - | jq: the report alone on stdout"
+else
+	notok "-o - | jq: not a JSON stream"
+fi
+"$WHYSLOW" run --as-root --format json -o - -- ./app >"$W/out" 2>"$W/err"
+grep -q '{"done": 100}' "$W/err" && ! grep -q '"done"' "$W/out" &&
+	ok "-o -: the command's stdout went to stderr" || notok "-o -: the command's stdout was not moved to stderr"
+"$WHYSLOW" run --as-root -o "$W/r.txt" -- ./app >"$W/out" 2>"$W/err"
+grep -q '{"done": 100}' "$W/out" && ok "-o FILE: the command's stdout stays its own" ||
+	notok "-o FILE: the command's stdout is not its own"
+
 # --- colour: on a terminal only, and not with NO_COLOR ----------------------------------------
 script -qc "$WHYSLOW report --top=1 $DATA" /dev/null >"$W/tty" 2>&1
 grep -aq $'\033\\[1m' "$W/tty" && ok "terminal: bold victims" || notok "terminal: no colour"
