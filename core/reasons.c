@@ -189,6 +189,15 @@ void ws_reasons_text(struct ws_reasons *rs, FILE *out, int top)
 	fputc('\n', out);
 }
 
+int ws_reasons_shown(struct ws_reasons *rs, const char *text, int top)
+{
+	rank(rs);
+	for (size_t i = 0; i < rs->n && (int)i < top; i++)
+		if (rs->r[i].example && text && !strcmp(rs->r[i].example, text))
+			return (int)i + 1;
+	return 0;
+}
+
 void ws_reasons_json(struct ws_reasons *rs, FILE *out)
 {
 	rank(rs);

@@ -23,6 +23,11 @@ void ws_reasons_free(struct ws_reasons *rs);
 int ws_reasons_add(struct ws_reasons *rs, const struct ws_chain *c);
 /* The @top costliest reasons, most first, with each one's worst example. */
 void ws_reasons_text(struct ws_reasons *rs, FILE *out, int top);
+/*
+ * Of the @top reasons ws_reasons_text() printed, the rank (1 = costliest) of the one whose
+ * example is the chain @text, or 0: a chain is printed once, later sections refer to it.
+ */
+int ws_reasons_shown(struct ws_reasons *rs, const char *text, int top);
 /* Every reason as a {"type":"reason",...} line, most costly first. */
 void ws_reasons_json(struct ws_reasons *rs, FILE *out);
 

@@ -490,6 +490,25 @@ static void stacks_missing_text(const struct ws_report *r, FILE *b)
 	fprintf(b, "\n");
 }
 
+/*
+ * The @i-th longest wait: its chain, or when a reason above printed that very chain as its
+ * example, its first line and a reference (a small program's report used to print each chain
+ * two or three times).
+ */
+static void top_text(FILE *b, struct ws_report *r, int i)
+{
+	const char *t = r->top[i].text;
+	int rank = ws_reasons_shown(r->reasons, t, r->o.top);
+	int len = (int)strcspn(t, "\n");
+
+	if (i)
+		fputc('\n', b);
+	if (!rank)
+		fputs(t, b);
+	else
+		fprintf(b, "%.*s %s the example of reason %d above\n", len, t, ws_dash(), rank);
+}
+
 int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 {
 	const char *comm = c->victim->comm[0] ? c->victim->comm : "?";
@@ -727,7 +746,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		if (r->ntop)
 			fprintf(b, "The longest single waits:\n");
 		for (int i = 0; i < r->ntop; i++)
-			fprintf(b, "%s%s", i ? "\n" : "", r->top[i].text);
+			top_text(b, r, i);
 		ws_format_duration(s->duration_ns, dur, sizeof(dur));
 		fprintf(b,
 			"\nSummary: %s traced, %d thread%s, %" PRIu64 " record%s, %" PRIu64

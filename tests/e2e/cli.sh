@@ -106,6 +106,23 @@ grep -q '{"done": 100}' "$W/err" && ! grep -q '"done"' "$W/out" &&
 grep -q '{"done": 100}' "$W/out" && ok "-o FILE: the command's stdout stays its own" ||
 	notok "-o FILE: the command's stdout is not its own"
 
+# --- each chain printed once (issue 35.4): the longest waits refer to a reason's example -------
+"$WHYSLOW" run --as-root -o "$W/once.txt" -- sh -c 'sleep 0.3' >"$W/out" 2>"$W/err"
+if python3 - "$W/once.txt" <<'PY'; then
+import re, sys
+text = open(sys.argv[1]).read()
+reasons = text.split("Reasons, costliest first")[1].split("The longest single waits:")[0]
+longest = text.split("The longest single waits:")[1].split("\nSummary:")[0]
+first = [l.strip() for l in reasons.splitlines() if re.match(r"\s+\d\d:\d\d:\d\d\.\d+ ", l)][0]
+refs = [l for l in longest.splitlines() if l.endswith("the example of reason 1 above")]
+assert len(refs) == 1 and refs[0].startswith(first), "no reference to reason 1: %r" % longest
+assert text.count(first) == 2, "reason 1's chain printed more than once"
+PY
+	ok "each chain printed once: the longest waits refer to reason 1's example"
+else
+	notok "a chain printed twice: $(cat "$W/once.txt")"
+fi
+
 # --- colour: on a terminal only, and not with NO_COLOR ----------------------------------------
 script -qc "$WHYSLOW report --top=1 $DATA" /dev/null >"$W/tty" 2>&1
 grep -aq $'\033\\[1m' "$W/tty" && ok "terminal: bold victims" || notok "terminal: no colour"
