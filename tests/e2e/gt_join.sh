@@ -35,6 +35,8 @@ rc=$?
 "$WHYSLOW" report --format json -o "$work/rep.jsonl" "$work/t.data" 2>"$work/rep.err" ||
 	fail "report --format json exited $?"
 python3 "$CHECK" "$work/rep.jsonl" --open futex || fail "report: check_critpath.py (see above)"
+# roots agree with their segments in every output (issue 34.4)
+python3 "$(dirname "$0")/check_roots.py" "$work/run.jsonl" "$work/rep.jsonl" || fail "check_roots.py"
 "$WHYSLOW" report -o "$work/rep.txt" "$work/t.data" 2>"$work/rep.err" ||
 	fail "report (text) exited $?"
 

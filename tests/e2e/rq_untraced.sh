@@ -31,6 +31,7 @@ sleep 0.3 # both loops running, switching between themselves
 		taskset -c 0 nice -n 19 sh -c "while read l; do :; done"' 2>"$work/err" ||
 	{ echo "FAIL: whyslow run exited $?"; cat "$work/err"; exit 1; }
 
+python3 "$(dirname "$0")/check_roots.py" "$work/out.jsonl" || { echo "FAIL: check_roots.py"; exit 1; }
 python3 - "$work/out.jsonl" "${hogs[@]}" <<'PY' || exit 1
 import json, sys
 

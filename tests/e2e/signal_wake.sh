@@ -46,6 +46,9 @@ signal.sigwait([signal.SIGUSR1])' '$work/waiter' & p=\$!
 	2>"$work/wait.err" ||
 	{ echo "FAIL: whyslow run (sigwait) exited $?"; cat "$work/wait.err"; exit 1; }
 
+# roots agree with their segments in every output (issue 34.4)
+python3 "$(dirname "$0")/check_roots.py" "$work/int.jsonl" "$work/usr1.jsonl" "$work/wait.jsonl" ||
+	{ echo "FAIL: check_roots.py"; exit 1; }
 python3 - "$work/int.jsonl" "$(cat "$work/pid")" $$ "$work/usr1.jsonl" "$(cat "$work/child")" \
 	"$work/wait.jsonl" "$(cat "$work/waiter")" <<'PY' || exit 1
 import json, sys

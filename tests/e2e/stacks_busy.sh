@@ -38,6 +38,8 @@ prog='for i in 1 2 3 4 5 6 7 8; do sleep 0.04; done'
 "$WHYSLOW" report "$work/t.data" >"$work/report.txt" 2>&1 ||
 	{ echo "FAIL: whyslow report (text) exited $?"; cat "$work/report.txt"; exit 1; }
 
+python3 "$(dirname "$0")/check_roots.py" "$work/run.jsonl" "$work/report.jsonl" ||
+	{ echo "FAIL: check_roots.py"; exit 1; }
 python3 - "$work/run.jsonl" "$work/report.jsonl" "$work/report.txt" <<'PY' || exit 1
 import collections, json, sys
 

@@ -64,6 +64,9 @@ timeout -k 5 60 "$WHYSLOW" -c "$W/cap.ini" run --as-root --min-block 0 --format 
 	-- sh -c "$fork6" >/dev/null 2>"$W/stderr.cap"
 rc=$?
 check "run past max_processes exits 0 (got $rc)" [ $rc = 0 ]
+# roots agree with their segments (issue 34.4), with records lost and processes refused too
+check "roots agree with their segments (lost records, refused processes)" \
+	python3 "$(dirname "$0")/../check_roots.py" "$W/lost.jsonl" "$W/cap.jsonl"
 python3 - "$W/cap.jsonl" <<'PY'
 import json, sys
 objs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
