@@ -8,7 +8,6 @@
 
 #include "killed.h"
 #include "util.h"
-#include "waitfor.h"
 
 /* Did claim @c see the wait end by a signal? The kill source's claim, or one it ended. */
 static bool ended_by_signal(const struct ws_claim *c)
@@ -159,22 +158,14 @@ static void thread_of(const struct ws_killed *k, size_t i, const struct ws_open_
 int ws_killed_snapshot(const struct ws_killed *k, const struct ws_open_sources *src,
 		       struct ws_stuck *st)
 {
-	struct ws_waitfor_node *nodes;
 	size_t n = k->n;
-	int nc;
 
 	memset(st, 0, sizeof(*st));
 	if (!n)
 		return 0;
 	st->t = calloc(n, sizeof(*st->t));
-	st->cycles = calloc(n, sizeof(*st->cycles));
-	st->cycle_len = calloc(n, sizeof(*st->cycle_len));
-	nodes = calloc(n, sizeof(*nodes));
-	if (!st->t || !st->cycles || !st->cycle_len || !nodes) {
-		free(nodes);
-		ws_stuck_free(st);
+	if (!st->t)
 		return -ENOMEM;
-	}
 	st->n = n;
 	st->n_total = n + k->dropped;
 	st->at_kill = true;
@@ -182,20 +173,9 @@ int ws_killed_snapshot(const struct ws_killed *k, const struct ws_open_sources *
 		thread_of(k, i, src, &st->t[i]);
 		if (st->t[i].s.read_mono_ns > st->mono_ns)
 			st->mono_ns = st->t[i].s.read_mono_ns;
-		nodes[i].tid = st->t[i].s.tid;
-		nodes[i].owner = st->t[i].owner.tid;
 	}
-	nc = ws_waitfor_cycles(nodes, n, st->cycles, st->cycle_len, (int)n);
-	free(nodes);
-	if (nc < 0) {
-		ws_stuck_free(st);
-		return nc;
-	}
-	st->ncycles = nc;
-	for (size_t c = 0, at = 0; c < (size_t)nc; at += st->cycle_len[c++])
-		for (size_t i = 0; i < st->cycle_len[c]; i++)
-			st->t[st->cycles[at + i]].in_cycle = true;
-	return 0;
+	/* each wait as the thread died: every owner its lock named counts */
+	return ws_stuck_cycles(st, false);
 }
 
 void ws_killed_free(struct ws_killed *k)

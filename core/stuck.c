@@ -267,9 +267,8 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
 {
 	struct sample a, b;
 	struct timespec gap = { (time_t)(gap_ns / 1000000000ULL), (long)(gap_ns % 1000000000ULL) };
-	struct ws_waitfor_node *nodes;
 	struct ws_ustack_now *un = NULL;
-	int err, nc;
+	int err;
 
 	memset(st, 0, sizeof(*st));
 	if ((err = sample(&a, pids, npids, src, NULL))) {
@@ -329,9 +328,17 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
 	st->no_syscall_access = b.no_syscall_access;
 
 	/* deadlocks: only among steady waits whose owners the lock itself named */
-	nodes = calloc(st->n ? st->n : 1, sizeof(*nodes));
-	st->cycles = calloc(st->n ? st->n : 1, sizeof(*st->cycles));
-	st->cycle_len = calloc(st->n ? st->n : 1, sizeof(*st->cycle_len));
+	return ws_stuck_cycles(st, true);
+}
+
+int ws_stuck_cycles(struct ws_stuck *st, bool steady_only)
+{
+	size_t cap = st->n ? st->n : 1;
+	struct ws_waitfor_node *nodes = calloc(cap, sizeof(*nodes));
+	int nc;
+
+	st->cycles = calloc(cap, sizeof(*st->cycles));
+	st->cycle_len = calloc(cap, sizeof(*st->cycle_len));
 	if (!nodes || !st->cycles || !st->cycle_len) {
 		free(nodes);
 		ws_stuck_free(st);
@@ -339,7 +346,7 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
 	}
 	for (size_t i = 0; i < st->n; i++) {
 		nodes[i].tid = st->t[i].s.tid;
-		if (st->t[i].steady)
+		if (!steady_only || st->t[i].steady)
 			nodes[i].owner = st->t[i].owner.tid;
 	}
 	nc = ws_waitfor_cycles(nodes, st->n, st->cycles, st->cycle_len, (int)st->n);

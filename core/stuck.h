@@ -98,6 +98,12 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
  * said and who held each lock, and the sources of the report put it in words.
  */
 void ws_stuck_describe(struct ws_stuck *st, const struct ws_open_sources *src);
+/*
+ * The deadlock cycles among @st's threads, through the owners their locks named (@steady_only:
+ * only of waits seen the same in both samples), into st->cycles and each thread's in_cycle.
+ * 0, or -ENOMEM having freed @st.
+ */
+int ws_stuck_cycles(struct ws_stuck *st, bool steady_only);
 void ws_stuck_free(struct ws_stuck *st);
 /* @n threads of @t and their stacks (stuck_rec.c, next to the decoder that allocates them) */
 void ws_stuck_free_threads(struct ws_stuck_thread *t, size_t n);

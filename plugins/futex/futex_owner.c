@@ -173,7 +173,21 @@ static bool named(const char *name, const char *prefix)
 	return !strncmp(name, prefix, strlen(prefix));
 }
 
-const char *futex_cond_wait_frame(const char *const *names, int n)
+/* A condition-variable wait's own frame (pthread_cond_wait, _timedwait, _clockwait) */
+static bool cond_wait(const char *f)
+{
+	return named(f, "pthread_cond_") && strstr(f, "wait");
+}
+
+/* A join's (pthread_join, pthread_timedjoin_np, pthread_clockjoin_np: __pthread_clockjoin_ex) */
+static bool join_wait(const char *f)
+{
+	return named(f, "pthread_join") || named(f, "pthread_clockjoin") ||
+	       named(f, "pthread_timedjoin");
+}
+
+/* The first of the innermost @names that @is, unless a mutex lock comes first: NULL. */
+static const char *wait_frame(const char *const *names, int n, bool (*is)(const char *))
 {
 	for (int i = 0; i < n && i < COND_FRAMES; i++) {
 		const char *f = names[i];
@@ -183,26 +197,20 @@ const char *futex_cond_wait_frame(const char *const *names, int n)
 		/* the re-take of the mutex after a wakeup: __pthread_mutex_cond_lock, __lll_lock */
 		if (named(f, "pthread_mutex_") || named(f, "lll_lock") || named(f, "mutex_lock"))
 			return NULL;
-		if (named(f, "pthread_cond_") && strstr(f, "wait"))
+		if (is(f))
 			return f;
 	}
 	return NULL;
 }
 
+const char *futex_cond_wait_frame(const char *const *names, int n)
+{
+	return wait_frame(names, n, cond_wait);
+}
+
 const char *futex_join_wait_frame(const char *const *names, int n)
 {
-	for (int i = 0; i < n && i < COND_FRAMES; i++) {
-		const char *f = names[i];
-
-		if (!f)
-			continue;
-		if (named(f, "pthread_mutex_") || named(f, "lll_lock") || named(f, "mutex_lock"))
-			return NULL;
-		if (named(f, "pthread_join") || named(f, "pthread_clockjoin") ||
-		    named(f, "pthread_timedjoin"))
-			return f;
-	}
-	return NULL;
+	return wait_frame(names, n, join_wait);
 }
 
 void futex_owner_from_tid_word(uint32_t word, ws_tid_live_fn is_live, void *ctx,
