@@ -139,6 +139,51 @@ static void read_owner(struct ws_stuck_thread *t, const struct ws_open_sources *
 	}
 }
 
+/* A frame of @st that retries a lock between sleeps: SQLite's busy handler (NULL: none). */
+static const char *busy_frame(const struct ws_stack *st)
+{
+	for (uint32_t i = 0; st && i < st->n; i++) {
+		const char *sym = st->frames[i].f.sym;
+
+		if (!st->frames[i].kernel && sym && strstr(sym, "BusyHandler"))
+			return sym;
+	}
+	return NULL;
+}
+
+/* Locks a thread may poll for: at most this many named per thread */
+#define MAX_FLOCKS 4
+
+/*
+ * A thread asleep in nanosleep may be polling for a file lock (SQLite's busy handler, an
+ * F_SETLK retry loop): the locks other processes hold on files its process has open, read once
+ * per process. Only evidence that a lock was held: nothing says it waits for that one.
+ */
+static void read_file_locks(struct ws_stuck *st)
+{
+	struct ws_file_lock found[MAX_FLOCKS];
+	uint32_t pid = 0;
+	int n = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		struct ws_stuck_thread *t = &st->t[i];
+		struct ws_syscall sys = { .nr = (int32_t)t->s.nr, .arch = t->s.arch };
+
+		if (t->kind != WS_OPEN_BLOCKED || !t->s.in_syscall ||
+		    !(ws_syscall_is(&sys, "nanosleep") || ws_syscall_is(&sys, "clock_nanosleep")))
+			continue;
+		if (t->s.pid != pid) {
+			pid = t->s.pid;
+			n = ws_file_locks_of(pid, found, MAX_FLOCKS);
+		}
+		if (n <= 0 || !(t->flocks = malloc((size_t)n * sizeof(*found))))
+			continue;
+		memcpy(t->flocks, found, (size_t)n * sizeof(*found));
+		t->nflocks = (uint32_t)n;
+		t->polls_in = busy_frame(t->ustack);
+	}
+}
+
 static bool have_pid(const struct sample *sm, uint32_t pid)
 {
 	for (int i = 0; i < sm->npids; i++)
@@ -326,6 +371,7 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
 	st->t = b.t;
 	st->n = b.n;
 	st->no_syscall_access = b.no_syscall_access;
+	read_file_locks(st);
 
 	/* deadlocks: only among steady waits whose owners the lock itself named */
 	return ws_stuck_cycles(st, true);

@@ -16,6 +16,7 @@
 
 #include <whyslow/plugin.h>
 
+#include "filelocks.h"
 #include "procsnap.h"
 #include "stackrec.h"
 
@@ -61,6 +62,13 @@ struct ws_stuck_thread {
 	 * with @ustack_why saying why not (static text; NULL too: not read) */
 	struct ws_stack *ustack;
 	const char *ustack_why;
+	/* asleep (nanosleep): locks other processes held on files its process has open, from
+	 * /proc/locks (filelocks.h), malloc'd; evidence that it may poll for one, no more */
+	struct ws_file_lock *flocks;
+	uint32_t nflocks;
+	/* with @flocks: a frame of its user stack that retries a lock (sqlite3InvokeBusyHandler),
+	 * pointing into @ustack; NULL: none seen */
+	const char *polls_in;
 };
 
 struct ws_stuck {

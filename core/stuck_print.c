@@ -142,6 +142,29 @@ static void text_ustack(FILE *f, const struct ws_stuck_thread *t)
 		fprintf(f, "    ... (the walk ended: %s)\n", cut);
 }
 
+/*
+ * Asleep, with files its process has open locked by others: it may poll for one of those locks
+ * (SQLite's busy handler), which nothing in its own wait names. Said as what /proc/locks shows.
+ */
+static void text_file_locks(FILE *f, const struct ws_stuck_thread *t)
+{
+	char e[WS_ESC_LEN], e2[WS_ESC_LEN];
+
+	for (uint32_t i = 0; i < t->nflocks; i++) {
+		const struct ws_file_lock *l = &t->flocks[i];
+
+		fprintf(f,
+			" %s while it sleeps, pid %u (%s) holds a %s %s lock on %s (fd %d), from /proc/locks",
+			ws_arrow(), l->holder, ws_text_esc(l->holder_comm, e, sizeof(e)), l->kind,
+			l->type, ws_text_esc(l->path, e2, sizeof(e2)), l->fd);
+		if (t->polls_in)
+			fprintf(f, ": it polls for a lock (%s on its stack)\n",
+				ws_text_esc(t->polls_in, e, sizeof(e)));
+		else
+			fputs(": it may be polling for that lock (not proven)\n", f);
+	}
+}
+
 static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck_thread *t)
 {
 	const struct ws_stuck_thread *seen[MAX_HOPS + 1];
@@ -151,6 +174,7 @@ static void text_chain(FILE *f, const struct ws_stuck *st, const struct ws_stuck
 	print_blocked(f, t);
 	fputc('\n', f);
 	text_ustack(f, t);
+	text_file_locks(f, t);
 	if (t->in_cycle) { /* its owners are the DEADLOCK line above */
 		fprintf(f, " %s", ws_arrow());
 		print_holder(f, t, NULL);
@@ -243,6 +267,25 @@ static void json_thread_fields(FILE *f, const struct ws_stuck_thread *t)
 	} else if (t->ustack_why) {
 		fputs(",\"ustack_unavailable\":", f);
 		ws_json_str(f, t->ustack_why);
+	}
+	for (uint32_t i = 0; i < t->nflocks; i++) {
+		const struct ws_file_lock *l = &t->flocks[i];
+
+		fprintf(f, "%s{\"fd\":%d,\"path\":", i ? "," : ",\"file_locks\":[", l->fd);
+		ws_json_str(f, l->path);
+		fprintf(f, ",\"holder_pid\":%u,\"holder_comm\":", l->holder);
+		ws_json_str(f, l->holder_comm);
+		fputs(",\"kind\":", f);
+		ws_json_str(f, l->kind);
+		fputs(",\"type\":", f);
+		ws_json_str(f, l->type);
+		fputs(",\"evidence\":\"/proc/locks\"}", f);
+		if (i + 1 == t->nflocks)
+			fputc(']', f);
+	}
+	if (t->nflocks && t->polls_in) {
+		fputs(",\"polls_in\":", f);
+		ws_json_str(f, t->polls_in);
 	}
 }
 

@@ -347,8 +347,10 @@ nomem:
 
 void ws_stuck_free_threads(struct ws_stuck_thread *t, size_t n)
 {
-	for (size_t i = 0; t && i < n; i++)
+	for (size_t i = 0; t && i < n; i++) {
 		ws_stack_free(t[i].ustack);
+		free(t[i].flocks);
+	}
 	free(t);
 }
 
