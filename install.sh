@@ -3,23 +3,27 @@
 # without its .deb (Debian and Ubuntu: see tools/package).
 #
 #   ./install.sh [--prefix DIR] [--deps] [TARBALL]
+#   ./install.sh [--prefix DIR] --uninstall
 #
 #   TARBALL     whyslow-VERSION.tar.xz (default: the tree this script is in, e.g. an unpacked one)
 #   --prefix    where to install (default /usr/local); a prefix you own needs no root
 #   --deps      first install the build dependencies with the distribution's package manager
 #               (apt-get, dnf, zypper or pacman; needs root)
+#   --uninstall remove what an install under that prefix put there, from the list it kept
+#               (PREFIX/share/whyslow/install-manifest); nothing else is touched
 #
 # Building needs a C compiler, clang and llvm (BPF), bpftool, libbpf >= 1.0, libelf, zlib, inih,
 # meson, ninja, pkg-config and python3. Running needs root (or CAP_BPF + CAP_PERFMON) and a kernel
 # with BTF (/sys/kernel/btf/vmlinux).
 set -eu
-prefix=/usr/local deps=0 tarball=
+prefix=/usr/local deps=0 tarball= uninstall=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }; prefix=$2; shift ;;
 	--prefix=*) prefix=${1#--prefix=} ;;
 	--deps) deps=1 ;;
-	-h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--uninstall) uninstall=1 ;;
+	-h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "install.sh: unknown option '$1'; see install.sh --help" >&2; exit 2 ;;
 	*) tarball=$1 ;;
 	esac
@@ -28,6 +32,30 @@ done
 case $prefix in /*) ;; *) prefix=$(pwd)/$prefix ;; esac
 
 say() { echo "install.sh: $*"; }
+manifest=$prefix/share/whyslow/install-manifest
+
+if [ $uninstall = 1 ]; then
+	[ -f "$manifest" ] || { echo "install.sh: no $manifest: nothing was installed under $prefix by install.sh" >&2; exit 1; }
+	n=0
+	# only what the list names under this prefix, and only files or links: never a directory's
+	# contents, never a path with ".." in it
+	while IFS= read -r f; do
+		case $f in "$prefix"/*) ;; *) continue ;; esac
+		case $f in *"/../"* | *"/..") continue ;; esac
+		if [ -f "$f" ] || [ -L "$f" ]; then
+			rm -f "$f" && n=$((n + 1))
+		fi
+		d=$(dirname "$f")
+		# the directories it made, once empty (rmdir leaves any that are not)
+		while [ "$d" != "$prefix" ] && [ "${d#"$prefix"/}" != "$d" ] && rmdir "$d" 2>/dev/null; do
+			d=$(dirname "$d")
+		done
+	done <"$manifest"
+	rm -f "$manifest"
+	rmdir "$prefix/share/whyslow" 2>/dev/null || true
+	say "removed $n files installed under $prefix"
+	exit 0
+fi
 
 if [ $deps = 1 ]; then
 	[ "$(id -u)" = 0 ] || { echo "install.sh: --deps installs packages: run it as root" >&2; exit 1; }
@@ -75,6 +103,9 @@ ninja -C "$work/build" >"$work/build.log" 2>&1 ||
 meson install -C "$work/build" --no-rebuild >"$work/install.log" 2>&1 ||
 	{ tail -20 "$work/install.log"; echo "install.sh: meson install failed (above); a system prefix needs root" >&2; exit 1; }
 
+# the list --uninstall removes (meson's own log of what it installed), itself last
+mkdir -p "$(dirname "$manifest")"
+{ grep -v '^#' "$work/build/meson-logs/install-log.txt"; echo "$manifest"; } >"$manifest"
 version=$("$prefix/bin/whyslow" --version)
 say "installed $version under $prefix:"
 sed -n 's/^Installing .* to //p' "$work/install.log" | sed "s|^$prefix/||" | awk -F/ '{ print $1 "/" $2 }' | sort -u | sed 's/^/    /'

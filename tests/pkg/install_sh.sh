@@ -30,4 +30,17 @@ for f in share/man/man1/whyslow.1 share/man/man5/whyslow.ini.5 share/man/man7/wh
 	[ -s "$prefix/$f" ] || fail "$f not installed under the prefix"
 done
 grep -q 'min_block " = 10ms"' "$prefix/share/man/man5/whyslow.ini.5" || fail "whyslow.ini(5) lacks the keys"
+[ -x "$prefix/bin/whyslow-flamegraph" ] && [ -s "$prefix/share/doc/whyslow/README.md" ] ||
+	fail "whyslow-flamegraph or the documents not installed"
+
+# --uninstall (issue 35.7): what it installed goes, a file of someone else's in the same
+# directories stays, and so does its directory
+echo "not whyslow's" >"$prefix/share/man/man1/other.1"
+"$src/install.sh" --prefix "$prefix" --uninstall >"$work/uninstall.out" 2>&1 ||
+	{ cat "$work/uninstall.out"; fail "install.sh --uninstall"; }
+cat "$work/uninstall.out"
+left=$(cd "$prefix" && find . -type f -o -type l | sort)
+[ "$left" = "./share/man/man1/other.1" ] || fail "--uninstall left (or took) files: $left"
+[ ! -d "$prefix/bin" ] || fail "--uninstall left the empty $prefix/bin"
+"$src/install.sh" --prefix "$prefix" --uninstall >/dev/null 2>&1 && fail "a second --uninstall found a list"
 echo "PASS: install.sh built the tarball and installed a working whyslow in $(($(date +%s) - t0))s"
