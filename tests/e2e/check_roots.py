@@ -54,8 +54,12 @@ def links_end(link):
 def check_chain(c, where, errs):
     """(a) and (b) for one chain; returns {root: ns} of its segments, or None."""
     segs, blocked = c.get("segments"), c.get("blocked_ns")
+    # a wait of 0 ns (--min-block 0: off and back on CPU within one clock tick) has no pieces
+    if segs == [] and blocked == 0:
+        return {}
     if not isinstance(segs, list) or not segs or not is_int(blocked):
-        errs.append("%s: no segments or no blocked_ns to read a root from" % where)
+        errs.append("%s: no segments or no blocked_ns to read a root from (blocked_ns %r, %s)"
+                    % (where, blocked, json.dumps(c)[:300]))
         return None
     by_root, first, unexplained = {}, {}, 0
     for i, s in enumerate(segs):
