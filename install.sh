@@ -36,12 +36,20 @@ manifest=$prefix/share/whyslow/install-manifest
 
 if [ $uninstall = 1 ]; then
 	[ -f "$manifest" ] || { echo "install.sh: no $manifest: nothing was installed under $prefix by install.sh" >&2; exit 1; }
-	n=0
+	# the list says what to delete: it must be ours, and writable by us alone
+	[ -O "$manifest" ] && [ -z "$(find "$manifest" -perm /022)" ] ||
+		{ echo "install.sh: $manifest is not yours alone (owner, or writable by others): not trusted; remove the files by hand" >&2; exit 1; }
+	n=0 skipped=0
 	# only what the list names under this prefix, and only files or links: never a directory's
-	# contents, never a path with ".." in it
+	# contents, never a path with ".." in it, never through a symbolic link (a directory
+	# replaced by a link to /etc would have root delete there)
 	while IFS= read -r f; do
 		case $f in "$prefix"/*) ;; *) continue ;; esac
 		case $f in *"/../"* | *"/..") continue ;; esac
+		if [ "$(realpath -m "$(dirname "$f")")" != "$(dirname "$f")" ]; then
+			skipped=$((skipped + 1))
+			continue
+		fi
 		if [ -f "$f" ] || [ -L "$f" ]; then
 			rm -f "$f" && n=$((n + 1))
 		fi
@@ -54,6 +62,7 @@ if [ $uninstall = 1 ]; then
 	rm -f "$manifest"
 	rmdir "$prefix/share/whyslow" 2>/dev/null || true
 	say "removed $n files installed under $prefix"
+	[ $skipped = 0 ] || say "left $skipped listed paths that lead through a symbolic link"
 	exit 0
 fi
 

@@ -36,9 +36,19 @@ grep -q 'min_block " = 10ms"' "$prefix/share/man/man5/whyslow.ini.5" || fail "wh
 # --uninstall (issue 35.7): what it installed goes, a file of someone else's in the same
 # directories stays, and so does its directory
 echo "not whyslow's" >"$prefix/share/man/man1/other.1"
+# a listed directory swapped for a link elsewhere: nothing is deleted through it
+mkdir "$work/elsewhere"
+echo keep >"$work/elsewhere/whyslow.bash"
+mv "$prefix/share/bash-completion/completions" "$work/completions.moved"
+ln -s "$work/elsewhere" "$prefix/share/bash-completion/completions"
+cp "$work/elsewhere/whyslow.bash" "$work/elsewhere/whyslow"
 "$src/install.sh" --prefix "$prefix" --uninstall >"$work/uninstall.out" 2>&1 ||
 	{ cat "$work/uninstall.out"; fail "install.sh --uninstall"; }
 cat "$work/uninstall.out"
+[ -f "$work/elsewhere/whyslow" ] || fail "--uninstall deleted through a symbolic link"
+grep -q "left 1 listed paths that lead through a symbolic link" "$work/uninstall.out" ||
+	fail "--uninstall did not say what it left"
+rm "$prefix/share/bash-completion/completions"
 left=$(cd "$prefix" && find . -type f -o -type l | sort)
 [ "$left" = "./share/man/man1/other.1" ] || fail "--uninstall left (or took) files: $left"
 [ ! -d "$prefix/bin" ] || fail "--uninstall left the empty $prefix/bin"
