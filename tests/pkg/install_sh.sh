@@ -48,7 +48,7 @@ cat "$work/uninstall.out"
 [ -f "$work/elsewhere/whyslow" ] || fail "--uninstall deleted through a symbolic link"
 grep -q "left 1 listed paths that lead through a symbolic link" "$work/uninstall.out" ||
 	fail "--uninstall did not say what it left"
-rm "$prefix/share/bash-completion/completions"
+rm -f "$prefix/share/bash-completion/completions" # the link itself, at a path the list names, may go
 left=$(cd "$prefix" && find . -type f -o -type l | sort)
 [ "$left" = "./share/man/man1/other.1" ] || fail "--uninstall left (or took) files: $left"
 [ ! -d "$prefix/bin" ] || fail "--uninstall left the empty $prefix/bin"
