@@ -111,7 +111,6 @@ static void thread_of(const struct ws_killed *k, size_t i, const struct ws_open_
 	const struct ws_killed_wait *kw = &k->w[i];
 	struct live_ctx l = { k, kw->pid };
 	struct ws_open_wait w;
-	int rc;
 
 	memset(t, 0, sizeof(*t));
 	t->s.tid = kw->tid;
@@ -144,15 +143,8 @@ static void thread_of(const struct ws_killed *k, size_t i, const struct ws_open_
 	t->source = src->describe(src->ctx, &w, &t->claim, t->what, sizeof(t->what));
 	if (t->source < 0 || !src->owner)
 		return;
-	rc = src->owner(src->ctx, t->source, &w, &t->claim, tid_live, &l, &t->owner);
-	if (rc == 0)
-		return;
-	t->lock = true;
-	if (rc < 0) {
-		t->owner.tid = 0;
-		snprintf(t->owner.why, sizeof(t->owner.why),
-			 "the lock's memory was not read as the thread died");
-	}
+	ws_stuck_owner_of(t, src, &w, tid_live, &l,
+			  "the lock's memory was not read as the thread died");
 }
 
 int ws_killed_snapshot(const struct ws_killed *k, const struct ws_open_sources *src,

@@ -120,7 +120,6 @@ static void read_owner(struct ws_stuck_thread *t, const struct ws_open_sources *
 	struct live_ctx l = { t->s.pid };
 	struct ws_open_wait w;
 	struct open_wait_names names;
-	int rc;
 
 	memset(&t->owner, 0, sizeof(t->owner));
 	t->owner.sz = sizeof(t->owner);
@@ -128,14 +127,22 @@ static void read_owner(struct ws_stuck_thread *t, const struct ws_open_sources *
 	if (t->source < 0 || !src || !src->owner)
 		return;
 	open_wait_of(t, &w, &names);
-	rc = src->owner(src->ctx, t->source, &w, &t->claim, tid_live, &l, &t->owner);
+	ws_stuck_owner_of(t, src, &w, tid_live, &l,
+			  "the process's memory is not readable (needs ptrace access)");
+}
+
+void ws_stuck_owner_of(struct ws_stuck_thread *t, const struct ws_open_sources *src,
+		       const struct ws_open_wait *w, ws_tid_live_fn is_live, void *live_ctx,
+		       const char *unreadable)
+{
+	int rc = src->owner(src->ctx, t->source, w, &t->claim, is_live, live_ctx, &t->owner);
+
 	if (rc == 0)
 		return;
 	t->lock = true;
 	if (rc < 0) {
 		t->owner.tid = 0;
-		snprintf(t->owner.why, sizeof(t->owner.why),
-			 "the process's memory is not readable (needs ptrace access)");
+		snprintf(t->owner.why, sizeof(t->owner.why), "%s", unreadable);
 	}
 }
 

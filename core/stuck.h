@@ -107,6 +107,14 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
  */
 void ws_stuck_describe(struct ws_stuck *st, const struct ws_open_sources *src);
 /*
+ * The holder of the lock @t waits for, as @t's source reads it from @w (@is_live vouches for
+ * the tid it names), into t->owner; a lock whose memory was not read says @unreadable. Both
+ * snapshots, /proc's (stuck.c) and the waits at a kill (killed.c), name holders this way.
+ */
+void ws_stuck_owner_of(struct ws_stuck_thread *t, const struct ws_open_sources *src,
+		       const struct ws_open_wait *w, ws_tid_live_fn is_live, void *live_ctx,
+		       const char *unreadable);
+/*
  * The deadlock cycles among @st's threads, through the owners their locks named (@steady_only:
  * only of waits seen the same in both samples), into st->cycles and each thread's in_cycle.
  * 0, or -ENOMEM having freed @st.
