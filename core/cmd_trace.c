@@ -80,20 +80,10 @@ static void write_threads(struct ws_trace_job *j, uint32_t pid)
 	d = opendir(path);
 	while (d && (e = readdir(d))) {
 		struct ws_trace_thread t = { .ts = ws_clock_mono_now(), .pid = pid };
-		char cpath[PATH_MAX];
-		FILE *f;
 
 		t.tid = strtoul(e->d_name, NULL, 10);
-		if (!t.tid)
-			continue;
-		snprintf(cpath, sizeof(cpath), "/proc/%u/task/%u/comm", pid, t.tid);
-		f = fopen(cpath, "re");
-		if (f && fgets(t.comm, sizeof(t.comm), f)) {
-			t.comm[strcspn(t.comm, "\n")] = 0;
+		if (t.tid && !ws_procsnap_comm(pid, t.tid, t.comm, sizeof(t.comm)))
 			ws_trace_write_thread(&j->w, &t);
-		}
-		if (f)
-			fclose(f);
 	}
 	if (d)
 		closedir(d);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "filelocks.h"
+#include "procsnap.h"
 
 /* One open file of the process: its descriptor and the file's identity. */
 struct open_file {
@@ -101,22 +102,6 @@ static int open_files(uint32_t pid, struct open_file **out)
 	return n;
 }
 
-/* /proc/@pid/comm into @buf ("?" when gone) */
-static void comm_of(uint32_t pid, char *buf, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(buf, len, "?");
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-}
-
 int ws_file_locks_of(uint32_t pid, struct ws_file_lock *out, int max)
 {
 	struct open_file *of = NULL;
@@ -159,7 +144,8 @@ int ws_file_locks_of(uint32_t pid, struct ws_file_lock *out, int max)
 			snprintf(fdpath, sizeof(fdpath), "/proc/%u/fd/%d", pid, of[i].fd);
 			len = readlink(fdpath, l->path, sizeof(l->path) - 1);
 			l->path[len > 0 ? len : 0] = 0;
-			comm_of(l->holder, l->holder_comm, sizeof(l->holder_comm));
+			snprintf(l->holder_comm, sizeof(l->holder_comm), "?"); /* when gone */
+			ws_procsnap_comm(l->holder, 0, l->holder_comm, sizeof(l->holder_comm));
 			n++;
 			break; /* one descriptor per lock is enough to name the file */
 		}

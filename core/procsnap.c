@@ -244,3 +244,26 @@ int ws_procsnap_take(uint32_t pid, struct ws_task_snap **out, size_t *n)
 	*n = cnt;
 	return 0;
 }
+
+int ws_procsnap_comm(uint32_t pid, uint32_t tid, char *buf, size_t len)
+{
+	char path[64], comm[64];
+	FILE *f;
+	int err = 0;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fgets(comm, sizeof(comm), f)) {
+		comm[strcspn(comm, "\n")] = 0;
+		snprintf(buf, len, "%s", comm);
+	} else {
+		err = ferror(f) ? -EIO : -ENODATA;
+	}
+	fclose(f);
+	return err;
+}

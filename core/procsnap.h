@@ -66,5 +66,10 @@ bool ws_task_blocked(const struct ws_task_snap *t);
 
 /* The thread group of @tid (its Tgid), or 0 if there is no such thread. */
 uint32_t ws_procsnap_tgid(uint32_t tid);
+/*
+ * /proc/@pid/comm (@tid 0) or /proc/@pid/task/@tid/comm into @buf, without its newline.
+ * 0, or a negative errno with @buf unchanged.
+ */
+int ws_procsnap_comm(uint32_t pid, uint32_t tid, char *buf, size_t len);
 
 #endif

@@ -116,15 +116,9 @@ static uint64_t left_behind(struct ws_session *s, const struct ws_run_opts *o)
 	ws_format_duration(WS_RUN_GRACE_NS, grace, sizeof(grace));
 	ws_status_clear();
 	for (size_t i = 0; i < n; i++) {
-		char path[64], comm[32] = "?";
-		FILE *f;
+		char comm[32] = "?";
 
-		snprintf(path, sizeof(path), "/proc/%u/comm", pids[i]);
-		f = fopen(path, "re");
-		if (f && fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = 0;
-		if (f)
-			fclose(f);
+		ws_procsnap_comm(pids[i], 0, comm, sizeof(comm));
 		/* " PID (comm)" fits its 48 bytes: 10 digits, 31 of comm */
 		len += snprintf(list + len, sizeof(list) - len, " %u (%s)", pids[i], comm);
 	}
