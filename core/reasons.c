@@ -28,6 +28,7 @@ struct ws_reasons {
 	ws_render_fn render;
 	void *ctx;
 	int err;
+	bool ranked; /* sorted since the last ws_reasons_add() (rank()) */
 };
 
 struct ws_reasons *ws_reasons_new(ws_render_fn render, void *ctx)
@@ -92,6 +93,7 @@ int ws_reasons_add(struct ws_reasons *rs, const struct ws_chain *c)
 
 	signature(c, &k);
 	r = find_or_add(rs, &k);
+	rs->ranked = false;
 	if (!r || ws_grow((void **)&r->durs, &r->durs_cap, r->ndurs + 1, sizeof(*r->durs)))
 		return -ENOMEM;
 	r->durs[r->ndurs++] = blocked;
@@ -132,8 +134,10 @@ static uint64_t percentile(struct reason *r, unsigned int p)
 
 static void rank(struct ws_reasons *rs)
 {
-	if (!rs->n)
+	/* the text report asks again for every one of its longest waits (ws_reasons_shown()) */
+	if (!rs->n || rs->ranked)
 		return;
+	rs->ranked = true;
 	qsort(rs->r, rs->n, sizeof(*rs->r), by_total);
 	for (size_t i = 0; i < rs->n; i++)
 		qsort(rs->r[i].durs, rs->r[i].ndurs, sizeof(uint64_t), by_u64);
