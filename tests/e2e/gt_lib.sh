@@ -41,18 +41,11 @@ gt_main() {
 	CHECK_CHAIN=${3:-${CHECK_CHAIN:-$GT_DIR/check_chain.py}}
 	PYTHON=${PYTHON:-python3}
 
-	[ "$(id -u)" = 0 ] || gt_skip "gt_$case needs root (loop devices, blkio cgroups, BPF)"
+	gt_prerequisites "$case"
 	[ -n "$WHYSLOW" ] && [ -x "$WHYSLOW" ] || gt_fail "whyslow binary not given or not executable: '$WHYSLOW'"
 	[ -n "$GT_PROGRAM" ] && [ -x "$GT_PROGRAM" ] || gt_fail "ground-truth program not given or not executable: '$GT_PROGRAM'"
 	[ -r "$CHECK_CHAIN" ] || gt_fail "checker not found: '$CHECK_CHAIN'"
-	[ -d /sys/fs/cgroup/blkio ] || gt_skip "no cgroup-v1 blkio hierarchy at /sys/fs/cgroup/blkio"
-	command -v losetup >/dev/null || gt_skip "losetup not installed"
-	[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
-	[ -e /dev/loop-control ] || gt_skip "no loop device support"
-
-	GT_WORK=$(mktemp -d "${TMPDIR:-/tmp}/whyslow-e2e-$case.XXXXXX") || gt_fail "mktemp failed"
-	export SLOWDISK_STATE="$GT_WORK/slowdisk"	# our own loop devices only
-	GT_OK=0
+	gt_workdir "$case"
 	trap gt_cleanup EXIT
 	trap 'exit 1' INT TERM HUP
 
@@ -113,18 +106,27 @@ gt_main() {
 	echo "PASS gt_$case"
 }
 
-# gt_own_setup CASE: for a script that drives its own runs (gt_stuck.sh, gt_sig_holder.sh): the
-# prerequisites, GT_WORK, our own loop devices, and a cleanup that also kills every pid in PIDS.
-gt_own_setup() {
-	local case=$1
-	[ "$(id -u)" = 0 ] || gt_skip "gt_$case needs root (BPF, loop devices, blkio cgroups)"
+# gt_prerequisites CASE: root, cgroup-v1 blkio and loop devices, or skip (a failure under CI=true)
+gt_prerequisites() {
+	[ "$(id -u)" = 0 ] || gt_skip "gt_$1 needs root (loop devices, blkio cgroups, BPF)"
 	[ -d /sys/fs/cgroup/blkio ] || gt_skip "no cgroup-v1 blkio hierarchy at /sys/fs/cgroup/blkio"
 	command -v losetup >/dev/null || gt_skip "losetup not installed"
 	[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
 	[ -e /dev/loop-control ] || gt_skip "no loop device support"
-	GT_WORK=$(mktemp -d "${TMPDIR:-/tmp}/whyslow-e2e-$case.XXXXXX") || gt_fail "mktemp failed"
-	export SLOWDISK_STATE="$GT_WORK/slowdisk" # our own loop devices only
+}
+
+# gt_workdir CASE: GT_WORK, and the slow disk's state in it (our own loop devices only)
+gt_workdir() {
+	GT_WORK=$(mktemp -d "${TMPDIR:-/tmp}/whyslow-e2e-$1.XXXXXX") || gt_fail "mktemp failed"
+	export SLOWDISK_STATE="$GT_WORK/slowdisk"
 	GT_OK=0
+}
+
+# gt_own_setup CASE: for a script that drives its own runs (gt_stuck.sh, gt_sig_holder.sh): the
+# prerequisites, GT_WORK, our own loop devices, and a cleanup that also kills every pid in PIDS.
+gt_own_setup() {
+	gt_prerequisites "$1"
+	gt_workdir "$1"
 	PIDS=()
 	trap gt_own_cleanup EXIT
 	trap 'exit 1' INT TERM HUP

@@ -39,8 +39,8 @@ struct pair {
 	int step; /* both hold their first mutex when 2 */
 };
 
-/* Waits until tid (any process) sleeps in a futex call. */
-static void wait_in_futex(pid_t tid)
+/* Waits until @tid (any process) sleeps in syscall @want (@name says which, if it never does). */
+static void wait_in_syscall(pid_t tid, long want, const char *name)
 {
 	char path[64], buf[256];
 
@@ -54,11 +54,16 @@ static void wait_in_futex(pid_t tid)
 				nr = strtol(buf, NULL, 10);
 			fclose(f);
 		}
-		if (nr == SYS_futex)
+		if (nr == want)
 			return;
 		gt_sleep_ms(1);
 	}
-	gt_die("tid %d never blocked in futex", (int)tid);
+	gt_die("tid %d never blocked in %s", (int)tid, name);
+}
+
+static void wait_in_futex(pid_t tid)
+{
+	wait_in_syscall(tid, SYS_futex, "futex");
 }
 
 static void both_hold_first(struct pair *p)
@@ -283,28 +288,6 @@ static void *waits_thread(void *arg)
 	return NULL;
 }
 
-/* Until @tid sleeps in syscall @nr. */
-static void wait_in_syscall(pid_t tid, long want)
-{
-	char path[64], buf[256];
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
-	for (int i = 0; i < GT_WAIT_MS; i++) {
-		FILE *f = fopen(path, "r");
-		long nr = -1;
-
-		if (f) {
-			if (fgets(buf, sizeof(buf), f))
-				nr = strtol(buf, NULL, 10);
-			fclose(f);
-		}
-		if (nr == want)
-			return;
-		gt_sleep_ms(1);
-	}
-	gt_die("tid %d never blocked in syscall %ld", (int)tid, want);
-}
-
 static int waits(void)
 {
 	bool until_usr1 = getenv("GT_STUCK_UNTIL_USR1");
@@ -326,9 +309,9 @@ static int waits(void)
 	for (int i = 0; i < 3; i++)
 		while (!__atomic_load_n(&w_tids[i], __ATOMIC_SEQ_CST))
 			gt_sleep_ms(1);
-	wait_in_syscall(w_tids[0], SYS_futex);
-	wait_in_syscall(w_tids[1], SYS_futex);
-	wait_in_syscall(w_tids[2], SYS_read);
+	wait_in_futex(w_tids[0]);
+	wait_in_futex(w_tids[1]);
+	wait_in_syscall(w_tids[2], SYS_read, "read");
 	printf("{\"case\":\"waits\",\"pid\":%d,", (int)getpid());
 	printf("\"mutex\":{\"tid\":%d,\"fn\":\"gt_stuck_in_mutex\",\"addr\":\"0x%" PRIxPTR "\"},",
 	       (int)w_tids[0], (uintptr_t)&W_LOCK);
