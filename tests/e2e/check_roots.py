@@ -4,7 +4,7 @@
     check_roots.py FILE.jsonl [FILE.jsonl ...]   check whyslow JSON Lines output
     check_roots.py --self-test                   check the checker on crafted streams
 
-The rule it holds the output to is core/chain.c's (ws_chain_settle_root), read from the JSON:
+The rule it holds the output to is core/engine/chain.c's (ws_chain_settle_root), read from the JSON:
 
 (a) Every segment names its root cause in "root" (the key the summary's root_causes use). The
     chain's "root" is the root whose segments hold the most of the wait (on a tie, any of the
@@ -36,13 +36,13 @@ def is_int(v):
 
 
 def unnamed(root):
-    """Does this root key name no cause? (core/chain.c: ws_chain_root_of() returns false)"""
+    """Does this root key name no cause? (core/engine/chain.c: ws_chain_root_of() returns false)"""
     return root in ("unknown", BEFORE_KEPT) or root.startswith("unknown in ")
 
 
 def links_end(link):
     """How the root of a chain whose links end at @link begins, for the kinds the core names
-    itself (core/chain.c root_of_link); None for the others, named by their sources."""
+    itself (core/engine/chain.c root_of_link); None for the others, named by their sources."""
     kind, cpu = link.get("kind"), link.get("cpu")
     if kind == "running":
         return "CPU work"  # or "CPU work and short waits (causes not recorded)"

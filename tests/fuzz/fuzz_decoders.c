@@ -20,9 +20,9 @@
 
 #include <whyslow/record.h>
 
-#include "clock.h"
-#include "config.h"
-#include "session.h"
+#include "base/clock.h"
+#include "session/config.h"
+#include "session/session.h"
 
 static const char *plugin_dir;
 static FILE *devnull;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the ini handling (core/config.c): arbitrary bytes as a config file,
+ * libFuzzer target for the ini handling (core/session/config.c): arbitrary bytes as a config file,
  * through ws_config_load, then every check and lookup whyslow does with it
  * (ws_config_check_section against ws_core_keys and a source-like table, sections, typed
  * lookups, command-line overrides).  Build and run: tests/fuzz/run_ini_decoders.sh.
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "session/config.h"
 
 extern const struct ws_config_key ws_core_keys[];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the recording reader (core/trace.c): whatever the
+ * libFuzzer target for the recording reader (core/record/trace.c): whatever the
  * bytes, ws_trace_read() must return 0 or an error with a message, touch
  * nothing outside what it hands out, and allocate at most one record's cap.
  * Build and run: tests/fuzz/run.sh [SECONDS].
@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stackrec.h"
-#include "stuck_rec.h"
-#include "trace.h"
+#include "record/stuck_rec.h"
+#include "record/trace.h"
+#include "stacks/stackrec.h"
 
 static volatile size_t sink;
 

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "graph.h"
+#include "engine/graph.h"
 
 static inline int graph_infer_waker(void *ctx, const struct ws_wait *w, struct ws_claim *out)
 {

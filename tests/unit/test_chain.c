@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "session.h"
 #include "synth.h"
+#include "session/config.h"
+#include "session/session.h"
 
 /* ---- the cast ------------------------------------------------------------------------------- */
 
@@ -310,7 +310,7 @@ static void parse_chain(struct chain *c, char *line)
 	}
 }
 
-/* A root that names no cause (core/chain.c: ws_chain_root_of() false). */
+/* A root that names no cause (core/engine/chain.c: ws_chain_root_of() false). */
 static bool unnamed_root(const char *root)
 {
 	return !strcmp(root, "unknown") || !strncmp(root, "unknown in ", 11) ||

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chain.h"
-#include "graph.h"
 #include "graph_infer.h"
+#include "engine/chain.h"
+#include "engine/graph.h"
 
 enum {
 	VICTIM = 1,

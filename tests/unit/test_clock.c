@@ -3,7 +3,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
+#include "base/clock.h"
 
 Test(clock, anchor_maps_monotonic_to_wall_time)
 {

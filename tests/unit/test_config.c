@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "session.h"
+#include "session/config.h"
+#include "session/session.h"
 
 static const struct ws_config_key plugin_keys[] = {
 	{ "threshold", WS_CFG_DURATION, "5ms", 1000, 1000000000, "a duration" },

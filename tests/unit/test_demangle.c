@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* Demangled names (core/demangle.c) and where stacks print them (core/stack_fmt.c): C++ and
- * legacy Rust, the hash left out, versions kept, long names bounded, the fallback without a
+/* Demangled names (core/stacks/demangle.c) and where stacks print them (core/stacks/stack_fmt.c):
+ * C++ and legacy Rust, the hash left out, versions kept, long names bounded, the fallback without a
  * C++ runtime, and the JSON frame's "mangled" key. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
-#include "stack_fmt.h"
-#include "stackrec.h"
+#include "stacks/demangle.h"
+#include "stacks/stack_fmt.h"
+#include "stacks/stackrec.h"
 
 #define WORKER "_ZN2ns6WorkerIiE13wait_for_lockEv"
 #define THREAD_RUN "_ZNSt6thread11_State_implINS_8_InvokerISt5tupleIJPFvvEEEEEE6_M_runEv"

@@ -6,8 +6,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "graph.h"
 #include "graph_infer.h"
+#include "engine/graph.h"
 
 #define MS 1000000ULL
 #define RUNS 1000

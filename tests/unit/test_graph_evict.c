@@ -7,8 +7,8 @@
  */
 #include <criterion/criterion.h>
 
-#include "graph.h"
 #include "graph_infer.h"
+#include "engine/graph.h"
 
 #define PID GRAPH_TEST_PID
 #define MS 1000000ULL

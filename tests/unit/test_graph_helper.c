@@ -7,8 +7,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "graph.h"
 #include "graph_infer.h"
+#include "engine/graph.h"
 
 #define PID GRAPH_TEST_PID
 #define KWORKER 900 /* a kernel thread: its own process, never traced */

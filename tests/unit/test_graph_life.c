@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph.h"
 #include "graph_infer.h"
+#include "engine/graph.h"
 
 #define PID GRAPH_TEST_PID
 #define MS 1000000ULL

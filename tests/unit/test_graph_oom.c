@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chain.h"
-#include "graph.h"
 #include "graph_infer.h"
+#include "engine/chain.h"
+#include "engine/graph.h"
 
 static bool fail_realloc;
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The idle rule (core/idle.c): the victim's syscall class and what its waker did meanwhile. */
+/* The idle rule (core/report/idle.c): the victim's syscall class and what its waker did meanwhile.
+ */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include <whyslow/syscall_names.h>
 
-#include "idle.h"
+#include "report/idle.h"
 
 #define MS 1000000ULL
 

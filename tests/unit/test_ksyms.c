@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/ksyms.c on made-up kallsyms files: which addresses get a name (text symbols, up to the
- * next symbol of any kind), modules named and listed out of address order, lines that do not
+ * core/stacks/ksyms.c on made-up kallsyms files: which addresses get a name (text symbols, up to
+ * the next symbol of any kind), modules named and listed out of address order, lines that do not
  * parse skipped, and nothing resolved when kptr_restrict hides the addresses.
  */
 #include <criterion/criterion.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ksyms.h"
+#include "stacks/ksyms.h"
 
 static char path[64];
 

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "loader.h"
-#include "trust.h"
+#include "access/trust.h"
+#include "session/loader.h"
 
 static int load(const char *name, struct ws_loaded *l, char *err, size_t len)
 {

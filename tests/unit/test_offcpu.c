@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "offcpu.h"
+#include "report/offcpu.h"
 
 static void feed(struct ws_offcpu *oc, struct ws_thread *t, uint64_t s, uint64_t e, int state)
 {

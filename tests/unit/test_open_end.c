@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "critpath.h"
-#include "graph.h"
 #include "graph_infer.h"
+#include "engine/graph.h"
+#include "report/critpath.h"
 
 #define MS GRAPH_TEST_MS
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "futex_owner.h"
-#include "procsnap.h"
+#include "hang/procsnap.h"
 
 /* Only tid 4242 is alive (and in the waiter's process unless pshared asks for 7777). */
 static bool fake_live(void *ctx, uint32_t tid, bool pshared)

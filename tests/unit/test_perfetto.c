@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfetto.h"
+#include "report/perfetto.h"
 
 #define PID 100
 #define VICTIM 101

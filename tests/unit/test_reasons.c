@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reasons.h"
+#include "report/reasons.h"
 
 static int renders;
 

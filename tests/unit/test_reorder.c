@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reorder.h"
+#include "engine/reorder.h"
 
 struct seen {
 	uint64_t ts[4096];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/stackcap.c's maps snapshots, on real processes with a made-up clock: when a snapshot is
- * taken (often while a process is young, and young again once it runs a new program; rarely
+ * core/stacks/stackcap.c's maps snapshots, on real processes with a made-up clock: when a snapshot
+ * is taken (often while a process is young, and young again once it runs a new program; rarely
  * after), that a child not yet exec()ed (a copy of this program, as whyslow's own child is) is
  * never taken, and that an exited process reads as gone without being opened at every call.
  */
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "stackcap.h"
+#include "stacks/stackcap.h"
 
 #define MS 1000000ULL
 #define T0 (1000000 * MS) /* any start: the snapshots only compare times they are given */

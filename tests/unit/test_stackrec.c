@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* Resolved stack records: encode/decode round trip, malformed records refused, and the store's
- * lookups by thread and time (core/stackrec.c, core/stacks.c, core/stack_fmt.c). */
+ * lookups by thread and time (core/stacks/stackrec.c, core/stacks/stacks.c,
+ * core/stacks/stack_fmt.c). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack_fmt.h"
-#include "stackrec.h"
-#include "stacks.h"
-#include "syscall_fmt.h"
+#include "base/syscall_fmt.h"
+#include "stacks/stack_fmt.h"
+#include "stacks/stackrec.h"
+#include "stacks/stacks.h"
 
 static struct ws_sframe frames[] = {
 	{ { 0x7f0000001234, "__lll_lock_wait", 0x2b, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL,

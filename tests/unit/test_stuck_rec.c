@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* The open waits as a recording record (core/stuck_rec.c): round trip and hostile payloads. */
+/* The open waits as a recording record (core/record/stuck_rec.c): round trip and hostile payloads.
+ */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stuck_rec.h"
+#include "record/stuck_rec.h"
 
 /*
  * A stand-in for the sources (ws_session_open_sources): syscall 202 is a wait on a lock at

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/symbols.c on real processes: tests/programs/sym_target.c prints the addresses of its own
- * functions, in three builds — with .symtab and DWARF, stripped (only .dynsym), and stripped with
- * a .gnu_debuglink to a debug file — and the test resolves them through the live process's maps.
- * Also: a perf map the test writes, a library loaded after the maps were read, a process that
+ * core/stacks/symbols.c on real processes: tests/programs/sym_target.c prints the addresses of its
+ * own functions, in three builds — with .symtab and DWARF, stripped (only .dynsym), and stripped
+ * with a .gnu_debuglink to a debug file — and the test resolves them through the live process's
+ * maps. Also: a perf map the test writes, a library loaded after the maps were read, a process that
  * has exited, a kernel address from /proc/kallsyms, and addresses nothing covers.
  */
 #include <criterion/criterion.h>
@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "procmaps.h"
-#include "stack_fmt.h"
-#include "symbols.h"
+#include "stacks/procmaps.h"
+#include "stacks/stack_fmt.h"
+#include "stacks/symbols.h"
 
 struct target {
 	pid_t pid;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "record/trace.h"
 
 struct seen {
 	int metas, devs, threads, events, summaries;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/unwind.c on a real process built without frame pointers (tests/programs/unwind_target.c).
- * The capture stands in for what BPF will copy: while a thread sleeps in its syscall, its user
- * registers (here from ptrace) and the top of its user stack (here process_vm_readv).  The
- * unwinder then works from that copy alone, and the frames are named with core/symbols.c.
+ * core/stacks/unwind.c on a real process built without frame pointers
+ * (tests/programs/unwind_target.c). The capture stands in for what BPF will copy: while a thread
+ * sleeps in its syscall, its user registers (here from ptrace) and the top of its user stack (here
+ * process_vm_readv).  The unwinder then works from that copy alone, and the frames are named with
+ * core/stacks/symbols.c.
  */
 #include <criterion/criterion.h>
 #include <elf.h>
@@ -20,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "procmaps.h"
-#include "stack_fmt.h"
-#include "symbols.h"
-#include "unwind.h"
+#include "stacks/procmaps.h"
+#include "stacks/stack_fmt.h"
+#include "stacks/symbols.h"
+#include "stacks/unwind.h"
 
 #define STACK_COPY 16384 /* what the BPF side is expected to copy (perf's default is 8 KiB) */
 #define MAX_FRAMES 64

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Opening what a traced program names (core/useropen.c, core/symfile.c): the rules in this
- * process, and (as root) the helper with another user's credentials and its deadline. */
+/* Opening what a traced program names (core/access/useropen.c, core/stacks/symfile.c): the rules in
+ * this process, and (as root) the helper with another user's credentials and its deadline. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symfile.h"
-#include "useropen.h"
+#include "access/useropen.h"
+#include "stacks/symfile.h"
 
 static char dir[] = "/tmp/ws-useropen.XXXXXX";
 

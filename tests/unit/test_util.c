@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 Test(util, parses_durations)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Deadlocks as cycles of the wait-for graph (core/waitfor.c). */
+/* Deadlocks as cycles of the wait-for graph (core/hang/waitfor.c). */
 #include <criterion/criterion.h>
 
-#include "waitfor.h"
+#include "hang/waitfor.h"
 
 Test(waitfor, finds_a_two_thread_cycle_once)
 {

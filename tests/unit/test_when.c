@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "when.h"
+#include "base/when.h"
 
 #define S 1000000000ULL
 

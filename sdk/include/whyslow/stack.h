@@ -30,7 +30,7 @@
 #define WS_STACK_USER_MAX 16384	     /* most bytes of user stack a record carries */
 #define WS_STACK_USER_DEFAULT 16384 /* stack_user_bytes default */
 
-/* ws_stack_uregs.valid: which registers were read (by role, see core/unwind.h) */
+/* ws_stack_uregs.valid: which registers were read (by role, see core/stacks/unwind.h) */
 #define WS_SREG_PC (1u << 0)
 #define WS_SREG_SP (1u << 1)
 #define WS_SREG_FP (1u << 2)

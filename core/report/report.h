@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* Text and JSON Lines output: chains as they are found, then the summary. */
+#ifndef WS_REPORT_H
+#define WS_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/clock.h"
+#include "engine/chain.h"
+
+enum ws_format {
+	WS_FORMAT_TEXT,
+	WS_FORMAT_JSON,
+	WS_FORMAT_FOLDED, /* folded stacks for flame graphs; no summary */
+};
+
+/* Renders a claim as "futex 0x7f..." (the owning source's describe callback). */
+typedef void (*ws_describe_fn)(void *ctx, const struct ws_claim *c, char *buf, size_t len);
+
+struct ws_report_opts {
+	enum ws_format format;
+	FILE *out;
+	int top;
+	const struct ws_clock *clock;
+	ws_describe_fn describe;
+	void *describe_ctx;
+	uint64_t min_block_ns; /* waits shorter than this are counted, not chained */
+	bool include_idle;     /* rank idle waits (idle.h) too, not only count them */
+};
+
+/* What the run saw, for the summary. */
+struct ws_summary {
+	uint64_t records, records_late, lost, lost_recursion, duration_ns;
+	const char *sources;	 /* "sched,futex,blkio" */
+	const char *lost_detail; /* JSON object text, e.g. {"cpu0":{"0x101":3}} */
+	uint64_t waits_unexplained, wake_races, bad_records, switch_ins_unseen;
+	uint64_t history_trims, shortest_history_ns; /* max_history reached; least kept then */
+	uint64_t out_of_memory;			     /* allocations that failed in the analysis */
+	uint64_t dead_dropped;	      /* exited threads' timelines dropped early: too many kept */
+	uint32_t ncpus;		      /* CPUs the analysis kept state for */
+	uint64_t cpu_refused;	      /* records naming a CPU past those: not analysed */
+	const char *events_by_source; /* JSON object text: events per source, by its name */
+	int threads;
+	/* files whose symbols were not read, and why (NULL: none refused) */
+	const struct ws_symfile_log *symbols_refused;
+};
+
+struct ws_report;
+struct ws_stacks;
+struct ws_symfile_log;
+
+struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g);
+/* Where the links' stacks are found; @depth user frames per link in text (0: none). */
+void ws_report_set_stacks(struct ws_report *r, const struct ws_stacks *stacks, uint64_t depth);
+/*
+ * Report one chain (JSON: written at once; text: kept if among the top N). A ranked chain's root
+ * is settled first (ws_chain_settle_root()), hence not const.
+ */
+int ws_report_chain(struct ws_report *r, struct ws_chain *c);
+/* Account thread @tid's whole life as the run's critical path. 0 or -ENOMEM. */
+int ws_report_follow(struct ws_report *r, uint32_t tid);
+/* A wait of the followed thread below the reporting threshold: critical path only. */
+void ws_report_follow_chain(struct ws_report *r, const struct ws_chain *c);
+/*
+ * Tracing ended with thread @tid still blocked, on @what (the words after "blocked on"; ""
+ * when nothing said): the critical path names its open wait so.
+ */
+void ws_report_open_wait(struct ws_report *r, uint32_t tid, const char *what);
+/* A final interval of a traced thread's timeline (see ws_graph_ops.on_ival). */
+void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct ws_ival *iv,
+		    const struct ws_claim *claim);
+/* Thread @t left the graph's history (ws_graph_ops.on_gone). */
+void ws_report_gone(struct ws_report *r, const struct ws_thread *t);
+/* Text: the critical path, reasons, top N chains and root causes; JSON: the same objects. */
+int ws_report_finish(struct ws_report *r, const struct ws_summary *s);
+void ws_report_free(struct ws_report *r);
+
+#endif

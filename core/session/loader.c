@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loader.h"
+#include "access/trust.h"
+
+/* Size of struct ws_plugin in ABI 2.0: a smaller descriptor is incomplete. */
+#define WS_PLUGIN_SZ_2_0 (offsetof(struct ws_plugin, fini) + sizeof(void *))
+/* Every ABI has the descriptor's first members where 1.0 had them: enough to read its version. */
+#define WS_PLUGIN_SZ_VERSION (offsetof(struct ws_plugin, abi_minor) + sizeof(uint16_t))
+
+static int valid_name(const char *s)
+{
+	if (!s || !*s || strlen(s) > 31)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+static const char *descriptor_problem(const struct ws_plugin *p, char *buf, size_t len)
+{
+	if (p->sz < WS_PLUGIN_SZ_VERSION)
+		return "descriptor is too small to say its ABI (incomplete)";
+	if (p->abi_major < WS_ABI_MAJOR) {
+		/* 1.x callbacks take no context: calling them through 2.0's table would crash */
+		snprintf(
+			buf, len,
+			"built for plugin ABI %u.%u, this whyslow has ABI %u.%u; port it to %u.0 (docs/PLUGINS.md, \"Migrating from ABI 1.x\") and rebuild it against this SDK",
+			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR, WS_ABI_MAJOR);
+		return buf;
+	}
+	if (p->abi_major != WS_ABI_MAJOR) {
+		snprintf(
+			buf, len,
+			"built for plugin ABI %u.%u, this whyslow has ABI %u.%u; rebuild it against this SDK",
+			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
+		return buf;
+	}
+	if (p->abi_minor > WS_ABI_MINOR) {
+		snprintf(
+			buf, len,
+			"built for plugin ABI %u.%u, newer than this whyslow's %u.%u; upgrade whyslow",
+			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
+		return buf;
+	}
+	if (p->sz < WS_PLUGIN_SZ_2_0)
+		return "descriptor is smaller than ABI 2.0's (incomplete)";
+	if (!valid_name(p->name))
+		return "descriptor has no valid name ([a-z0-9_]+)";
+	if (!p->description || !*p->description)
+		return "descriptor has no description";
+	if (!p->version || !*p->version)
+		return "descriptor has no version";
+	if (p->kind_base < WS_KIND_RANGE || p->kind_base % WS_KIND_RANGE)
+		return "descriptor's kind_base is not a multiple of 0x100 above the core's range";
+	if (p->bpf_object && !p->decode)
+		return "descriptor has a BPF object but no decode callback";
+	return NULL;
+}
+
+/*
+ * A shared object dlopen() would map past the end of the file (a truncated
+ * copy) makes the process die of SIGBUS when the loader touches it: check
+ * that every part the loader maps lies inside the file, on the descriptor
+ * that will be loaded.
+ */
+static const char *elf_problem(int fd)
+{
+	ElfW(Ehdr) eh;
+	ElfW(Phdr) ph;
+	struct stat st;
+	uint64_t size;
+
+	if (fstat(fd, &st))
+		return "cannot stat it";
+	size = st.st_size;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return "not an ELF file";
+	if (eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh.e_type != ET_DYN)
+		return "not a shared object for this machine";
+	if (eh.e_phentsize != sizeof(ph) || !eh.e_phnum ||
+	    (uint64_t)eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(ph) > size)
+		return "truncated (program headers past the end of the file)";
+	if ((uint64_t)eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > size)
+		return "truncated (section headers past the end of the file)";
+	for (unsigned int i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != (ssize_t)sizeof(ph))
+			return "cannot read its program headers";
+		if (ph.p_type == PT_LOAD && ((uint64_t)ph.p_offset + ph.p_filesz > size ||
+					     ph.p_offset + ph.p_filesz < ph.p_offset))
+			return "truncated (a loadable segment ends past the end of the file)";
+	}
+	return NULL;
+}
+
+int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t errlen)
+{
+	ws_plugin_entry_fn entry;
+	const char *why;
+	char tmp[256], proc[512];
+	void *sym;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	/* checked and loaded through one descriptor: the name is never resolved twice */
+	fd = ws_trusted_open(path, WS_TRUST_FILE, err, errlen);
+	if (fd < 0)
+		return fd == -ENOENT ? -ENOENT : -EPERM;
+	why = elf_problem(fd);
+	if (why) {
+		snprintf(err, errlen, "%s: cannot load: %s", path, why);
+		close(fd);
+		return -ENOEXEC;
+	}
+	/*
+	 * glibc knows a loaded object by every name it was opened with, for the
+	 * life of the process: a /proc/self/fd/N used once must never name
+	 * another file. Each load gets a descriptor number above all earlier ones.
+	 */
+	static int last_fd = 2, generation;
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, last_fd + 1);
+
+	/*
+	 * Past the descriptor limit (a long-lived process that loads plugins thousands of times:
+	 * a fuzzer, reports of many recordings), numbers start again from the bottom under a new
+	 * spelling of the path, /proc/self/./fd/N, /proc/self/././fd/N...: still never a name
+	 * glibc has seen.
+	 */
+	if (nfd < 0 && (errno == EINVAL || errno == EMFILE) && last_fd > 3 && generation < 200) {
+		generation++;
+		last_fd = 2;
+		nfd = fcntl(fd, F_DUPFD_CLOEXEC, last_fd + 1);
+	}
+	close(fd);
+	if (nfd < 0) {
+		snprintf(err, errlen, "%s: cannot load: %s", path, strerror(errno));
+		return -errno;
+	}
+	fd = last_fd = nfd;
+	{
+		int n = snprintf(proc, sizeof(proc), "/proc/self/");
+
+		for (int g = 0; g < generation; g++)
+			n += snprintf(proc + n, sizeof(proc) - n, "./");
+		snprintf(proc + n, sizeof(proc) - n, "fd/%d", fd);
+	}
+	out->dl = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
+	if (!out->dl) {
+		snprintf(err, errlen, "%s: cannot load: %s", path, dlerror());
+		close(fd);
+		return -ENOEXEC;
+	}
+	out->fd = fd;
+	sym = dlsym(out->dl, WS_PLUGIN_ENTRY_NAME);
+	if (!sym) {
+		snprintf(err, errlen, "%s: not a whyslow plugin (no %s symbol)", path,
+			 WS_PLUGIN_ENTRY_NAME);
+		goto fail;
+	}
+	/* ISO C has no object-to-function pointer cast; copy the bits instead */
+	memcpy(&entry, &sym, sizeof(entry));
+	out->p = entry();
+	if (!out->p) {
+		snprintf(err, errlen, "%s: the entry function returned no descriptor", path);
+		goto fail;
+	}
+	why = descriptor_problem(out->p, tmp, sizeof(tmp));
+	if (why) {
+		snprintf(err, errlen, "%s: refused: %s", path, why);
+		goto fail;
+	}
+	snprintf(out->path, sizeof(out->path), "%s", path);
+	return 0;
+fail:
+	ws_plugin_unload(out);
+	out->p = NULL;
+	return -EINVAL;
+}
+
+void ws_plugin_unload(struct ws_loaded *l)
+{
+	if (l && l->dl)
+		dlclose(l->dl);
+	if (l && l->fd >= 0)
+		close(l->fd);
+	if (l) {
+		l->dl = NULL;
+		l->fd = -1;
+	}
+}
+
+int ws_path_trusted(const char *path, char *err, size_t errlen)
+{
+	int fd = ws_trusted_open(path, WS_TRUST_FILE, err, errlen);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ws_plugin_scan(const char *dir, char ***names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char **nv;
+
+		if (len < 4 || strcmp(e->d_name + len - 3, ".so"))
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[n] = strndup(e->d_name, len - 3);
+		if (v[n])
+			n++;
+	}
+	closedir(d);
+	if (n) /* qsort(NULL, 0, ...) is undefined */
+		qsort(v, n, sizeof(*v), cmp_str);
+	*names = v;
+	return n;
+}

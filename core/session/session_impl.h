@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside a session (session.h is its interface): the struct every session_*.c
+ * file shares, and the functions one file lends another.
+ *   session.c       open (plugins, config), analysis (dispatch -> graph -> chains), summary
+ *   session_host.c  the host table plugins call, their contexts and name tables
+ *   session_bpf.c   the kernel side: shared maps, loading and attaching, the ring, losses
+ *   session_pids.c  the set of traced thread groups
+ */
+#ifndef WS_SESSION_IMPL_H
+#define WS_SESSION_IMPL_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include <whyslow/table.h>
+
+#include "resolution.h"
+#include "session.h"
+#include "base/log.h"
+#include "base/util.h"
+#include "engine/chain.h"
+#include "engine/graph.h"
+#include "engine/reorder.h"
+#include "hang/killed.h"
+#include "stacks/stackcap.h"
+#include "stacks/stacks.h"
+
+struct core_bpf;
+
+#define MAX_TGIDS 16384
+#define MAX_LOST_KINDS 1024
+#define PIDS_ASKED 16
+/* Waits a signal ended whose chains wait for their thread's exit at once (a whole process's) */
+#define HELD_BACK 64
+#define EVICT_EVERY_NS 1000000000ULL
+#define GONE_GRACE_NS 1000000000ULL
+#define MISSES_EVERY_NS 250000000ULL
+
+/* A plugin's handle: what it sees, and which session and slot it is (for host calls). */
+struct plugin_ctx {
+	struct ws_plugin_ctx pub;
+	struct ws_session *s;
+	int index;
+};
+
+/* A name a plugin gave a key (ws_host.name_set). */
+struct plugin_name {
+	int plugin;
+	uint64_t key;
+	char name[64];
+};
+
+struct ws_session {
+	struct ws_config *cfg;
+	int verbose;
+	struct ws_loaded plugins[WS_MAX_PLUGINS];
+	struct plugin_ctx ctxs[WS_MAX_PLUGINS];
+	int nplugins;
+	bool inited;	   /* every plugin's init has run */
+	int8_t owner[256]; /* kind >> 8 -> plugin index, -1 none */
+	char sources[256];
+
+	/* BPF */
+	int ring_fd, tgids_fd, cpu_fd, lost_fd;
+	struct core_bpf *core_skel;
+	struct bpf_object *objs[WS_MAX_PLUGINS];
+	struct bpf_link **links;
+	size_t nlinks, links_cap;
+	int *prog_fds;
+	size_t nprogs, progs_cap;
+	struct ring_buffer *rb;
+	uint64_t recursion_misses, last_poll_ns;
+
+	/* analysis */
+	struct ws_clock clock;
+	struct ws_graph *g;
+	struct ws_reorder *ro;
+	struct ws_report *rep;
+	struct ws_chain chain;
+	struct ws_stackcap *stackcap; /* raw captures -> frames, made at the first one */
+	struct ws_stacks *stacks;
+	uint64_t max_window;
+	struct ws_table pids; /* traced thread groups (keys only) */
+	/*
+	 * Answers session_pid_traced() gave lately, at pid % PIDS_ASKED: every switch asks about
+	 * two threads' processes and every wakeup about one, nearly always the same few, and the
+	 * table's probe was 2% of `report`'s instructions. Forgotten whenever the set changes.
+	 */
+	struct pid_answer {
+		uint32_t pid;
+		bool known, traced;
+	} pids_asked[PIDS_ASKED];
+	struct gone_pid {
+		uint32_t pid;
+		uint64_t ts;
+	} * gone; /* thread groups whose last thread exited, dropped a little later */
+	size_t ngone, gone_cap;
+	uint64_t records, bad_records, lost, last_evict, first_ts, last_ts, start_mono;
+	/*
+	 * CPUs of the machine traced (live: its possible CPUs; replay: the recording's, or
+	 * WS_MAX_CPUS if it says none): per-CPU state is made for these, and a record naming
+	 * another is refused and counted in cpu_refused, so crafted CPU ids cost nothing.
+	 */
+	uint32_t ncpus;
+	uint64_t cpu_refused;
+	uint64_t by_plugin[WS_MAX_PLUGINS]; /* records each source wrote */
+	char by_source_json[512];
+	int err;
+	bool report_lost; /* the report's output failed: chains are no longer written */
+	bool replay;	  /* fed from a recording: no sysfs, no BPF */
+	ws_tap_fn tap;
+	void *tap_ctx;
+	ws_chain_sink_fn sink;
+	void *sink_ctx;
+	ws_ival_sink_fn ival_sink;
+	void *ival_sink_ctx;
+	struct plugin_name *names;
+	size_t nnames, names_cap;
+	uint64_t lost_total, end_mono;
+	char *lost_json;
+	const struct ws_stuck *open_end; /* ws_session_set_open_waits(), until finish */
+	struct ws_killed killed;	 /* waits a fatal signal ended (killed.h) */
+	/*
+	 * Waits a signal ended, their chains held back until the thread's next sign of life: if
+	 * the signal killed it, its exit may name the holder of the lock it waited for
+	 * (session_wait_done(), session_host.c).
+	 */
+	struct ws_wait_done held_back[HELD_BACK];
+	size_t nheld_back;
+};
+
+void session_describe(void *ctx, const struct ws_claim *c, char *buf, size_t len);
+/* The chain of the wait @d, reported (session.c). */
+void session_chain(struct ws_session *s, const struct ws_wait_done *d);
+/* A wait is over (ws_graph_ops.on_wait): its chain now, or held back for its thread's exit. */
+void session_wait_done(void *ctx, const struct ws_wait_done *d);
+/* Every chain held back, now (the end of the session). */
+void session_held_flush(struct ws_session *s);
+/* Thread @t leaves the history (ws_graph_ops.on_gone): a wait of it held back goes too. */
+void session_held_gone(struct ws_session *s, const struct ws_thread *t);
+/* The waits ws_session_set_open_waits() gave, into the analysis (session_open.c). */
+void session_open_at_end(struct ws_session *s);
+int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out);
+char *session_lost_detail(struct ws_session *s, uint64_t *total);
+void session_note_loss(struct ws_session *s, const struct ws_rec_hdr *rec);
+int session_pid_add(struct ws_session *s, uint32_t pid);
+void session_pid_gone(struct ws_session *s, uint32_t pid, uint64_t ts);
+void session_pid_reborn(struct ws_session *s, uint32_t pid);
+bool session_pid_traced(struct ws_session *s, uint32_t pid);
+void session_pids_expire(struct ws_session *s, uint64_t now);
+/* The machine's possible CPUs (session_bpf.c). */
+uint32_t session_possible_cpus(void);
+int session_plugins_init(struct ws_session *s);
+uint64_t session_recursion_misses(struct ws_session *s);
+int session_resource(void *ctx, const struct ws_claim *c, char *buf, size_t len);
+int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, char *buf,
+		       size_t len);
+int ws_bpf_set_rodata(struct bpf_object *obj, const char *name, const void *val, size_t size);
+extern const struct ws_host ws_session_host;
+
+#endif

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+#include <inttypes.h>
+#include <string.h>
+
+#include "stack_fmt.h"
+#include "demangle.h"
+#include "base/util.h"
+
+static int collect(const struct ws_stack *const parts[], int n, bool kernel,
+		   const struct ws_sframe **out, int max)
+{
+	int k = 0;
+
+	for (int p = 0; p < n; p++)
+		for (uint32_t i = 0; parts[p] && i < parts[p]->n && k < max; i++)
+			if (parts[p]->frames[i].kernel == kernel)
+				out[k++] = &parts[p]->frames[i];
+	return k;
+}
+
+static const char *base(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "?";
+}
+
+/* The C library and the dynamic loader: the program called into them, they are not "where". */
+static bool system_lib(const char *module)
+{
+	const char *b = base(module);
+
+	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) ||
+	       !strncmp(b, "libpthread", 10) || !strncmp(b, "ld-linux", 8);
+}
+
+/* Scheduler and tracing frames on top of every sleeping or waking kernel stack say nothing. */
+static bool kernel_machinery(const char *sym)
+{
+	static const char *const pre[] = { "__schedule", "schedule",	   "io_schedule",
+					   "bpf_",	 "__bpf_",	   "__traceiter_",
+					   "trace_",	 "try_to_wake_up", "ttwu_",
+					   "wake_up_q",	 "__wake_up",	   "wake_up_process",
+					   "preempt_",	 "do_nanosleep",   "hrtimer_nanosleep" };
+
+	if (!sym)
+		return false;
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(sym, pre[i], strlen(pre[i])))
+			return true;
+	return false;
+}
+
+static void frame_name(FILE *f, const struct ws_frame *fr)
+{
+	char e[WS_ESC_LEN], d[WS_DEMANGLE_MAX];
+
+	if (fr->sym)
+		fputs(ws_text_esc(ws_demangle(fr->sym, d, sizeof(d)), e, sizeof(e)), f);
+	else if (fr->module)
+		fprintf(f, "%s+0x%" PRIx64, ws_text_esc(base(fr->module), e, sizeof(e)), fr->off);
+	else
+		fprintf(f, "0x%" PRIx64, fr->ip);
+}
+
+/* A name as a person reads it: demangled, without the symbol version ("@GLIBC_2.2.5"). */
+static void text_name(FILE *f, const struct ws_frame *fr)
+{
+	char e[WS_ESC_LEN], name[WS_ESC_LEN], d[WS_DEMANGLE_MAX];
+	const char *at;
+
+	if (!fr->sym) {
+		frame_name(f, fr);
+		return;
+	}
+	at = strchr(fr->sym, '@');
+	snprintf(name, sizeof(name), "%.*s", at && at > fr->sym ? (int)(at - fr->sym) : 255,
+		 fr->sym);
+	fputs(ws_text_esc(ws_demangle(name, d, sizeof(d)), e, sizeof(e)), f);
+}
+
+static bool same_module(const struct ws_frame *a, const struct ws_frame *b)
+{
+	return a->module && b->module && !strcmp(a->module, b->module);
+}
+
+int ws_stack_text(FILE *f, const struct ws_stack *const parts[], int n, int user_depth)
+{
+	const struct ws_sframe *u[WS_STACK_MAX_FRAMES], *k[WS_STACK_MAX_FRAMES];
+	int nu = collect(parts, n, false, u, WS_STACK_MAX_FRAMES);
+	int nk = collect(parts, n, true, k, WS_STACK_MAX_FRAMES);
+	int first = 0, shown = 0, ki = 0;
+	char e[WS_ESC_LEN];
+
+	if (user_depth <= 0 || (!nu && !nk))
+		return 0;
+	/* the program's own code is where it waited; the library call it made is named after */
+	while (first < nu && system_lib(u[first]->f.module))
+		first++;
+	if (first == nu)
+		first = 0;
+	fputs("in ", f);
+	for (int i = first; i < nu && shown < user_depth; i++, shown++) {
+		if (shown)
+			fprintf(f, " %s ", ws_arrow());
+		text_name(f, &u[i]->f);
+		if (u[i]->f.sym && (i + 1 == nu || shown + 1 == user_depth ||
+				    !same_module(&u[i + 1]->f, &u[i]->f)))
+			fprintf(f, " (%s)", ws_text_esc(base(u[i]->f.module), e, sizeof(e)));
+	}
+	if (first > 0) {
+		fputs(", via ", f);
+		text_name(f, &u[first - 1]->f);
+		fprintf(f, " (%s)", ws_text_esc(base(u[first - 1]->f.module), e, sizeof(e)));
+	}
+	while (ki < nk && kernel_machinery(k[ki]->f.sym))
+		ki++;
+	if (ki == nk)
+		ki = 0;
+	if (nk) {
+		fputs(shown ? " [kernel: " : "[kernel: ", f);
+		frame_name(f, &k[ki]->f);
+		fputs("]", f);
+	}
+	return 1;
+}
+
+static void json_frames(FILE *f, const struct ws_sframe *const fr[], int n, bool *first)
+{
+	char d[WS_DEMANGLE_MAX];
+
+	for (int i = 0; i < n; i++) {
+		const struct ws_frame *x = &fr[i]->f;
+		const char *sym = ws_demangle(x->sym, d, sizeof(d));
+
+		fprintf(f, "%s{\"ip\":\"0x%" PRIx64 "\",\"sym\":", *first ? "" : ",", x->ip);
+		*first = false;
+		if (sym)
+			ws_json_str(f, sym);
+		else
+			fputs("null", f);
+		/* demangled, as perf prints it; the symbol table's own name too */
+		if (sym != x->sym) {
+			fputs(",\"mangled\":", f);
+			ws_json_str(f, x->sym);
+		}
+		fprintf(f, ",\"off\":%" PRIu64 ",\"module\":", x->off);
+		if (x->module)
+			ws_json_str(f, x->module);
+		else
+			fputs("null", f);
+		fputs(",\"file\":", f);
+		if (x->file)
+			ws_json_str(f, x->file);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"line\":%u,\"kernel\":%s}", x->line,
+			fr[i]->kernel ? "true" : "false");
+	}
+}
+
+void ws_stack_json(FILE *f, const char *key, const struct ws_stack *const parts[], int n)
+{
+	const struct ws_sframe *u[WS_STACK_MAX_FRAMES], *k[WS_STACK_MAX_FRAMES];
+	int nu = collect(parts, n, false, u, WS_STACK_MAX_FRAMES);
+	int nk = collect(parts, n, true, k, WS_STACK_MAX_FRAMES);
+	bool first = true;
+
+	if (!nu && !nk)
+		return;
+	fprintf(f, ",\"%s\":[", key);
+	json_frames(f, u, nu, &first);
+	json_frames(f, k, nk, &first);
+	fputs("]", f);
+}
+
+void ws_stack_folded(FILE *f, const struct ws_stack *const parts[], int n, int max)
+{
+	const struct ws_sframe *u[WS_STACK_MAX_FRAMES];
+	int nu = collect(parts, n, false, u, WS_STACK_MAX_FRAMES);
+	char d[WS_DEMANGLE_MAX];
+
+	if (nu > max)
+		nu = max;
+	for (int i = nu - 1; i >= 0; i--) {
+		const struct ws_frame *x = &u[i]->f;
+		const char *name = x->sym ? ws_demangle(x->sym, d, sizeof(d)) : base(x->module);
+
+		fputc(';', f);
+		/* names only (no offsets), so equal code paths stack together; a space may stay
+		 * ("void (*)()"): the weight is after the line's last one */
+		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+			fputc(*p == ';' ? ':' : *p < ' ' || *p == 0x7f ? '?' : *p, f);
+	}
+}
+
+void ws_stack_lines(FILE *f, const struct ws_stack *const parts[], int n)
+{
+	const struct ws_sframe *u[WS_STACK_MAX_FRAMES], *k[WS_STACK_MAX_FRAMES];
+	int nu = collect(parts, n, false, u, WS_STACK_MAX_FRAMES);
+	int nk = collect(parts, n, true, k, WS_STACK_MAX_FRAMES);
+	char buf[1024], d[WS_DEMANGLE_MAX];
+
+	for (int i = 0; i < nu + nk; i++) {
+		struct ws_frame x = i < nu ? u[i]->f : k[i - nu]->f;
+
+		x.sym = ws_demangle(x.sym, d, sizeof(d));
+		ws_frame_format(&x, buf, sizeof(buf));
+		fprintf(f, "%s%s", i ? "\n" : "", buf);
+	}
+}
+
+int ws_frame_format(const struct ws_frame *f, char *buf, size_t len)
+{
+	const char *mod = f->module ? strrchr(f->module, '/') : NULL;
+
+	mod = mod ? mod + 1 : f->module;
+	if (f->sym && f->file)
+		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s) %s:%u", f->sym, f->off, mod,
+				f->file, f->line);
+	if (f->sym)
+		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", f->sym, f->off, mod);
+	if (mod)
+		return snprintf(buf, len, "%s+0x%" PRIx64, mod, f->off);
+	return snprintf(buf, len, "0x%" PRIx64, f->ip);
+}
+
+const char *ws_unwind_stop_str(enum ws_unwind_stop stop)
+{
+	switch (stop) {
+	case WS_UNWIND_END:
+		return "end of stack";
+	case WS_UNWIND_MAX_FRAMES:
+		return "frame limit";
+	case WS_UNWIND_DEADLINE:
+		return "time limit";
+	case WS_UNWIND_NO_MEMORY:
+		return "stack copy too short";
+	case WS_UNWIND_NO_CFI:
+		return "no unwind information";
+	case WS_UNWIND_STUCK:
+		return "stack does not climb";
+	case WS_UNWIND_BAD_FP:
+		return "no frame record at the frame pointer";
+	}
+	return "?";
+}
+
+const char *ws_stack_cut(const struct ws_stack *const parts[], int n)
+{
+	for (int i = 0; i < n; i++)
+		if (parts[i]->ustop && parts[i]->ustop - 1 != WS_UNWIND_END)
+			return ws_unwind_stop_str((enum ws_unwind_stop)(parts[i]->ustop - 1));
+	return NULL;
+}

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stackcap.h"
+#include "mapsnap.h"
+#include "procmaps.h"
+#include "stackrec.h"
+#include "symbols.h"
+#include "symfile.h"
+#include "unwind.h"
+#include "base/clock.h"
+#include "base/syscall_fmt.h"
+#include "base/util.h"
+
+/* processes kept open at once; the oldest goes first */
+#define UNWINDERS 64
+/* frames of the capture on top of current's kernel stack, at most */
+#define TOOL_FRAMES 8
+
+struct unwinder_slot {
+	uint32_t pid;
+	uint64_t used;
+	struct ws_unwinder *u;
+	uint64_t exe_dev, exe_ino; /* the program it was made for (an exec changes it) */
+};
+
+struct ws_stackcap {
+	struct ws_symbols *syms;
+	struct unwinder_slot slots[UNWINDERS];
+	uint64_t clock;
+	struct ws_mapsnap *maps; /* its maps: what its stacks unwind with once it is gone */
+	struct ws_useropen *uo;
+	struct ws_symfile_log refused;
+};
+
+int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
+{
+	return ws_mapsnap_take(sc->maps, pid, now);
+}
+
+uint64_t ws_stackcap_due_in(const struct ws_stackcap *sc, uint64_t now)
+{
+	return sc ? ws_mapsnap_due_in(sc->maps, now) : UINT64_MAX;
+}
+
+void ws_stackcap_snapshot_young(struct ws_stackcap *sc, uint64_t now)
+{
+	ws_mapsnap_take_young(sc->maps, now);
+}
+
+int ws_stackcap_watch(struct ws_stackcap *sc, int tgids_fd)
+{
+	return ws_mapsnap_watch(sc->maps, tgids_fd);
+}
+
+int ws_stackcap_new(struct ws_stackcap **out)
+{
+	struct ws_stackcap *sc = calloc(1, sizeof(*sc));
+	int err;
+
+	if (!sc)
+		return -ENOMEM;
+	if ((err = ws_symbols_new(&sc->syms))) {
+		free(sc);
+		return err;
+	}
+	if ((err = ws_useropen_new(&sc->uo)) || (err = ws_mapsnap_new(&sc->maps))) {
+		ws_useropen_free(sc->uo);
+		ws_symbols_free(sc->syms);
+		free(sc);
+		return err;
+	}
+	*out = sc;
+	return 0;
+}
+
+void ws_stackcap_free(struct ws_stackcap *sc)
+{
+	if (!sc)
+		return;
+	ws_mapsnap_free(sc->maps);
+	for (int i = 0; i < UNWINDERS; i++)
+		ws_unwinder_free(sc->slots[i].u);
+	ws_symbols_free(sc->syms);
+	ws_useropen_free(sc->uo);
+	ws_symfile_log_free(&sc->refused);
+	free(sc);
+}
+
+void ws_stackcap_set_lines(struct ws_stackcap *sc, bool lines)
+{
+	ws_symbols_set_lines(sc->syms, lines);
+}
+
+void ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid)
+{
+	for (int i = 0; i < UNWINDERS; i++) {
+		if (sc->slots[i].u && sc->slots[i].pid == pid) {
+			ws_unwinder_free(sc->slots[i].u);
+			memset(&sc->slots[i], 0, sizeof(sc->slots[i]));
+		}
+	}
+	ws_symbols_forget(sc->syms, pid);
+	ws_mapsnap_forget(sc->maps, pid);
+}
+
+static bool live_maps(uint32_t pid)
+{
+	char *text = NULL;
+	bool some = !ws_procmaps_read_text(pid, &text) && text && *text;
+
+	free(text);
+	return some;
+}
+
+static struct ws_unwinder *unwinder_of(struct ws_stackcap *sc, uint32_t pid)
+{
+	struct unwinder_slot *victim = &sc->slots[0];
+	uint64_t dev = 0, ino = 0;
+	bool live = ws_mapsnap_exe(pid, &dev, &ino);
+
+	for (int i = 0; i < UNWINDERS; i++) {
+		struct unwinder_slot *s = &sc->slots[i];
+
+		if (s->u && s->pid == pid) {
+			/* the process exec()ed since (the first stack of a command whyslow runs
+			 * is often its wait before exec): its modules and names are others now */
+			if (live && (s->exe_dev != dev || s->exe_ino != ino)) {
+				ws_unwinder_free(s->u);
+				memset(s, 0, sizeof(*s));
+				ws_symbols_forget(sc->syms, pid);
+				victim = s;
+				break;
+			}
+			s->used = ++sc->clock;
+			return s->u;
+		}
+		if (!s->u || s->used < victim->used)
+			victim = s;
+	}
+	ws_unwinder_free(victim->u);
+	memset(victim, 0, sizeof(*victim));
+	/* a process that has exited (a zombie too: its maps read empty) unwinds with its last
+	 * snapshot, for the unwinder and for the names */
+	if (!live_maps(pid) || ws_unwinder_new(pid, NULL, &victim->u)) {
+		struct ws_mapsnap_copy sn;
+
+		if (ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text ||
+		    ws_unwinder_new(pid, sn.text, &victim->u)) {
+			free(sn.text);
+			return NULL;
+		}
+		if (!ws_symbols_set_maps(sc->syms, pid, sn.text))
+			ws_mapsnap_syms_have(sc->maps, pid);
+		free(sn.text);
+	}
+	victim->pid = pid;
+	victim->used = ++sc->clock;
+	victim->exe_dev = dev;
+	victim->exe_ino = ino;
+	return victim->u;
+}
+
+static void regs_of(const struct ws_rec_stack_raw *r, struct ws_uregs *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->arch = r->uregs.arch == WS_ARCH_ARM64 ? WS_UNWIND_ARCH_ARM64 : WS_UNWIND_ARCH_X86_64;
+	u->pc = r->uregs.pc;
+	u->sp = r->uregs.sp;
+	u->fp = r->uregs.fp;
+	u->lr = r->uregs.lr;
+	memcpy(u->callee, r->uregs.callee, sizeof(u->callee));
+	/* the record's valid bits are the unwinder's, role for role */
+	u->valid = r->uregs.valid;
+}
+
+/* Copy the strings of @f into @pool (the symbol table's strings may move or go). */
+static int keep_frame(struct ws_sframe *dst, const struct ws_frame *f, bool kernel)
+{
+	dst->f = *f;
+	dst->kernel = kernel;
+	dst->f.sym = f->sym ? strdup(f->sym) : NULL;
+	dst->f.module = f->module ? strdup(f->module) : NULL;
+	dst->f.file = f->file ? strdup(f->file) : NULL;
+	if ((f->sym && !dst->f.sym) || (f->module && !dst->f.module) || (f->file && !dst->f.file))
+		return -ENOMEM;
+	return 0;
+}
+
+static void drop_frames(struct ws_sframe *fr, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		free((char *)fr[i].f.sym);
+		free((char *)fr[i].f.module);
+		free((char *)fr[i].f.file);
+	}
+}
+
+/* The file the waiter's fd named, read now while the process lives: the fd, or -1. */
+static int fd_path(const struct ws_rec_stack_raw *r, char *buf, size_t len)
+{
+	char link[64];
+	int fd = r->role == WS_STACK_WAITER ? ws_syscall_fd(&r->sys) : -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/%u/fd/%d", r->pid, fd);
+	n = readlink(link, buf, len - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return fd;
+}
+
+const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc)
+{
+	return &sc->refused;
+}
+
+static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_rec_hdr **out);
+
+/*
+ * Whose credentials @pid's files are opened with: its snapshot's, kept fresh with its maps (an
+ * exec makes it young again), not a read of /proc at every stack; read now without one. NULL:
+ * not known.
+ */
+static const struct ws_reader_id *user_of(struct ws_stackcap *sc, uint32_t pid,
+					  struct ws_reader_id *id)
+{
+	struct ws_mapsnap_copy c;
+	bool have = !ws_mapsnap_get(sc->maps, pid, &c) && c.text;
+
+	free(c.text);
+	if (have && c.have_id)
+		*id = c.id;
+	else if (have || ws_reader_id_of((pid_t)pid, id))
+		return NULL;
+	return id;
+}
+
+/*
+ * The files @rec's process names are opened with its user's credentials: read now while it
+ * lives, or as they were when its maps were last read.
+ */
+int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
+			struct ws_rec_hdr **out)
+{
+	const struct ws_rec_stack_raw *r = (const void *)rec;
+	struct ws_symfile_ctx ctx = { .uo = sc->uo, .log = &sc->refused };
+	const struct ws_symfile_ctx *prev;
+	struct ws_reader_id id;
+	int err;
+
+	if (rec->size >= sizeof(*r)) {
+		/* its maps from its first stack on, while it lives: a later stack of it (the user
+		 * half of this one) may come after it exited */
+		if (!ws_mapsnap_has(sc->maps, r->pid))
+			ws_mapsnap_take(sc->maps, r->pid, ws_clock_mono_now());
+		ctx.id = user_of(sc, r->pid, &id);
+	}
+	prev = ws_symfile_use(&ctx);
+	/* the first stacks of a program may take long (kernel symbols, debug info): the watcher
+	 * reads the maps of new processes meanwhile */
+	ws_mapsnap_busy(sc->maps, true);
+	err = resolve(sc, rec, out);
+	ws_mapsnap_busy(sc->maps, false);
+	ws_symfile_use(prev);
+	return err;
+}
+
+static bool named(const struct ws_sframe *fr, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!fr[i].f.module)
+			return false;
+	return true;
+}
+
+/*
+ * Name the unwound pcs @uf into @fr (*@n of them). The symbols read the process's maps
+ * themselves the first time they meet it: if it was gone by then (it exited while its first
+ * stack was unwound) they have none, and its snapshot names the frames instead.
+ */
+static int user_frames(struct ws_stackcap *sc, uint32_t pid, const struct ws_uframe *uf,
+		       uint32_t nuf, struct ws_sframe *fr, uint32_t *n)
+{
+	struct ws_mapsnap_copy sn;
+	struct ws_frame f;
+	uint32_t first = *n;
+	int err = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < nuf && *n < WS_STACK_MAX_FRAMES && !err; i++) {
+			bool ret = i > 0 && !(uf[i].flags & WS_UFRAME_ACTIVATION);
+
+			err = ws_symbols_resolve(sc->syms, pid, uf[i].pc, ret, &f);
+			if (!err)
+				err = keep_frame(&fr[(*n)++], &f, false);
+		}
+		if (err || named(&fr[first], *n - first) || pass || live_maps(pid))
+			return err;
+		if (ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text || sn.syms_have) {
+			free(sn.text);
+			return 0;
+		}
+		if (!ws_symbols_set_maps(sc->syms, pid, sn.text))
+			ws_mapsnap_syms_have(sc->maps, pid);
+		free(sn.text);
+		drop_frames(&fr[first], *n - first);
+		*n = first;
+	}
+	return err;
+}
+
+static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_rec_hdr **out)
+{
+	const struct ws_rec_stack_raw *r = (const void *)rec;
+	struct ws_sframe fr[WS_STACK_MAX_FRAMES];
+	struct ws_uframe uf[WS_UNWIND_DEFAULT_FRAMES];
+	struct ws_stack st = { 0 };
+	char path[256];
+	struct ws_frame f;
+	uint32_t n = 0, kfirst, skip = 0;
+	int err = 0;
+
+	*out = NULL;
+	if (rec->size < sizeof(*r) || rec->size < sizeof(*r) + r->ulen ||
+	    r->nkframes > WS_STACK_KFRAMES ||
+	    (r->role != WS_STACK_WAITER && r->role != WS_STACK_WAKER))
+		return -EINVAL;
+	st.tid = r->tid;
+	st.pid = r->pid;
+	st.wait_tid = r->wait_tid;
+	st.role = r->role;
+	st.wait_start = r->wait_start;
+	st.wait_end = r->wait_end;
+	st.fd = fd_path(r, path, sizeof(path));
+	st.path = st.fd >= 0 ? path : NULL;
+	if ((r->uregs.valid & (WS_SREG_PC | WS_SREG_SP)) == (WS_SREG_PC | WS_SREG_SP)) {
+		struct ws_unwinder *u = unwinder_of(sc, r->pid);
+		struct ws_unwind_opts o = { .max_frames = WS_UNWIND_DEFAULT_FRAMES };
+		struct ws_unwind_result res = { .frames = uf };
+		struct ws_ustack us = { .addr = r->uregs.sp, .data = r->ustack, .len = r->ulen };
+		struct ws_uregs regs;
+
+		regs_of(r, &regs);
+		if (u && !ws_unwind(u, r->tid, &regs, &us, &o, &res)) {
+			st.ustop = res.stop + 1;
+			err = user_frames(sc, r->pid, uf, res.n, fr, &n);
+		} else {
+			st.nouser = !u && !ws_mapsnap_has(sc->maps, r->pid) && !live_maps(r->pid)
+					    ? WS_NOUSER_EXITED
+					    : WS_NOUSER_UNWIND;
+		}
+	} else {
+		/* a kernel half (0: its user half follows), or a note saying why none comes */
+		st.nouser = r->uregs.nouser;
+	}
+	kfirst = n;
+	for (uint32_t i = 0; i < r->nkframes && n < WS_STACK_MAX_FRAMES && !err; i++) {
+		/* every kernel address of a task's stack is a return address */
+		err = ws_symbols_resolve(sc->syms, r->pid, r->kframes[i], true, &f);
+		if (!err)
+			err = keep_frame(&fr[n++], &f, true);
+	}
+	/* current's own kernel stack begins with the capture itself (helper, BPF program,
+	 * tracepoint): those frames are whyslow's, not the waker's */
+	for (uint32_t i = kfirst; !err && i < n && i < kfirst + TOOL_FRAMES; i++)
+		if (fr[i].f.sym && !strncmp(fr[i].f.sym, "__traceiter_", 12))
+			skip = i + 1 - kfirst;
+	if (skip) {
+		drop_frames(&fr[kfirst], skip);
+		memmove(&fr[kfirst], &fr[kfirst + skip], (n - kfirst - skip) * sizeof(fr[0]));
+		n -= skip;
+	}
+	st.n = n;
+	st.frames = fr;
+	if (!err)
+		err = ws_stackrec_encode(rec, &st, out);
+	drop_frames(fr, n);
+	return err;
+}
+
+int ws_stackcap_data_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, char *buf,
+			  size_t len)
+{
+	struct ws_symfile_ctx ctx = { .uo = sc->uo, .log = &sc->refused };
+	const struct ws_symfile_ctx *prev;
+	struct ws_mapsnap_copy sn;
+	struct ws_reader_id id;
+	const char *sym;
+	uint64_t off;
+	int err;
+
+	/* its files are opened with its user's credentials, as for its stacks */
+	ctx.id = user_of(sc, pid, &id);
+	prev = ws_symfile_use(&ctx);
+	err = ws_symbols_data(sc->syms, pid, addr, &sym, &off);
+	/* gone before its maps were read: the last ones saved */
+	if (err == -ESRCH && !ws_mapsnap_get(sc->maps, pid, &sn)) {
+		if (sn.text && ws_symbols_set_maps(sc->syms, pid, sn.text) == 0)
+			err = ws_symbols_data(sc->syms, pid, addr, &sym, &off);
+		free(sn.text);
+	}
+	ws_symfile_use(prev);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	return ws_data_name_format(sym, off, buf, len);
+}
