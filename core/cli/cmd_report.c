@@ -335,27 +335,16 @@ static void mention_unfinished(const char *file)
 	globfree(&g);
 }
 
-/*
- * The losses by CPU and kind as whyslow writes them ({"cpu0":{"0x101":3}}): only those
- * characters. The text is copied into the JSON summary, and a crafted recording could put
- * anything there.
- */
-static bool lost_json_ok(const char *j)
-{
-	if (!j)
-		return true;
-	for (; *j; j++)
-		if (!strchr("{}\":,0123456789abcdefxpu", *j))
-			return false;
-	return true;
-}
-
 static int on_summary(void *ctx, const struct ws_trace_summary *s, const char *lost_json)
 {
 	struct replay *r = ctx;
+	struct ws_losses losses;
 
-	ws_session_set_summary_counts(r->s, s->lost, s->lost_recursion, s->duration_ns,
-				      lost_json_ok(lost_json) ? lost_json : NULL);
+	/* a crafted recording's text is not copied into the summary: the losses by CPU go unnamed */
+	if (ws_losses_parse(lost_json ? lost_json : "{}", &losses))
+		memset(&losses, 0, sizeof(losses));
+	ws_session_set_summary_counts(r->s, s->lost, s->lost_recursion, s->duration_ns, &losses);
+	ws_losses_free(&losses);
 	r->have_summary = true;
 	return 0;
 }

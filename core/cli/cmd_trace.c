@@ -240,6 +240,7 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 {
 	struct ws_summary sum;
 	struct ws_trace_summary ts;
+	char *lost_text;
 	char dur[32];
 	int err;
 
@@ -260,7 +261,10 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 					.lost = sum.lost,
 					.lost_recursion = sum.lost_recursion,
 					.duration_ns = sum.duration_ns };
-	ws_trace_write_summary(&j->w, &ts, sum.lost_detail);
+	/* the recording keeps the losses as the JSON summary prints them (docs/trace-format.md) */
+	lost_text = ws_losses_text(sum.losses);
+	ws_trace_write_summary(&j->w, &ts, lost_text);
+	free(lost_text);
 	err = ws_trace_write_end(&j->w);
 	if (err) {
 		/* the file's own errno (stdio forgets it after a failed write) */

@@ -435,21 +435,3 @@ int ws_stuck_stack_record(const struct ws_stuck_thread *t, struct ws_rec_hdr **o
 	st.wait_end = t->s.read_mono_ns;
 	return ws_stackrec_encode(&hdr, &st, out);
 }
-
-void ws_stuck_free_threads(struct ws_stuck_thread *t, size_t n)
-{
-	for (size_t i = 0; t && i < n; i++) {
-		ws_stack_free(t[i].ustack);
-		free(t[i].flocks);
-	}
-	free(t);
-}
-
-void ws_stuck_free(struct ws_stuck *st)
-{
-	ws_stuck_free_threads(st->t, st->n);
-	free(st->cycles);
-	free(st->cycle_len);
-	free(st->texts);
-	memset(st, 0, sizeof(*st));
-}

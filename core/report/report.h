@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "base/clock.h"
+#include "base/losses.h"
 #include "engine/chain.h"
 
 enum ws_format {
@@ -29,18 +30,25 @@ struct ws_report_opts {
 	bool include_idle;     /* rank idle waits (idle.h) too, not only count them */
 };
 
+/* Records one source wrote. */
+struct ws_source_count {
+	const char *name;
+	uint64_t events;
+};
+
 /* What the run saw, for the summary. */
 struct ws_summary {
 	uint64_t records, records_late, lost, lost_recursion, duration_ns;
 	const char *sources;	 /* "sched,futex,blkio" */
-	const char *lost_detail; /* JSON object text, e.g. {"cpu0":{"0x101":3}} */
+	const struct ws_losses *losses; /* by CPU and kind (NULL: none known) */
 	uint64_t waits_unexplained, wake_races, bad_records, switch_ins_unseen;
 	uint64_t history_trims, shortest_history_ns; /* max_history reached; least kept then */
 	uint64_t out_of_memory;			     /* allocations that failed in the analysis */
 	uint64_t dead_dropped;	      /* exited threads' timelines dropped early: too many kept */
 	uint32_t ncpus;		      /* CPUs the analysis kept state for */
 	uint64_t cpu_refused;	      /* records naming a CPU past those: not analysed */
-	const char *events_by_source; /* JSON object text: events per source, by its name */
+	const struct ws_source_count *by_source; /* records each source wrote */
+	int nsources;
 	int threads;
 	/* files whose symbols were not read, and why (NULL: none refused) */
 	const struct ws_symfile_log *symbols_refused;

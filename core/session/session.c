@@ -400,8 +400,8 @@ int ws_session_drain(struct ws_session *s)
 	}
 	ws_reorder_drain(s->ro);
 	if (s->lost_fd >= 0) {
-		free(s->lost_json);
-		s->lost_json = session_lost_detail(s, &s->lost_total);
+		ws_losses_free(&s->losses);
+		session_read_losses(s, &s->losses, &s->lost_total);
 	}
 	if (!s->replay)
 		s->end_mono = ws_clock_mono_now();
@@ -423,7 +423,7 @@ void ws_session_summary(struct ws_session *s, struct ws_summary *sum)
 	else
 		sum->duration_ns = s->end_mono - s->start_mono;
 	sum->sources = s->sources;
-	sum->lost_detail = s->lost_json;
+	sum->losses = &s->losses;
 	sum->threads = st.threads;
 	sum->waits_unexplained = st.waits_unexplained;
 	sum->switch_ins_unseen = st.switch_ins_unseen;
@@ -436,25 +436,21 @@ void ws_session_summary(struct ws_session *s, struct ws_summary *sum)
 	sum->shortest_history_ns = st.shortest_history_ns;
 	sum->bad_records = s->bad_records;
 	sum->symbols_refused = s->stackcap ? ws_stackcap_refused(s->stackcap) : NULL;
-	s->by_source_json[0] = 0;
-	for (int i = 0; i < s->nplugins; i++) {
-		size_t n = strlen(s->by_source_json);
-
-		snprintf(s->by_source_json + n, sizeof(s->by_source_json) - n, "%s\"%s\":%" PRIu64,
-			 i ? "," : "{", s->plugins[i].p->name, s->by_plugin[i]);
-	}
-	strncat(s->by_source_json, "}", sizeof(s->by_source_json) - strlen(s->by_source_json) - 1);
-	sum->events_by_source = s->by_source_json;
+	for (int i = 0; i < s->nplugins; i++)
+		s->by_source[i] = (struct ws_source_count){ .name = s->plugins[i].p->name,
+							    .events = s->by_plugin[i] };
+	sum->by_source = s->by_source;
+	sum->nsources = s->nplugins;
 }
 
-void ws_session_set_summary_counts(struct ws_session *s, uint64_t lost, uint64_t lost_recursion,
-				   uint64_t duration_ns, const char *lost_json)
+int ws_session_set_summary_counts(struct ws_session *s, uint64_t lost, uint64_t lost_recursion,
+				  uint64_t duration_ns, const struct ws_losses *losses)
 {
 	s->lost_total = lost;
 	s->recursion_misses = lost_recursion;
 	s->end_mono = duration_ns;
-	free(s->lost_json);
-	s->lost_json = lost_json ? strdup(lost_json) : NULL;
+	ws_losses_free(&s->losses);
+	return ws_losses_copy(&s->losses, losses);
 }
 
 int ws_session_finish(struct ws_session *s)
@@ -590,6 +586,6 @@ void ws_session_free(struct ws_session *s)
 	ws_table_free(&s->pids);
 	free(s->gone);
 	free(s->names);
-	free(s->lost_json);
+	ws_losses_free(&s->losses);
 	free(s);
 }

@@ -75,8 +75,9 @@ int ws_session_drain(struct ws_session *s);
 /* What the run saw (valid after drain). */
 void ws_session_summary(struct ws_session *s, struct ws_summary *sum);
 /* Replay: the counts a recording carries, so report's summary matches the live one. */
-void ws_session_set_summary_counts(struct ws_session *s, uint64_t lost, uint64_t lost_recursion,
-				   uint64_t duration_ns, const char *lost_json);
+/* 0 or -ENOMEM (the losses by CPU are then not named). */
+int ws_session_set_summary_counts(struct ws_session *s, uint64_t lost, uint64_t lost_recursion,
+				  uint64_t duration_ns, const struct ws_losses *losses);
 
 /* Called with every record as it is analysed, in time order (record uses it). */
 typedef void (*ws_tap_fn)(void *ctx, const struct ws_rec_hdr *rec);

@@ -685,49 +685,39 @@ flush:
 	return s->err;
 }
 
-/* {"cpu0":{"0x101":3},...} from the kernel's per-CPU loss counters; CPUs with none left out. */
-char *session_lost_detail(struct ws_session *s, uint64_t *total)
+int session_read_losses(struct ws_session *s, struct ws_losses *out, uint64_t *total)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = vals ? open_memstream(&out, &len) : NULL;
-	bool any_cpu = false;
+	uint64_t *vals;
+	int err = 0;
 
+	memset(out, 0, sizeof(*out));
 	*total = 0;
-	if (!f) {
-		free(vals);
-		return NULL;
-	}
-	fputc('{', f);
-	for (int c = 0; c < ncpu; c++) {
-		__u32 key, *prev = NULL;
-		bool any = false;
-
-		while (bpf_map_get_next_key(s->lost_fd, prev, &key) == 0) {
-			prev = &key;
-			if (bpf_map_lookup_elem(s->lost_fd, &key, vals) || !vals[c])
-				continue;
-			if (!any)
-				fprintf(f, "%s\"cpu%d\":{", any_cpu ? "," : "", c);
-			fprintf(f, "%s\"0x%x\":%" PRIu64, any ? "," : "", key, vals[c]);
-			any = any_cpu = true;
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	/* without memory for the detail, the total is still counted */
+	for (__u32 key, *prev = NULL; bpf_map_get_next_key(s->lost_fd, prev, &key) == 0;
+	     prev = &key) {
+		if (bpf_map_lookup_elem(s->lost_fd, &key, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++) {
 			*total += vals[c];
+			if (!err)
+				err = ws_losses_add(out, (uint32_t)c, key, vals[c]);
 		}
-		if (any)
-			fputc('}', f);
 	}
-	fputc('}', f);
-	fclose(f);
 	free(vals);
-	return out;
+	ws_losses_settle(out);
+	return err;
 }
 
 void ws_session_progress(struct ws_session *s, struct ws_progress *p)
 {
 	struct ws_graph_stats st;
-	char *detail = NULL;
+	struct ws_losses losses = { 0 };
 
 	memset(p, 0, sizeof(*p));
 	if (s->g) {
@@ -736,8 +726,8 @@ void ws_session_progress(struct ws_session *s, struct ws_progress *p)
 	}
 	p->records = s->records;
 	if (s->lost_fd >= 0)
-		detail = session_lost_detail(s, &p->lost);
-	free(detail);
+		session_read_losses(s, &losses, &p->lost); /* the total, whatever the detail */
+	ws_losses_free(&losses);
 	if (s->start_mono)
 		p->elapsed_ns = ws_clock_mono_now() - s->start_mono;
 }

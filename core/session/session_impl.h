@@ -114,7 +114,7 @@ struct ws_session {
 	uint32_t ncpus;
 	uint64_t cpu_refused;
 	uint64_t by_plugin[WS_MAX_PLUGINS]; /* records each source wrote */
-	char by_source_json[512];
+	struct ws_source_count by_source[WS_MAX_PLUGINS];
 	int err;
 	bool report_lost; /* the report's output failed: chains are no longer written */
 	bool replay;	  /* fed from a recording: no sysfs, no BPF */
@@ -127,7 +127,7 @@ struct ws_session {
 	struct plugin_name *names;
 	size_t nnames, names_cap;
 	uint64_t lost_total, end_mono;
-	char *lost_json;
+	struct ws_losses losses; /* by CPU and kind, read at the end (or a recording's) */
 	const struct ws_stuck *open_end; /* ws_session_set_open_waits(), until finish */
 	struct ws_killed killed;	 /* waits a fatal signal ended (killed.h) */
 	/*
@@ -151,7 +151,11 @@ void session_held_gone(struct ws_session *s, const struct ws_thread *t);
 /* The waits ws_session_set_open_waits() gave, into the analysis (session_open.c). */
 void session_open_at_end(struct ws_session *s);
 int session_infer_all(void *ctx, const struct ws_wait *w, struct ws_claim *out);
-char *session_lost_detail(struct ws_session *s, uint64_t *total);
+/*
+ * The kernel's per-CPU loss counters into @out (settled) and their sum into @total. 0 or -errno
+ * (-ENOMEM: @out names fewer, @total is whole).
+ */
+int session_read_losses(struct ws_session *s, struct ws_losses *out, uint64_t *total);
 void session_note_loss(struct ws_session *s, const struct ws_rec_hdr *rec);
 int session_pid_add(struct ws_session *s, uint32_t pid);
 void session_pid_gone(struct ws_session *s, uint32_t pid, uint64_t ts);

@@ -25,7 +25,7 @@ INC=(-I"$ROOT/sdk/include" -I"$ROOT/core" -I"$BUILD/core")
 LIBS=(-lbpf -lelf -lz -linih -ldl $(pkg-config --libs libdw 2>/dev/null))
 set -e
 srcs=()
-for c in "$ROOT"/core/*/*.c; do [ "$(basename "$c")" = main.c ] || srcs+=("$c"); done
+for c in "$ROOT"/core/*/*.c; do case $c in */main.c | *.bpf.c) ;; *) srcs+=("$c") ;; esac; done
 for t in fuzz_ini fuzz_decoders; do
 	echo "building $t"
 	$CC "${SAN[@]}" -fsanitize=fuzzer "${INC[@]}" -DWS_PLUGINDIR='"/nonexistent"' -DWS_VERSION='"fuzz"' \
