@@ -541,7 +541,7 @@ const struct ws_stacks *ws_session_stacks(struct ws_session *s)
 uint64_t ws_stack_capture_ns(const struct ws_config *cfg)
 {
 	uint64_t min_ns = 0;
-	bool on = true;
+	bool on = false; /* set from [core] stacks, whose default is ws_core_keys' */
 
 	/* as the BPF side learns it (session_bpf.c, stack_rodata()) */
 	ws_config_bool(cfg, "core", ws_core_keys, "stacks", &on);
