@@ -165,7 +165,8 @@ int main(int argc, char **argv)
 	struct ws_session *s = NULL;
 	struct ws_config cfg = { 0 };
 	struct ws_cli c = { 0 };
-	const char *output, *format;
+	enum ws_format format = WS_FORMAT_TEXT;
+	const char *output;
 	bool recording;
 	int rc = 1;
 
@@ -227,16 +228,18 @@ int main(int argc, char **argv)
 	}
 	ws_config_u64(&cfg, "core", ws_core_keys, "duration", &ro.duration_ns);
 	ws_config_u64(&cfg, "core", ws_core_keys, "min_block", &ro.min_block_ns);
-	format = ws_config_str(&cfg, "core", ws_core_keys, "format");
-	ro.json = !strcmp(format, "json");
-	ro.open_waits = ro.json || !strcmp(format, "text");
+	/* checked when the session opened; the default is ws_core_keys' */
+	ws_format_parse(ws_config_str(&cfg, "core", ws_core_keys, "format"), WS_FORMATS_LIVE,
+			&format);
+	ro.json = format == WS_FORMAT_JSON;
+	ro.open_waits = format != WS_FORMAT_FOLDED;
 	/*
 	 * json and folded reports stream as they go: no status line between their lines, whether
 	 * they go to stderr or to stdout on the same terminal
 	 */
-	ws_status_init(c.verbose,
-		       strcmp(format, "text") && ((output && !strcmp(output, WS_OUTFILE_STDERR)) ||
-						  (!ro.output && isatty(STDOUT_FILENO))));
+	ws_status_init(c.verbose, format != WS_FORMAT_TEXT &&
+					  ((output && !strcmp(output, WS_OUTFILE_STDERR)) ||
+					   (!ro.output && isatty(STDOUT_FILENO))));
 	fflush(stdout);
 	rc = c.cmd & (WS_CMD_RUN | WS_CMD_RECORD) ? ws_run_command(s, &ro) : ws_attach(s, &ro);
 out:
