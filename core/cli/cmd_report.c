@@ -407,11 +407,15 @@ static void free_comms(struct replay *r)
 	r->ncomms = 0;
 }
 
-/* --comm: each compiled once. 0, or -EINVAL / -ENOMEM (printed). */
-static int compile_comms(struct replay *r)
+/* The plugin directory, and each --comm compiled once. 0, or -EINVAL / -ENOMEM (printed). */
+static int replay_prepare(struct replay *r)
 {
 	int err = 0;
 
+	if (!r->plugin_dir)
+		r->plugin_dir = getenv("WHYSLOW_PLUGIN_DIR");
+	if (!r->plugin_dir)
+		r->plugin_dir = WS_PLUGINDIR;
 	r->comms = calloc(r->cli->comms.n ? r->cli->comms.n : 1, sizeof(*r->comms));
 	if (!r->comms)
 		return -ENOMEM;
@@ -442,14 +446,10 @@ int ws_cmd_report(const struct ws_cli *cli)
 	bool deadlock = false;
 	int rc = 1, e;
 
-	if (compile_comms(&r)) {
+	if (replay_prepare(&r)) {
 		free_comms(&r);
 		return 2; /* a bad command line, as for the other commands' usage errors */
 	}
-	if (!r.plugin_dir)
-		r.plugin_dir = getenv("WHYSLOW_PLUGIN_DIR");
-	if (!r.plugin_dir)
-		r.plugin_dir = WS_PLUGINDIR;
 	in = fopen(r.file, "re");
 	if (!in) {
 		ws_log(WS_LOG_ERROR, "cannot read %s: %s%s", r.file, strerror(errno),
