@@ -24,8 +24,7 @@ int ws_parse_duration(const char *s, uint64_t *ns)
 	static const struct {
 		const char *suffix;
 		double mult;
-	} units[] = { { "ns", 1 },  { "us", 1e3 }, { "ms", 1e6 },
-		      { "s", 1e9 }, { "m", 60e9 }, { "", 1e6 } };
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 } };
 	char *end;
 	double v;
 
@@ -37,6 +36,11 @@ int ws_parse_duration(const char *s, uint64_t *ns)
 	v = strtod(s, &end);
 	if (errno || end == s || v < 0 || !isfinite(v))
 		return -EINVAL;
+	/* "10" could be 10ms or 10s: a duration names its unit; 0 alone is unambiguous */
+	if (!*end && v == 0) {
+		*ns = 0;
+		return 0;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].suffix) == 0) {
 			double r = v * units[i].mult;
@@ -49,6 +53,14 @@ int ws_parse_duration(const char *s, uint64_t *ns)
 		}
 	}
 	return -EINVAL;
+}
+
+bool ws_duration_lacks_unit(const char *s)
+{
+	uint64_t ns;
+	size_t n = s ? strspn(s, "0123456789.") : 0;
+
+	return n && !s[n] && ws_parse_duration(s, &ns) == -EINVAL;
 }
 
 int ws_parse_u64(const char *s, uint64_t *out)

@@ -17,8 +17,13 @@
  */
 #define WS_MAX_CPUS 8192
 
-/* Parse "10ms", "2s", "500us", "100ns", "1.5s" or a bare number of ms. 0 or -EINVAL. */
+/*
+ * Parse "10ms", "2s", "500us", "100ns", "1.5s" or "0". 0 or -EINVAL; a number without its unit
+ * is refused (10ms or 10s?): ws_duration_lacks_unit() tells that case apart for messages.
+ */
 int ws_parse_duration(const char *s, uint64_t *ns);
+/* "10", "1.5": a number that ws_parse_duration refuses for want of a unit. */
+bool ws_duration_lacks_unit(const char *s);
 /* Parse a decimal unsigned integer with an optional K/M/G suffix. 0 or -EINVAL. */
 int ws_parse_u64(const char *s, uint64_t *out);
 /* Parse yes/no/true/false/on/off/1/0. 0 or -EINVAL. */

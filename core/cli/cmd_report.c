@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <glob.h>
 #include <regex.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd_trace.h"
+#include "options.h"
 #include "access/outfile.h"
 #include "base/log.h"
 #include "base/util.h"
@@ -44,28 +44,17 @@ static FILE *null_stream(void)
 	return fopencookie(NULL, "w", io);
 }
 
-#define MAX_FILTER 64
-
-enum {
-	OUT_TEXT,
-	OUT_JSON,
-	OUT_FOLDED,
-	OUT_PERFETTO
-};
-
 struct replay {
-	const char *file, *plugin_dir, *min_block, *top, *stack_depth;
-	int verbose, format;
+	const struct ws_cli *cli; /* the options: filters, format, [core] keys */
+	const char *file, *plugin_dir;
+	int verbose;
+	enum ws_format format;
 	FILE *out; /* the report's (text/json), or /dev/null for perfetto */
 	struct ws_config cfg;
 	struct ws_session *s;
 	struct ws_perfetto *pf;
-	uint32_t tids[MAX_FILTER], pids[MAX_FILTER];
-	regex_t comms[MAX_FILTER]; /* --comm: each matches a whole name */
-	int ntids, npids, ncomms;
-	bool include_idle;
-	struct ws_when since, until; /* --since/--until, placed on the recording's clock */
-	bool has_since, has_until;
+	regex_t *comms; /* --comm: each matches a whole name */
+	int ncomms;
 	uint64_t since_mono, until_mono; /* of the victim's wait start; until: exclusive */
 	bool have_summary;
 	struct ws_clock clock; /* the recording's anchor */
@@ -77,38 +66,14 @@ struct replay {
 	int err;
 };
 
-static const char report_usage[] =
-	"Usage: whyslow report [FILE] [options]\n"
-	"\n"
-	"Analyses a recording made by `whyslow record` (default FILE: whyslow.data) and prints\n"
-	"the same chains the live run would have. Needs neither root nor BPF.\n"
-	"\n"
-	"Options:\n"
-	"      --format FMT       text (default), json (JSON Lines), folded (flame graph stacks)\n"
-	"                         or perfetto (trace-event JSON for ui.perfetto.dev)\n"
-	"  -o, --output FILE      write to FILE (complete, or not at all) instead of stdout\n"
-	"      --min-block DUR    report waits at least this long (default: the recording's)\n"
-	"      --top N            text: show the N longest chains (default 5)\n"
-	"      --stack-depth N    text: user frames shown per link (default 3; 0: none)\n"
-	"      --tid N            only chains whose victim is thread N (repeatable)\n"
-	"      --pid N            only chains whose victim is in process N (repeatable)\n"
-	"      --comm REGEX       only chains whose victim's whole name matches REGEX (POSIX\n"
-	"                         extended; a plain name matches itself; repeatable)\n"
-	"      --since WHEN       only waits that began at WHEN or later: a time as the text\n"
-	"                         report prints it (14:32:07.001) or a duration from the start (2s)\n"
-	"      --until WHEN       only waits that began before WHEN (same forms)\n"
-	"      --include-idle     rank idle waits too (epoll_wait, accept... that nobody was\n"
-	"                         working to end); by default they are only counted\n"
-	"      --plugin-dir DIR   load source plugins from DIR (env WHYSLOW_PLUGIN_DIR)\n"
-	"  -v, --verbose          more detail\n"
-	"\n"
-	"Examples:\n"
-	"  sudo whyslow record -o app.data -- ./app\n"
-	"  whyslow report app.data\n"
-	"  whyslow report app.data --format json --comm 'worker-[0-9]+'\n"
-	"  whyslow report app.data --since 14:32:07 --until 14:32:09.500\n"
-	"  whyslow report app.data --since 2s --pid 1234 --min-block 50ms\n"
-	"  whyslow report app.data --format perfetto -o app.json   # open in ui.perfetto.dev\n";
+static bool id_wanted(const struct ws_ids *ids, uint32_t id)
+{
+	bool ok = !ids->n;
+
+	for (int i = 0; i < ids->n; i++)
+		ok |= ids->v[i] == id;
+	return ok;
+}
 
 static bool victim_wanted(const struct replay *r, const struct ws_chain *c)
 {
@@ -125,25 +90,17 @@ static bool victim_wanted(const struct replay *r, const struct ws_chain *c)
 		pid = c->links[0].pid;
 		comm = c->links[0].comm ? c->links[0].comm : "";
 	} else {
-		return !r->ntids && !r->npids && !r->ncomms;
+		return !r->cli->tids.n && !r->cli->pids.n && !r->ncomms;
 	}
-	ok = !r->ntids;
-	for (int i = 0; i < r->ntids; i++)
-		ok |= r->tids[i] == tid;
-	if (!ok)
-		return false;
-	ok = !r->npids;
-	for (int i = 0; i < r->npids; i++)
-		ok |= r->pids[i] == pid;
-	if (!ok)
+	if (!id_wanted(&r->cli->tids, tid) || !id_wanted(&r->cli->pids, pid))
 		return false;
 	ok = !r->ncomms;
 	for (int i = 0; i < r->ncomms; i++)
 		ok |= !regexec(&r->comms[i], comm, 0, NULL, 0);
 	if (!ok)
 		return false;
-	return (!r->has_since || c->start >= r->since_mono) &&
-	       (!r->has_until || c->start < r->until_mono);
+	return (!r->cli->since.set || c->start >= r->since_mono) &&
+	       (!r->cli->until.set || c->start < r->until_mono);
 }
 
 static bool report_sink(void *ctx, const struct ws_chain *c)
@@ -214,13 +171,11 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		return -EINVAL;
 	}
 	so.sources = m->sources;
+	/* perfetto is drawn from the chains and timelines; the session's own report is text */
 	ws_config_set(&r->cfg, "core", "format",
-		      r->format == OUT_JSON	? "json"
-		      : r->format == OUT_FOLDED ? "folded"
-						: "text");
-	if (r->min_block) {
-		ws_config_set(&r->cfg, "core", "min_block", r->min_block);
-	} else if (m->min_block_ns) {
+		      ws_format_name(r->format == WS_FORMAT_PERFETTO ? WS_FORMAT_TEXT : r->format));
+	/* what the recording says first: the command line's [core] keys then override it */
+	if (m->min_block_ns) {
 		snprintf(v, sizeof(v), "%" PRIu64 "ns", m->min_block_ns);
 		ws_config_set(&r->cfg, "core", "min_block", v);
 	}
@@ -232,17 +187,13 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 		snprintf(v, sizeof(v), "%" PRIu64, m->max_history);
 		ws_config_set(&r->cfg, "core", "max_history", v);
 	}
-	if (r->top)
-		ws_config_set(&r->cfg, "core", "top", r->top);
+	for (int i = 0; i < r->cli->ncore; i++)
+		ws_config_set(&r->cfg, "core", r->cli->core_key[i], r->cli->core_val[i]);
 	if ((err = check_resolution(r, m)))
 		return err;
-	if (r->stack_depth)
-		ws_config_set(&r->cfg, "core", "stack_depth", r->stack_depth);
-	if (r->include_idle)
-		ws_config_set(&r->cfg, "core", "include_idle", "true");
-	r->since_mono = ws_when_resolve(&r->since, &m->clock);
-	r->until_mono = ws_when_resolve(&r->until, &m->clock);
-	if (r->has_since && r->has_until && r->until_mono <= r->since_mono) {
+	r->since_mono = ws_when_resolve(&r->cli->since.when, &m->clock);
+	r->until_mono = ws_when_resolve(&r->cli->until.when, &m->clock);
+	if (r->cli->since.set && r->cli->until.set && r->until_mono <= r->since_mono) {
 		ws_log(WS_LOG_ERROR, "report: --until is not after --since in %s", r->file);
 		return -EINVAL;
 	}
@@ -380,7 +331,7 @@ static int on_open_waits(void *ctx, const void *p, size_t len)
  */
 static int report_end(struct replay *r, bool *deadlock)
 {
-	bool json = r->format == OUT_JSON, show = json || r->format == OUT_TEXT;
+	bool json = r->format == WS_FORMAT_JSON, show = json || r->format == WS_FORMAT_TEXT;
 	const struct ws_stuck *shown = r->have_open ? &r->open : NULL;
 	struct ws_stuck killed;
 	uint64_t min_block = 0;
@@ -414,19 +365,6 @@ static int report_end(struct replay *r, bool *deadlock)
 	return err;
 }
 
-static int add_u32(uint32_t *arr, int *n, const char *opt, const char *v)
-{
-	uint64_t x;
-
-	if (*n == MAX_FILTER || ws_parse_u64(v, &x) || !x || x > UINT32_MAX) {
-		ws_log(WS_LOG_ERROR, "%s: '%s' is not a thread or process id (or too many)", opt,
-		       v);
-		return -EINVAL;
-	}
-	arr[(*n)++] = x;
-	return 0;
-}
-
 /* --comm REGEX, anchored so that it matches a whole name ("worker" is not "worker2"). */
 static int add_comm(struct replay *r, const char *re)
 {
@@ -449,164 +387,39 @@ static int add_comm(struct replay *r, const char *re)
 	return 0;
 }
 
-/* @argv[0] is "report"; getopt_long's conventions, as for the other commands (main.c). */
-static int report_parse(struct replay *r, const char **output, int argc, char **argv)
-{
-	enum {
-		O_FORMAT = 256,
-		O_MIN_BLOCK,
-		O_TOP,
-		O_STACK_DEPTH,
-		O_TID,
-		O_PID,
-		O_COMM,
-		O_PLUGIN_DIR,
-		O_SINCE,
-		O_UNTIL,
-		O_INCLUDE_IDLE
-	};
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "min-block", required_argument, NULL, O_MIN_BLOCK },
-		{ "top", required_argument, NULL, O_TOP },
-		{ "stack-depth", required_argument, NULL, O_STACK_DEPTH },
-		{ "tid", required_argument, NULL, O_TID },
-		{ "pid", required_argument, NULL, O_PID },
-		{ "comm", required_argument, NULL, O_COMM },
-		{ "plugin-dir", required_argument, NULL, O_PLUGIN_DIR },
-		{ "since", required_argument, NULL, O_SINCE },
-		{ "until", required_argument, NULL, O_UNTIL },
-		{ "include-idle", no_argument, NULL, O_INCLUDE_IDLE },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int id, li;
-
-	optind = 0; /* main() ran getopt already: start afresh */
-	opterr = 0;
-	while ((li = -1, id = getopt_long(argc, argv, "o:p:vh", opts, &li)) != -1) {
-		const char *a = argv[optind - 1], *v = optarg;
-		size_t n = strcspn(a, "=");
-		uint64_t x;
-		int err = 0;
-
-		switch (id) {
-		case '?':
-			if (optopt == 'o' || optopt == 'p' || (optopt >= 256 && !strchr(a, '=')))
-				ws_log(WS_LOG_ERROR,
-				       "report: %.*s needs a value; see whyslow report --help",
-				       (int)n, a);
-			else
-				ws_log(WS_LOG_ERROR,
-				       "report: unknown option '%s'; see whyslow report --help",
-				       optopt && optopt < 256 ? (char[]){ '-', (char)optopt, 0 }
-							      : a);
-			return -EINVAL;
-		case 'h':
-			fputs(report_usage, stdout);
-			exit(0);
-		case 'v':
-			r->verbose++;
-			break;
-		case O_FORMAT:
-			if (!strcmp(v, "text"))
-				r->format = OUT_TEXT;
-			else if (!strcmp(v, "json"))
-				r->format = OUT_JSON;
-			else if (!strcmp(v, "folded"))
-				r->format = OUT_FOLDED;
-			else if (!strcmp(v, "perfetto"))
-				r->format = OUT_PERFETTO;
-			else
-				err = -EINVAL;
-			break;
-		case 'o':
-			/* "-": stdout, which is the default */
-			*output = strcmp(v, "-") ? v : NULL;
-			break;
-		case O_MIN_BLOCK:
-			r->min_block = v;
-			err = ws_parse_duration(v, &x);
-			if (!err && strcmp(v, "0") &&
-			    !(v[strlen(v) - 1] >= 'a' && v[strlen(v) - 1] <= 'z')) {
-				ws_log(WS_LOG_ERROR,
-				       "report: --min-block %s: give the unit (ns, us, ms, s or m), e.g. 10ms",
-				       v);
-				return -EINVAL;
-			}
-			break;
-		case O_STACK_DEPTH:
-			r->stack_depth = v;
-			break;
-		case O_TOP:
-			r->top = v;
-			err = ws_parse_u64(v, &x) || !x ? -EINVAL : 0;
-			break;
-		case O_TID:
-			if (add_u32(r->tids, &r->ntids, "--tid", v))
-				return -EINVAL;
-			break;
-		case 'p':
-		case O_PID:
-			if (add_u32(r->pids, &r->npids, "--pid", v))
-				return -EINVAL;
-			break;
-		case O_COMM:
-			if (r->ncomms == MAX_FILTER)
-				err = -E2BIG;
-			else if (add_comm(r, v))
-				return -EINVAL;
-			break;
-		case O_SINCE:
-		case O_UNTIL:
-			if (ws_when_parse(v, id == O_SINCE ? &r->since : &r->until)) {
-				ws_log(WS_LOG_ERROR,
-				       "report: --%s %s: give a time as the report prints it (14:32:07.001) or a duration from the start with its unit (2s)",
-				       opts[li].name, v);
-				return -EINVAL;
-			}
-			*(id == O_SINCE ? &r->has_since : &r->has_until) = true;
-			break;
-		case O_INCLUDE_IDLE:
-			r->include_idle = true;
-			break;
-		case O_PLUGIN_DIR:
-			r->plugin_dir = v;
-			break;
-		}
-		if (err) {
-			ws_log(WS_LOG_ERROR,
-			       "report: %s%s: '%s' is not valid; see whyslow report --help",
-			       li >= 0 ? "--" : "-",
-			       li >= 0 ? opts[li].name : (char[]){ (char)id, 0 }, v);
-			return err;
-		}
-	}
-	for (; optind < argc; optind++) {
-		if (strcmp(r->file, "whyslow.data")) {
-			ws_log(WS_LOG_ERROR, "report: one recording at a time ('%s' and '%s')",
-			       r->file, argv[optind]);
-			return -EINVAL;
-		}
-		r->file = argv[optind];
-	}
-	return 0;
-}
-
 static void free_comms(struct replay *r)
 {
 	for (int i = 0; i < r->ncomms; i++)
 		regfree(&r->comms[i]);
+	free(r->comms);
+	r->comms = NULL;
 	r->ncomms = 0;
 }
 
-int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
+/* The plugin directory, and each --comm compiled once. 0, or -EINVAL / -ENOMEM (printed). */
+static int replay_prepare(struct replay *r)
 {
-	struct replay r = { .file = "whyslow.data",
-			    .plugin_dir = g->plugin_dir,
-			    .verbose = g->verbose };
+	int err = 0;
+
+	if (!r->plugin_dir)
+		r->plugin_dir = getenv("WHYSLOW_PLUGIN_DIR");
+	if (!r->plugin_dir)
+		r->plugin_dir = WS_PLUGINDIR;
+	r->comms = calloc(r->cli->comms.n ? r->cli->comms.n : 1, sizeof(*r->comms));
+	if (!r->comms)
+		return -ENOMEM;
+	for (int i = 0; i < r->cli->comms.n && !err; i++)
+		err = add_comm(r, r->cli->comms.v[i]);
+	return err;
+}
+
+int ws_cmd_report(const struct ws_cli *cli)
+{
+	struct replay r = { .cli = cli,
+			    .file = cli->file ? cli->file : "whyslow.data",
+			    .plugin_dir = cli->plugin_dir,
+			    .verbose = cli->verbose,
+			    .format = cli->format_set ? cli->format : WS_FORMAT_TEXT };
 	const struct ws_trace_ops ops = { .meta = on_meta,
 					  .name = on_name,
 					  .thread = on_thread,
@@ -614,27 +427,25 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 					  .summary = on_summary,
 					  .open_waits = on_open_waits,
 					  .ended_early = on_ended_early };
-	const char *output = NULL;
+	/* "-": stdout, which is the default */
+	const char *output = cli->output && strcmp(cli->output, "-") ? cli->output : NULL;
 	struct ws_outfile of;
 	char err[512];
 	FILE *in, *out = stdout;
 	bool deadlock = false;
 	int rc = 1, e;
 
-	if (report_parse(&r, &output, argc, argv)) {
+	if (replay_prepare(&r)) {
 		free_comms(&r);
 		return 2; /* a bad command line, as for the other commands' usage errors */
 	}
-	if (!r.plugin_dir)
-		r.plugin_dir = getenv("WHYSLOW_PLUGIN_DIR");
-	if (!r.plugin_dir)
-		r.plugin_dir = WS_PLUGINDIR;
 	in = fopen(r.file, "re");
 	if (!in) {
 		ws_log(WS_LOG_ERROR, "cannot read %s: %s%s", r.file, strerror(errno),
 		       errno == ENOENT ? " (make one with: sudo whyslow record -- COMMAND)" : "");
 		if (errno == ENOENT)
 			mention_unfinished(r.file);
+		free_comms(&r);
 		return 1;
 	}
 	setvbuf(in, NULL, _IOFBF, 1 << 18);
@@ -642,7 +453,7 @@ int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g)
 	if (ws_outfile_open(&of, output))
 		goto out_in;
 	out = of.f;
-	if (r.format == OUT_PERFETTO) {
+	if (r.format == WS_FORMAT_PERFETTO) {
 		r.pf = ws_perfetto_new();
 		r.out = null_stream();
 		if (!r.pf || !r.out) {

@@ -3,10 +3,9 @@
 #ifndef WS_CMD_STUCK_H
 #define WS_CMD_STUCK_H
 
-#include "cmd_trace.h"
+struct ws_cli;
 
-/* @argv: the arguments after "stuck"; @g: the plugin directory and verbosity. Exit status for
- * main(). */
-int ws_cmd_stuck(int argc, char **argv, const struct ws_report_globals *g);
+/* `whyslow stuck PID...` with the options @c holds. Exit status for main(). */
+int ws_cmd_stuck(const struct ws_cli *c);
 
 #endif

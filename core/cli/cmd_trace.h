@@ -49,14 +49,10 @@ int ws_trace_job_finish(void *ctx, struct ws_session *s, bool complete);
 /* struct ws_run_opts.on_open_waits: a recording keeps them for report. */
 void ws_trace_job_open_waits(void *ctx, const struct ws_stuck *open);
 
-/* Options main() parsed before the word "report". */
-struct ws_report_globals {
-	const char *plugin_dir;
-	int verbose;
-};
+struct ws_cli;
 
-/* `whyslow report ARGS...` (@argv after "report"). Exit status for main(). */
-int ws_cmd_report(int argc, char **argv, const struct ws_report_globals *g);
+/* `whyslow report [FILE]` with the options @cli holds. Exit status for main(). */
+int ws_cmd_report(const struct ws_cli *cli);
 
 /* "sched=0.1.0,futex=0.1.0": each source's own version, read from its plugin file. */
 void ws_source_versions(const char *dir, const char *sources, char *buf, size_t len);

@@ -2,6 +2,12 @@
 #ifndef WS_USAGE_H
 #define WS_USAGE_H
 
-extern const char ws_usage_main[], ws_usage_run[], ws_usage_attach[], ws_usage_record[];
+#include <stdio.h>
+
+/*
+ * The help of command @cmd (enum ws_cmd; WS_CMD_NONE: the general help): its prose, then its
+ * options from the option table.
+ */
+void ws_usage(FILE *f, unsigned int cmd);
 
 #endif

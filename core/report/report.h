@@ -9,12 +9,7 @@
 #include "base/clock.h"
 #include "base/losses.h"
 #include "engine/chain.h"
-
-enum ws_format {
-	WS_FORMAT_TEXT,
-	WS_FORMAT_JSON,
-	WS_FORMAT_FOLDED, /* folded stacks for flame graphs; no summary */
-};
+#include "format.h"
 
 /* Renders a claim as "futex 0x7f..." (the owning source's describe callback). */
 typedef void (*ws_describe_fn)(void *ctx, const struct ws_claim *c, char *buf, size_t len);

@@ -196,6 +196,12 @@ int ws_config_check_value(const struct ws_config_key *k, const char *value, char
 		return 0;
 	case WS_CFG_U64:
 	case WS_CFG_DURATION:
+		if (k->type == WS_CFG_DURATION && ws_duration_lacks_unit(value)) {
+			snprintf(err, errlen,
+				 "'%s' has no unit; add one (ns, us, ms, s or m), e.g. %sms", value,
+				 value);
+			return -EINVAL;
+		}
 		if ((k->type == WS_CFG_U64 ? ws_parse_u64(value, &v)
 					   : ws_parse_duration(value, &v))) {
 			snprintf(err, errlen, "'%s' is not %s", value,

@@ -194,9 +194,14 @@ static int check_config(struct ws_session *s, char **found, int nfound)
 	/* a string key with a closed set of values: "xml" must not mean text */
 	const char *fmt = ws_config_get(s->cfg, "core", "format");
 
-	if (fmt && strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "folded")) {
-		snprintf(err, sizeof(err), "%s: [core] format: '%s' is not text, json or folded",
-			 s->cfg->path ? s->cfg->path : "command line", fmt);
+	enum ws_format f;
+
+	if (fmt && ws_format_parse(fmt, WS_FORMATS_LIVE, &f)) {
+		char names[64];
+
+		ws_format_list(WS_FORMATS_LIVE, ", ", names, sizeof(names));
+		snprintf(err, sizeof(err), "%s: [core] format: '%s' is not %s",
+			 s->cfg->path ? s->cfg->path : "command line", fmt, names);
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -363,9 +368,9 @@ int ws_session_start(struct ws_session *s, FILE *out)
 
 	if (err)
 		return err;
-	ro.format = !fmt || !strcmp(fmt, "text") ? WS_FORMAT_TEXT
-		    : !strcmp(fmt, "folded")	 ? WS_FORMAT_FOLDED
-						 : WS_FORMAT_JSON;
+	/* checked when the session opened (check_config) */
+	if (ws_format_parse(fmt, WS_FORMATS_LIVE, &ro.format))
+		ro.format = WS_FORMAT_TEXT;
 	ro.top = top;
 	ro.min_block_ns = min_block;
 	ws_config_bool(s->cfg, "core", ws_core_keys, "include_idle", &ro.include_idle);
@@ -532,7 +537,7 @@ const struct ws_stacks *ws_session_stacks(struct ws_session *s)
 uint64_t ws_stack_capture_ns(const struct ws_config *cfg)
 {
 	uint64_t min_ns = 0;
-	bool on = true;
+	bool on = false; /* set from [core] stacks, whose default is ws_core_keys' */
 
 	/* as the BPF side learns it (session_bpf.c, stack_rodata()) */
 	ws_config_bool(cfg, "core", ws_core_keys, "stacks", &on);

@@ -310,7 +310,7 @@ static int attach_object(struct ws_session *s, struct bpf_object *obj, const cha
 static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
 {
 	uint64_t min_ns = 0, bytes = 0;
-	bool on = true;
+	bool on = false; /* set from [core] stacks, whose default is ws_core_keys' */
 	__u32 b32;
 
 	ws_config_bool(s->cfg, "core", ws_core_keys, "stacks", &on);
@@ -490,7 +490,8 @@ static bool sched_closes_brackets(struct ws_session *s)
 
 int ws_session_attach(struct ws_session *s)
 {
-	uint64_t ring_size = 16 << 20, max_procs = MAX_TGIDS;
+	/* both have their default in ws_core_keys, the only copy: the lookups always set them */
+	uint64_t ring_size = 0, max_procs = 0;
 	struct btf *vmlinux;
 	int err;
 
@@ -624,7 +625,7 @@ static void note_pending_losses(struct ws_session *s, uint64_t now)
 /* Maps of the traced processes, so stacks of one that exits before they are read still unwind. */
 static void stack_snapshots(struct ws_session *s, uint64_t now)
 {
-	bool on = true;
+	bool on = false; /* set from [core] stacks, whose default is ws_core_keys' */
 
 	if (!s->stackcap) {
 		ws_config_bool(s->cfg, "core", ws_core_keys, "stacks", &on);

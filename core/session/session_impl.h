@@ -37,7 +37,6 @@
 
 struct core_bpf;
 
-#define MAX_TGIDS 16384
 #define MAX_LOST_KINDS 1024
 #define PIDS_ASKED 16
 /* Waits a signal ended whose chains wait for their thread's exit at once (a whole process's) */

@@ -45,6 +45,10 @@ t "run --help: run's own help" 0 "^Usage: whyslow run " "" -- run --help
 t "attach --help: attach's own help" 0 "^Usage: whyslow attach " "" -- attach --help
 t "help record: record's help" 0 "^Usage: whyslow record " "" -- help record
 t "help report: report's help" 0 "^Usage: whyslow report " "" -- help report
+t "help stuck: stuck's help and options" 0 "^ +--format FMT +text \(default\) or json" "" -- help stuck
+grep -q "^Usage: whyslow stuck " "$W/out" && grep -q -- "--min-block DUR" "$W/out" && ! grep -q -- "--sources" "$W/out" &&
+	ok "help stuck: its usage and only its options" || notok "help stuck: not stuck's help"
+t "stuck --help" 0 "^Usage: whyslow stuck " "" -- stuck --help
 t "report --help" 0 "^Usage: whyslow report " "" -- report --help
 t "help with an unknown command" nz "" "help: no command 'nope'" -- help nope
 t "--version" 0 "^whyslow [0-9]" "" -- --version
@@ -54,14 +58,19 @@ t "--config-help=xml is refused" nz "" "give text, ini or man" -- --config-help=
 # --- errors: one line, non-zero ---------------------------------------------------------------
 t "an option of another command" nz "" "--as-root does not apply to attach" -- attach --as-root 1
 t "--live outside record" nz "" "--live does not apply to run" -- run --live x -- true
-t "-u with report" nz "" "unknown option '-u'" -- report -u root x
-t "a duration without a unit" nz "" "--min-block 10: give the unit" -- run --min-block 10 -- true
+t "-u with report" nz "" "-u does not apply to report" -- report -u root x
+t "a duration without a unit" nz "" "--min-block: '10' has no unit; add one .*e\.g\. 10ms" -- run --min-block 10 -- true
+printf '[core]\nmin_block = 10\n' >"$W/bare.ini"
+t "the ini refuses it alike" nz "" "bare\.ini:2: \[core\] min_block: '10' has no unit; add one .*e\.g\. 10ms" -- -c "$W/bare.ini" run -- true
+t "stuck refuses it alike" nz "" "--min-block: '10' has no unit" -- stuck --min-block 10 1
 t "a bad --min-block=value" nz "" "--min-block: 'fast' is not a duration" -- run --min-block=fast -- true
-t "report: a duration without a unit" nz "" "--min-block 5: give the unit" -- report --min-block 5 "$DATA"
+t "report: a duration without a unit" nz "" "--min-block: '5' has no unit" -- report --min-block 5 "$DATA"
 t "an option missing its value" nz "" "--top needs a value" -- run --top
 t "a value given to a flag" nz "" "--as-root=yes: this option takes no value" -- run --as-root=yes -- true
 t "an unknown option" nz "" "unknown option '--bogus'" -- run --bogus -- true
-t "an unknown command" nz "" "unknown command 'jump'" -- jump
+t "an unknown command, the commands named" nz "" "unknown command 'jump' \(run, attach, record, report, stuck, help\)" -- jump
+t "stuck: an option of another command" nz "" "--sources does not apply to stuck" -- stuck --sources sched 1
+t "stuck: a format it cannot write" nz "" "--format: 'folded' is not text or json" -- stuck --format=folded 1
 t "record -o -" nz "" "a recording is a file" -- record -o - -- true
 [ -e "$W/-" ] && notok "a file named - was created" || ok "no file named - created"
 
@@ -84,6 +93,15 @@ t "attach PID with options after it" 0 '"threads":[1-9]' "" -- attach "$sp" --du
 t "whyslow -p PID means attach" 0 '"threads":[1-9]' "" -- -p "$sp" --duration 300ms --format json
 t "record attach -p PID" 0 "" "recorded [0-9]+ records" -- record -o "$W/r.data" attach -p "$sp" --duration=300ms
 t "record -o FILE -- COMMAND" 0 "" "recorded [0-9]+ records" -- record -o "$W/r2.data" -- true
+kill "$sp"
+wait "$sp" 2>/dev/null
+# stuck takes --opt=value and --opt value as every command does
+sleep 30 &
+sp=$!
+sleep 0.3
+t "stuck --format=json --min-block=1ms PID" 0 '"type":"open_wait".*"kind":"sleep"' "" -- stuck --format=json --min-block=1ms "$sp"
+t "stuck --format json --min-block 1ms PID" 0 '"type":"open_wait".*"kind":"sleep"' "" -- stuck --format json --min-block 1ms "$sp"
+t "stuck PID --format=json (options after the PID)" 0 '"type":"open_wait"' "" -- stuck "$sp" --format=json --min-block=1ms
 kill "$sp"
 wait "$sp" 2>/dev/null
 

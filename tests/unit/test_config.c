@@ -106,6 +106,20 @@ Test(config, bad_duration_says_what_a_duration_is)
 	ws_config_free(&c);
 }
 
+/* "min_block = 10": 10ms or 10s? refused, as --min-block 10 is, naming the key and the fix */
+Test(config, duration_without_unit_is_refused)
+{
+	struct ws_config c = { 0 };
+	char err[256];
+
+	write_ini("[demo]\nthreshold = 10\n");
+	cr_assert_eq(ws_config_load(&c, path, err, sizeof(err)), 0);
+	cr_assert_lt(ws_config_check_section(&c, "demo", plugin_keys, err, sizeof(err)), 0);
+	cr_assert(strstr(err, ":2: [demo] threshold: '10' has no unit; add one"), "got: %s", err);
+	cr_assert(strstr(err, "e.g. 10ms"), "got: %s", err);
+	ws_config_free(&c);
+}
+
 Test(config, command_line_overrides_the_file)
 {
 	struct ws_config c = { 0 };

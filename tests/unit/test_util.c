@@ -17,8 +17,16 @@ Test(util, parses_durations)
 	cr_assert_eq(ns, 1500000000ULL);
 	cr_assert_eq(ws_parse_duration("250us", &ns), 0);
 	cr_assert_eq(ns, 250000ULL);
-	cr_assert_eq(ws_parse_duration("7", &ns), 0, "a bare number is milliseconds");
-	cr_assert_eq(ns, 7000000ULL);
+	/* 7ms or 7s? refused, as the command line and the ini refuse it */
+	cr_assert_eq(ws_parse_duration("7", &ns), -EINVAL, "a bare number has no unit");
+	cr_assert(ws_duration_lacks_unit("7"));
+	cr_assert(ws_duration_lacks_unit("1.5"));
+	cr_assert_not(ws_duration_lacks_unit("7ms"));
+	cr_assert_not(ws_duration_lacks_unit("0"), "0 needs no unit");
+	cr_assert_not(ws_duration_lacks_unit("fast"));
+	ns = 1;
+	cr_assert_eq(ws_parse_duration("0", &ns), 0);
+	cr_assert_eq(ns, 0);
 	cr_assert_lt(ws_parse_duration("10 parsecs", &ns), 0);
 	cr_assert_lt(ws_parse_duration("-5ms", &ns), 0);
 	cr_assert_lt(ws_parse_duration("", &ns), 0);

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every option of every command, one row each (see options.h). Rows are grouped by the
+ * commands they apply to, in the order --help and whyslow(1) list them. An option whose value
+ * is a [core] key names the key: its type, unit, range and default come from ws_core_keys
+ * (session/core_keys.c), never from here.
+ */
+#include <stddef.h>
+
+#include "options.h"
+
+#define F(member) offsetof(struct ws_cli, member)
+#define TRACING_ANY (WS_CMD_TRACING | WS_CMD_NONE)
+
+const struct ws_cmd_name ws_cmd_names[] = {
+	{ "run", WS_CMD_RUN },
+	{ "attach", WS_CMD_ATTACH },
+	{ "record", WS_CMD_RECORD | WS_CMD_REC_ATTACH },
+	{ "report", WS_CMD_REPORT },
+	{ "stuck", WS_CMD_STUCK },
+	{ "help", 0 },
+	{ NULL, 0 },
+};
+
+const struct ws_opt ws_opts[] = {
+	/* every command */
+	{ WS_CMD_ALL, 0, "plugin-dir", WS_ARG_STRING, "DIR", NULL, F(plugin_dir), 0,
+	  "load source plugins from DIR (env WHYSLOW_PLUGIN_DIR)", NULL, false },
+	{ WS_CMD_ALL, 'v', "verbose", WS_ARG_COUNTER, NULL, NULL, F(verbose), 0,
+	  "more detail; twice for libbpf's debug log (verifier output)", NULL, false },
+	{ WS_CMD_ALL, 0, "config-help", WS_ARG_OPTIONAL, "text|ini|man", NULL, F(config_help), 0,
+	  "every ini key with its default, range and meaning",
+	  "From the key tables of the core and of each installed plugin: text (default), ini (a file holding every default) or man (the body of whyslow.ini(5)).",
+	  false },
+	{ WS_CMD_ALL, 0, "version", WS_ARG_FLAG, NULL, NULL, F(version), 0,
+	  "print the version and the plugin ABI", NULL, false },
+	{ WS_CMD_ALL, 'h', "help", WS_ARG_FLAG, NULL, NULL, F(help), 0,
+	  "this help (whyslow help COMMAND, or COMMAND --help: the command's)", NULL, false },
+	/* hidden: writes the lists of whyslow(1) and the bash completion (tools/gen-options) */
+	{ WS_CMD_NONE, 0, "dump-options", WS_ARG_STRING, "man|bash", NULL, F(dump_options), 0, NULL,
+	  NULL, false },
+
+	/* what is traced: run, attach, record */
+	{ TRACING_ANY, 'c', "config", WS_ARG_STRING, "FILE", NULL, F(config), 0,
+	  "read settings from an ini file (see whyslow.ini(5)); options override it", NULL, false },
+	{ TRACING_ANY, 0, "sources", WS_ARG_STRING, "LIST", NULL, F(sources), 0,
+	  "comma-separated sources to enable, e.g. sched,futex,blkio (default: every plugin installed)",
+	  "Without sched no wait is seen: whyslow warns.", false },
+	{ WS_CMD_TRACING, 0, "format", WS_ARG_FORMAT, "FMT", NULL, F(format), WS_FORMATS_LIVE,
+	  "text (default), json (JSON Lines, one chain per line) or folded (one line per piece of a wait, for flame graphs); record: of --live",
+	  "Text: for run, the command's critical path, then the costliest reasons, the --top longest chains, and a summary ranking root causes. JSON: every chain, every reason, then a summary object.",
+	  true },
+	{ WS_CMD_TRACING, 0, "duration", WS_ARG_DURATION, "DUR", "duration", 0, 0,
+	  "stop tracing after DUR and report the waits still open (default: Ctrl-C or the end); run then ends the command",
+	  NULL, true },
+	{ WS_CMD_TRACING, 0, "perfetto", WS_ARG_STRING, "FILE", NULL, F(perfetto), 0,
+	  "also write the chains as a Perfetto trace (ui.perfetto.dev)", NULL, false },
+
+	/* the report's own settings, live and from a recording */
+	{ WS_CMD_TRACING | WS_CMD_STUCK, 0, "min-block", WS_ARG_DURATION, "DUR", "min_block", 0, 0,
+	  "report waits (time off CPU) at least this long; units required", NULL, false },
+	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "top", WS_ARG_COUNT, "N", "top", 0, 0,
+	  "text: show the N longest chains", NULL, false },
+	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "stack-depth", WS_ARG_COUNT, "N", "stack_depth", 0, 0,
+	  "text: user frames shown per link, and one kernel frame (0: none); JSON, Perfetto and folded carry them all",
+	  NULL, false },
+	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "include-idle", WS_ARG_FLAG, NULL, "include_idle", 0,
+	  0,
+	  "rank idle waits too (epoll_wait, accept... that nobody was working to end); by default they are only counted",
+	  "A wait is idle when nobody was working to end it: the thread waited in epoll_wait, poll, select, accept, sigtimedwait or pause, or on a futex, and at least half of the wait is explained by waiting for work (the same calls, or a waker's sleep) rather than by work. By default idle waits are only counted in the summary (idle_waits, idle_ns); the critical path of run includes them either way.",
+	  false },
+
+	/* run and attach: where the report goes */
+	{ WS_CMD_RUN | WS_CMD_ATTACH, 'o', "output", WS_ARG_STRING, "FILE", "output", 0, 0,
+	  "write the report to FILE (complete, or not at all); - = stdout",
+	  "Every output path (-o, --perfetto, --live) is opened before the command starts, so a bad one stops whyslow before anything runs. See OUTPUT FILES for what whyslow will and will not write over.",
+	  false },
+
+	/* run and record -- COMMAND: the command's life */
+	{ WS_CMD_RUN | WS_CMD_RECORD, 'u', "user", WS_ARG_STRING, "USER", NULL, F(user), 0,
+	  "run COMMAND as USER (default under sudo: $SUDO_USER)", NULL, false },
+	{ WS_CMD_RUN | WS_CMD_RECORD, 0, "as-root", WS_ARG_FLAG, NULL, NULL, F(as_root), 0,
+	  "keep root for COMMAND", NULL, false },
+	{ WS_CMD_RUN | WS_CMD_RECORD, 0, "wait", WS_ARG_FLAG, NULL, NULL, F(wait), 0,
+	  "when COMMAND exits, trace what it left behind until that exits (default: name it, and stop 10s later)",
+	  NULL, false },
+
+	/* attach */
+	{ WS_CMD_ATTACH | WS_CMD_REC_ATTACH | WS_CMD_NONE, 'p', "pid", WS_ARG_IDS, "PID[,PID]",
+	  NULL, F(pids), 0,
+	  "a process to trace (repeatable; or give PIDs as arguments); whyslow -p PID alone means attach",
+	  NULL, false },
+
+	/* record */
+	{ WS_CMD_RECORD | WS_CMD_REC_ATTACH, 'o', "output", WS_ARG_STRING, "FILE", NULL, F(output),
+	  0, "the recording (default whyslow.data)", NULL, false },
+	{ WS_CMD_RECORD | WS_CMD_REC_ATTACH, 0, "live", WS_ARG_STRING, "FILE", NULL, F(live), 0,
+	  "also write the live analysis (--format) to FILE; - = stdout",
+	  "A write error there (a full disk) ends the live file, said once; the recording is still written whole.",
+	  false },
+
+	/* report */
+	{ WS_CMD_REPORT, 0, "format", WS_ARG_FORMAT, "FMT", NULL, F(format), WS_FORMATS_REPORT,
+	  "text (default), json (JSON Lines), folded (flame graph stacks) or perfetto (trace-event JSON for ui.perfetto.dev or chrome://tracing)",
+	  NULL, true },
+	{ WS_CMD_REPORT, 'o', "output", WS_ARG_STRING, "FILE", NULL, F(output), 0,
+	  "write to FILE (complete, or not at all) instead of stdout; - = stdout", NULL, false },
+	{ WS_CMD_REPORT, 0, "min-block", WS_ARG_DURATION, "DUR", "min_block", 0, 0,
+	  "report waits at least this long (default: the recording's)", NULL, true },
+	{ WS_CMD_REPORT, 0, "tid", WS_ARG_IDS, "N", NULL, F(tids), 0,
+	  "only chains whose victim is thread N (repeatable)", NULL, false },
+	{ WS_CMD_REPORT, 'p', "pid", WS_ARG_IDS, "N", NULL, F(pids), 0,
+	  "only chains whose victim is in process N (repeatable)", NULL, false },
+	{ WS_CMD_REPORT, 0, "comm", WS_ARG_REGEX, "REGEX", NULL, F(comms), 0,
+	  "only chains whose victim's whole name matches REGEX (POSIX extended; a plain name matches itself; repeatable)",
+	  NULL, false },
+	{ WS_CMD_REPORT, 0, "since", WS_ARG_WHEN, "WHEN", NULL, F(since), 0,
+	  "only waits that began at WHEN or later: a time as the text report prints it (14:32:07.001) or a duration from the start (2s)",
+	  "A time of day is local time; one more than 12 hours before the recording's start means the next day.",
+	  false },
+	{ WS_CMD_REPORT, 0, "until", WS_ARG_WHEN, "WHEN", NULL, F(until), 0,
+	  "only waits that began before WHEN (same forms)", NULL, false },
+
+	/* stuck */
+	{ WS_CMD_STUCK, 0, "format", WS_ARG_FORMAT, "FMT", NULL, F(format), WS_FORMATS_STUCK,
+	  "text (default) or json (JSON Lines: deadlock and open_wait objects)", NULL, true },
+	{ 0, 0, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, false },
+};
+
+const char *ws_cmd_name(unsigned int cmd)
+{
+	switch (cmd) {
+	case WS_CMD_RUN:
+		return "run";
+	case WS_CMD_ATTACH:
+		return "attach";
+	case WS_CMD_RECORD:
+		return "record";
+	case WS_CMD_REC_ATTACH:
+		return "record attach";
+	case WS_CMD_REPORT:
+		return "report";
+	case WS_CMD_STUCK:
+		return "stuck";
+	}
+	return "whyslow";
+}
