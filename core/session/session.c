@@ -345,6 +345,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		.on_gone = on_gone,
 		.resource = session_resource,
 		.root_label = session_root_label,
+		.quota_name = session_quota_name,
 		.ctx = s,
 	};
 	struct ws_report_opts ro = {
@@ -590,6 +591,7 @@ void ws_session_free(struct ws_session *s)
 	ws_table_free(&s->pids);
 	free(s->gone);
 	free(s->names);
+	free(s->quotas);
 	free(s->lost_json);
 	free(s);
 }
