@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,13 +34,22 @@ static uint64_t held_known_to(const struct ws_thread *t, uint64_t a, uint64_t b)
 	return iv.start > a ? iv.start : a;
 }
 
+/* The claim of a stretch: a wait's, or the quota's that kept a runnable one off the CPU. */
+static const struct ws_claim *ival_claim(struct ws_graph *g, const struct ws_ival *iv)
+{
+	return iv->state == WS_STATE_BLOCKED ||
+			       (iv->state == WS_STATE_RUNNABLE && (iv->flags & WS_IVAL_THROTTLED))
+		       ? ws_graph_claim(g, iv->claim)
+		       : NULL;
+}
+
 static const char *state_kind(const struct ws_ival *iv, const struct ws_claim *cl)
 {
 	switch (iv->state) {
 	case WS_STATE_RUNNING:
 		return WS_KIND_RUNNING;
 	case WS_STATE_RUNNABLE:
-		return WS_KIND_RUNQUEUE;
+		return cl ? cl->kind : WS_KIND_RUNQUEUE;
 	case WS_STATE_BLOCKED:
 		return cl ? cl->kind : WS_KIND_UNKNOWN;
 	default:
@@ -132,7 +142,9 @@ static void dom_add(struct ws_graph *g, struct dom_acc *acc, const struct ws_iva
 
 	if (ce <= cs)
 		return;
-	key = iv->state == WS_STATE_BLOCKED ? ws_graph_claim_group(g, iv->claim) : 0;
+	key = iv->state == WS_STATE_BLOCKED || (iv->flags & WS_IVAL_THROTTLED)
+		      ? ws_graph_claim_group(g, iv->claim)
+		      : 0;
 	for (k = 0; k < acc->n && (acc->gr[k].state != iv->state || acc->gr[k].key != key); k++)
 		;
 	if (k == acc->n) {
@@ -199,8 +211,7 @@ static const struct ws_ival *dominant(struct ws_graph *g, const struct ws_thread
 static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thread *t,
 		      const struct ws_ival *iv, uint8_t flags, uint64_t s, uint64_t e)
 {
-	const struct ws_claim *cl =
-		iv && iv->state == WS_STATE_BLOCKED ? ws_graph_claim(g, iv->claim) : NULL;
+	const struct ws_claim *cl = iv ? ival_claim(g, iv) : NULL;
 
 	memset(l, 0, sizeof(*l));
 	l->thread = t;
@@ -226,6 +237,8 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 			"on CPU, but also off it in between for periods shorter than the resolution, summed in the kernel: their causes were not recorded";
 	} else if (iv->state == WS_STATE_RUNNING) {
 		l->evidence = "it was on CPU: its own work delayed the wakeup";
+	} else if (iv->state == WS_STATE_RUNNABLE && cl) {
+		/* throttled: its claim said so (kind, evidence) */
 	} else if (iv->state == WS_STATE_RUNNABLE) {
 		l->kind = runnable_kind(g, iv->cpu, s, e, l);
 		l->evidence =
@@ -444,6 +457,8 @@ static void coalesce(struct ws_chain *c, size_t from, uint64_t a, uint64_t b)
 static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_thread *t,
 		       uint64_t a, uint64_t b, struct dom_acc *dom)
 {
+	/* pieces of another window before these (a wait's blocked part) are not merged in */
+	size_t from = c->nsegs;
 	uint64_t at = a;
 	int err;
 
@@ -451,15 +466,14 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 	dom->n = 0;
 	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b && at < b; i++) {
 		const struct ws_ival whole = ws_thread_ival(t, i), *iv = &whole;
-		const struct ws_claim *cl =
-			iv->state == WS_STATE_BLOCKED ? ws_graph_claim(g, iv->claim) : NULL;
+		const struct ws_claim *cl = ival_claim(g, iv);
 		uint64_t s = iv->start > at ? iv->start : at;
 		uint64_t e = iv->end < b ? iv->end : b;
 		const char *kind = state_kind(iv, cl);
 
 		ws_thread_prefetch(t, i);
 		dom_add(g, dom, iv, a, b);
-		if (iv->state == WS_STATE_RUNNABLE)
+		if (iv->state == WS_STATE_RUNNABLE && !cl)
 			kind = runnable_piece_kind(g, iv->cpu, s, e);
 		if ((err = push_seg(c, WS_KIND_UNKNOWN, t, at, s, NULL)))
 			return err;
@@ -469,11 +483,11 @@ static int segments_of(struct ws_graph *g, struct ws_chain *c, const struct ws_t
 			at = e;
 		/* merge as we go: a waker with millions of slices must not need them all at once */
 		if (c->nsegs >= 4 * WS_CHAIN_SEG_PARTS)
-			coalesce(c, 0, a, b);
+			coalesce(c, from, a, b);
 	}
 	if (at < b && (err = push_seg(c, WS_KIND_UNKNOWN, t, at, b, NULL)))
 		return err;
-	coalesce(c, 0, a, b);
+	coalesce(c, from, a, b);
 	return 0;
 }
 
@@ -482,7 +496,9 @@ static void root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf,
 	const struct ws_claim *cl = l->claim;
 
 	/* a root its source names a resource for is grouped by it: "block I/O on vda" */
-	if (cl && cl->root && ws_graph_resource(g, cl, buf, len) > 0) {
+	if (cl && strcmp(l->kind, WS_CLAIM_QUOTA) == 0) {
+		ws_quota_label(cl, buf, len);
+	} else if (cl && cl->root && ws_graph_resource(g, cl, buf, len) > 0) {
 		return;
 	} else if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
 		snprintf(buf, len, "runqueue on CPU %u", l->cpu);
@@ -505,6 +521,36 @@ static void roots_reset(struct ws_chain *c)
 	for (size_t i = 0; i < c->nsegs; i++)
 		c->roots[i].known = false;
 	c->nroots = c->nsegs;
+}
+
+/* Was @t kept off the CPU by a CPU quota during [a, b]? */
+static bool throttled_in(const struct ws_thread *t, uint64_t a, uint64_t b)
+{
+	for (size_t i = ws_thread_find(t, a); i < t->n && t->iv[i].start < b; i++)
+		if (t->iv[i].state == WS_STATE_RUNNABLE && (t->iv[i].flags & WS_IVAL_THROTTLED))
+			return true;
+	return false;
+}
+
+void ws_quota_label(const struct ws_claim *c, char *buf, size_t len)
+{
+	uint64_t quota = ws_claim_u64(c, "quota_us", 0), period = ws_claim_u64(c, "period_us", 0);
+	const char *cg = ws_claim_str(c, "cgroup", NULL);
+	char q[32], p[32];
+	int n;
+
+	if (cg)
+		n = snprintf(buf, len, "CPU quota of %s", cg);
+	else if (ws_claim_field(c, "cgroup_id"))
+		n = snprintf(buf, len, "CPU quota of cgroup id %" PRIu64,
+			     ws_claim_u64(c, "cgroup_id", 0));
+	else
+		n = snprintf(buf, len, "CPU quota of a cgroup (not found)");
+	if (quota && period && n >= 0 && (size_t)n < len) {
+		ws_format_duration(quota * 1000, q, sizeof(q));
+		ws_format_duration(period * 1000, p, sizeof(p));
+		snprintf(buf + n, len - n, " (%s per %s)", q, p);
+	}
 }
 
 /* The blocked interval the wait @d began with, into @out; false when it has none. */
@@ -535,7 +581,7 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	const struct ws_ival *blocked = NULL;
 	const struct ws_claim *cl = NULL;
 	struct ws_thread *w;
-	struct dom_acc dom;
+	struct dom_acc dom, queued;
 	uint64_t bdur = d->wake - d->start, rdur = d->end - d->wake, known;
 	int err;
 
@@ -574,7 +620,9 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 	} else
 		err = push_seg(c, blocked ? (cl ? cl->kind : WS_KIND_UNKNOWN) : WS_KIND_UNKNOWN, t,
 			       d->start, d->wake, cl);
-	if (!err)
+	if (!err && throttled_in(t, d->wake, d->end))
+		err = segments_of(g, c, t, d->wake, d->end, &queued);
+	else if (!err)
 		err = push_seg(c, runnable_piece_kind(g, d->cpu, d->wake, d->end), t, d->wake,
 			       d->end, NULL);
 	if (err)
@@ -594,6 +642,9 @@ int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_c
 			c->incomplete = true;
 			c->why_incomplete = waker_missing(g, d->wake);
 		}
+	} else if (throttled_in(t, d->wake, d->end)) {
+		/* its own stretches explain it: the quota's, then any wait for the CPU */
+		walk(g, c, t, d->wake, d->end, &queued);
 	} else {
 		struct ws_ival rq = {
 			.start = d->wake, .end = d->end, .state = WS_STATE_RUNNABLE, .cpu = d->cpu

@@ -112,6 +112,12 @@ struct ws_chain {
 /* The claim of the blocked interval the wait @d began with, or NULL. */
 const struct ws_claim *ws_chain_wait_claim(struct ws_graph *g, const struct ws_wait_done *d);
 
+/*
+ * The root of time a CPU quota kept a thread off the CPU, from its claim (WS_CLAIM_QUOTA):
+ * "CPU quota of /batch (10ms per 100ms)".
+ */
+void ws_quota_label(const struct ws_claim *c, char *buf, size_t len);
+
 /* Build the chain of @d into @c (whose segs buffer is reused). 0 or -ENOMEM. */
 int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c);
 void ws_chain_release(struct ws_chain *c);

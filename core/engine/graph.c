@@ -434,10 +434,43 @@ static void short_add(struct ws_thread *t, const struct ws_short_waits *sh)
 	t->short_waits.runnable_ns += sh->runnable_ns;
 }
 
+/*
+ * @t's runnable period ending at @sw (its switch-in) began with it throttled by the CPU quota
+ * of cgroup @sw->next_throttle_cg: that stretch is the quota's, not a wait for a CPU, up to
+ * the end of the throttle when the source saw it (after that it did wait for the CPU: a
+ * runnable stretch as any other), else up to the switch-in.
+ */
+static void quota_throttled(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
+{
+	struct ws_claim c = { .sz = sizeof(c), .strength = WS_CLAIM_SPECIFIC, .root = true };
+	uint64_t end = sw->next_unthrottled_ts;
+	struct ws_span *r = cur(t);
+
+	if (cur_state(t) != WS_STATE_RUNNABLE || r->start >= sw->ts)
+		return;
+	c.owner = UINT16_MAX;
+	snprintf(c.kind, sizeof(c.kind), "%s", WS_CLAIM_QUOTA);
+	snprintf(
+		c.evidence, sizeof(c.evidence), "%s",
+		end ? "throttled at its switch-out (task_struct.throttled), until its cfs_rq was unthrottled"
+		    : "throttled at its switch-out (task_struct.throttled); the throttle's end not seen");
+	if (g->ops.quota_name && sw->next_throttle_cg != UINT64_MAX)
+		g->ops.quota_name(g->ops.ctx, t->tid, t->pid, sw->next_throttle_cg, &c);
+	graph_claim_put(g, r->claim);
+	r->claim = graph_claim_intern(g, &c);
+	r->flags |= WS_IVAL_THROTTLED;
+	r->cpu = sw->cpu;
+	if (end > r->start && end < sw->ts)
+		transition(g, t, end, WS_STATE_RUNNABLE, sw->cpu);
+}
+
 static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
 {
 	enum ws_thread_state s = cur_state(t);
 	uint64_t ts = sw->ts;
+
+	if (WS_HAS(sw, next_unthrottled_ts) && sw->next_throttle_cg)
+		quota_throttled(g, t, sw);
 
 	if (s == WS_STATE_BLOCKED) {
 		cur(t)->claim = graph_core_claim(g, "unknown", "no wakeup recorded for this wait");

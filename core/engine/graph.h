@@ -39,6 +39,12 @@ struct ws_ival {
  * still open when tracing ended, not one that ended then.
  */
 #define WS_IVAL_OPEN 0x2
+/*
+ * Runnable, yet kept off the CPU by a cgroup's CPU quota (CFS bandwidth control throttled it):
+ * not a wait for a CPU. Its claim (kind WS_CLAIM_QUOTA) names the cgroup.
+ */
+#define WS_IVAL_THROTTLED 0x4
+#define WS_CLAIM_QUOTA "cpu_quota"
 
 /* What a running stretch with WS_IVAL_* @flags was, for root and critical-path labels. */
 static inline const char *ws_ival_work(uint8_t flags)
@@ -170,6 +176,12 @@ struct ws_graph_ops {
 	/* The root cause a chain ending in @c has ("timer sleep in app"): length, 0 if none. */
 	int (*root_label)(void *ctx, const struct ws_claim *c, const char *comm, char *buf,
 			  size_t len);
+	/*
+	 * Optional: add to @c what names cgroup @cg (ws_switch.next_throttle_cg), whose CPU quota
+	 * throttled thread @tid of @pid: "cgroup" (its path), "quota_us", "period_us". Called at
+	 * each throttled period's end; whoever reads files for it reads them once per cgroup.
+	 */
+	void (*quota_name)(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);
 	void *ctx;
 };
 

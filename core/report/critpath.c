@@ -136,6 +136,9 @@ void ws_critpath_ival(struct ws_critpath *cp, const struct ws_thread *t, const s
 			 "still blocked when tracing ended: an open wait of unknown cause");
 	} else if (is_covered(cp, iv->start, iv->end)) {
 		return; /* a chain has accounted for it, root by root */
+	} else if (iv->state == WS_STATE_RUNNABLE && (iv->flags & WS_IVAL_THROTTLED) && claim) {
+		/* the root a chain gives such time: parts with the same name add up */
+		ws_quota_label(claim, what, sizeof(what));
 	} else if (iv->state == WS_STATE_RUNNABLE) {
 		snprintf(what, sizeof(what), "waiting for a CPU (short waits)");
 	} else if (iv->state == WS_STATE_BLOCKED && !claim) {

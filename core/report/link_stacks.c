@@ -96,8 +96,12 @@ void ws_link_stacks(const struct ws_stacks *s, const struct ws_link *l, struct w
 	uint64_t capture = s ? ws_stacks_capture(s) : 0;
 
 	memset(out, 0, sizeof(*out));
-	/* one wait's stack cannot stand for several; core kinds (running, runqueue) have none */
-	if (!s || !l->claim || l->waits > 1)
+	/*
+	 * one wait's stack cannot stand for several; core kinds (running, runqueue) have none, nor
+	 * has a CPU quota's throttle (its switch-out is no wait in the program's code: the
+	 * kernel side takes stacks only for sleeps)
+	 */
+	if (!s || !l->claim || l->waits > 1 || strcmp(l->kind, WS_CLAIM_QUOTA) == 0)
 		return;
 	out->nown =
 		ws_stacks_find(s, WS_STACK_WAITER, l->tid, l->start, l->start + l->dur, out->own);

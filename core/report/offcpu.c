@@ -266,6 +266,8 @@ static void res_of(struct ws_graph *g, const struct ws_claim *claim, char *buf, 
 	buf[0] = 0;
 	if (!claim) {
 		put(buf, len, &at, "cause not recorded");
+	} else if (strcmp(claim->kind, WS_CLAIM_QUOTA) == 0) {
+		ws_quota_label(claim, buf, len);
 	} else if (ws_graph_resource(g, claim, buf, len) > 0) {
 		return;
 	} else if (claim->woken_by) {
@@ -328,6 +330,10 @@ int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thr
 			res_of_claim(oc, g, claim, e->cur_res);
 		/* fallthrough */
 	case WS_STATE_RUNNABLE:
+		/* kept off the CPU by a quota, not waiting for one: named as a wait's cause is */
+		if (iv->state == WS_STATE_RUNNABLE && (iv->flags & WS_IVAL_THROTTLED) &&
+		    !e->cur_res[0])
+			res_of_claim(oc, g, claim, e->cur_res);
 		e->off_ns += len;
 		e->cur_off += len;
 		break;

@@ -173,10 +173,11 @@ static const char *state_name(uint8_t state)
  */
 static void label(char *buf, size_t len, uint8_t state, const struct ws_claim *cl)
 {
-	if (!cl || state != WS_STATE_BLOCKED)
+	/* only a stretch a CPU quota kept off the CPU has a claim: "runnable: cpu_quota" */
+	if (!cl || (state != WS_STATE_BLOCKED && state != WS_STATE_RUNNABLE))
 		snprintf(buf, len, "%s", state_name(state));
 	else
-		snprintf(buf, len, "blocked: %.*s", (int)sizeof(cl->kind), cl->kind);
+		snprintf(buf, len, "%s: %.*s", state_name(state), (int)sizeof(cl->kind), cl->kind);
 }
 
 static void claim_args(FILE *f, const struct ws_claim *cl)
@@ -237,7 +238,7 @@ int ws_perfetto_ival(struct ws_perfetto *p, const struct ws_thread *th, const st
 		fprintf(f, "\"cpu\":%u", iv->cpu);
 	else
 		fprintf(f, "\"state\":\"%s\"", state_name(iv->state));
-	if (cl && iv->state == WS_STATE_BLOCKED)
+	if (cl && (iv->state == WS_STATE_BLOCKED || iv->state == WS_STATE_RUNNABLE))
 		claim_args(f, cl);
 	if (p->stacks && iv->state == WS_STATE_BLOCKED) {
 		const struct ws_stack *own[WS_STACK_PARTS], *wk[WS_STACK_PARTS];

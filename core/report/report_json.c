@@ -21,7 +21,7 @@
 static bool is_cpu_kind(const char *kind)
 {
 	return strcmp(kind, WS_KIND_RUNQUEUE) == 0 || strcmp(kind, WS_KIND_RUNNING) == 0 ||
-	       strcmp(kind, WS_KIND_WAKEUP_LATENCY) == 0;
+	       strcmp(kind, WS_KIND_WAKEUP_LATENCY) == 0 || strcmp(kind, WS_CLAIM_QUOTA) == 0;
 }
 
 void report_json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)

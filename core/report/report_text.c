@@ -51,7 +51,14 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 	char dur[32], what[160], e[4 * 160], sys[384], e2[WS_ESC_LEN * 2];
 
 	ws_format_duration(l->dur, dur, sizeof(dur));
-	if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
+	if (l->claim && strcmp(l->kind, WS_CLAIM_QUOTA) == 0) {
+		ws_quota_label(l->claim, what, sizeof(what));
+		/* "CPU quota of /batch (10ms per 100ms)": the label after its first 13 bytes */
+		fprintf(b, "was throttled %s by the CPU quota %s", dur,
+			ws_text_esc(what + strlen("CPU quota "), e, sizeof(e)));
+		if (l->waits > 1)
+			text_many(b, l->waits, l->dur, l->longest, "throttles");
+	} else if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
 		fprintf(b, "waited %s for CPU %u to wake up (it was idle: IPI, C-state exit)", dur,
 			l->cpu);
 		if (l->waits > 1)

@@ -350,6 +350,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		.on_gone = on_gone,
 		.resource = session_resource,
 		.root_label = session_root_label,
+		.quota_name = session_quota_name,
 		.ctx = s,
 	};
 	struct ws_report_opts ro = {
@@ -592,5 +593,6 @@ void ws_session_free(struct ws_session *s)
 	free(s->gone);
 	free(s->names);
 	ws_losses_free(&s->losses);
+	free(s->quotas);
 	free(s);
 }

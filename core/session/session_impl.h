@@ -117,6 +117,13 @@ struct ws_session {
 	int err;
 	bool report_lost; /* the report's output failed: chains are no longer written */
 	bool replay;	  /* fed from a recording: no sysfs, no BPF */
+	/* cgroups whose CPU quota throttled a traced thread, named once each (session_quota.c) */
+	struct session_quota {
+		uint64_t id;
+		char path[512];		      /* "" when not found */
+		uint64_t quota_us, period_us; /* 0: no quota read */
+	} * quotas;
+	size_t nquotas, quotas_cap;
 	ws_tap_fn tap;
 	void *tap_ctx;
 	ws_chain_sink_fn sink;
@@ -170,5 +177,7 @@ int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, ch
 		       size_t len);
 int ws_bpf_set_rodata(struct bpf_object *obj, const char *name, const void *val, size_t size);
 extern const struct ws_host ws_session_host;
+/* ws_graph_ops.quota_name (session_quota.c) */
+void session_quota_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);
 
 #endif

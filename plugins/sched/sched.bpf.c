@@ -68,8 +68,14 @@ struct task_state {
 	 */
 	__u64 wake_ts;
 	__u32 off_cpu;
-	__u8 reserved[3];
+	__u8 off_throttled; /* it left the CPU throttled by a CPU quota (quota_throttled) */
+	__u8 reserved[2];
 	struct ws_sched_short sh;
+	/* only while off_throttled, read at its switch-out (quota_throttled) */
+	__u64 thr_cg;	  /* the cgroup whose quota ran out: its id (kernfs inode), ~0: not found */
+	__u64 thr_cfs_rq; /* the thread's own cfs_rq then (compared only, never followed) */
+	__u64 thr_start;  /* that cfs_rq's throttled_clock_self (rq clock) */
+	__u64 thr_self_sum; /* and its throttled_clock_self_time */
 };
 
 struct {
@@ -296,6 +302,91 @@ static __always_inline void period_end(struct task_state *s)
 	s->wake_ts = 0;
 	s->off_emitted = 0;
 	s->maybe_woken = 0;
+	s->off_throttled = 0;
+}
+
+/*
+ * CPU bandwidth control (a cgroup's cpu.cfs_quota_us / cpu.max). From 6.18 a task whose group
+ * ran out of quota is throttled on its own: a task work at its return to user space dequeues it
+ * and sets task_struct.throttled, then it switches out runnable (state 0) and comes back with
+ * no wakeup once the period timer unthrottles the group. Seen from switches alone that is a
+ * runqueue wait on an idle CPU (issue 32). Own CO-RE flavors: these fields are missing from
+ * older kernels' BTF (bpf_core_field_exists then says no, and nothing is claimed).
+ */
+struct task_struct___quota {
+	bool throttled;
+} __attribute__((preserve_access_index));
+
+struct cfs_rq___quota {
+	struct rq *rq;
+	struct task_group *tg;
+	__u64 throttled_clock_self;
+	__u64 throttled_clock_self_time;
+	bool throttled : 1;
+} __attribute__((preserve_access_index));
+
+/* How far up the task groups the throttled one is looked for. */
+#define QUOTA_LEVELS 8
+
+/*
+ * @p switches out runnable: throttled by a quota? Then keep in @s which group's quota (the
+ * nearest throttled cfs_rq up its hierarchy) and its own cfs_rq's throttle clock, from which
+ * its switch-in reads when the throttle ended (unthrottled_at). A plain preemption costs the
+ * one load of @p->throttled.
+ */
+static __always_inline bool quota_throttled(struct task_struct *p, struct task_state *s)
+{
+	struct task_struct___quota *q = (void *)p;
+	struct sched_entity *se = &p->se;
+	struct cfs_rq___quota *own;
+
+	if (!bpf_core_field_exists(q->throttled) || !q->throttled)
+		return false;
+	own = (void *)se->cfs_rq;
+	if (!own)
+		return false;
+	s->thr_cg = ~0ULL;
+	s->thr_cfs_rq = (__u64)own;
+	s->thr_start = own->throttled_clock_self;
+	s->thr_self_sum = own->throttled_clock_self_time;
+#pragma unroll
+	for (int i = 0; i < QUOTA_LEVELS && se; i++) {
+		struct cfs_rq___quota *cr = (void *)se->cfs_rq;
+
+		if (!cr)
+			break;
+		if (BPF_CORE_READ_BITFIELD(cr, throttled)) {
+			s->thr_cg = BPF_CORE_READ(cr, tg, css.cgroup, kn, id);
+			break;
+		}
+		se = se->parent;
+	}
+	return true;
+}
+
+/*
+ * When @p's throttle ended, on the clock of the records, as its switch-in at @now sees it; 0
+ * when that is not known. Its own cfs_rq sums the time it spent throttled
+ * (throttled_clock_self_time, from throttled_clock_self to the unthrottle, rq clock): if it is
+ * still the one it left on (not migrated), no throttle is running on it now and its sum grew,
+ * the throttle ended at start + growth, rq->clock ago of that much. The rq clock was updated
+ * by this very schedule().
+ */
+static __always_inline __u64 unthrottled_at(struct task_struct *p, const struct task_state *s,
+					    __u64 now)
+{
+	struct cfs_rq___quota *cr = (void *)p->se.cfs_rq;
+	__u64 grew, end, clock, ago;
+
+	if (!cr || (__u64)cr != s->thr_cfs_rq || !s->thr_start || cr->throttled_clock_self)
+		return 0;
+	grew = cr->throttled_clock_self_time - s->thr_self_sum;
+	end = s->thr_start + grew;
+	clock = BPF_CORE_READ(cr, rq, clock);
+	if (!grew || clock < end)
+		return 0;
+	ago = clock - end;
+	return ago < now - s->off_ts ? now - ago : 0;
 }
 
 #define TASK_WAKING_ 0x0200
@@ -467,6 +558,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		ps->off_state = state;
 		ps->off_cpu = bpf_get_smp_processor_id();
 		ps->off_emitted = write && !prev_later;
+		ps->off_throttled = state == 0 && quota_throttled(prev, ps);
 		if (state == 0)
 			ps->wake_ts = now;
 	}
@@ -503,7 +595,13 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	r->next_off_state = 0;
 	r->next_off_cpu = 0;
 	__builtin_memset(&r->next_short, 0, sizeof(r->next_short));
+	r->next_throttle_cg = 0;
+	r->next_unthrottled_ts = 0;
 	if (next_traced && ns) {
+		if (ns->off_throttled) {
+			r->next_throttle_cg = ns->thr_cg;
+			r->next_unthrottled_ts = unthrottled_at(next, ns, now);
+		}
 		if (!ns->off_emitted && ns->off_ts) {
 			/* woken as it left, stamped before its switch-out: runnable throughout */
 			bool asleep = slept(ns);

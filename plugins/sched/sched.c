@@ -82,7 +82,7 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 		sw.next_pid = r->next_pid;
 		sw.next_comm = comm;
 		/* an untraced prev's name (1.3): before the switch, which may name it */
-		if (rec->size >= sizeof(*r) && r->prev_comm[0])
+		if (rec->size >= WS_SCHED_SWITCH_V2_SIZE && r->prev_comm[0])
 			thread_named(ctx, rec->ts, rec->tid, rec->pid, r->prev_comm);
 		if (rec->size >= WS_SCHED_SWITCH_V1_SIZE) {
 			sw.prev_run_start = r->prev_run_start;
@@ -92,6 +92,10 @@ static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 			sw.next_off_cpu = r->next_off_cpu;
 			short_copy(&sw.next_short, &r->next_short);
 			sw.prev_out_later = rec->flags & WS_SCHED_PREV_LATER;
+		}
+		if (rec->size >= sizeof(*r)) {
+			sw.next_throttle_cg = r->next_throttle_cg;
+			sw.next_unthrottled_ts = r->next_unthrottled_ts;
 		}
 		sw.helpers = (rec->flags & WS_SCHED_PREV_HELPER ? WS_SWITCH_PREV_HELPER : 0) |
 			     (rec->flags & WS_SCHED_NEXT_HELPER ? WS_SWITCH_NEXT_HELPER : 0);
@@ -374,7 +378,7 @@ static const struct ws_plugin sched_plugin = {
 	.abi_minor = WS_ABI_MINOR,
 	.name = "sched",
 	.description = "scheduler: context switches, wakeups (with interrupt context), thread life",
-	.version = "1.4",
+	.version = "1.5",
 	.kind_base = WS_KIND_SCHED,
 	.bpf_object = sched_object,
 	.configure = sched_configure,

@@ -73,7 +73,15 @@ struct ws_sched_switch {
 	__u32 next_off_cpu;
 	struct ws_sched_short next_short;
 	char prev_comm[WS_COMM_LEN];
+	/*
+	 * 1.5: next's off-CPU period began with it throttled by a CPU quota (CFS bandwidth
+	 * control): the cgroup whose quota ran out (its id, the inode of its directory; ~0: not
+	 * found), 0 when it was not; and when that throttle ended (0: not known).
+	 */
+	__u64 next_throttle_cg;
+	__u64 next_unthrottled_ts;
 };
+#define WS_SCHED_SWITCH_V2_SIZE (__builtin_offsetof(struct ws_sched_switch, next_throttle_cg))
 #define WS_SCHED_SWITCH_V0_SIZE (sizeof(struct ws_rec_hdr) + 16 + WS_COMM_LEN)
 #define WS_SCHED_SWITCH_V1_SIZE (__builtin_offsetof(struct ws_sched_switch, prev_comm))
 

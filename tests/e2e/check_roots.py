@@ -46,6 +46,8 @@ def links_end(link):
     kind, cpu = link.get("kind"), link.get("cpu")
     if kind == "running":
         return "CPU work"  # or "CPU work and short waits (causes not recorded)"
+    if kind == "cpu_quota":
+        return "CPU quota of "
     if kind in ("runqueue", "wakeup_latency") and is_int(cpu):
         return "%s on CPU %d" % ("runqueue" if kind == "runqueue" else "wakeup latency", cpu)
     return None

@@ -43,7 +43,7 @@ python3 "$(dirname "$0")/check_roots.py" "$work/run.jsonl" "$work/report.jsonl" 
 python3 - "$work/run.jsonl" "$work/report.jsonl" "$work/report.txt" <<'PY' || exit 1
 import collections, json, sys
 
-CORE = {"running", "runqueue", "wakeup_latency", "unknown"}
+CORE = {"running", "runqueue", "wakeup_latency", "unknown", "cpu_quota"}
 
 
 def named(stack):

@@ -2091,3 +2091,75 @@ Test(chain, killed_waiter_holder_open_on_cpu_is_not_called_cpu_work)
 	cr_expect_lt(root_time(c, "CPU work in t102"), (long long)MS, "%s", c->line);
 	cr_expect_geq(root_time(c, "unknown"), (long long)(49 * MS), "%s", c->line);
 }
+
+/* A switch-in of @next on @cpu ending a period it began throttled by cgroup @cg's CPU quota. */
+static void sw_throttled(uint64_t ts, uint16_t cpu, uint32_t prev, uint32_t next, uint64_t cg,
+			 uint64_t unthrottled)
+{
+	struct ws_sched_switch r =
+		syn_switch(ts, cpu, prev, pid_of(prev), 0, next, pid_of(next), comm_of(next));
+
+	r.next_throttle_cg = cg;
+	r.next_unthrottled_ts = unthrottled;
+	FEED(r);
+}
+
+/*
+ * Issue 32: A leaves CPU 0 runnable at 10 ms, throttled by a CPU quota; the group is unthrottled
+ * at 90 ms, and Z holds CPU 0 from 85 ms until A gets it at 95 ms. The 80 ms up to the
+ * unthrottle are the quota's (never wakeup latency, though CPU 0 idled), the 5 ms after it a
+ * runqueue wait behind Z.
+ */
+Test(chain, throttled_by_a_quota_then_queued)
+{
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(10), 0, A, 0, 0); /* preempted, as the kernel shows a throttled task; CPU 0 idles */
+	sw(T(85), 0, 0, 0, Z);
+	sw_throttled(T(95), 0, Z, A, 4242, T(90));
+	finish();
+	c = chain_of(A);
+	cr_assert_geq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "cpu_quota", "%s", c->line);
+	cr_expect_eq(c->links[0].duration_ns, (long long)(80 * MS), "%s", c->line);
+	cr_expect_str_eq(c->root, "CPU quota of cgroup id 4242", "%s", c->line);
+	cr_expect_eq(c->root_ns, (long long)(80 * MS), "%s", c->line);
+	cr_assert_eq(c->nsegs, 2, "%s", c->line);
+	cr_expect_str_eq(c->segs[0].kind, "cpu_quota", "%s", c->line);
+	cr_expect_str_eq(c->segs[1].kind, "runqueue", "%s", c->line);
+	cr_expect_eq(c->segs[1].duration_ns, (long long)(5 * MS), "%s", c->line);
+	cr_expect_null(strstr(c->line, "wakeup_latency"), "%s", c->line);
+}
+
+/* The same throttle whose end the source did not see: all of it is the quota's. */
+Test(chain, throttled_by_a_quota_end_unseen)
+{
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(10), 0, A, 0, 0);
+	sw_throttled(T(95), 0, 0, A, 4242, 0);
+	finish();
+	c = chain_of(A);
+	cr_expect_str_eq(c->links[0].kind, "cpu_quota", "%s", c->line);
+	cr_expect_str_eq(c->root, "CPU quota of cgroup id 4242", "%s", c->line);
+	cr_expect_eq(c->root_ns, (long long)(85 * MS), "%s", c->line);
+}
+
+/* A runnable wait with no throttle reported stays what it was: the quota is never guessed. */
+Test(chain, preempted_without_a_throttle_is_no_quota)
+{
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(10), 0, A, 0, 0);
+	sw_throttled(T(95), 0, 0, A, 0, T(90));
+	finish();
+	c = chain_of(A);
+	cr_expect_str_eq(c->links[0].kind, "wakeup_latency", "%s", c->line);
+	cr_expect_null(strstr(c->line, "cpu_quota"), "%s", c->line);
+}

@@ -27,6 +27,8 @@
  *    signal ended it (ws_open_wait.mem), for open_owner on a process already gone.
  *    The host names the data object that holds an address (ws_host.data_symbol): the futex
  *    source says which global a futex word is in.
+ *  - ABI 2.6: a switch says when next's time off CPU began with it throttled by a cgroup's
+ *    CPU quota, and which cgroup's (ws_switch.next_throttle_cg).
  */
 #ifndef WHYSLOW_PLUGIN_H
 #define WHYSLOW_PLUGIN_H
@@ -43,7 +45,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 5
+#define WS_ABI_MINOR 6
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -123,6 +125,14 @@ struct ws_switch {
 	 * as a victim. WS_SWITCH_*_HELPER.
 	 */
 	uint8_t helpers;
+	/*
+	 * ABI 2.6: next's period off CPU began with it throttled by a CPU quota (a cgroup's CFS
+	 * bandwidth control): the cgroup whose quota ran out, by its id (the inode number of its
+	 * directory; UINT64_MAX: throttled, the cgroup not found), 0 when it was not throttled;
+	 * and when the throttle ended (0: not known, the whole period is the throttle's).
+	 */
+	uint64_t next_throttle_cg;
+	uint64_t next_unthrottled_ts;
 };
 
 #define WS_SWITCH_PREV_HELPER 0x1
