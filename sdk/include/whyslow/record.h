@@ -47,9 +47,11 @@
  * the filter (ws_tgids, [core] max_processes) was full. The sched source
  * still follows them (its task storage, not the filter); sources that ask the
  * filter do not. Chains over that moment are marked incomplete like those
- * over lost records.
+ * over lost records. CORE + 7, not + 4: it once shared + 4 with WS_KIND_STACK_RAW
+ * (stack.h), so a lost stack capture was counted as a process not traced (a recording made then
+ * cannot tell the two apart: its "0x4" losses now read as lost records).
  */
-#define WS_KIND_UNTRACED_PROC (WS_KIND_CORE + 4)
+#define WS_KIND_UNTRACED_PROC (WS_KIND_CORE + 7)
 /*
  * A traced process made a new one (hdr.tid, hdr.pid: the child's). Written by the core itself,
  * waking the reader at once: the child's maps are read while it lives, for the stacks of a
