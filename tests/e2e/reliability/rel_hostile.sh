@@ -65,7 +65,16 @@ REL_PIDS+=("$gpid")
 kill -STOP "$wp"
 timeout 10 sh -c 'echo >"$0"' "$W/daemon2.go"
 for _ in $(seq 300); do command_exited "$wp" && break; sleep 0.01; done
-command_exited "$wp" || notok "daemon2: the command did not end"
+if ! command_exited "$wp"; then
+	# which child of whyslow is still alive, and in what (the ASan CI once failed here, once)
+	for f in /proc/[0-9]*/stat; do
+		read -r st 2>/dev/null <"$f" || continue
+		read -r state ppid _ <<<"${st##*) }"
+		[ "$ppid" = "$wp" ] && [ "$state" != Z ] &&
+			echo "# alive: ${st%% *} ($state) $(cat "${f%/stat}/comm" 2>/dev/null) in $(cat "${f%/stat}/wchan" 2>/dev/null)"
+	done
+	notok "daemon2: the command did not end"
+fi
 t0=$(ms)
 kill -INT -- -"$wp" # Ctrl-C: the terminal signals whyslow's process group (the daemon left it)
 kill -CONT "$wp"
