@@ -340,7 +340,10 @@ static __always_inline bool quota_throttled(struct task_struct *p, struct task_s
 	struct sched_entity *se = &p->se;
 	struct cfs_rq___quota *own;
 
-	if (!bpf_core_field_exists(q->throttled) || !q->throttled)
+	/* constants: on a kernel without these fields the verifier drops the rest (else refused) */
+	if (!bpf_core_field_exists(q->throttled) ||
+	    !bpf_core_field_exists(struct cfs_rq___quota, throttled_clock_self) ||
+	    !bpf_core_field_exists(struct cfs_rq___quota, throttled_clock_self_time) || !q->throttled)
 		return false;
 	own = (void *)se->cfs_rq;
 	if (!own)
@@ -378,6 +381,10 @@ static __always_inline __u64 unthrottled_at(struct task_struct *p, const struct 
 	struct cfs_rq___quota *cr = (void *)p->se.cfs_rq;
 	__u64 grew, end, clock, ago;
 
+	/* a constant: on a kernel without these fields the verifier drops the rest (else refused) */
+	if (!bpf_core_field_exists(cr->throttled_clock_self) ||
+	    !bpf_core_field_exists(cr->throttled_clock_self_time))
+		return 0;
 	if (!cr || (__u64)cr != s->thr_cfs_rq || !s->thr_start || cr->throttled_clock_self)
 		return 0;
 	grew = cr->throttled_clock_self_time - s->thr_self_sum;
