@@ -11,13 +11,16 @@ THREADS=$REL_PROGRAMS/rel_threads
 DAEMON=$REL_PROGRAMS/rel_daemon
 [ -x "$THREADS" ] && [ -x "$DAEMON" ] || rel_fatal "rel_threads / rel_daemon not built in '$REL_PROGRAMS'"
 ms() { echo $(($(date +%s%N) / 1000000)); }
-# has the command whyslow $1 runs exited (no child of $1 but zombies)?
+# has the command whyslow $1 runs exited (no child of $1 but zombies and whyslow's own helpers)?
 command_exited() {
 	local f st state ppid
 	for f in /proc/[0-9]*/stat; do
 		read -r st 2>/dev/null <"$f" || continue
 		read -r state ppid _ <<<"${st##*) }" # comm may hold anything: after the last ") "
-		[ "$ppid" = "$1" ] && [ "$state" != Z ] && return 1
+		# whyslow's own helpers (forked to open files as another user) wait for it, stopped or
+		# not: not the command (seen in an ASan run: "whyslow" in __skb_wait_for_more_packets)
+		[ "$ppid" = "$1" ] && [ "$state" != Z ] &&
+			[ "$(cat "${f%/stat}/comm" 2>/dev/null)" != whyslow ] && return 1
 	done
 	return 0
 }
