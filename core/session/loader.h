@@ -3,12 +3,14 @@
 #ifndef WS_LOADER_H
 #define WS_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <whyslow/plugin.h>
 
 struct ws_loaded {
 	const struct ws_plugin *p;
+	bool core; /* one of the core's own sources (sched/): no file, no dlopen */
 	void *dl;
 	int fd; /* the checked file, open while loaded: see ws_plugin_load */
 	char path[512];
@@ -33,5 +35,23 @@ int ws_path_trusted(const char *path, char *err, size_t errlen);
 
 /* Names of the plugins (*.so) in @dir, sorted; caller frees. Count or -errno. */
 int ws_plugin_scan(const char *dir, char ***names);
+
+/*
+ * Names of every source: the core's own and the plugins in @dir, sorted (the order sources are
+ * loaded, attached and asked in); caller frees. A file named like a core source is not listed
+ * (never loaded): the core's is the one. Count or -errno.
+ */
+int ws_source_names(const char *dir, char ***names);
+
+/* How many of ws_source_names() are the core's own sources, and the @i-th (NULL past them). */
+int ws_core_sources(void);
+const struct ws_plugin *ws_core_source_at(int i);
+
+/*
+ * The source @name: the core's own, or the plugin @dir/@name.so loaded as ws_plugin_load()
+ * does (same errors).
+ */
+int ws_source_load(const char *dir, const char *name, struct ws_loaded *out, char *err,
+		   size_t errlen);
 
 #endif

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * A plugin with one thing wrong, chosen at build time, for the loader tests:
- * BAD_MAJOR, ABI1, NEWER_MINOR, NO_NAME, SMALL_SZ, NO_ENTRY; none of them: a good one.
- * ABI1 is a plugin built against the 1.x SDK (its descriptor is 1.1's size).
+ * BAD_MAJOR, ABI1, ABI2, NEWER_MINOR, NO_NAME, SMALL_SZ, NO_ENTRY; none of them: a good one.
+ * ABI1 is a plugin built against the 1.x SDK (its descriptor is 1.1's size); ABI2 one built
+ * against the 2.5 SDK (it says 2.5; its host table would be 2.x's).
  */
 #include <whyslow/plugin.h>
 
@@ -18,6 +19,8 @@ static const struct ws_plugin desc = {
 	.abi_major = WS_ABI_MAJOR + 1,
 #elif defined(ABI1)
 	.abi_major = 1,
+#elif defined(ABI2)
+	.abi_major = 2,
 #else
 	.abi_major = WS_ABI_MAJOR,
 #endif
@@ -25,6 +28,8 @@ static const struct ws_plugin desc = {
 	.abi_minor = WS_ABI_MINOR + 1,
 #elif defined(ABI1)
 	.abi_minor = 1,
+#elif defined(ABI2)
+	.abi_minor = 5,
 #else
 	.abi_minor = WS_ABI_MINOR,
 #endif

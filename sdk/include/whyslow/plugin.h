@@ -42,8 +42,8 @@
 extern "C" {
 #endif
 
-#define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 5
+#define WS_ABI_MAJOR 3
+#define WS_ABI_MINOR 0
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -89,47 +89,7 @@ enum ws_thread_state {
 };
 
 /*
- * Off-CPU periods of one thread shorter than the resolution, summed instead of
- * reported one by one (ABI 1.2): how many, and their time blocked and runnable.
- */
-struct ws_short_waits {
-	uint64_t n, blocked_ns, runnable_ns;
-};
-
-/*
- * A context switch, reported by the scheduler source through
- * ws_host.sched_switch. @prev_state is the kernel's task state at switch-out:
- * 0 means preempted (still runnable); anything else means it blocked
- * (1 interruptible, 2 uninterruptible, ...).
- */
-struct ws_switch {
-	size_t sz;
-	uint64_t ts;
-	uint32_t cpu;
-	uint32_t prev_tid, prev_pid;
-	uint32_t prev_state;
-	uint32_t next_tid, next_pid;
-	const char *next_comm; /* may be NULL */
-	/* ---- ABI 1.2: what a source that summarises short periods adds (all 0: nothing) ---- */
-	uint64_t prev_run_start; /* prev got this CPU then (its switch-in may not be reported) */
-	/* next left a CPU at @next_off_ts (not reported then), woken at @next_wake_ts (0: not) */
-	uint64_t next_off_ts, next_wake_ts;
-	uint32_t next_off_state, next_off_cpu;
-	struct ws_short_waits next_short; /* next's periods not reported one by one */
-	bool prev_out_later; /* prev's switch-out is reported later (late switch-out), not here */
-	/*
-	 * ABI 2.2: prev / next is a helper, a kernel thread working for the traced processes
-	 * (not traced itself): its timeline is kept so chains go on through it, never reported
-	 * as a victim. WS_SWITCH_*_HELPER.
-	 */
-	uint8_t helpers;
-};
-
-#define WS_SWITCH_PREV_HELPER 0x1
-#define WS_SWITCH_NEXT_HELPER 0x2
-
-/*
- * A wakeup, reported by the scheduler source through ws_host.sched_wake.
+ * A wakeup, as the core's scheduler model saw it (ws_wait.wake: the one that ended a wait).
  * When @ctx has WS_CTX_HARDIRQ or WS_CTX_SOFTIRQ the waker fields name the
  * task the interrupt hit, which did not do the wakeup; the core never treats
  * it as the waker.
@@ -155,7 +115,10 @@ struct ws_wake {
 	 * recorded); 0 when none or unknown
 	 */
 	uint32_t waker_short;
-	/* ABI 2.2: the wakee is a helper (see ws_switch.helpers) */
+	/*
+	 * ABI 2.2: the wakee is a helper, a kernel thread working for the traced processes (not
+	 * traced itself): its timeline is kept so chains go on through it, never a victim
+	 */
 	bool wakee_helper;
 	/*
 	 * ABI 2.3: the signals pending for the wakee that it does not block (bit n-1: signal
@@ -165,33 +128,6 @@ struct ws_wake {
 	uint64_t wakee_sigpending;
 	uint32_t wakee_state;
 	bool wakee_signals_known;
-};
-
-/* Thread life-cycle events, reported through ws_host.thread_event. */
-enum ws_thread_event_type {
-	WS_THREAD_NEW = 1,  /* created (fork/clone): @tid is the child */
-	WS_THREAD_EXIT = 2, /* exited: @tid will not run again */
-	WS_THREAD_COMM = 3, /* took the name @comm (exec, prctl, pthread_setname_np) */
-};
-
-struct ws_thread_event {
-	size_t sz;
-	uint64_t ts;
-	enum ws_thread_event_type type;
-	uint32_t tid, pid;
-	const char *comm; /* may be NULL */
-	uint32_t parent_tid;
-	/* ABI 1.2, WS_THREAD_EXIT: the thread's periods not reported one by one */
-	struct ws_short_waits short_waits;
-	/*
-	 * ABI 2.5, WS_THREAD_EXIT: the signal that killed it (0: it exited), and then the syscall
-	 * it was in as it died (nr WS_SYSCALL_NONE: none) and @mem_len bytes of the memory at
-	 * that syscall's first argument, read in its own context (a futex wait's lock; 0: none)
-	 */
-	uint32_t exit_signal;
-	struct ws_syscall sys;
-	const uint8_t *mem;
-	uint32_t mem_len;
 };
 
 /*
@@ -207,7 +143,7 @@ struct ws_wait {
 	uint32_t off_state;	    /* prev_state at switch-out */
 	const struct ws_wake *wake; /* the wakeup that ended the wait */
 	/* the waker's timeline is followed: it belongs to a traced process, or it is a helper
-	 * (ABI 2.2; a kernel thread working for them, see ws_switch.helpers) */
+	 * (ABI 2.2; a kernel thread working for them, see ws_wake.wakee_helper) */
 	bool waker_traced;
 };
 
@@ -392,11 +328,6 @@ struct ws_host {
 
 	/* Nanoseconds since the Unix epoch for a record timestamp. */
 	uint64_t (*wall_ns)(struct ws_plugin_ctx *ctx, uint64_t mono_ns);
-
-	/* Feed the happens-before graph (scheduler source). */
-	void (*sched_switch)(struct ws_plugin_ctx *ctx, const struct ws_switch *sw);
-	void (*sched_wake)(struct ws_plugin_ctx *ctx, const struct ws_wake *wk);
-	void (*thread_event)(struct ws_plugin_ctx *ctx, const struct ws_thread_event *ev);
 
 	/* Whether thread group @pid is traced. */
 	bool (*pid_traced)(struct ws_plugin_ctx *ctx, uint32_t pid);

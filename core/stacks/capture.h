@@ -14,8 +14,8 @@
  *
  * Shared by BPF and user space: fixed-width types only. Members are only appended.
  */
-#ifndef WHYSLOW_STACK_H
-#define WHYSLOW_STACK_H
+#ifndef WS_STACKS_CAPTURE_H
+#define WS_STACKS_CAPTURE_H
 
 #include <whyslow/record.h>
 
@@ -116,4 +116,4 @@ struct ws_stack_frame {
 	__u8 sym_len, module_len, file_len; /* without the NUL; 0: absent */
 };
 
-#endif /* WHYSLOW_STACK_H */
+#endif /* WS_STACKS_CAPTURE_H */

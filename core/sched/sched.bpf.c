@@ -5,7 +5,7 @@
  * the kernel guards them per program, so one running program does not make
  * another one miss its event.
  */
-/* see <whyslow/stack.bpf.h> */
+/* see stack.bpf.h */
 #define bpf_task_work ws_vmlinux_bpf_task_work
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,7 +13,7 @@
 #include <bpf/bpf_core_read.h>
 #include <whyslow/whyslow.bpf.h>
 #include <whyslow/arch.bpf.h>
-#include <whyslow/stack.bpf.h>
+#include "stack.bpf.h"
 #include "sched_rec.h"
 
 char LICENSE[] SEC("license") = "GPL";
