@@ -21,7 +21,9 @@
 static const struct ws_plugin *const core_sources[] = { &ws_sched_source };
 
 /* Size of struct ws_plugin in ABI 3.0: a smaller descriptor is incomplete. */
-#define WS_PLUGIN_SZ_3_0 (offsetof(struct ws_plugin, open_owner) + sizeof(void *))
+#define WS_PLUGIN_SZ_3_0 sizeof(struct ws_plugin)
+/* No descriptor of 3.x is near this: a larger sz is garbage, not a newer minor. */
+#define WS_PLUGIN_SZ_MAX 4096
 /* Every ABI has the descriptor's first members where 1.0 had them: enough to read its version. */
 #define WS_PLUGIN_SZ_VERSION (offsetof(struct ws_plugin, abi_minor) + sizeof(uint16_t))
 
@@ -62,15 +64,48 @@ static const char *descriptor_problem(const struct ws_plugin *p, char *buf, size
 			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
 		return buf;
 	}
-	if (p->abi_minor > WS_ABI_MINOR) {
-		snprintf(
-			buf, len,
-			"built for plugin ABI %u.%u, newer than this whyslow's %u.%u; upgrade whyslow",
-			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
-		return buf;
-	}
 	if (p->sz < WS_PLUGIN_SZ_3_0)
 		return "descriptor is smaller than ABI 3.0's (incomplete)";
+	if (p->sz > WS_PLUGIN_SZ_MAX)
+		return "descriptor says it is larger than any ABI 3.x one (corrupt)";
+	return NULL;
+}
+
+/* Are the @n bytes at @b all zero? */
+static bool all_zero(const void *b, size_t n)
+{
+	const unsigned char *c = b;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i])
+			return false;
+	return true;
+}
+
+/*
+ * The descriptor @p, whose size and ABI are checked, copied into @out at this core's size. A
+ * plugin of a newer minor loads when it sets nothing this core does not know: its members past
+ * ours, and what it put in our reserved slots, are all zero (its appended callbacks NULL).
+ */
+static const char *descriptor_copy(const struct ws_plugin *p, struct ws_plugin *out, char *buf,
+				   size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	memcpy(out, p, p->sz < sizeof(*out) ? p->sz : sizeof(*out));
+	if (all_zero(out->reserved, sizeof(out->reserved)) &&
+	    (p->sz <= sizeof(*out) ||
+	     all_zero((const char *)p + sizeof(*out), p->sz - sizeof(*out))))
+		return NULL;
+	snprintf(
+		buf, len,
+		"built for plugin ABI %u.%u and uses members this whyslow (ABI %u.%u) does not know; upgrade whyslow",
+		p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
+	return buf;
+}
+
+/* What is wrong with the descriptor's contents, once copied: see docs/PLUGINS.md. */
+static const char *descriptor_content_problem(const struct ws_plugin *p)
+{
 	if (!valid_name(p->name))
 		return "descriptor has no valid name ([a-z0-9_]+)";
 	if (!p->description || !*p->description)
@@ -194,6 +229,12 @@ int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t er
 		goto fail;
 	}
 	why = descriptor_problem(out->p, tmp, sizeof(tmp));
+	if (!why)
+		why = descriptor_copy(out->p, &out->desc, tmp, sizeof(tmp));
+	if (!why) {
+		out->p = &out->desc;
+		why = descriptor_content_problem(out->p);
+	}
 	if (why) {
 		snprintf(err, errlen, "%s: refused: %s", path, why);
 		goto fail;

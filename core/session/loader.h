@@ -9,7 +9,9 @@
 #include <whyslow/plugin.h>
 
 struct ws_loaded {
+	/* the descriptor: @desc for a plugin (its own, normalised), the core's for a core source */
 	const struct ws_plugin *p;
+	struct ws_plugin desc;
 	bool core; /* one of the core's own sources (sched/): no file, no dlopen */
 	void *dl;
 	int fd; /* the checked file, open while loaded: see ws_plugin_load */
@@ -17,8 +19,10 @@ struct ws_loaded {
 };
 
 /*
- * Load @path and validate its descriptor. On failure returns a negative errno
- * and writes one line naming the file and the reason into @err.
+ * Load @path and validate its descriptor, copied into @out->desc at this core's size (members
+ * the plugin's SDK lacked are 0). On failure returns a negative errno and writes one line
+ * naming the file and the reason into @err. @out must not be copied while loaded (@out->p
+ * points into it).
  */
 int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t errlen);
 void ws_plugin_unload(struct ws_loaded *l);

@@ -296,7 +296,7 @@ static void claim_ended(struct ws_session *s, const struct ws_wait *w,
 	/* TASK_UNINTERRUPTIBLE (2) at the switch-out: a killable wait */
 	ow.state = w->off_state & 2 ? 'D' : 'S';
 	ow.syscall.nr = WS_SYSCALL_NONE;
-	if (w->wake && WS_HAS(w->wake, wakee_sys))
+	if (w->wake)
 		ow.syscall = w->wake->wakee_sys;
 	claim_blank(out);
 	if (open_describe(s, &ow, out, what, sizeof(what)) < 0) {
@@ -448,7 +448,7 @@ static int open_describe(void *ctx, const struct ws_open_wait *w, struct ws_clai
 	for (int i = 0; i < s->nplugins; i++) {
 		const struct ws_plugin *p = s->plugins[i].p;
 
-		if (!WS_HAS(p, describe_open) || !p->describe_open)
+		if (!p->describe_open)
 			continue;
 		claim_blank(&c);
 		buf[0] = 0;
@@ -471,7 +471,7 @@ static int open_owner(void *ctx, int source, const struct ws_open_wait *w, const
 	if (source < 0 || source >= s->nplugins)
 		return 0;
 	p = s->plugins[source].p;
-	if (!WS_HAS(p, open_owner) || !p->open_owner)
+	if (!p->open_owner)
 		return 0;
 	return p->open_owner(&s->ctxs[source].pub, w, c, is_live, live_ctx, out);
 }

@@ -19,8 +19,7 @@
 
 #include <whyslow/record.h>
 
-#define WS_KIND_STACK_RAW (WS_KIND_CORE + 4) /* struct ws_rec_stack_raw */
-#define WS_KIND_STACK (WS_KIND_CORE + 5)     /* struct ws_rec_stack + frames */
+/* WS_KIND_STACK_RAW: struct ws_rec_stack_raw; WS_KIND_STACK: struct ws_rec_stack + frames */
 
 /* Whose stack, relative to the wait it explains. */
 #define WS_STACK_WAITER 1 /* the thread that waited, as it slept */

@@ -55,7 +55,9 @@ printf '#include <whyslow/plugin.h>\n_Static_assert(WS_ABI_MAJOR == %s && WS_ABI
 # shellcheck disable=SC2086
 cc -std=c11 -c "$tmp/abi.c" -o "$tmp/abi.o" $(pkg-config --cflags whyslow-plugin) ||
 	fail "whyslow-plugin.pc says ABI $major.$minor, plugin.h disagrees"
-echo "ABI $major.$minor in the .pc and the header"
+[ "$(pkg-config --modversion whyslow-plugin)" = "$major.$minor" ] ||
+	fail "whyslow-plugin.pc's version $(pkg-config --modversion whyslow-plugin) is not its ABI $major.$minor"
+echo "ABI $major.$minor in the .pc (version and variables) and the header"
 
 step "2. build klock and the template out of tree"
 mkdir -p "$tmp/src"
