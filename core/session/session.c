@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <fcntl.h>
+
 #include "core_bpf.skel.h"
 #include "session_impl.h"
 #include "access/trust.h"
@@ -257,6 +259,16 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 	if (fd < 0 && fd != -ENOENT) {
 		ws_log(WS_LOG_ERROR, "%s", err);
 		return fd;
+	}
+	/* a plugin of the core's own source left by an older whyslow: say it is not used */
+	for (int i = 0; fd >= 0 && ws_core_source_at(i); i++) {
+		char so[64];
+
+		snprintf(so, sizeof(so), "%s.so", ws_core_source_at(i)->name);
+		if (!faccessat(fd, so, F_OK, AT_SYMLINK_NOFOLLOW))
+			ws_log(WS_LOG_WARN,
+			       "%s/%s: not loaded: %s is part of whyslow itself since plugin ABI 3.0; remove this file (left by an older whyslow)",
+			       o->plugin_dir, so, ws_core_source_at(i)->name);
 	}
 	if (fd >= 0)
 		close(fd);
