@@ -30,7 +30,7 @@
 
 /* ---- recording ------------------------------------------------------------------------------ */
 
-/* "sched=0.1.0,futex=0.1.0": each source's own version, read from its plugin file. */
+/* "sched=0.1.0,futex=0.1.0": each source's own version, read from its descriptor. */
 void ws_source_versions(const char *dir, const char *sources, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -39,12 +39,12 @@ void ws_source_versions(const char *dir, const char *sources, char *buf, size_t 
 	for (const char *p = sources; p && *p && n < len;) {
 		const char *e = strchr(p, ',');
 		int nlen = e ? (int)(e - p) : (int)strlen(p);
-		char path[PATH_MAX], err[256];
+		char name[64], err[256];
 		struct ws_loaded l;
 
-		snprintf(path, sizeof(path), "%s/%.*s.so", dir, nlen, p);
+		snprintf(name, sizeof(name), "%.*s", nlen, p);
 		/* the session holds it open already: this only reads its descriptor again */
-		if (!ws_plugin_load(path, &l, err, sizeof(err))) {
+		if (!ws_source_load(dir, name, &l, err, sizeof(err))) {
 			n += snprintf(buf + n, len - n, "%s%s=%s", n ? "," : "", l.p->name,
 				      l.p->version);
 			ws_plugin_unload(&l);

@@ -149,7 +149,7 @@ int ws_config_help(FILE *f, enum ws_config_help_format fmt, const char *plugin_d
 		fprintf(f,
 			"; whyslow configuration: every key with its default (whyslow --config-help=ini).\n; Keys commented out have no default.\n");
 	print_section(f, fmt, "core", "settings of the analysis and its output", core);
-	n = ws_plugin_scan(plugin_dir, &names);
+	n = ws_source_names(plugin_dir, &names);
 	if (n < 0) {
 		ws_log(WS_LOG_ERROR, "cannot list the plugins in %s: %s; give --plugin-dir DIR",
 		       plugin_dir, strerror(-n));
@@ -157,11 +157,10 @@ int ws_config_help(FILE *f, enum ws_config_help_format fmt, const char *plugin_d
 	}
 	for (int i = 0; i < n; i++) {
 		const struct ws_config_key *tables[3] = { enabled_key };
-		char path[PATH_MAX], err[512];
+		char err[512];
 		struct ws_loaded l;
 
-		snprintf(path, sizeof(path), "%s/%s.so", plugin_dir, names[i]);
-		if (ws_plugin_load(path, &l, err, sizeof(err))) {
+		if (ws_source_load(plugin_dir, names[i], &l, err, sizeof(err))) {
 			ws_log(WS_LOG_ERROR, "%s; its keys are not listed", err);
 		} else {
 			tables[1] = l.p->config_keys;

@@ -68,20 +68,6 @@ static int config_help(const struct ws_cli *c)
 	return ws_config_help(stdout, fmt, dir ? dir : WS_PLUGINDIR) ? 1 : 0;
 }
 
-/* A source set without sched sees no wait: say so rather than print an empty report. */
-static void warn_without_sched(struct ws_session *s)
-{
-	const char *src = ws_session_sources(s);
-	size_t n = strlen("sched");
-
-	for (const char *p = src; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
-		if (!strncmp(p, "sched", n) && (p[n] == ',' || !p[n]))
-			return;
-	ws_log(WS_LOG_WARN,
-	       "sources %s without sched see no wait, so no chain can be reported; add sched to --sources",
-	       src && *src ? src : "(none)");
-}
-
 /*
  * What the command line settles without tracing: help, the version, the key and option
  * tables, report and stuck. 1 and *@rc set when it did; 0 when tracing is to follow.
@@ -199,7 +185,7 @@ int main(int argc, char **argv)
 	/* privilege first: without it nothing else can work, whatever else is wrong */
 	if (ws_check_privilege() || ws_session_open(&s, &so, &cfg))
 		goto out;
-	warn_without_sched(s);
+	ws_session_warn_blind(s);
 	ro.argv = c.argv;
 	ro.user = c.user;
 	ro.as_root = c.as_root;

@@ -234,10 +234,8 @@ static uint32_t infer(struct ws_graph *g, struct ws_thread *t, uint64_t start, u
 	c.sz = sizeof(c);
 	if (g->ops.infer && g->ops.infer(g->ops.ctx, &w, &c) > 0) {
 		/* the syscall it waited in goes with every claim, whoever made it */
-		if (wk->sz >= offsetof(struct ws_wake, waker_sys)) {
-			c.syscall = wk->wakee_sys;
-			ws_syscall_normalize(&c.syscall);
-		}
+		c.syscall = wk->wakee_sys;
+		ws_syscall_normalize(&c.syscall);
 		return graph_claim_intern_near(g, &c, &t->last_claim);
 	}
 	return graph_core_claim(g, "unknown", "no source could explain this wakeup");
@@ -469,7 +467,7 @@ static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_s
 	enum ws_thread_state s = cur_state(t);
 	uint64_t ts = sw->ts;
 
-	if (WS_HAS(sw, next_unthrottled_ts) && sw->next_throttle_cg)
+	if (sw->next_throttle_cg)
 		quota_throttled(g, t, sw);
 
 	if (s == WS_STATE_BLOCKED) {
@@ -499,13 +497,9 @@ static void thread_comm_set(struct ws_thread *t, const char *comm, const char *n
 
 void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 {
-	bool summarised =
-		sw->sz >= offsetof(struct ws_switch, prev_out_later) + sizeof(sw->prev_out_later);
 	/* looked up only when the record does not say it; before next's name is set */
 	uint32_t prev_pid = sw->prev_pid ? sw->prev_pid : ws_graph_pid_of(g, sw->prev_tid);
-	uint8_t helpers = sw->sz >= offsetof(struct ws_switch, helpers) + sizeof(sw->helpers)
-				  ? sw->helpers
-				  : 0;
+	uint8_t helpers = sw->helpers;
 	const char *next_named;
 	struct ws_thread *t;
 
@@ -515,13 +509,13 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	/* no name is set again before next_named is used below */
 	next_named = graph_name_set(g, sw->next_tid, sw->next_pid, sw->next_comm, sw->ts);
 	/* prev's own switch-in may not have been reported: it held the CPU since then */
-	if (summarised && sw->prev_run_start && sw->prev_run_start < sw->ts &&
+	if (sw->prev_run_start && sw->prev_run_start < sw->ts &&
 	    sw->prev_run_start > graph_cpu_last_ts(g, sw->cpu))
 		graph_cpu_push(g, sw->cpu, sw->prev_run_start, sw->prev_tid, prev_pid);
 	graph_cpu_push(g, sw->cpu, sw->ts, sw->next_tid, sw->next_pid);
-	if (summarised && sw->prev_out_later)
+	if (sw->prev_out_later)
 		g->late_outs = true;
-	if (sw->prev_tid && !(summarised && sw->prev_out_later)) {
+	if (sw->prev_tid && !sw->prev_out_later) {
 		t = followed_thread(g, sw->prev_tid, prev_pid, helpers & WS_SWITCH_PREV_HELPER,
 				    sw->ts);
 		if (t)
@@ -533,11 +527,10 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 		if (t) {
 			if (sw->next_comm)
 				thread_comm_set(t, sw->next_comm, next_named);
-			if (summarised && sw->next_off_ts && sw->next_off_ts <= sw->ts)
+			if (sw->next_off_ts && sw->next_off_ts <= sw->ts)
 				late_switch_out(g, t, sw->next_off_ts, sw->next_off_state,
 						sw->next_off_cpu, sw->next_wake_ts);
-			if (summarised)
-				short_add(t, &sw->next_short);
+			short_add(t, &sw->next_short);
 			switch_in(g, t, sw);
 		}
 	}
@@ -556,17 +549,14 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 		graph_name_set(g, wk->waker_tid, wk->waker_pid, wk->waker_comm, wk->ts);
 	/* the waker's stretch up to now had summarised waits in it: say so before any chain
 	 * reads that stretch (its next written switch-in would say it too late) */
-	if (wk->sz >= offsetof(struct ws_wake, waker_short) + sizeof(wk->waker_short) &&
-	    wk->waker_short && (t = ws_graph_thread(g, wk->waker_tid)) != NULL &&
+	if (wk->waker_short && (t = ws_graph_thread(g, wk->waker_tid)) != NULL &&
 	    cur_state(t) == WS_STATE_RUNNING)
 		mark_short_inside(t);
-	helper = wk->sz >= offsetof(struct ws_wake, wakee_helper) + sizeof(wk->wakee_helper) &&
-		 wk->wakee_helper;
+	helper = wk->wakee_helper;
 	t = followed_thread(g, wk->wakee_tid, wk->wakee_pid, helper, wk->ts);
 	if (!t)
 		return;
-	if (wk->sz >= offsetof(struct ws_wake, off_cpu) + sizeof(wk->off_cpu) && wk->off_ts &&
-	    wk->off_ts <= wk->ts)
+	if (wk->off_ts && wk->off_ts <= wk->ts)
 		late_switch_out(g, t, wk->off_ts, wk->off_state, wk->off_cpu, 0);
 	switch (cur_state(t)) {
 	case WS_STATE_BLOCKED:
@@ -617,8 +607,7 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 	case WS_THREAD_EXIT:
 		/* it still runs its exit path (and may wake joiners) until its last switch-out */
 		t = ws_graph_thread(g, ev->tid);
-		if (t && ev->sz >= offsetof(struct ws_thread_event, short_waits) +
-					   sizeof(ev->short_waits))
+		if (t)
 			short_add(t, &ev->short_waits);
 		break;
 	}

@@ -3,7 +3,7 @@
  * The happens-before graph: one timeline per traced thread (running,
  * runnable, blocked intervals), wake edges with the claim that explains each
  * blocked interval, and per-CPU run history. Fed in timestamp order by the
- * scheduler source through the host table; queried by the chain walk.
+ * core's scheduler model (sched/); queried by the chain walk.
  */
 #ifndef WS_GRAPH_H
 #define WS_GRAPH_H
@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include <whyslow/plugin.h>
+
+#include "events.h"
 
 #define WS_COMM 16
 #define WS_NO_END UINT64_MAX

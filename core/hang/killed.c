@@ -47,7 +47,7 @@ void ws_killed_note(struct ws_killed *k, struct ws_graph *g, const struct ws_thr
 	struct ws_thread *t;
 	struct ws_ival iv;
 
-	if (ev->type != WS_THREAD_EXIT || !WS_HAS(ev, mem_len) || !ev->exit_signal)
+	if (ev->type != WS_THREAD_EXIT || !ev->exit_signal)
 		return;
 	if (k->n >= WS_KILLED_MAX || ws_grow((void **)&k->w, &k->cap, k->n + 1, sizeof(*k->w))) {
 		k->dropped++;

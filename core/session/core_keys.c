@@ -2,7 +2,7 @@
 /* The core's own ini keys, one row each: default, limits and help. Every reader of a [core] key
  * (the session, the commands, `--config-help`) takes its default from here; there is no other copy.
  */
-#include <whyslow/stack.h>
+#include "stacks/capture.h"
 
 #include "core_keys.h"
 

@@ -15,9 +15,15 @@
 
 #include "loader.h"
 #include "access/trust.h"
+#include "sched/sched.h"
 
-/* Size of struct ws_plugin in ABI 2.0: a smaller descriptor is incomplete. */
-#define WS_PLUGIN_SZ_2_0 (offsetof(struct ws_plugin, fini) + sizeof(void *))
+/* The core's own sources: listed, configured and asked like plugins, never loaded from a file. */
+static const struct ws_plugin *const core_sources[] = { &ws_sched_source };
+
+/* Size of struct ws_plugin in ABI 3.0: a smaller descriptor is incomplete. */
+#define WS_PLUGIN_SZ_3_0 sizeof(struct ws_plugin)
+/* No descriptor of 3.x is near this: a larger sz is garbage, not a newer minor. */
+#define WS_PLUGIN_SZ_MAX 4096
 /* Every ABI has the descriptor's first members where 1.0 had them: enough to read its version. */
 #define WS_PLUGIN_SZ_VERSION (offsetof(struct ws_plugin, abi_minor) + sizeof(uint16_t))
 
@@ -35,12 +41,20 @@ static const char *descriptor_problem(const struct ws_plugin *p, char *buf, size
 {
 	if (p->sz < WS_PLUGIN_SZ_VERSION)
 		return "descriptor is too small to say its ABI (incomplete)";
-	if (p->abi_major < WS_ABI_MAJOR) {
-		/* 1.x callbacks take no context: calling them through 2.0's table would crash */
+	if (p->abi_major < 2) {
+		/* 1.x callbacks take no context: calling them through a newer table would crash */
 		snprintf(
 			buf, len,
 			"built for plugin ABI %u.%u, this whyslow has ABI %u.%u; port it to %u.0 (docs/PLUGINS.md, \"Migrating from ABI 1.x\") and rebuild it against this SDK",
 			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR, WS_ABI_MAJOR);
+		return buf;
+	}
+	if (p->abi_major == 2) {
+		/* 2.x handed the scheduler model to a plugin: its host table has another layout */
+		snprintf(
+			buf, len,
+			"built for plugin ABI %u.%u, this whyslow has ABI %u.%u; rebuild it against this SDK (docs/PLUGINS.md, \"Moving from ABI 2.x\": most plugins need no change)",
+			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
 		return buf;
 	}
 	if (p->abi_major != WS_ABI_MAJOR) {
@@ -50,15 +64,48 @@ static const char *descriptor_problem(const struct ws_plugin *p, char *buf, size
 			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
 		return buf;
 	}
-	if (p->abi_minor > WS_ABI_MINOR) {
-		snprintf(
-			buf, len,
-			"built for plugin ABI %u.%u, newer than this whyslow's %u.%u; upgrade whyslow",
-			p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
-		return buf;
-	}
-	if (p->sz < WS_PLUGIN_SZ_2_0)
-		return "descriptor is smaller than ABI 2.0's (incomplete)";
+	if (p->sz < WS_PLUGIN_SZ_3_0)
+		return "descriptor is smaller than ABI 3.0's (incomplete)";
+	if (p->sz > WS_PLUGIN_SZ_MAX)
+		return "descriptor says it is larger than any ABI 3.x one (corrupt)";
+	return NULL;
+}
+
+/* Are the @n bytes at @b all zero? */
+static bool all_zero(const void *b, size_t n)
+{
+	const unsigned char *c = b;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i])
+			return false;
+	return true;
+}
+
+/*
+ * The descriptor @p, whose size and ABI are checked, copied into @out at this core's size. A
+ * plugin of a newer minor loads when it sets nothing this core does not know: its members past
+ * ours, and what it put in our reserved slots, are all zero (its appended callbacks NULL).
+ */
+static const char *descriptor_copy(const struct ws_plugin *p, struct ws_plugin *out, char *buf,
+				   size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	memcpy(out, p, p->sz < sizeof(*out) ? p->sz : sizeof(*out));
+	if (all_zero(out->reserved, sizeof(out->reserved)) &&
+	    (p->sz <= sizeof(*out) ||
+	     all_zero((const char *)p + sizeof(*out), p->sz - sizeof(*out))))
+		return NULL;
+	snprintf(
+		buf, len,
+		"built for plugin ABI %u.%u and uses members this whyslow (ABI %u.%u) does not know; upgrade whyslow",
+		p->abi_major, p->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
+	return buf;
+}
+
+/* What is wrong with the descriptor's contents, once copied: see docs/PLUGINS.md. */
+static const char *descriptor_content_problem(const struct ws_plugin *p)
+{
 	if (!valid_name(p->name))
 		return "descriptor has no valid name ([a-z0-9_]+)";
 	if (!p->description || !*p->description)
@@ -182,6 +229,12 @@ int ws_plugin_load(const char *path, struct ws_loaded *out, char *err, size_t er
 		goto fail;
 	}
 	why = descriptor_problem(out->p, tmp, sizeof(tmp));
+	if (!why)
+		why = descriptor_copy(out->p, &out->desc, tmp, sizeof(tmp));
+	if (!why) {
+		out->p = &out->desc;
+		why = descriptor_content_problem(out->p);
+	}
 	if (why) {
 		snprintf(err, errlen, "%s: refused: %s", path, why);
 		goto fail;
@@ -249,4 +302,73 @@ int ws_plugin_scan(const char *dir, char ***names)
 		qsort(v, n, sizeof(*v), cmp_str);
 	*names = v;
 	return n;
+}
+
+static const struct ws_plugin *core_source(const char *name)
+{
+	for (size_t i = 0; i < sizeof(core_sources) / sizeof(core_sources[0]); i++)
+		if (!strcmp(core_sources[i]->name, name))
+			return core_sources[i];
+	return NULL;
+}
+
+int ws_core_sources(void)
+{
+	return (int)(sizeof(core_sources) / sizeof(core_sources[0]));
+}
+
+const struct ws_plugin *ws_core_source_at(int i)
+{
+	return i >= 0 && i < ws_core_sources() ? core_sources[i] : NULL;
+}
+
+int ws_source_names(const char *dir, char ***names)
+{
+	int n = ws_plugin_scan(dir, names), k = 0;
+	char **v;
+
+	if (n < 0)
+		return n;
+	/* a file named like a core source (left by an older whyslow) is not the source */
+	for (int i = 0; i < n; i++) {
+		if (core_source((*names)[i]))
+			free((*names)[i]);
+		else
+			(*names)[k++] = (*names)[i];
+	}
+	v = realloc(*names, (k + ws_core_sources()) * sizeof(*v));
+	if (!v) {
+		for (int i = 0; i < k; i++)
+			free((*names)[i]);
+		free(*names);
+		*names = NULL;
+		return -ENOMEM;
+	}
+	for (int i = 0; i < ws_core_sources(); i++) {
+		v[k] = strdup(core_sources[i]->name);
+		if (!v[k])
+			break;
+		k++;
+	}
+	qsort(v, k, sizeof(*v), cmp_str);
+	*names = v;
+	return k;
+}
+
+int ws_source_load(const char *dir, const char *name, struct ws_loaded *out, char *err,
+		   size_t errlen)
+{
+	const struct ws_plugin *core = core_source(name);
+	char path[512];
+
+	if (!core) {
+		snprintf(path, sizeof(path), "%s/%s.so", dir, name);
+		return ws_plugin_load(path, out, err, errlen);
+	}
+	memset(out, 0, sizeof(*out));
+	out->p = core;
+	out->core = true;
+	out->fd = -1;
+	snprintf(out->path, sizeof(out->path), "whyslow's core (%s)", name);
+	return 0;
 }

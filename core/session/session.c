@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include <fcntl.h>
+
 #include "core_bpf.skel.h"
 #include "session_impl.h"
+#include "access/trust.h"
 
 void session_chain(struct ws_session *s, const struct ws_wait_done *d)
 {
@@ -98,6 +101,9 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 			s->bad_records++;
 	} else if (rec->kind == WS_KIND_STACK_RAW) {
 		/* resolved on arrival (see stack_arrived()); one that reaches here is not used */
+	} else if (o >= 0 && s->plugins[o].core) {
+		s->by_plugin[o]++;
+		session_sched_record(s, rec);
 	} else if (o >= 0) {
 		s->by_plugin[o]++;
 		if (s->plugins[o].p->decode && s->plugins[o].p->decode(&s->ctxs[o].pub, rec) < 0)
@@ -241,8 +247,8 @@ static int enabled_in_config(struct ws_session *s, const char *name, bool *on)
 int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, struct ws_config *cfg)
 {
 	struct ws_session *s = calloc(1, sizeof(*s));
-	char **found = NULL, path[512], err[768];
-	int nfound, rc = 0;
+	char **found = NULL, err[768];
+	int nfound, rc = 0, fd;
 
 	if (!s)
 		return -ENOMEM;
@@ -253,13 +259,31 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 	ws_table_init(&s->pids, 0);
 	*out = s;
 
-	nfound = ws_plugin_scan(o->plugin_dir, &found);
+	/* nothing is read from a directory others could change, not even its names */
+	fd = ws_trusted_open(o->plugin_dir, WS_TRUST_DIR, err, sizeof(err));
+	if (fd < 0 && fd != -ENOENT) {
+		ws_log(WS_LOG_ERROR, "%s", err);
+		return fd;
+	}
+	/* a plugin of the core's own source left by an older whyslow: say it is not used */
+	for (int i = 0; fd >= 0 && ws_core_source_at(i); i++) {
+		char so[64];
+
+		snprintf(so, sizeof(so), "%s.so", ws_core_source_at(i)->name);
+		if (!faccessat(fd, so, F_OK, AT_SYMLINK_NOFOLLOW))
+			ws_log(WS_LOG_WARN,
+			       "%s/%s: not loaded: %s is part of whyslow itself since plugin ABI 3.0; remove this file (left by an older whyslow)",
+			       o->plugin_dir, so, ws_core_source_at(i)->name);
+	}
+	if (fd >= 0)
+		close(fd);
+	nfound = ws_source_names(o->plugin_dir, &found);
 	if (nfound < 0) {
 		ws_log(WS_LOG_ERROR, "cannot read plugin directory %s: %s; set --plugin-dir",
 		       o->plugin_dir, strerror(-nfound));
 		return nfound;
 	}
-	if (nfound == 0) {
+	if (nfound == ws_core_sources()) {
 		ws_log(WS_LOG_ERROR, "no plugins (*.so) in %s; set --plugin-dir", o->plugin_dir);
 		rc = -ENOENT;
 		goto out;
@@ -279,10 +303,9 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 			rc = -E2BIG;
 			goto out;
 		}
-		snprintf(path, sizeof(path), "%s/%s.so", o->plugin_dir, found[i]);
 		struct ws_loaded *l = &s->plugins[s->nplugins];
 
-		rc = ws_plugin_load(path, l, err, sizeof(err));
+		rc = ws_source_load(o->plugin_dir, found[i], l, err, sizeof(err));
 		if (rc) {
 			ws_log(WS_LOG_ERROR, "%s", err);
 			goto out;
@@ -290,14 +313,14 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 		if (strcmp(l->p->name, found[i])) {
 			ws_log(WS_LOG_ERROR,
 			       "%s: refused: it calls itself '%s'; the file must be named %s.so",
-			       path, l->p->name, l->p->name);
+			       l->path, l->p->name, l->p->name);
 			ws_plugin_unload(l);
 			rc = -EINVAL;
 			goto out;
 		}
 		if (s->owner[l->p->kind_base >> 8] >= 0) {
 			ws_log(WS_LOG_ERROR,
-			       "%s: refused: record kinds 0x%x.. already belong to %s", path,
+			       "%s: refused: record kinds 0x%x.. already belong to %s", l->path,
 			       l->p->kind_base, s->plugins[s->owner[l->p->kind_base >> 8]].p->name);
 			ws_plugin_unload(l);
 			rc = -EEXIST;
@@ -329,6 +352,22 @@ out:
 const char *ws_session_sources(struct ws_session *s)
 {
 	return s->sources;
+}
+
+void ws_session_warn_blind(struct ws_session *s)
+{
+	const struct ws_plugin *p;
+
+	for (int i = 0; (p = ws_core_source_at(i)); i++) {
+		bool on = false;
+
+		for (int k = 0; k < s->nplugins; k++)
+			on |= s->plugins[k].p == p;
+		if (!on)
+			ws_log(WS_LOG_WARN,
+			       "sources %s without %s see no wait, so no chain can be reported; add %s to --sources",
+			       *s->sources ? s->sources : "(none)", p->name, p->name);
+	}
 }
 
 void ws_session_untrace_pid(struct ws_session *s, uint32_t pid)

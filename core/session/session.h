@@ -113,6 +113,11 @@ int ws_session_set_ncpus(struct ws_session *s, uint32_t ncpus);
 uint32_t ws_session_ncpus(const struct ws_session *s);
 void ws_session_free(struct ws_session *s);
 
+/*
+ * Warn when a source of the core's own that every wait needs (the scheduler model) is not
+ * enabled: the other sources alone see no wait, so no chain can be reported.
+ */
+void ws_session_warn_blind(struct ws_session *s);
 /* Names of the enabled sources, "sched,futex,blkio". */
 const char *ws_session_sources(struct ws_session *s);
 

@@ -304,8 +304,9 @@ static int attach_object(struct ws_session *s, struct bpf_object *obj, const cha
 }
 
 /*
- * Objects that capture stacks (<whyslow/stack.bpf.h>) learn the threshold from the core: the
- * report's min_block, so no wait too short to be reported costs a capture (0: stacks off).
+ * The scheduler model captures stacks (sched/stack.bpf.h) and learns the threshold from the
+ * [core] keys: the report's min_block, so no wait too short to be reported costs a capture
+ * (0: stacks off).
  */
 static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
 {
@@ -357,7 +358,8 @@ static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *
 		return err;
 	}
 	skip_missing_tracepoints(s, s->objs[i], vmlinux);
-	stack_rodata(s, s->objs[i]);
+	if (p == &ws_sched_source)
+		stack_rodata(s, s->objs[i]);
 	if (p->configure && (err = p->configure(&s->ctxs[i].pub, s->objs[i])))
 		return err; /* the plugin said why */
 	return 0;
@@ -476,14 +478,14 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 }
 
 /*
- * Is the sched source running, with its kernel side? Its sched_switch program calls
- * ws_cpu_switch() before anything else: the core's would be a second program on every switch
- * of the machine, and on a VM each call costs ~250 ns more than the program's own work.
+ * Is the scheduler model enabled? Its sched_switch program calls ws_cpu_switch() before
+ * anything else: the core's would be a second program on every switch of the machine, and on
+ * a VM each call costs ~250 ns more than the program's own work.
  */
 static bool sched_closes_brackets(struct ws_session *s)
 {
 	for (int i = 0; i < s->nplugins; i++)
-		if (!strcmp(s->plugins[i].p->name, "sched") && s->plugins[i].p->bpf_object)
+		if (s->plugins[i].p == &ws_sched_source)
 			return true;
 	return false;
 }
@@ -535,7 +537,7 @@ int ws_session_attach(struct ws_session *s)
 		ws_log(WS_LOG_ERROR, "cannot open the core BPF object: %s", strerror(-err));
 	else
 		skip_missing_tracepoints(s, s->core_skel->obj, vmlinux);
-	/* the sched source closes the brackets in its own switch program (ws_cpu_switch) */
+	/* the scheduler model closes the brackets in its own switch program (ws_cpu_switch) */
 	if (!err && sched_closes_brackets(s))
 		bpf_program__set_autoload(s->core_skel->progs.ws_ctx_switch, false);
 	for (int i = 0; !err && i < s->nplugins; i++)

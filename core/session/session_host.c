@@ -79,60 +79,6 @@ static uint64_t host_wall_ns(struct ws_plugin_ctx *ctx, uint64_t mono)
 	return ws_clock_wall(&session_of(ctx)->clock, mono);
 }
 
-/*
- * ABI 2.2's fields (ws_switch.helpers, ws_wake.wakee_helper) sit in what was the structs' tail
- * padding, so @sz cannot tell a 2.1 plugin's struct from a 2.2 one: clear them for an older
- * plugin, whose padding may hold anything.
- */
-static bool abi_before_2_2(struct ws_plugin_ctx *ctx)
-{
-	const struct ws_plugin *p = session_of(ctx)->plugins[index_of(ctx)].p;
-
-	return p->abi_major == 2 && p->abi_minor < 2;
-}
-
-static void host_switch(struct ws_plugin_ctx *ctx, const struct ws_switch *sw)
-{
-	struct ws_switch copy;
-
-	if (abi_before_2_2(ctx) && sw->sz >= offsetof(struct ws_switch, helpers) + 1) {
-		copy = *sw;
-		copy.helpers = 0;
-		sw = &copy;
-	}
-	ws_graph_switch(session_of(ctx)->g, sw);
-}
-
-static void host_wake(struct ws_plugin_ctx *ctx, const struct ws_wake *wk)
-{
-	struct ws_wake copy;
-
-	if (abi_before_2_2(ctx) && wk->sz >= offsetof(struct ws_wake, wakee_helper) + 1) {
-		copy = *wk;
-		copy.wakee_helper = false;
-		wk = &copy;
-	}
-	ws_graph_wake(session_of(ctx)->g, wk);
-}
-
-static void held_exit(struct ws_session *s, const struct ws_thread_event *ev);
-
-static void host_thread_event(struct ws_plugin_ctx *ctx, const struct ws_thread_event *ev)
-{
-	struct ws_session *s = session_of(ctx);
-
-	if (ev->type == WS_THREAD_EXIT)
-		held_exit(s, ev);
-
-	/* the sched source reports only forks of traced threads */
-	if (ev->type == WS_THREAD_NEW) {
-		session_pid_reborn(s, ev->pid);
-		session_pid_add(s, ev->pid);
-	}
-	ws_killed_note(&s->killed, s->g, ev);
-	ws_graph_thread_event(s->g, ev);
-}
-
 static bool host_pid_traced(struct ws_plugin_ctx *ctx, uint32_t pid)
 {
 	return session_pid_traced(session_of(ctx), pid);
@@ -258,9 +204,6 @@ const struct ws_host ws_session_host = {
 	.config_str = host_config_str,
 	.set_rodata = host_set_rodata,
 	.wall_ns = host_wall_ns,
-	.sched_switch = host_switch,
-	.sched_wake = host_wake,
-	.thread_event = host_thread_event,
 	.pid_traced = host_pid_traced,
 	.thread_comm = host_thread_comm,
 	.claim_u64 = host_claim_u64,
@@ -353,7 +296,7 @@ static void claim_ended(struct ws_session *s, const struct ws_wait *w,
 	/* TASK_UNINTERRUPTIBLE (2) at the switch-out: a killable wait */
 	ow.state = w->off_state & 2 ? 'D' : 'S';
 	ow.syscall.nr = WS_SYSCALL_NONE;
-	if (w->wake && WS_HAS(w->wake, wakee_sys))
+	if (w->wake)
 		ow.syscall = w->wake->wakee_sys;
 	claim_blank(out);
 	if (open_describe(s, &ow, out, what, sizeof(what)) < 0) {
@@ -505,7 +448,7 @@ static int open_describe(void *ctx, const struct ws_open_wait *w, struct ws_clai
 	for (int i = 0; i < s->nplugins; i++) {
 		const struct ws_plugin *p = s->plugins[i].p;
 
-		if (!WS_HAS(p, describe_open) || !p->describe_open)
+		if (!p->describe_open)
 			continue;
 		claim_blank(&c);
 		buf[0] = 0;
@@ -528,7 +471,7 @@ static int open_owner(void *ctx, int source, const struct ws_open_wait *w, const
 	if (source < 0 || source >= s->nplugins)
 		return 0;
 	p = s->plugins[source].p;
-	if (!WS_HAS(p, open_owner) || !p->open_owner)
+	if (!p->open_owner)
 		return 0;
 	return p->open_owner(&s->ctxs[source].pub, w, c, is_live, live_ctx, out);
 }
@@ -674,8 +617,7 @@ static void holder_at_exit(struct ws_session *s, struct ws_wait_done *d,
 	char what[160];
 	int src;
 
-	if (!c || !WS_HAS(ev, mem_len) || !ev->exit_signal || !ev->mem || !ev->mem_len ||
-	    !ws_syscall_known(&ev->sys))
+	if (!c || !ev->exit_signal || !ev->mem || !ev->mem_len || !ws_syscall_known(&ev->sys))
 		return;
 	/* it died in the very call it waited in: the same lock */
 	sys = ev->sys;
@@ -695,7 +637,7 @@ static void holder_at_exit(struct ws_session *s, struct ws_wait_done *d,
 }
 
 /* @ev is a thread's exit: the chain held back for its last wait, with the lock's holder. */
-static void held_exit(struct ws_session *s, const struct ws_thread_event *ev)
+void session_held_exit(struct ws_session *s, const struct ws_thread_event *ev)
 {
 	struct ws_thread *t = ws_graph_thread(s->g, ev->tid);
 

@@ -6,6 +6,7 @@
  *   session_host.c  the host table plugins call, their contexts and name tables
  *   session_bpf.c   the kernel side: shared maps, loading and attaching, the ring, losses
  *   session_pids.c  the set of traced thread groups
+ *   session_sched.c the scheduler model's records into the graph
  */
 #ifndef WS_SESSION_IMPL_H
 #define WS_SESSION_IMPL_H
@@ -32,6 +33,7 @@
 #include "engine/graph.h"
 #include "engine/reorder.h"
 #include "hang/killed.h"
+#include "sched/sched.h"
 #include "stacks/stackcap.h"
 #include "stacks/stacks.h"
 
@@ -150,6 +152,10 @@ void session_describe(void *ctx, const struct ws_claim *c, char *buf, size_t len
 void session_chain(struct ws_session *s, const struct ws_wait_done *d);
 /* A wait is over (ws_graph_ops.on_wait): its chain now, or held back for its thread's exit. */
 void session_wait_done(void *ctx, const struct ws_wait_done *d);
+/* @ev is a thread's exit: the chain held back for its last wait, with the lock's holder. */
+void session_held_exit(struct ws_session *s, const struct ws_thread_event *ev);
+/* One record of the scheduler model's range into the graph (session_sched.c). */
+void session_sched_record(struct ws_session *s, const struct ws_rec_hdr *rec);
 /* Every chain held back, now (the end of the session). */
 void session_held_flush(struct ws_session *s);
 /* Thread @t leaves the history (ws_graph_ops.on_gone): a wait of it held back goes too. */

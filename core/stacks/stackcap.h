@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <whyslow/stack.h>
+#include "capture.h"
 
 struct ws_stackcap;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Resolved stacks (WS_KIND_STACK records, <whyslow/stack.h>) in memory, and their encoding: what
+ * Resolved stacks (WS_KIND_STACK records, stacks/capture.h) in memory, and their encoding: what
  * a recording keeps so that `report` never needs the traced binaries.
  */
 #ifndef WS_STACKREC_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <whyslow/stack.h>
+#include "capture.h"
 
 #include "symbols.h"
 

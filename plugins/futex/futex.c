@@ -418,7 +418,7 @@ static void claim_word_name(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t ad
 	uint64_t key = word_key(pid, addr);
 	struct word_name *wn = ws_table_get(&f->words, key);
 
-	if (!WS_HAS(h, data_symbol) || !h->data_symbol)
+	if (!h->data_symbol)
 		return;
 	if (!wn) {
 		if (f->words.live >= WORDS_MAX || !(wn = ws_table_put(&f->words, key, NULL)))

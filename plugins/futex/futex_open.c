@@ -33,7 +33,7 @@ int futex_describe_open(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 	h->claim_hex(out, "addr", addr);
 	h->claim_str(out, "op", ob);
 	/* the same call serves mutexes and condition variables: the stack tells them apart */
-	cond = futex_op_pi(op) || !WS_HAS(w, ustack) || !w->ustack
+	cond = futex_op_pi(op) || !w->ustack
 		       ? NULL
 		       : futex_cond_wait_frame(w->ustack, w->nustack);
 	if (cond) {
@@ -47,7 +47,7 @@ int futex_describe_open(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 			 addr, ob, fn);
 		return 1;
 	}
-	join = futex_op_pi(op) || !WS_HAS(w, ustack) || !w->ustack
+	join = futex_op_pi(op) || !w->ustack
 		       ? NULL
 		       : futex_join_wait_frame(w->ustack, w->nustack);
 	if (join) {
@@ -76,7 +76,7 @@ static int join_owner(const struct ws_open_wait *w, uint64_t addr, ws_tid_live_f
 
 	ssize_t n;
 
-	if (WS_HAS(w, mem_len) && w->mem && w->mem_len >= sizeof(word)) {
+	if (w->mem && w->mem_len >= sizeof(word)) {
 		memcpy(&word, w->mem, sizeof(word));
 	} else {
 		n = process_vm_readv((pid_t)w->pid, &local, 1, &remote, 1, 0);
@@ -116,7 +116,7 @@ int futex_open_owner(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 	if (!strcmp(ws_claim_str(c, "object", ""), "join"))
 		return join_owner(w, addr, is_live, live_ctx, out);
 	/* a program killed while it waited is gone: its lock as the thread read it then */
-	if (WS_HAS(w, mem_len) && w->mem)
+	if (w->mem)
 		futex_owner_from_bytes(w->mem, w->mem_len, op, is_live, live_ctx, &o);
 	else if ((err = futex_owner_read(w->pid, addr, op, is_live, live_ctx, &o)))
 		return err;

@@ -104,7 +104,7 @@ static bool pending_of(struct ws_plugin_ctx *ctx, const struct ws_wake *wk, uint
 {
 	const struct ws_kill_wake *s;
 
-	if (WS_HAS(wk, wakee_signals_known) && wk->wakee_signals_known) {
+	if (wk->wakee_signals_known) {
 		*pending = wk->wakee_sigpending;
 		*state = wk->wakee_state;
 		*sender_comm = wk->waker_comm ? wk->waker_comm : "?";
@@ -164,7 +164,7 @@ static int kill_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct
 	in_irq = w->wake->ctx & (WS_CTX_HARDIRQ | WS_CTX_SOFTIRQ | WS_CTX_TIMER);
 	out->strength = WS_CLAIM_SPECIFIC;
 	/* without the syscall (a recording from before ABI 1.1) the signal is all that is known */
-	if (WS_HAS(out, ends_only) && ws_syscall_known(&w->wake->wakee_sys))
+	if (ws_syscall_known(&w->wake->wakee_sys))
 		out->ends_only = !waits_for_signal(&w->wake->wakee_sys, sig);
 	snprintf(out->kind, sizeof(out->kind), "signal");
 	if (in_irq) {

@@ -5,9 +5,7 @@
 
 #include <whyslow/record.h>
 
-/* The net source's kind range, next after kill's (0x0500) among those record.h reserves in-tree. */
-#define WS_KIND_NET 0x0600
-
+/* The net source's kinds, in its range (WS_KIND_NET, <whyslow/record.h>'s registry). */
 /* Numbers are never reused. */
 #define WS_NET_WAKE (WS_KIND_NET + 1)
 #define WS_NET_RX (WS_KIND_NET + 2) /* a struct ws_rec_hdr alone: see below */

@@ -140,7 +140,7 @@ in_root pkg-config --cflags whyslow-plugin || fail "pkg-config --cflags whyslow-
 in_root sh -c 'cp -r /usr/share/whyslow/template /tmp/template && make -s -C /tmp/template' >"$top/template.log" 2>&1 ||
 	{ tail -20 "$top/template.log"; fail "building the template against the installed SDK"; }
 [ -f "$root/tmp/template/template.so" ] || fail "the template build made no template.so"
-in_root sh -c 'mkdir -p /tmp/pd && cp /usr/lib/*/whyslow/plugins/sched.so /tmp/template/template.so /tmp/pd/ && chmod 755 /tmp/pd' &&
+in_root sh -c 'mkdir -p /tmp/pd && cp /usr/lib/*/whyslow/plugins/futex.so /tmp/template/template.so /tmp/pd/ && chmod 755 /tmp/pd' &&
 	in_root whyslow --plugin-dir /tmp/pd --config-help | grep -q '^\[template\]' ||
 	fail "the installed whyslow does not load the template built against the installed SDK"
 echo "ok: template.so built and loaded by the installed whyslow"

@@ -12,8 +12,8 @@ bad() { echo "FAIL $*"; fail=1; }
 # plugin.h's declarations have C linkage under C++: the entry symbol is unmangled.
 cat >"$tmp/e.cc" <<'CC'
 #include <whyslow/plugin.h>
-static const struct ws_plugin p = { sizeof(struct ws_plugin), WS_ABI_MAJOR, WS_ABI_MINOR, "cxx",
-	"C++ plugin", "1", WS_KIND_THIRD_PARTY, 0, 0, 0, 0, 0, 0, 0 };
+static const struct ws_plugin p = { sizeof(struct ws_plugin), WS_ABI_MAJOR, WS_ABI_MINOR,
+	WS_KIND_THIRD_PARTY, 0, "cxx", "C++ plugin", "1" };
 WS_PLUGIN_DEFINE(p)
 CC
 if c++ -std=c++11 -Wall -Werror -I"$inc" -c "$tmp/e.cc" -o "$tmp/e.o" 2>"$tmp/err" &&

@@ -26,6 +26,17 @@ for h in plugin.h record.h recent.h table.h; do
 	fi
 done
 
+# No implicit padding in the structs that cross the boundary: a member appended in 3.x takes
+# reserved space, never bytes an older build left undefined (plugin.h, "Evolution rules").
+for h in plugin.h record.h; do
+	printf '#include <whyslow/%s>\nint ws_header_test;\n' "$h" >"$tmp/p.c"
+	if cc -std=c99 -Wpadded -Werror -I"$inc" -c "$tmp/p.c" -o "$tmp/p.o" 2>"$tmp/err"; then
+		ok "$h: no implicit padding (-Wpadded)"
+	else
+		bad "$h: implicit padding"; cat "$tmp/err"
+	fi
+done
+
 # BPF side: after vmlinux.h and libbpf's helpers, as the header says.
 cp "$vmlinux" "$tmp/vmlinux.h"
 printf '#include "vmlinux.h"\n#include <bpf/bpf_helpers.h>\n#include <whyslow/whyslow.bpf.h>\n#include <whyslow/whyslow.bpf.h>\nchar LICENSE[] SEC("license") = "GPL";\n' >"$tmp/b.bpf.c"

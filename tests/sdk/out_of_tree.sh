@@ -8,7 +8,7 @@
 #  3. check what they export (symbols.sh) and that the .pc's ABI numbers are
 #     the headers';
 #  e2e mode only (root): 4. load them with --plugin-dir next to the in-tree
-#     sched/futex/blkio, and 5. see klock links ("kernel_lock", rwsem, the
+#     futex/blkio (the scheduler model is in whyslow itself), and 5. see klock links ("kernel_lock", rwsem, the
 #     waker proven to be the releaser) in the chains of klock_contend.
 #
 #   out_of_tree.sh build|e2e SRCDIR WHYSLOW PLUGIN_BUILD_DIR KLOCK_CONTEND
@@ -55,7 +55,9 @@ printf '#include <whyslow/plugin.h>\n_Static_assert(WS_ABI_MAJOR == %s && WS_ABI
 # shellcheck disable=SC2086
 cc -std=c11 -c "$tmp/abi.c" -o "$tmp/abi.o" $(pkg-config --cflags whyslow-plugin) ||
 	fail "whyslow-plugin.pc says ABI $major.$minor, plugin.h disagrees"
-echo "ABI $major.$minor in the .pc and the header"
+[ "$(pkg-config --modversion whyslow-plugin)" = "$major.$minor" ] ||
+	fail "whyslow-plugin.pc's version $(pkg-config --modversion whyslow-plugin) is not its ABI $major.$minor"
+echo "ABI $major.$minor in the .pc (version and variables) and the header"
 
 step "2. build klock and the template out of tree"
 mkdir -p "$tmp/src"
@@ -79,7 +81,7 @@ step "3. exported symbols"
 step "4. load them through --plugin-dir"
 pd=$tmp/plugins
 mkdir -m 755 "$pd"
-for p in sched futex blkio; do
+for p in futex blkio; do
 	install -m 644 "$plugin_build/$p.so" "$pd/" || fail "no $plugin_build/$p.so (build the tree first)"
 done
 install -m 644 "$plugindir/klock.so" "$tmp/template-build/template.so" "$pd/"

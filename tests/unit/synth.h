@@ -23,7 +23,7 @@
 
 #include "../../plugins/blkio/blkio_rec.h"
 #include "../../plugins/futex/futex_rec.h"
-#include "../../plugins/sched/sched_rec.h"
+#include "../../core/sched/sched_rec.h"
 
 /* Task-context ctx_id used when a test does not care: distinct from any bracket id. */
 #define SYN_TASK_CTX_ID(cpu) (0x10000u + (cpu))

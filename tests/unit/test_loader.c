@@ -49,19 +49,50 @@ Test(loader, refuses_abi_1_with_the_migration)
 
 	cr_assert_lt(load("abi1", &l, err, sizeof(err)), 0);
 	cr_assert(
-		strstr(err, "abi1.so: refused: built for plugin ABI 1.1, this whyslow has ABI 2."),
+		strstr(err, "abi1.so: refused: built for plugin ABI 1.1, this whyslow has ABI 3."),
 		"got: %s", err);
 	cr_assert(strstr(err, "Migrating from ABI 1.x"), "got: %s", err);
 	cr_assert_null(l.dl);
 }
 
-Test(loader, refuses_a_newer_minor)
+/* A 2.x plugin's host table had the scheduler's members: refused with how to rebuild it. */
+Test(loader, refuses_abi_2_with_how_to_rebuild)
 {
 	struct ws_loaded l;
 	char err[512] = "";
 
-	cr_assert_lt(load("newer_minor", &l, err, sizeof(err)), 0);
-	cr_assert(strstr(err, "newer than this whyslow"), "got: %s", err);
+	cr_assert_lt(load("abi2", &l, err, sizeof(err)), 0);
+	cr_assert(
+		strstr(err, "abi2.so: refused: built for plugin ABI 2.5, this whyslow has ABI 3."),
+		"got: %s", err);
+	cr_assert(strstr(err, "rebuild it against this SDK"), "got: %s", err);
+	cr_assert(strstr(err, "Moving from ABI 2.x"), "got: %s", err);
+	cr_assert_null(l.dl);
+	cr_assert_null(strchr(err, '\n'), "one line: %s", err);
+}
+
+/* A newer minor that sets nothing this core lacks loads: the minor moves only with members. */
+Test(loader, loads_a_newer_minor_that_uses_nothing_newer)
+{
+	struct ws_loaded l;
+	char err[512] = "";
+
+	cr_assert_eq(load("newer_minor", &l, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(l.p, &l.desc, "the core reads its own copy of the descriptor");
+	cr_assert_eq(l.p->abi_minor, WS_ABI_MINOR + 1);
+	ws_plugin_unload(&l);
+}
+
+/* One that sets a member this core does not know (non-zero reserved space) is refused. */
+Test(loader, refuses_a_newer_minor_using_an_unknown_member)
+{
+	struct ws_loaded l;
+	char err[512] = "";
+
+	cr_assert_lt(load("newer_member", &l, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "newer_member.so: refused: built for plugin ABI 3."), "got: %s", err);
+	cr_assert(strstr(err, "does not know; upgrade whyslow"), "got: %s", err);
+	cr_assert_null(l.dl);
 }
 
 Test(loader, refuses_an_incomplete_descriptor)
@@ -72,7 +103,7 @@ Test(loader, refuses_an_incomplete_descriptor)
 	cr_assert_lt(load("no_name", &l, err, sizeof(err)), 0);
 	cr_assert(strstr(err, "no_name.so: refused: descriptor has no valid name"), "got: %s", err);
 	cr_assert_lt(load("small_sz", &l, err, sizeof(err)), 0);
-	cr_assert(strstr(err, "smaller than ABI 2.0"), "got: %s", err);
+	cr_assert(strstr(err, "smaller than ABI 3.0"), "got: %s", err);
 }
 
 Test(loader, refuses_a_library_without_the_entry_symbol)
@@ -122,17 +153,59 @@ Test(loader, scan_lists_plugins_sorted)
 	char **names = NULL;
 	int n = ws_plugin_scan(PLUGIN_BUILD_DIR, &names);
 
-	cr_assert_geq(n, 5);
+	cr_assert_geq(n, 4);
 	cr_assert_str_eq(names[0], "blkio");
 	cr_assert_str_eq(names[1], "futex");
+	cr_assert_str_eq(names[2], "kill");
+	cr_assert_str_eq(names[3], "net");
+	for (int i = 0; i < n; i++)
+		cr_assert_str_neq(names[i], "sched",
+				  "the scheduler model is the core's, not a file");
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The sources in load order: the core's scheduler model among the plugins, by name. */
+Test(loader, sources_list_the_core_model_in_order)
+{
+	char **names = NULL, err[512] = "";
+	int n = ws_source_names(PLUGIN_BUILD_DIR, &names);
+	struct ws_loaded l;
+
+	cr_assert_geq(n, 5);
 	/* kill attaches before sched: its sched_waking record must come first (kill.bpf.c) */
 	cr_assert_str_eq(names[2], "kill");
 	/* net too (net.bpf.c) */
 	cr_assert_str_eq(names[3], "net");
 	cr_assert_str_eq(names[4], "sched");
+	cr_assert_eq(ws_source_load(PLUGIN_BUILD_DIR, "sched", &l, err, sizeof(err)), 0, "%s", err);
+	cr_assert(l.core);
+	cr_assert_null(l.dl);
+	cr_assert_str_eq(l.p->name, "sched");
+	ws_plugin_unload(&l);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+/* A sched.so left by an older whyslow is not the scheduler model: never listed, never loaded. */
+Test(loader, a_file_named_like_the_core_model_is_not_loaded)
+{
+	char dir[] = "/tmp/ws-loader-XXXXXX", src[512], dst[600], **names = NULL;
+	int n;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/good.so", TEST_PLUGIN_DIR);
+	snprintf(dst, sizeof(dst), "%s/sched.so", dir);
+	cr_assert_eq(symlink(src, dst), 0);
+	n = ws_source_names(dir, &names);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(names[0], "sched");
+	free(names[0]);
+	free(names);
+	unlink(dst);
+	rmdir(dir);
 }
 
 /* Issue 11 #1/#2: a symbolic link is trusted only when nobody else could have placed it. */
@@ -258,7 +331,7 @@ Test(loader, truncated_plugin_is_refused_without_a_crash)
  */
 Test(loader, each_load_gets_its_own_file_while_others_stay_loaded)
 {
-	static const char *names[] = { "blkio", "futex", "sched" };
+	static const char *names[] = { "blkio", "futex", "kill" };
 	struct ws_loaded held, l;
 	char path[512], err[512] = "";
 

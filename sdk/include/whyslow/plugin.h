@@ -7,28 +7,29 @@
  * needs from whyslow reaches it through the host table (struct ws_host) it is
  * handed, so it links nothing from the executable.
  *
- * Evolution rules (see docs/PLUGINS.md):
- *  - Structs only ever grow at the end. Each begins with its own size (sz),
- *    so either side can tell which members the other one knows.
- *  - WS_ABI_MINOR rises when something is appended; WS_ABI_MAJOR rises when
- *    anything else changes. The core loads a plugin whose major equals its
- *    own and whose minor is not newer than its own.
- *  - A NULL callback means "not supported", never a crash; each member says
- *    what happens then.
- *  - ABI 2.4 (a core behaviour, nothing appended): an iterator in a plugin's
- *    BPF object (SEC("iter/task"), ...) is walked to its end right after the
- *    object's other programs are attached, and again an RCU grace period
- *    later, to seed per-task state (docs/PLUGINS.md). A source must stay
- *    right without the walks (an older core, a refusal).
- *  - ABI 2.5: a claim may say only how a wait ended (ws_claim.ends_only: a signal that
- *    interrupted it); the core then names what the thread waited for from its syscall
- *    (describe_open) and keeps the ending as that claim's "ended_*" fields. An open wait
- *    may carry the memory its syscall named, read in the waiter's own context when a
- *    signal ended it (ws_open_wait.mem), for open_owner on a process already gone.
- *    The host names the data object that holds an address (ws_host.data_symbol): the futex
- *    source says which global a futex word is in.
- *  - ABI 2.6: a switch says when next's time off CPU began with it throttled by a cgroup's
- *    CPU quota, and which cgroup's (ws_switch.next_throttle_cg).
+ * Evolution rules (ABI 3.0; see docs/PLUGINS.md):
+ *  - Every struct that crosses the boundary begins with its own size (sz) and ends in reserved
+ *    space (zero). There is no implicit padding in any of them (tests/sdk/headers.sh builds
+ *    this header with -Wpadded), so a member appended later takes reserved bytes, never what
+ *    an older build left undefined.
+ *  - The core copies what a plugin hands it (its descriptor) into a full-size struct of its own,
+ *    zero-filled: a member the plugin's SDK did not have reads as 0 / NULL. Bytes the core does
+ *    not know (reserved space, or past its own size) must be zero: if not, the plugin uses
+ *    members of a newer ABI and is refused. Nothing the core hands a plugin needs a size test
+ *    either: a member appended after the plugin's SDK was made is simply not read, and one
+ *    appended after the core's reads as 0 / NULL (reserved space is zero).
+ *  - WS_ABI_MINOR rises only when members are appended; a change in the core's behaviour alone
+ *    does not move it. A plugin built for a newer minor loads as long as it sets no member this
+ *    core lacks. WS_ABI_MAJOR rises when anything else changes; the core loads a plugin of its
+ *    own major only.
+ *  - A NULL callback or host member means "not supported", never a crash; each member says what
+ *    happens then.
+ *  - 3.0 (from 2.6): the scheduler model is the core's own (no ws_host.sched_switch, sched_wake,
+ *    thread_event; no struct ws_switch, ws_thread_event); the structs were laid out again with
+ *    explicit padding and reserved space; WS_HAS is gone (every 3.0 member is always there).
+ *    Behaviour kept from 2.x: an iterator in a plugin's BPF object (SEC("iter/task")) is
+ *    walked to its end right after the object's other programs are attached, and again an RCU
+ *    grace period later, to seed per-task state (a source must stay right without the walks).
  */
 #ifndef WHYSLOW_PLUGIN_H
 #define WHYSLOW_PLUGIN_H
@@ -44,8 +45,8 @@
 extern "C" {
 #endif
 
-#define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 6
+#define WS_ABI_MAJOR 3
+#define WS_ABI_MINOR 0
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -53,13 +54,8 @@ extern "C" {
 struct bpf_object;
 struct ws_host;
 
-/*
- * Whether @obj, a struct that begins with its own size (sz), is large enough
- * to hold @member: check it before reading a member appended after ABI 2.0
- * (a descriptor, host table or argument built against an older 2.x).
- */
-#define WS_HAS(obj, member) \
-	((obj)->sz >= offsetof(__typeof__(*(obj)), member) + sizeof((obj)->member))
+/* Reserved space at the end of each struct, in 8-byte words: zero, for members appended in 3.x. */
+#define WS_RESERVED_WORDS 8
 
 /*
  * A plugin's handle for one session, made by the core and passed to every
@@ -72,6 +68,8 @@ struct ws_plugin_ctx {
 	const char *name;	    /* the plugin's name, as in its descriptor */
 	void *priv;		    /* the plugin's own state: set it in init, free it in fini */
 	bool replay; /* fed from a recording: the live system is not what was traced */
+	uint8_t pad0[7];
+	uint64_t reserved[WS_RESERVED_WORDS];
 };
 
 /* Log levels for ws_host.log. */
@@ -91,55 +89,7 @@ enum ws_thread_state {
 };
 
 /*
- * Off-CPU periods of one thread shorter than the resolution, summed instead of
- * reported one by one (ABI 1.2): how many, and their time blocked and runnable.
- */
-struct ws_short_waits {
-	uint64_t n, blocked_ns, runnable_ns;
-};
-
-/*
- * A context switch, reported by the scheduler source through
- * ws_host.sched_switch. @prev_state is the kernel's task state at switch-out:
- * 0 means preempted (still runnable); anything else means it blocked
- * (1 interruptible, 2 uninterruptible, ...).
- */
-struct ws_switch {
-	size_t sz;
-	uint64_t ts;
-	uint32_t cpu;
-	uint32_t prev_tid, prev_pid;
-	uint32_t prev_state;
-	uint32_t next_tid, next_pid;
-	const char *next_comm; /* may be NULL */
-	/* ---- ABI 1.2: what a source that summarises short periods adds (all 0: nothing) ---- */
-	uint64_t prev_run_start; /* prev got this CPU then (its switch-in may not be reported) */
-	/* next left a CPU at @next_off_ts (not reported then), woken at @next_wake_ts (0: not) */
-	uint64_t next_off_ts, next_wake_ts;
-	uint32_t next_off_state, next_off_cpu;
-	struct ws_short_waits next_short; /* next's periods not reported one by one */
-	bool prev_out_later; /* prev's switch-out is reported later (late switch-out), not here */
-	/*
-	 * ABI 2.2: prev / next is a helper, a kernel thread working for the traced processes
-	 * (not traced itself): its timeline is kept so chains go on through it, never reported
-	 * as a victim. WS_SWITCH_*_HELPER.
-	 */
-	uint8_t helpers;
-	/*
-	 * ABI 2.6: next's period off CPU began with it throttled by a CPU quota (a cgroup's CFS
-	 * bandwidth control): the cgroup whose quota ran out, by its id (the inode number of its
-	 * directory; UINT64_MAX: throttled, the cgroup not found), 0 when it was not throttled;
-	 * and when the throttle ended (0: not known, the whole period is the throttle's).
-	 */
-	uint64_t next_throttle_cg;
-	uint64_t next_unthrottled_ts;
-};
-
-#define WS_SWITCH_PREV_HELPER 0x1
-#define WS_SWITCH_NEXT_HELPER 0x2
-
-/*
- * A wakeup, reported by the scheduler source through ws_host.sched_wake.
+ * A wakeup, as the core's scheduler model saw it (ws_wait.wake: the one that ended a wait).
  * When @ctx has WS_CTX_HARDIRQ or WS_CTX_SOFTIRQ the waker fields name the
  * task the interrupt hit, which did not do the wakeup; the core never treats
  * it as the waker.
@@ -148,60 +98,36 @@ struct ws_wake {
 	size_t sz;
 	uint64_t ts;
 	uint32_t cpu;
-	uint8_t ctx;	 /* WS_CTX_* */
+	uint8_t ctx; /* WS_CTX_* */
+	/*
+	 * The wakee is a helper, a kernel thread working for the traced processes (not traced
+	 * itself): its timeline is kept so chains go on through it, never a victim.
+	 */
+	bool wakee_helper;
+	bool wakee_signals_known; /* @wakee_sigpending and @wakee_state are valid */
+	uint8_t pad0;
 	uint32_t ctx_id; /* ws_rec_hdr.ctx_id of the wakeup */
 	uint32_t waker_tid, waker_pid;
-	const char *waker_comm; /* may be NULL */
 	uint32_t wakee_tid, wakee_pid;
-	/* ABI 1.1: the syscall the wakee slept in, and the one the waker was in (task
-	 * context only); nr is WS_SYSCALL_NONE when unknown (and in older recordings) */
-	struct ws_syscall wakee_sys, waker_sys;
-	/* ABI 1.2: the wakee left a CPU at @off_ts, not reported then (0: it was reported) */
-	uint64_t off_ts;
+	/* the wakee left a CPU at @off_ts, not reported then (0: it was reported) */
 	uint32_t off_state, off_cpu;
 	/*
-	 * ABI 2.1: the waker (task context) was off CPU this many times since its last reported
-	 * switch-in, each time shorter than the resolution (summarised in the kernel, causes not
-	 * recorded); 0 when none or unknown
+	 * The waker (task context) was off CPU this many times since its last reported switch-in,
+	 * each time shorter than the resolution (summarised in the kernel, causes not recorded);
+	 * 0 when none or unknown.
 	 */
 	uint32_t waker_short;
-	/* ABI 2.2: the wakee is a helper (see ws_switch.helpers) */
-	bool wakee_helper;
-	/*
-	 * ABI 2.3: the signals pending for the wakee that it does not block (bit n-1: signal
-	 * n) and its task state (1 interruptible, 2 uninterruptible, ...) at the wakeup; valid
-	 * when @wakee_signals_known (false in recordings made before)
-	 */
-	uint64_t wakee_sigpending;
+	/* the wakee's task state (1 interruptible, 2 uninterruptible, ...) at the wakeup */
 	uint32_t wakee_state;
-	bool wakee_signals_known;
-};
-
-/* Thread life-cycle events, reported through ws_host.thread_event. */
-enum ws_thread_event_type {
-	WS_THREAD_NEW = 1,  /* created (fork/clone): @tid is the child */
-	WS_THREAD_EXIT = 2, /* exited: @tid will not run again */
-	WS_THREAD_COMM = 3, /* took the name @comm (exec, prctl, pthread_setname_np) */
-};
-
-struct ws_thread_event {
-	size_t sz;
-	uint64_t ts;
-	enum ws_thread_event_type type;
-	uint32_t tid, pid;
-	const char *comm; /* may be NULL */
-	uint32_t parent_tid;
-	/* ABI 1.2, WS_THREAD_EXIT: the thread's periods not reported one by one */
-	struct ws_short_waits short_waits;
-	/*
-	 * ABI 2.5, WS_THREAD_EXIT: the signal that killed it (0: it exited), and then the syscall
-	 * it was in as it died (nr WS_SYSCALL_NONE: none) and @mem_len bytes of the memory at
-	 * that syscall's first argument, read in its own context (a futex wait's lock; 0: none)
-	 */
-	uint32_t exit_signal;
-	struct ws_syscall sys;
-	const uint8_t *mem;
-	uint32_t mem_len;
+	uint32_t pad1;
+	const char *waker_comm; /* may be NULL */
+	/* the syscall the wakee slept in, and the one the waker was in (task context only); nr is
+	 * WS_SYSCALL_NONE when unknown (and in older recordings) */
+	struct ws_syscall wakee_sys, waker_sys;
+	uint64_t off_ts;
+	/* the signals pending for the wakee that it does not block (bit n-1: signal n) */
+	uint64_t wakee_sigpending;
+	uint64_t reserved[WS_RESERVED_WORDS];
 };
 
 /*
@@ -213,12 +139,14 @@ struct ws_thread_event {
 struct ws_wait {
 	size_t sz;
 	uint32_t tid, pid;
-	uint64_t start_ns;	    /* when it switched out */
-	uint32_t off_state;	    /* prev_state at switch-out */
-	const struct ws_wake *wake; /* the wakeup that ended the wait */
+	uint64_t start_ns;  /* when it switched out */
+	uint32_t off_state; /* prev_state at switch-out */
 	/* the waker's timeline is followed: it belongs to a traced process, or it is a helper
-	 * (ABI 2.2; a kernel thread working for them, see ws_switch.helpers) */
+	 * (a kernel thread working for them, see ws_wake.wakee_helper) */
 	bool waker_traced;
+	uint8_t pad0[3];
+	const struct ws_wake *wake; /* the wakeup that ended the wait */
+	uint64_t reserved[WS_RESERVED_WORDS];
 };
 
 /* Values of a claim's extra keys (ws_claim.fields). */
@@ -234,6 +162,7 @@ enum ws_field_type {
 struct ws_field {
 	char key[24];
 	enum ws_field_type type;
+	uint32_t pad0;
 	uint64_t u;
 	char s[40];
 };
@@ -259,26 +188,29 @@ enum ws_claim_strength {
 struct ws_claim {
 	size_t sz;
 	enum ws_claim_strength strength;
-	char kind[16];
 	uint32_t woken_by;
-	bool root;
+	char kind[16];
 	char evidence[96];
-	unsigned int nfields;
-	struct ws_field fields[WS_CLAIM_FIELDS];
-	uint16_t owner; /* set by the core: index of the plugin that claimed */
-	/* ABI 1.1, set by the core: the syscall the thread waited in (the wake's wakee_sys) */
-	struct ws_syscall syscall;
+	bool root;
 	/*
-	 * ABI 2.5, set by a source: the claim says only how the wait ended (a signal that
-	 * interrupted it), not what the thread waited for: whoever ended it did not cause it.
-	 * When it wins, the core describes the wait from its syscall as an open wait
-	 * (describe_open), that claim becomes the wait's (a root: nothing is followed), and this
-	 * one's kind and fields are added to it as "ended_by" and "ended_<key>".
+	 * Set by a source: the claim says only how the wait ended (a signal that interrupted it),
+	 * not what the thread waited for: whoever ended it did not cause it. When it wins, the
+	 * core describes the wait from its syscall as an open wait (describe_open), that claim
+	 * becomes the wait's (a root: nothing is followed), and this one's kind and fields are
+	 * added to it as "ended_by" and "ended_<key>".
 	 */
 	bool ends_only;
-	/* ABI 2.5, set by the core: 1 + the index of the source whose ends_only claim ended the
-	 * wait (its fields are the "ended_" ones); 0: none */
+	uint16_t owner; /* set by the core: index of the source that claimed */
+	/* set by the core: 1 + the index of the source whose ends_only claim ended the wait (its
+	 * fields are the "ended_" ones); 0: none */
 	uint16_t ended_owner;
+	uint16_t pad0;
+	unsigned int nfields;
+	uint32_t pad1;
+	/* set by the core: the syscall the thread waited in (the wake's wakee_sys) */
+	struct ws_syscall syscall;
+	struct ws_field fields[WS_CLAIM_FIELDS];
+	uint64_t reserved[WS_RESERVED_WORDS];
 };
 
 /* The field @key of claim @c (as a source's describe or resource reads it back), or NULL. */
@@ -307,34 +239,36 @@ static inline const char *ws_claim_str(const struct ws_claim *c, const char *key
 }
 
 /*
- * ABI 2.3: a wait that has not ended, seen in /proc rather than in records: `whyslow stuck`,
+ * A wait that has not ended, seen in /proc rather than in records: `whyslow stuck`,
  * and the waits still open when a run or attach stops. No wakeup ended it, so there is nothing
  * to infer from; only what the thread is doing now.
  */
 struct ws_open_wait {
 	size_t sz;
 	uint32_t tid, pid;
-	char state;		   /* its /proc state letter: 'S' sleeping, 'D' uninterruptible */
+	char state; /* its /proc state letter: 'S' sleeping, 'D' uninterruptible */
+	uint8_t pad0[3];
+	int nkstack;
 	struct ws_syscall syscall; /* the syscall it is blocked in; nr WS_SYSCALL_NONE: none, or
 				    * not readable (no ptrace access) */
-	int nkstack;
-	const char *const
-		*kstack; /* innermost kernel frames, function names (root only; may be 0) */
+	/* innermost kernel frames, function names (root only; may be 0) */
+	const char *const *kstack;
 	/*
-	 * ABI 2.5: the memory at syscall.args[0] as the waiter's own context read it when a
-	 * signal ended the wait (a program killed while it waited: the process is gone); NULL
-	 * otherwise. open_owner reads the lock from here when set, never from the process.
+	 * The memory at syscall.args[0] as the waiter's own context read it when a signal ended
+	 * the wait (a program killed while it waited: the process is gone); NULL otherwise.
+	 * open_owner reads the lock from here when set, never from the process.
 	 */
 	const uint8_t *mem;
 	uint32_t mem_len;
 	/*
-	 * ABI 2.5: the thread's user stack as function names, innermost first (NULL: a frame no
-	 * symbol covers), when the core read it from the thread's memory (`whyslow stuck`); 0
-	 * frames otherwise. What a wait is may show only there: the same futex call serves a
-	 * mutex and a condition variable.
+	 * The thread's user stack as function names, innermost first (NULL: a frame no symbol
+	 * covers), when the core read it from the thread's memory (`whyslow stuck`); 0 frames
+	 * otherwise. What a wait is may show only there: the same futex call serves a mutex and a
+	 * condition variable.
 	 */
 	int nustack;
 	const char *const *ustack;
+	uint64_t reserved[WS_RESERVED_WORDS];
 };
 
 /*
@@ -344,13 +278,15 @@ struct ws_open_wait {
  */
 struct ws_open_owner {
 	size_t sz;
-	uint32_t tid;	    /* the holder; 0: not named, @why says why */
-	bool pshared;	    /* the lock is shared between processes: the holder may be in another */
-	uint64_t lock;	    /* the lock's address */
-	char lock_name[24]; /* what the lock is, for a sentence: "mutex" */
-	char evidence[32];  /* what named the holder, for a sentence: "mutex word" */
+	uint32_t tid; /* the holder; 0: not named, @why says why */
+	bool pshared; /* the lock is shared between processes: the holder may be in another */
+	uint8_t pad0[3];
+	uint64_t lock;	       /* the lock's address */
+	char lock_name[24];    /* what the lock is, for a sentence: "mutex" */
+	char evidence[32];     /* what named the holder, for a sentence: "mutex word" */
 	char evidence_key[32]; /* the same as a JSON value: "mutex_word" */
 	char why[96];	       /* @tid 0: why no holder was named */
+	uint64_t reserved[WS_RESERVED_WORDS];
 };
 
 /* Is @tid a live thread that may hold a lock of @pid's thread? With @pshared also a thread of
@@ -367,19 +303,23 @@ enum ws_config_type {
 
 struct ws_config_key {
 	const char *key;
-	enum ws_config_type type;
+	/* an enum ws_config_type, 8 bytes wide: no padding, and tables written in order (key,
+	 * type, def, min, max, help) compile as they did in 2.x */
+	uint64_t type;
 	const char *def;   /* default, as written in an ini file */
 	uint64_t min, max; /* accepted range for U64 and DURATION (ns) */
 	const char *help;
+	/* no reserved space: its size is a table's stride, so it does not change within 3.x */
 };
 
 /*
  * Services of the core. Every call names its caller by @ctx. Members are
- * appended only; check WS_HAS(host, member) before using one added after 2.0.
+ * appended only, into the reserved slots: a member this core lacks is NULL there.
  */
 struct ws_host {
 	size_t sz;
 	uint16_t abi_major, abi_minor;
+	uint32_t pad0;
 
 	/* Print a message prefixed with the plugin's name. */
 	void (*log)(struct ws_plugin_ctx *ctx, enum ws_log_level level, const char *fmt, ...)
@@ -402,11 +342,6 @@ struct ws_host {
 
 	/* Nanoseconds since the Unix epoch for a record timestamp. */
 	uint64_t (*wall_ns)(struct ws_plugin_ctx *ctx, uint64_t mono_ns);
-
-	/* Feed the happens-before graph (scheduler source). */
-	void (*sched_switch)(struct ws_plugin_ctx *ctx, const struct ws_switch *sw);
-	void (*sched_wake)(struct ws_plugin_ctx *ctx, const struct ws_wake *wk);
-	void (*thread_event)(struct ws_plugin_ctx *ctx, const struct ws_thread_event *ev);
 
 	/* Whether thread group @pid is traced. */
 	bool (*pid_traced)(struct ws_plugin_ctx *ctx, uint32_t pid);
@@ -438,7 +373,7 @@ struct ws_host {
 	uint64_t (*resolution_ns)(struct ws_plugin_ctx *ctx);
 
 	/*
-	 * ABI 2.5: the data object of traced process @pid whose memory holds @addr (a global
+	 * The data object of traced process @pid whose memory holds @addr (a global
 	 * or static of the program or of a library: a sized object in the symbol table of a file
 	 * it maps), as "name+0xoff" ("name" at its start) into @buf, demangled: "_PyRuntime+0x1b0".
 	 * The files are read as the process's user, as for its stacks. Returns the length
@@ -448,6 +383,9 @@ struct ws_host {
 	 */
 	int (*data_symbol)(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr, char *buf,
 			   size_t len);
+
+	/* NULL: members appended in 3.x take these slots (check a member for NULL before use) */
+	void (*reserved[WS_RESERVED_WORDS])(void);
 };
 
 /*
@@ -459,6 +397,13 @@ struct ws_plugin {
 	size_t sz;
 	/* WS_ABI_MAJOR and WS_ABI_MINOR as the plugin was built. Required. */
 	uint16_t abi_major, abi_minor;
+	/*
+	 * Record kinds this plugin owns: [kind_base, kind_base + WS_KIND_RANGE), one of the
+	 * ranges <whyslow/record.h> lists. Required; must not overlap the core's or another
+	 * loaded plugin's.
+	 */
+	uint16_t kind_base;
+	uint16_t pad0;
 
 	/* Short name: [a-z0-9_]+, also its ini section and --sources entry. Required. */
 	const char *name;
@@ -466,12 +411,6 @@ struct ws_plugin {
 	const char *description;
 	/* The plugin's own version. Required. */
 	const char *version;
-
-	/*
-	 * Record kinds this plugin owns: [kind_base, kind_base + WS_KIND_RANGE).
-	 * Required; must not overlap the core's or another loaded plugin's.
-	 */
-	uint16_t kind_base;
 
 	/*
 	 * The compiled BPF object (ELF bytes) and its size. NULL: the plugin
@@ -558,7 +497,7 @@ struct ws_plugin {
 	void (*fini)(struct ws_plugin_ctx *ctx);
 
 	/*
-	 * ABI 2.3. Say what the open wait @w waits for: a claim as infer makes (kind, evidence,
+	 * Say what the open wait @w waits for: a claim as infer makes (kind, evidence,
 	 * fields; woken_by and root unused) and the words after "blocked on" in @what ("futex
 	 * 0x7f2a3c001000 (FUTEX_WAIT_PRIVATE)"). Return 1 if described, 0 if the wait is not of
 	 * this source's kinds. Every plugin is asked; the strongest claim wins (ties: the earlier
@@ -569,16 +508,19 @@ struct ws_plugin {
 			     struct ws_claim *out, char *what, size_t len);
 
 	/*
-	 * ABI 2.3. Name the holder of the lock that the open wait @w, described by this plugin
+	 * Name the holder of the lock that the open wait @w, described by this plugin
 	 * as @c, waits for, from the live process (its memory, never a guess). @is_live says
 	 * whether a tid may hold it. Return 1 with @out filled (out->tid 0 and out->why when
 	 * the lock names no holder), 0 when @c is not a lock, or -errno when the process cannot
-	 * be read. Called while the process lives, or (ABI 2.5) with @w->mem set: then the lock
+	 * be read. Called while the process lives, or with @w->mem set: then the lock
 	 * is read from there alone, the process may be gone. NULL: never.
 	 */
 	int (*open_owner)(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
 			  const struct ws_claim *c, ws_tid_live_fn is_live, void *live_ctx,
 			  struct ws_open_owner *out);
+
+	/* Zero (NULL): members appended in 3.x take these slots. */
+	void (*reserved[WS_RESERVED_WORDS])(void);
 };
 
 /* The entry symbol's type. */

@@ -14,18 +14,22 @@
 #endif
 
 /*
- * Record kinds. Each source owns a range of 256 kinds starting at its base,
- * so sources never collide and a reader can tell the owner from the number.
- * Third parties take a base at or above WS_KIND_THIRD_PARTY and say which in
- * their descriptor (struct ws_plugin.kind_base).
+ * The registry of record kinds: every range of 256 kinds whyslow has given out, the only place
+ * they are defined. A source owns the range starting at its base, so sources never collide and
+ * a reader can tell the owner from the number; the loader refuses a second owner of a range.
+ * A range, like a kind in it, is never reused once released. Third parties take a base at or
+ * above WS_KIND_THIRD_PARTY that no other plugin they load with uses, and name it in their
+ * descriptor (struct ws_plugin.kind_base).
  */
 #define WS_KIND_RANGE 0x100
-#define WS_KIND_CORE 0x0000 /* the core itself (lost-record notes) */
-#define WS_KIND_SCHED 0x0100
-#define WS_KIND_FUTEX 0x0200
-#define WS_KIND_BLKIO 0x0300
-#define WS_KIND_KLOCK 0x0400
-#define WS_KIND_KILL 0x0500
+#define WS_KIND_CORE 0x0000  /* the core itself: the kinds below, and stack captures */
+#define WS_KIND_SCHED 0x0100 /* the scheduler model (core/sched), the source "sched" */
+#define WS_KIND_FUTEX 0x0200 /* plugins/futex */
+#define WS_KIND_BLKIO 0x0300 /* plugins/blkio */
+#define WS_KIND_KLOCK 0x0400 /* plugins/klock (built from the installed SDK alone) */
+#define WS_KIND_KILL 0x0500  /* plugins/kill */
+#define WS_KIND_NET 0x0600   /* plugins/net */
+/* 0x0700 to 0x0f00: free for in-tree sources, in order */
 #define WS_KIND_THIRD_PARTY 0x1000
 
 #define WS_KIND_LOST (WS_KIND_CORE + 1) /* struct ws_rec_lost */
@@ -52,6 +56,13 @@
  * cannot tell the two apart: its "0x4" losses now read as lost records).
  */
 #define WS_KIND_UNTRACED_PROC (WS_KIND_CORE + 7)
+/*
+ * Stack captures, laid out in the core's own core/stacks/capture.h: the raw capture (BPF to the
+ * core, never recorded; the same number as WS_KIND_UNTRACED_PROC's count, above) and the
+ * resolved frames a recording keeps.
+ */
+#define WS_KIND_STACK_RAW (WS_KIND_CORE + 4)
+#define WS_KIND_STACK (WS_KIND_CORE + 5)
 /*
  * A traced process made a new one (hdr.tid, hdr.pid: the child's). Written by the core itself,
  * waking the reader at once: the child's maps are read while it lives, for the stacks of a

@@ -91,9 +91,9 @@ d=$(plugdir untrusted)
 chmod 777 "$d"
 expect "world-writable plugin dir is refused, naming path and fix" nz "$d.*writable by group or others.*chmod" -- --plugin-dir "$d" run -o "$OUT" -- true
 chmod 755 "$d"
-chmod 666 "$d/sched.so"
-expect "world-writable plugin file is refused" nz "sched\\.so.*writable" -- --plugin-dir "$d" --sources sched run -o "$OUT" -- true
-chmod 644 "$d/sched.so"
+chmod 666 "$d/futex.so"
+expect "world-writable plugin file is refused" nz "futex\\.so.*writable" -- --plugin-dir "$d" --sources sched,futex run -o "$OUT" -- true
+chmod 644 "$d/futex.so"
 f=$(ini writable.ini '[core]\n')
 chmod 666 "$f"
 expect "world-writable config file is refused" nz "writable\\.ini.*writable by group or others" -- -c "$f" run -o "$OUT" -- true

@@ -14,13 +14,12 @@
  *
  * Shared by BPF and user space: fixed-width types only. Members are only appended.
  */
-#ifndef WHYSLOW_STACK_H
-#define WHYSLOW_STACK_H
+#ifndef WS_STACKS_CAPTURE_H
+#define WS_STACKS_CAPTURE_H
 
 #include <whyslow/record.h>
 
-#define WS_KIND_STACK_RAW (WS_KIND_CORE + 4) /* struct ws_rec_stack_raw */
-#define WS_KIND_STACK (WS_KIND_CORE + 5)     /* struct ws_rec_stack + frames */
+/* WS_KIND_STACK_RAW: struct ws_rec_stack_raw; WS_KIND_STACK: struct ws_rec_stack + frames */
 
 /* Whose stack, relative to the wait it explains. */
 #define WS_STACK_WAITER 1 /* the thread that waited, as it slept */
@@ -116,4 +115,4 @@ struct ws_stack_frame {
 	__u8 sym_len, module_len, file_len; /* without the NUL; 0: absent */
 };
 
-#endif /* WHYSLOW_STACK_H */
+#endif /* WS_STACKS_CAPTURE_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * BPF side of stack capture (see <whyslow/stack.h>): nothing is done for a wait shorter than
+ * BPF side of stack capture (see core/stacks/capture.h): nothing is done for a wait shorter than
  * ws_stack_min_ns; the caller compares with timestamps it already has, so a short wait costs
  * one comparison. Include after vmlinux.h, <bpf/bpf_helpers.h>, <whyslow/whyslow.bpf.h> and
  * <whyslow/arch.bpf.h>, and put
@@ -10,10 +10,10 @@
  * before vmlinux.h: a vmlinux.h of a kernel with BPF task work (6.18+) defines the struct, an
  * older one does not, and this header defines it the same way for both.
  */
-#ifndef WHYSLOW_STACK_BPF_H
-#define WHYSLOW_STACK_BPF_H
+#ifndef WS_SCHED_STACK_BPF_H
+#define WS_SCHED_STACK_BPF_H
 
-#include <whyslow/stack.h>
+#include "stacks/capture.h"
 
 #if defined(__TARGET_ARCH_x86)
 #define WS_REGS_PC(regs) ((regs)->ip)
@@ -305,4 +305,4 @@ static __always_inline void ws_stack_forget(__u32 tid)
 		bpf_map_delete_elem(&ws_stack_works, &tid);
 }
 
-#endif /* WHYSLOW_STACK_BPF_H */
+#endif /* WS_SCHED_STACK_BPF_H */

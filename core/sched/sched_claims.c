@@ -1,196 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * sched source, user side: turns switch/wakeup/thread records into the
- * core's timelines, and explains wakeups that no more specific source claims:
- * by the waking thread, by a timer, or honestly as unknown.
+ * The scheduler model's explanations of a wait, when no more specific source has one: by the
+ * waking thread, by a timer (named by the syscall it waited in), or honestly as unknown. An
+ * interrupt-context wakeup is never pinned on current.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <whyslow/plugin.h>
 #include <whyslow/syscall_names.h>
 
-#include "sched_open.h"
-#include "sched_rec.h"
-#include "sched.skel.h"
-
-static const void *sched_object(size_t *size)
-{
-	return sched_bpf__elf_bytes(size);
-}
-
-static void comm_copy(char *dst, const char *src)
-{
-	memcpy(dst, src, WS_COMM_LEN);
-	dst[WS_COMM_LEN - 1] = 0;
-}
-
-/* Thread @tid of @pid is called @name (a record's WS_COMM_LEN bytes) from @ts on. */
-static void thread_named(struct ws_plugin_ctx *ctx, uint64_t ts, uint32_t tid, uint32_t pid,
-			 const char *name)
-{
-	struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_COMM };
-	char comm[WS_COMM_LEN];
-
-	comm_copy(comm, name);
-	ev.ts = ts;
-	ev.tid = tid;
-	ev.pid = pid;
-	ev.comm = comm;
-	ctx->host->thread_event(ctx, &ev);
-}
-
-static void short_copy(struct ws_short_waits *dst, const struct ws_sched_short *src)
-{
-	dst->n = src->n;
-	dst->blocked_ns = src->blocked_ns;
-	dst->runnable_ns = src->runnable_ns;
-}
-
-/* Off-CPU periods shorter than the core's resolution are summarised in the kernel. */
-static int sched_configure(struct ws_plugin_ctx *ctx, struct bpf_object *obj)
-{
-	uint64_t res = ctx->host->resolution_ns(ctx);
-	int err;
-
-	err = ctx->host->set_rodata(ctx, obj, "resolution_ns", &res, sizeof(res));
-	if (err)
-		ctx->host->log(ctx, WS_LOG_ERROR, "cannot set the resolution: %s", strerror(-err));
-	return err;
-}
-
-static int sched_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
-{
-	const struct ws_host *host = ctx->host;
-	char comm[WS_COMM_LEN];
-
-	switch (rec->kind) {
-	case WS_SCHED_SWITCH: {
-		const struct ws_sched_switch *r = (const void *)rec;
-		struct ws_switch sw = { .sz = sizeof(sw) };
-
-		if (rec->size < WS_SCHED_SWITCH_V0_SIZE)
-			return -EINVAL;
-		comm_copy(comm, r->next_comm);
-		sw.ts = rec->ts;
-		sw.cpu = rec->cpu;
-		sw.prev_tid = rec->tid;
-		sw.prev_pid = rec->pid;
-		sw.prev_state = r->prev_state;
-		sw.next_tid = r->next_tid;
-		sw.next_pid = r->next_pid;
-		sw.next_comm = comm;
-		/* an untraced prev's name (1.3): before the switch, which may name it */
-		if (rec->size >= WS_SCHED_SWITCH_V2_SIZE && r->prev_comm[0])
-			thread_named(ctx, rec->ts, rec->tid, rec->pid, r->prev_comm);
-		if (rec->size >= WS_SCHED_SWITCH_V1_SIZE) {
-			sw.prev_run_start = r->prev_run_start;
-			sw.next_off_ts = r->next_off_ts;
-			sw.next_wake_ts = r->next_wake_ts;
-			sw.next_off_state = r->next_off_state;
-			sw.next_off_cpu = r->next_off_cpu;
-			short_copy(&sw.next_short, &r->next_short);
-			sw.prev_out_later = rec->flags & WS_SCHED_PREV_LATER;
-		}
-		if (rec->size >= sizeof(*r)) {
-			sw.next_throttle_cg = r->next_throttle_cg;
-			sw.next_unthrottled_ts = r->next_unthrottled_ts;
-		}
-		sw.helpers = (rec->flags & WS_SCHED_PREV_HELPER ? WS_SWITCH_PREV_HELPER : 0) |
-			     (rec->flags & WS_SCHED_NEXT_HELPER ? WS_SWITCH_NEXT_HELPER : 0);
-		host->sched_switch(ctx, &sw);
-		return 0;
-	}
-	case WS_SCHED_WAKING: {
-		const struct ws_sched_waking *r = (const void *)rec;
-		struct ws_wake wk = { .sz = sizeof(wk) };
-
-		if (rec->size < WS_SCHED_WAKING_V0_SIZE)
-			return -EINVAL;
-		comm_copy(comm, r->waker_comm);
-		wk.ts = rec->ts;
-		wk.cpu = rec->cpu;
-		wk.ctx = rec->ctx;
-		wk.ctx_id = rec->ctx_id;
-		wk.waker_tid = rec->tid;
-		wk.waker_pid = rec->pid;
-		wk.waker_comm = comm;
-		wk.wakee_tid = r->wakee_tid;
-		wk.wakee_pid = r->wakee_pid;
-		wk.wakee_sys.nr = WS_SYSCALL_NONE;
-		wk.waker_sys.nr = WS_SYSCALL_NONE;
-		if (rec->size >= WS_SCHED_WAKING_V1_SIZE) {
-			wk.wakee_sys = r->wakee_sys;
-			wk.waker_sys = r->waker_sys;
-		}
-		if (rec->size >= WS_SCHED_WAKING_V2_SIZE) {
-			wk.off_ts = r->off_ts;
-			wk.off_state = r->off_state;
-			wk.off_cpu = r->off_cpu;
-		}
-		if (rec->size >= WS_SCHED_WAKING_V3_SIZE)
-			wk.waker_short = r->waker_short;
-		if (rec->size >= sizeof(*r)) {
-			wk.wakee_sigpending = r->wakee_sigpending;
-			wk.wakee_state = r->wakee_state;
-			wk.wakee_signals_known = true;
-		}
-		wk.wakee_helper = rec->flags & WS_SCHED_WAKEE_HELPER;
-		host->sched_wake(ctx, &wk);
-		return 0;
-	}
-	case WS_SCHED_FORK: {
-		const struct ws_sched_fork *r = (const void *)rec;
-		struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_NEW };
-
-		if (rec->size < sizeof(*r))
-			return -EINVAL;
-		comm_copy(comm, r->child_comm);
-		ev.ts = rec->ts;
-		ev.tid = r->child_tid;
-		ev.pid = r->child_pid;
-		ev.comm = comm;
-		ev.parent_tid = rec->tid;
-		host->thread_event(ctx, &ev);
-		return 0;
-	}
-	case WS_SCHED_EXIT: {
-		const struct ws_sched_exit *r = (const void *)rec;
-		struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_EXIT };
-
-		if (rec->size < WS_SCHED_EXIT_V0_SIZE)
-			return -EINVAL;
-		if (rec->size >= WS_SCHED_EXIT_V1_SIZE)
-			short_copy(&ev.short_waits, &r->short_waits);
-		if (rec->size >= sizeof(*r)) {
-			ev.exit_signal = r->exit_code & 0x7f;
-			ev.sys = r->sys;
-			ev.mem = r->mem;
-			ev.mem_len = r->mem_len < sizeof(r->mem) ? r->mem_len : sizeof(r->mem);
-		} else {
-			ev.sys.nr = WS_SYSCALL_NONE;
-		}
-		comm_copy(comm, r->comm);
-		ev.ts = rec->ts;
-		ev.tid = rec->tid;
-		ev.pid = rec->pid;
-		ev.comm = comm;
-		host->thread_event(ctx, &ev);
-		return 0;
-	}
-	case WS_SCHED_COMM: {
-		const struct ws_sched_comm *r = (const void *)rec;
-
-		if (rec->size < sizeof(*r))
-			return -EINVAL;
-		thread_named(ctx, rec->ts, r->tid, r->pid, r->comm);
-		return 0;
-	}
-	default:
-		return -EINVAL;
-	}
-}
+#include "sched_claims.h"
 
 static void claim_set(struct ws_claim *out, enum ws_claim_strength s, const char *kind,
 		      uint32_t woken_by, bool root, const char *evidence)
@@ -290,7 +109,7 @@ static int timer_claim(const struct ws_wait *w, struct ws_claim *out)
  * is a timer's doing when it ran inside a timer callback, else unknown
  * (a source that saw what the interrupt completed may claim it instead).
  */
-static int sched_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
+int ws_sched_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_host *host = ctx->host;
 	const struct ws_wake *wk = w->wake;
@@ -320,8 +139,7 @@ static int sched_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	return 1;
 }
 
-static int sched_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
-			  size_t len)
+int ws_sched_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf, size_t len)
 {
 	(void)ctx;
 	if (!strcmp(c->kind, "sleep"))
@@ -338,7 +156,7 @@ static int sched_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 	if (!strcmp(c->kind, "untraced"))
 		return snprintf(buf, len, "a wakeup from tid %u (%s), outside the traced processes",
 				c->woken_by, ws_claim_str(c, "waker_comm", "?"));
-	/* what an interrupted wait waited in (sched_describe_open's kinds) */
+	/* what an interrupted wait waited in (ws_sched_describe_open's kinds) */
 	if (!strcmp(c->kind, "syscall") || !strcmp(c->kind, "uninterruptible")) {
 		char nb[24];
 		const char *name = ws_syscall_label(&c->syscall, nb, sizeof(nb));
@@ -354,8 +172,8 @@ static int sched_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 }
 
 /* Roots of chains: a timer sleep is the sleeper's own; an untraced waker is named by its name. */
-static int sched_root_label(struct ws_plugin_ctx *ctx, const struct ws_claim *c, const char *comm,
-			    char *buf, size_t len)
+int ws_sched_root_label(struct ws_plugin_ctx *ctx, const struct ws_claim *c, const char *comm,
+			char *buf, size_t len)
 {
 	char waker[32];
 
@@ -371,22 +189,3 @@ static int sched_root_label(struct ws_plugin_ctx *ctx, const struct ws_claim *c,
 	}
 	return 0;
 }
-
-static const struct ws_plugin sched_plugin = {
-	.sz = sizeof(struct ws_plugin),
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.name = "sched",
-	.description = "scheduler: context switches, wakeups (with interrupt context), thread life",
-	.version = "1.5",
-	.kind_base = WS_KIND_SCHED,
-	.bpf_object = sched_object,
-	.configure = sched_configure,
-	.decode = sched_decode,
-	.infer = sched_infer,
-	.describe = sched_describe,
-	.root_label = sched_root_label,
-	.describe_open = sched_describe_open,
-};
-
-WS_PLUGIN_DEFINE(sched_plugin)

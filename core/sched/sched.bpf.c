@@ -5,7 +5,7 @@
  * the kernel guards them per program, so one running program does not make
  * another one miss its event.
  */
-/* see <whyslow/stack.bpf.h> */
+/* see stack.bpf.h */
 #define bpf_task_work ws_vmlinux_bpf_task_work
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,7 +13,7 @@
 #include <bpf/bpf_core_read.h>
 #include <whyslow/whyslow.bpf.h>
 #include <whyslow/arch.bpf.h>
-#include <whyslow/stack.bpf.h>
+#include "stack.bpf.h"
 #include "sched_rec.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -343,7 +343,8 @@ static __always_inline bool quota_throttled(struct task_struct *p, struct task_s
 	/* constants: on a kernel without these fields the verifier drops the rest (else refused) */
 	if (!bpf_core_field_exists(q->throttled) ||
 	    !bpf_core_field_exists(struct cfs_rq___quota, throttled_clock_self) ||
-	    !bpf_core_field_exists(struct cfs_rq___quota, throttled_clock_self_time) || !q->throttled)
+	    !bpf_core_field_exists(struct cfs_rq___quota, throttled_clock_self_time) ||
+	    !q->throttled)
 		return false;
 	own = (void *)se->cfs_rq;
 	if (!own)
@@ -381,7 +382,8 @@ static __always_inline __u64 unthrottled_at(struct task_struct *p, const struct 
 	struct cfs_rq___quota *cr = (void *)p->se.cfs_rq;
 	__u64 grew, end, clock, ago;
 
-	/* a constant: on a kernel without these fields the verifier drops the rest (else refused) */
+	/* a constant: on a kernel without these fields the verifier drops the rest (else refused)
+	 */
 	if (!bpf_core_field_exists(cr->throttled_clock_self) ||
 	    !bpf_core_field_exists(cr->throttled_clock_self_time))
 		return 0;

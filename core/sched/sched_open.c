@@ -22,8 +22,8 @@ static void set_kind(struct ws_claim *out, enum ws_claim_strength s, const char 
 	snprintf(out->evidence, sizeof(out->evidence), "%s", evidence);
 }
 
-int sched_describe_open(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
-			struct ws_claim *out, char *what, size_t len)
+int ws_sched_describe_open(struct ws_plugin_ctx *ctx, const struct ws_open_wait *w,
+			   struct ws_claim *out, char *what, size_t len)
 {
 	const struct ws_syscall *sys = &w->syscall;
 	const char *frame = w->nkstack > 0 ? w->kstack[0] : "the kernel", *name;

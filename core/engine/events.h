@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the core's scheduler model (sched/) feeds the graph: context switches and thread life.
+ * Not part of the plugin ABI since 3.0 (the model is the core's own); wakeups are, as
+ * struct ws_wake in <whyslow/plugin.h>, because every source's infer reads the one that ended
+ * a wait.
+ */
+#ifndef WS_ENGINE_EVENTS_H
+#define WS_ENGINE_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <whyslow/plugin.h>
+
+/*
+ * Off-CPU periods of one thread shorter than the resolution, summed instead of
+ * reported one by one: how many, and their time blocked and runnable.
+ */
+struct ws_short_waits {
+	uint64_t n, blocked_ns, runnable_ns;
+};
+
+/*
+ * A context switch, as the scheduler model decoded it. @prev_state is the kernel's task state at
+ * switch-out: 0 means preempted (still runnable); anything else means it blocked (1 interruptible,
+ * 2 uninterruptible, ...).
+ */
+struct ws_switch {
+	size_t sz;
+	uint64_t ts;
+	uint32_t cpu;
+	uint32_t prev_tid, prev_pid;
+	uint32_t prev_state;
+	uint32_t next_tid, next_pid;
+	const char *next_comm; /* may be NULL */
+	/* what a model that summarises short periods adds (all 0: nothing) */
+	uint64_t prev_run_start; /* prev got this CPU then (its switch-in may not be reported) */
+	/* next left a CPU at @next_off_ts (not reported then), woken at @next_wake_ts (0: not) */
+	uint64_t next_off_ts, next_wake_ts;
+	uint32_t next_off_state, next_off_cpu;
+	struct ws_short_waits next_short; /* next's periods not reported one by one */
+	bool prev_out_later; /* prev's switch-out is reported later (late switch-out), not here */
+	/*
+	 * prev / next is a helper, a kernel thread working for the traced processes
+	 * (not traced itself): its timeline is kept so chains go on through it, never reported
+	 * as a victim. WS_SWITCH_*_HELPER.
+	 */
+	uint8_t helpers;
+	/*
+	 * next's period off CPU began with it throttled by a CPU quota (a cgroup's CFS bandwidth
+	 * control): the cgroup whose quota ran out, by its id (the inode number of its directory;
+	 * UINT64_MAX: throttled, the cgroup not found), 0 when it was not throttled; and when the
+	 * throttle ended (0: not known, the whole period is the throttle's).
+	 */
+	uint64_t next_throttle_cg;
+	uint64_t next_unthrottled_ts;
+};
+
+#define WS_SWITCH_PREV_HELPER 0x1
+#define WS_SWITCH_NEXT_HELPER 0x2
+
+/* Thread life-cycle events, as the scheduler model decoded them. */
+enum ws_thread_event_type {
+	WS_THREAD_NEW = 1,  /* created (fork/clone): @tid is the child */
+	WS_THREAD_EXIT = 2, /* exited: @tid will not run again */
+	WS_THREAD_COMM = 3, /* took the name @comm (exec, prctl, pthread_setname_np) */
+};
+
+struct ws_thread_event {
+	size_t sz;
+	uint64_t ts;
+	enum ws_thread_event_type type;
+	uint32_t tid, pid;
+	const char *comm; /* may be NULL */
+	uint32_t parent_tid;
+	/* WS_THREAD_EXIT: the thread's periods not reported one by one */
+	struct ws_short_waits short_waits;
+	/*
+	 * WS_THREAD_EXIT: the signal that killed it (0: it exited), and then the syscall
+	 * it was in as it died (nr WS_SYSCALL_NONE: none) and @mem_len bytes of the memory at
+	 * that syscall's first argument, read in its own context (a futex wait's lock; 0: none)
+	 */
+	uint32_t exit_signal;
+	struct ws_syscall sys;
+	const uint8_t *mem;
+	uint32_t mem_len;
+};
+
+#endif

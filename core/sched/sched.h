@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scheduler model, the core's own source: context switches, wakeups and thread life from its
+ * BPF object (sched.bpf.c), with the stack captures of long waits. Nothing works without it (no
+ * wait is seen), so it is part of the core, not a plugin. The session lists it among the sources
+ * (its name, [sched] section and --sources entry are kept) through ws_sched_source, whose
+ * callbacks are the fallback explanations of a wait (a waker, a timer, unknown); its records
+ * are decoded here and fed to the graph by the session (ws_sched_decode), not through the
+ * plugin ABI.
+ */
+#ifndef WS_SCHED_H
+#define WS_SCHED_H
+
+#include <whyslow/plugin.h>
+
+#include "engine/events.h"
+
+/* The model's descriptor: name, BPF object, configure, infer, describe, describe_open. */
+extern const struct ws_plugin ws_sched_source;
+
+/* Where decoded sched records go (the session: graph, traced set, killed waits). */
+struct ws_sched_feed {
+	void *ctx;
+	void (*on_switch)(void *ctx, const struct ws_switch *sw);
+	void (*on_wake)(void *ctx, const struct ws_wake *wk);
+	void (*on_thread)(void *ctx, const struct ws_thread_event *ev);
+};
+
+/*
+ * Decode one record of the model's kind range into @feed's calls, in order. Returns 0, or
+ * -EINVAL for a record too short for its kind or of a kind it does not know.
+ */
+int ws_sched_decode(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed);
+
+#endif
