@@ -15,95 +15,12 @@
 #include <whyslow/arch.bpf.h>
 #include "stack.bpf.h"
 #include "sched_rec.h"
+#include "sched_state.bpf.h"
+#include "sched_quota.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 extern int LINUX_KERNEL_VERSION __kconfig;
-
-/*
- * Per-thread state, in task-local storage so the hot path never updates or
- * deletes a hash entry. Every traced thread has an entry before its first
- * event (see seed_state), so a task without one is untraced: it costs one
- * lookup that finds nothing, ~3x cheaper than one that finds an entry when the
- * memory is cold (bench/bpf_floor.sh). Kernel threads that work for the traced
- * processes get one too (helpers). The answer stays right because the traced
- * set only changes before the programs attach, or when a task is made (the
- * new task gets its entry from ws_sched_newtask before it can run), or when
- * the last thread of a process exits; see ws_sched_seed for the tasks that
- * exist at attach.
- *
- * Summarising at the resolution: a traced thread's switch-out is not written
- * when it happens (how long the thread stays off CPU is not known yet). If its
- * wait reaches the resolution, the wakeup carries the switch-out (@off_ts); if
- * only its queueing does, the switch-in does. An off-CPU period shorter than
- * the resolution is never written: it is added to @sh, which rides on the
- * thread's next written switch-in (or its exit), so its time is still counted.
- * Once a switch-out was written (@off_emitted), the wakeup and the switch-in
- * that end that period are written too, so the analysis sees it whole.
- */
-struct task_state {
-	__u8 traced;
-	/*
-	 * A kernel thread that a traced thread woke, or that woke a traced thread: a kworker
-	 * flushing its writes, jbd2 committing its fsync, kswapd reclaiming for its allocation. Its
-	 * switches and wakeups are written from then on, to the end, so a chain can go on through
-	 * the work it did (its timeline is whole from that moment); it is never a victim.
-	 */
-	__u8 helper;
-	__u8 rq_waiting;  /* traced, runnable, not running */
-	__u8 off_emitted; /* its current off-CPU period's switch-out was written */
-	/*
-	 * A wakeup came since its last switch: it may have cancelled a sleep, or raced the
-	 * dequeue of the sleep now beginning (see woken_leaving). Cleared by its next switch.
-	 */
-	__u8 maybe_woken;
-	__u8 reserved0[3];
-	__u32 off_state; /* task state it left the CPU in */
-	__u64 off_ts;	 /* when it left the CPU (0: on CPU) */
-	/*
-	 * When it was woken in its current off-CPU period, or while leaving the CPU (0: not
-	 * yet). Cleared by the switch-in that ends the period; the switch-out only reads it
-	 * (a wakeup on another CPU can race the switch-out's program, see ws_sched_waking),
-	 * or sets it when it leaves runnable.
-	 */
-	__u64 wake_ts;
-	__u32 off_cpu;
-	__u8 off_throttled; /* it left the CPU throttled by a CPU quota (quota_throttled) */
-	__u8 reserved[2];
-	struct ws_sched_short sh;
-	/* only while off_throttled, read at its switch-out (quota_throttled) */
-	__u64 thr_cg;	  /* the cgroup whose quota ran out: its id (kernfs inode), ~0: not found */
-	__u64 thr_cfs_rq; /* the thread's own cfs_rq then (compared only, never followed) */
-	__u64 thr_start;  /* that cfs_rq's throttled_clock_self (rq clock) */
-	__u64 thr_self_sum; /* and its throttled_clock_self_time */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct task_state);
-} task_state SEC(".maps");
-
-/*
- * Off-CPU periods shorter than this are summarised, not written (see above).
- * 0: every switch and wakeup of a traced thread is written.
- */
-const volatile __u64 resolution_ns = 0;
-
-/*
- * Traced threads that are runnable but not running, and since when there has
- * been at least one. Once there has been one for the resolution, every switch
- * on every CPU is written, so a runqueue wait can name the threads that held
- * the CPU; otherwise switches between untraced threads are skipped (a wait
- * that reaches the resolution is covered from its start: it is in the set all
- * along, and the holder at its start is named by its switch-out's
- * prev_run_start). Any drift from racing updates only makes more switches
- * written, never fewer. The first waiter sets the start from a clock read
- * after its increment, so the start is later than any switch that saw none.
- */
-__u64 nr_rq_waiting;
-__u64 rq_nonempty_since;
 
 /*
  * What this CPU runs, as the switch that gave it the CPU saw it. A switch-out of a task known
@@ -136,267 +53,6 @@ struct {
 	__type(value, struct cpu_current);
 	__uint(max_entries, 1);
 } cpu_current SEC(".maps");
-
-/*
- * SEED_DONE alone: every traced thread has a task_state entry, so a task without one is
- * untraced. ws_sched_seed's first walk gives each thread of the traced processes an entry and
- * ends in SEED_WALKED; the core's second walk, an RCU grace period later, turns that into
- * SEED_DONE (see the core's run_iterator: a program that reads SEED_DONE then sees every
- * entry of the first walk). Until then, and for good once an entry could not be made
- * (SEED_FAILED), a task without one is asked about in ws_tgids and gets an entry that caches
- * the answer. One word, changed only by atomics, so that a failure and the end of a walk
- * cannot both win whatever the CPU's memory order. In a section of its own: most programs read
- * it and it is written a few times, so it must not share a cache line with the runqueue
- * counters that every CPU writes.
- */
-#define SEED_WALKED 1
-#define SEED_DONE 2
-#define SEED_FAILED 4
-__u64 seed_state SEC(".data.seed");
-
-static __always_inline bool seeded(void)
-{
-	return seed_state == SEED_DONE;
-}
-
-/* A traced thread's entry could not be made: from now on a task without one may be traced. */
-static __always_inline void entry_missing(void)
-{
-	__sync_fetch_and_or(&seed_state, SEED_FAILED);
-}
-
-/*
- * @t's entry, made if missing. A traced thread's can be missing when made concurrently
- * elsewhere (a creation that loses the race gets none): look again.
- */
-static __always_inline struct task_state *entry_made(struct task_struct *t)
-{
-	struct task_state *s =
-		bpf_task_storage_get(&task_state, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-
-	return s ? s : bpf_task_storage_get(&task_state, t, 0, 0);
-}
-
-/*
- * @t's entry, made if missing while a task without one is not @known untraced. A program reads
- * @known (seeded()) once, before its first lookup: read set, the walk made its entries before;
- * read after a lookup that found nothing, the walk may have made the entry in between.
- */
-static __always_inline struct task_state *state_of(struct task_struct *t, bool known)
-{
-	struct task_state *s = bpf_task_storage_get(&task_state, t, 0, 0);
-
-	if (s || known)
-		return s;
-	s = bpf_task_storage_get(&task_state, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (s)
-		s->traced = ws_traced_tgid(t->tgid);
-	return s;
-}
-
-/*
- * Traced? With no entry: untraced once seeded (@known, see state_of); before that, or when no
- * entry could be made (allocation failed, storage busy), the filter says. (A lookup finds an
- * existing entry even while the storage is busy from 6.2 on; ws_sched_seed does not seed older
- * kernels.)
- */
-static __always_inline bool traced(struct task_struct *t, struct task_state *s, bool known)
-{
-	return s ? s->traced : !known && ws_traced_tgid(t->tgid);
-}
-
-/* Its switches and wakeups written: traced, or a helper (see task_state). */
-static __always_inline bool followed(struct task_struct *t, struct task_state *s, bool known)
-{
-	return s ? s->traced || s->helper : !known && ws_traced_tgid(t->tgid);
-}
-
-#define PF_KTHREAD_ 0x00200000
-
-static __always_inline struct task_state *make_helper(struct task_struct *k)
-{
-	struct task_state *s = state_of(k, seeded()); /* a kernel thread can be traced (attach) */
-
-	/* an untraced task has no entry once seeded: this one needs one from now on */
-	if (!s)
-		s = entry_made(k);
-	if (s && !s->traced && !s->helper) {
-		s->helper = 1;
-		/*
-		 * Its current off-CPU period, if it is in one, began before it was followed:
-		 * no switch-out to summarise against, so the wakeup and the switch-in that end
-		 * it are written (not taken for a wakeup racing ahead of a switch-out).
-		 */
-		s->off_emitted = 1;
-	}
-	return s;
-}
-
-/*
- * @p, an untraced kernel thread, is woken by current: is it set to work for the traced
- * processes? Only a wakeup done in task context says who asked (in an interrupt current is
- * whoever was hit).
- */
-static __always_inline struct task_state *helper_of(struct task_struct *p, struct ws_cpu_state *cs)
-{
-	struct task_struct *cur;
-	struct task_state *c;
-
-	if (!cs || cs->depth)
-		return NULL;
-	cur = bpf_get_current_task_btf();
-	/* only a traced waker: from helper to helper, the set would spread to every busy
-	 * kernel thread of the machine */
-	c = bpf_task_storage_get(&task_state, cur, 0, 0);
-	if (!c || !c->traced)
-		return NULL;
-	return make_helper(p);
-}
-
-/* Count @s among the waiting. True if it is the first (its fetch-and-add saw none). */
-static __always_inline bool rq_wait_begin(struct task_state *s)
-{
-	if (!s || s->rq_waiting)
-		return false;
-	s->rq_waiting = 1;
-	return __sync_fetch_and_add(&nr_rq_waiting, 1) == 0;
-}
-
-/*
- * The program's clock reading, taken after counting @s among the waiting when @waits: the
- * first waiter's reading is rq_nonempty_since, so that start is later than any switch that
- * saw no waiter. One reading for both: on a VM a clock read is a good part of a program's cost.
- */
-static __always_inline __u64 now_after_wait_begin(struct task_state *s, bool waits)
-{
-	bool first = waits && rq_wait_begin(s);
-	__u64 now = bpf_ktime_get_ns();
-
-	if (first)
-		rq_nonempty_since = now;
-	return now;
-}
-
-static __always_inline void rq_wait_end(struct task_state *s)
-{
-	if (s && s->rq_waiting) {
-		s->rq_waiting = 0;
-		__sync_fetch_and_add(&nr_rq_waiting, -1);
-	}
-}
-
-/*
- * When @s's current off-CPU period stopped being a sleep: its wakeup; or its switch-out when
- * it left runnable, was woken while leaving the CPU (a racing wakeup can be stamped before
- * the switch-out), or no wakeup came yet.
- */
-static __always_inline __u64 woken_at(const struct task_state *s)
-{
-	return s->wake_ts > s->off_ts ? s->wake_ts : s->off_ts;
-}
-
-/* Its period ends (the switch-in): the next one starts clean. */
-static __always_inline void period_end(struct task_state *s)
-{
-	s->off_ts = 0;
-	s->wake_ts = 0;
-	s->off_emitted = 0;
-	s->maybe_woken = 0;
-	s->off_throttled = 0;
-}
-
-/*
- * CPU bandwidth control (a cgroup's cpu.cfs_quota_us / cpu.max). From 6.18 a task whose group
- * ran out of quota is throttled on its own: a task work at its return to user space dequeues it
- * and sets task_struct.throttled, then it switches out runnable (state 0) and comes back with
- * no wakeup once the period timer unthrottles the group. Seen from switches alone that is a
- * runqueue wait on an idle CPU (issue 32). Own CO-RE flavors: these fields are missing from
- * older kernels' BTF (bpf_core_field_exists then says no, and nothing is claimed).
- */
-struct task_struct___quota {
-	bool throttled;
-} __attribute__((preserve_access_index));
-
-struct cfs_rq___quota {
-	struct rq *rq;
-	struct task_group *tg;
-	__u64 throttled_clock_self;
-	__u64 throttled_clock_self_time;
-	bool throttled : 1;
-} __attribute__((preserve_access_index));
-
-/* How far up the task groups the throttled one is looked for. */
-#define QUOTA_LEVELS 8
-
-/*
- * @p switches out runnable: throttled by a quota? Then keep in @s which group's quota (the
- * nearest throttled cfs_rq up its hierarchy) and its own cfs_rq's throttle clock, from which
- * its switch-in reads when the throttle ended (unthrottled_at). A plain preemption costs the
- * one load of @p->throttled.
- */
-static __always_inline bool quota_throttled(struct task_struct *p, struct task_state *s)
-{
-	struct task_struct___quota *q = (void *)p;
-	struct sched_entity *se = &p->se;
-	struct cfs_rq___quota *own;
-
-	/* constants: on a kernel without these fields the verifier drops the rest (else refused) */
-	if (!bpf_core_field_exists(q->throttled) ||
-	    !bpf_core_field_exists(struct cfs_rq___quota, throttled_clock_self) ||
-	    !bpf_core_field_exists(struct cfs_rq___quota, throttled_clock_self_time) ||
-	    !q->throttled)
-		return false;
-	own = (void *)se->cfs_rq;
-	if (!own)
-		return false;
-	s->thr_cg = ~0ULL;
-	s->thr_cfs_rq = (__u64)own;
-	s->thr_start = own->throttled_clock_self;
-	s->thr_self_sum = own->throttled_clock_self_time;
-#pragma unroll
-	for (int i = 0; i < QUOTA_LEVELS && se; i++) {
-		struct cfs_rq___quota *cr = (void *)se->cfs_rq;
-
-		if (!cr)
-			break;
-		if (BPF_CORE_READ_BITFIELD(cr, throttled)) {
-			s->thr_cg = BPF_CORE_READ(cr, tg, css.cgroup, kn, id);
-			break;
-		}
-		se = se->parent;
-	}
-	return true;
-}
-
-/*
- * When @p's throttle ended, on the clock of the records, as its switch-in at @now sees it; 0
- * when that is not known. Its own cfs_rq sums the time it spent throttled
- * (throttled_clock_self_time, from throttled_clock_self to the unthrottle, rq clock): if it is
- * still the one it left on (not migrated), no throttle is running on it now and its sum grew,
- * the throttle ended at start + growth, rq->clock ago of that much. The rq clock was updated
- * by this very schedule().
- */
-static __always_inline __u64 unthrottled_at(struct task_struct *p, const struct task_state *s,
-					    __u64 now)
-{
-	struct cfs_rq___quota *cr = (void *)p->se.cfs_rq;
-	__u64 grew, end, clock, ago;
-
-	/* a constant: on a kernel without these fields the verifier drops the rest (else refused)
-	 */
-	if (!bpf_core_field_exists(cr->throttled_clock_self) ||
-	    !bpf_core_field_exists(cr->throttled_clock_self_time))
-		return 0;
-	if (!cr || (__u64)cr != s->thr_cfs_rq || !s->thr_start || cr->throttled_clock_self)
-		return 0;
-	grew = cr->throttled_clock_self_time - s->thr_self_sum;
-	end = s->thr_start + grew;
-	clock = BPF_CORE_READ(cr, rq, clock);
-	if (!grew || clock < end)
-		return 0;
-	ago = clock - end;
-	return ago < now - s->off_ts ? now - ago : 0;
-}
 
 #define TASK_WAKING_ 0x0200
 
@@ -463,126 +119,110 @@ static __always_inline void cpu_current_set(struct cpu_current *cc, struct task_
 	cc->since_seen = since_seen;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+/* What this CPU's last switch saw of prev, if prev is the task it switched to (cpu_current). */
+struct prev_seen {
+	bool known;	  /* cpu_current is about prev */
+	bool untraced;	  /* and says prev needs no lookup */
+	__u64 run_start;  /* when prev got the CPU (0: not read) */
+	__u64 since_seen; /* rq_nonempty_since then */
+};
+
+static __always_inline struct prev_seen prev_seen_here(const struct cpu_current *cc,
+						       struct task_struct *prev)
 {
-	__u64 waiting = nr_rq_waiting, since = rq_nonempty_since, run_start = 0, since_seen = 0;
-	__u32 zero = 0, state = preempt ? 0 : prev_state;
-	struct cpu_current *cc = bpf_map_lookup_elem(&cpu_current, &zero);
-	bool prev_known = false, prev_untraced = false, known = seeded();
-	struct task_state *ps = NULL, *ns;
-	bool prev_traced = false, next_traced, look_up, write, rq_long, dying, prev_later,
-	     in_unseen;
-	struct ws_sched_switch *r;
-	__u64 now;
+	struct prev_seen seen = {};
 
 	/* BTF tracepoint arguments are typed: plain loads, no probe-read helper calls */
 	if (cc && cc->known && cc->tid == prev->pid) {
-		prev_known = true;
-		prev_untraced = !cc->look_up;
-		run_start = cc->run_start;
-		since_seen = cc->since_seen;
+		seen.known = true;
+		seen.untraced = !cc->look_up;
+		seen.run_start = cc->run_start;
+		seen.since_seen = cc->since_seen;
 	}
-	/* the idle task (pid 0) is neither traced nor a helper: never looked up */
-	if (!prev_untraced && prev->pid) {
-		ps = state_of(prev, known);
-		prev_traced = followed(prev, ps, known);
-	}
-	ns = next->pid ? state_of(next, known) : NULL;
-	next_traced = next->pid && followed(next, ns, known);
-	/* without an entry it is untraced once seeded; before that, unknown */
-	look_up = next_traced || (!ns && next->pid && !known);
-	/* the core's own switch program is left out for this one (whyslow.bpf.h) */
-	ws_cpu_switch(ws_cpu_state());
-	if (!prev_traced && !next_traced && !waiting) {
-		/* nothing to write, and no runqueue wait that next's run could delay */
-		cpu_current_set(cc, next, look_up, 0, since);
-		return 0;
-	}
-	/*
-	 * Still off CPU by its state: it got this CPU from a task whose switch-out was not
-	 * traced (some VM agents' threads leave their CPU without a sched_switch). That
-	 * period is over (what it holds is stale), it waits for a CPU no more, and this
-	 * switch-out is written now, so the analysis knows it ran (the core puts its switch-in
-	 * where the CPU's last run seen began). A period of it that was never written is lost.
-	 */
-	in_unseen = prev_traced && ps && ps->off_ts;
-	if (in_unseen) {
-		/* period_end() but maybe_woken: a wakeup that came during this run counts */
-		rq_wait_end(ps);
-		ps->off_ts = 0;
-		ps->wake_ts = 0;
-		ps->off_emitted = 0;
-	}
+	return seen;
+}
+
+/*
+ * Still off CPU by its state: traced prev got this CPU from a task whose switch-out was not
+ * traced (some VM agents' threads leave their CPU without a sched_switch). That period is over
+ * (what it holds is stale), it waits for a CPU no more, and this switch-out is written now, so
+ * the analysis knows it ran (the core puts its switch-in where the CPU's last run seen began).
+ * A period of it that was never written is lost. True if so, the period ended.
+ */
+static __always_inline bool prev_ran_unseen(struct task_state *ps, bool prev_traced)
+{
+	if (!prev_traced || !ps || !ps->off_ts)
+		return false;
+	/* period_end() but maybe_woken: a wakeup that came during this run counts */
+	rq_wait_end(ps);
+	ps->off_ts = 0;
+	ps->wake_ts = 0;
+	ps->off_emitted = 0;
+	return true;
+}
+
+/* The state prev leaves the CPU in, as the analysis must see it. */
+static __always_inline __u32 prev_state_seen(struct task_struct *prev, struct task_state *ps,
+					     __u32 state, bool prev_traced)
+{
 	/* a wakeup that came as it left: runnable from now on, as if preempted (not its death) */
 	if (state && !(state & 0x80 /* TASK_DEAD */) && prev_traced && ps &&
 	    woken_leaving(prev, ps))
-		state = 0;
-	/* runqueue waits that make every switch written: the traced threads' only */
-	now = now_after_wait_begin(ps, state == 0 && prev->pid && prev_traced &&
-					       traced(prev, ps, known));
-	if (next_traced)
-		rq_wait_end(ns);
-	cpu_current_set(cc, next, look_up, now, 0);
-	/*
-	 * prev got the CPU while no traced thread waited for one (no clock read then): a
-	 * runqueue wait that began since (its start is not the one prev saw) began later.
-	 */
-	if (!run_start && prev_known && waiting && since != since_seen && since < now)
-		run_start = since;
-	/* a long wait (blocked, not preempted) ends: its stacks, taken in its own context */
+		return 0;
+	return state;
+}
+
+/*
+ * When prev got the CPU, as its switch-out record says. It got it while no traced thread
+ * waited for one (no clock read then): a runqueue wait that began since (its start is not the
+ * one prev saw) began later, and that is what the wait needs to know.
+ */
+static __always_inline __u64 prev_run_start(const struct prev_seen *seen, __u64 waiting,
+					    __u64 since, __u64 now)
+{
+	if (!seen->run_start && seen->known && waiting && since != seen->since_seen && since < now)
+		return since;
+	return seen->run_start;
+}
+
+/* A long wait (blocked, not preempted) of next ends: its stacks, taken in its own context. */
+static __always_inline void stack_if_slept_long(struct task_struct *next, struct task_state *ns,
+						bool next_traced, __u64 now)
+{
 	if (next_traced && ns && !ns->helper && ns->off_ts && slept(ns) && ws_stack_min_ns &&
 	    now - ns->off_ts >= ws_stack_min_ns)
 		ws_stack_waiter(next, ns->off_ts, now);
-	rq_long = nr_rq_waiting && (!resolution_ns || now - rq_nonempty_since >= resolution_ns);
-	if (!prev_traced && !next_traced && !rq_long)
-		return 0;
+}
+
+/*
+ * Traced prev leaves the CPU at @now: its period begins. @emitted: this switch-out is written
+ * now, not later with the record that ends the period.
+ */
+static __always_inline void period_begin(struct task_struct *prev, struct task_state *ps,
+					 __u32 state, __u64 now, bool emitted)
+{
 	/*
-	 * Written: while a traced thread waits for a CPU (to name who held it), a
-	 * traced thread's last switch, and a switch-in that ends a period at
-	 * least the resolution long or whose switch-out was written.
+	 * A wakeup that races this program on another CPU may set wake_ts only after
+	 * woken_leaving read it: the period then reads as blocked until that wakeup
+	 * (woken_at), as it was.
 	 */
-	dying = prev_traced &&
-		((state & 0x80 /* TASK_DEAD */) || (prev->flags & 0x4 /* PF_EXITING */));
-	/* switch_in_written() last: when it says no, it has summed next's period already */
-	write = !resolution_ns || rq_long || dying || in_unseen ||
-		(next_traced && switch_in_written(ns, now));
-	/*
-	 * prev's switch-out waits for the record that ends its period (its
-	 * wakeup or switch-in, when the period reaches the resolution), even when
-	 * this record is written for next's sake: writing it here would make its
-	 * wakeup and switch-in due whatever their length, and in a ping-pong that
-	 * would write every switch from then on.
-	 */
-	prev_later = resolution_ns && prev_traced && ps && !dying && !in_unseen;
-	if (prev_traced && ps) {
-		/*
-		 * A wakeup that races this program on another CPU may set wake_ts only after
-		 * woken_leaving read it: the period then reads as blocked until that wakeup
-		 * (woken_at), as it was.
-		 */
-		ps->maybe_woken = 0;
-		ps->off_ts = now;
-		ps->off_state = state;
-		ps->off_cpu = bpf_get_smp_processor_id();
-		ps->off_emitted = write && !prev_later;
-		ps->off_throttled = state == 0 && quota_throttled(prev, ps);
-		if (state == 0)
-			ps->wake_ts = now;
-	}
-	if (!write) {
-		if (next_traced && ns)
-			period_end(ns);
-		return 0;
-	}
-	r = ws_reserve(sizeof(*r), WS_SCHED_SWITCH);
-	if (!r) {
-		/* lost (counted): its short waits ride on a later record, its period is over */
-		if (next_traced && ns)
-			period_end(ns);
-		return 0;
-	}
+	ps->maybe_woken = 0;
+	ps->off_ts = now;
+	ps->off_state = state;
+	ps->off_cpu = bpf_get_smp_processor_id();
+	ps->off_emitted = emitted;
+	ps->off_throttled = state == 0 && quota_throttled(prev, ps);
+	if (state == 0)
+		ps->wake_ts = now;
+}
+
+/* The switch record's fields but next's period (switch_record_next). */
+static __always_inline void switch_record_fill(struct ws_sched_switch *r, struct task_struct *prev,
+					       struct task_struct *next,
+					       const struct task_state *ps,
+					       const struct task_state *ns, __u32 state,
+					       __u64 run_start, bool prev_traced, bool prev_later)
+{
 	if (prev_later)
 		r->hdr.flags |= WS_SCHED_PREV_LATER;
 	if (ps && ps->helper)
@@ -606,24 +246,105 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	__builtin_memset(&r->next_short, 0, sizeof(r->next_short));
 	r->next_throttle_cg = 0;
 	r->next_unthrottled_ts = 0;
-	if (next_traced && ns) {
-		if (ns->off_throttled) {
-			r->next_throttle_cg = ns->thr_cg;
-			r->next_unthrottled_ts = unthrottled_at(next, ns, now);
-		}
-		if (!ns->off_emitted && ns->off_ts) {
-			/* woken as it left, stamped before its switch-out: runnable throughout */
-			bool asleep = slept(ns);
+}
 
-			r->next_off_ts = ns->off_ts;
-			r->next_wake_ts = asleep ? ns->wake_ts : 0;
-			r->next_off_state = asleep ? ns->off_state : 0;
-			r->next_off_cpu = ns->off_cpu;
-		}
-		r->next_short = ns->sh;
-		__builtin_memset(&ns->sh, 0, sizeof(ns->sh));
-		period_end(ns);
+/* Traced next's period, which its switch-in at @now ends, rides on the record: it is over. */
+static __always_inline void switch_record_next(struct ws_sched_switch *r, struct task_struct *next,
+					       struct task_state *ns, __u64 now)
+{
+	if (ns->off_throttled) {
+		r->next_throttle_cg = ns->thr_cg;
+		r->next_unthrottled_ts = unthrottled_at(next, ns, now);
 	}
+	if (!ns->off_emitted && ns->off_ts) {
+		/* woken as it left, stamped before its switch-out: runnable throughout */
+		bool asleep = slept(ns);
+
+		r->next_off_ts = ns->off_ts;
+		r->next_wake_ts = asleep ? ns->wake_ts : 0;
+		r->next_off_state = asleep ? ns->off_state : 0;
+		r->next_off_cpu = ns->off_cpu;
+	}
+	r->next_short = ns->sh;
+	__builtin_memset(&ns->sh, 0, sizeof(ns->sh));
+	period_end(ns);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 waiting = nr_rq_waiting, since = rq_nonempty_since, run_start;
+	__u32 zero = 0, state = preempt ? 0 : prev_state;
+	struct cpu_current *cc = bpf_map_lookup_elem(&cpu_current, &zero);
+	bool known = seeded();
+	struct prev_seen seen = prev_seen_here(cc, prev);
+	struct task_state *ps = NULL, *ns;
+	bool prev_traced = false, next_traced, look_up, write, rq_long, dying, prev_later,
+	     in_unseen;
+	struct ws_sched_switch *r;
+	__u64 now;
+
+	/* the idle task (pid 0) is neither traced nor a helper: never looked up */
+	if (!seen.untraced && prev->pid) {
+		ps = state_of(prev, known);
+		prev_traced = followed(prev, ps, known);
+	}
+	ns = next->pid ? state_of(next, known) : NULL;
+	next_traced = next->pid && followed(next, ns, known);
+	/* without an entry it is untraced once seeded; before that, unknown */
+	look_up = next_traced || (!ns && next->pid && !known);
+	/* the core's own switch program is left out for this one (whyslow.bpf.h) */
+	ws_cpu_switch(ws_cpu_state());
+	if (!prev_traced && !next_traced && !waiting) {
+		/* nothing to write, and no runqueue wait that next's run could delay */
+		cpu_current_set(cc, next, look_up, 0, since);
+		return 0;
+	}
+	in_unseen = prev_ran_unseen(ps, prev_traced);
+	state = prev_state_seen(prev, ps, state, prev_traced);
+	/* runqueue waits that make every switch written: the traced threads' only */
+	now = now_after_wait_begin(ps, state == 0 && prev->pid && prev_traced &&
+					       traced(prev, ps, known));
+	if (next_traced)
+		rq_wait_end(ns);
+	cpu_current_set(cc, next, look_up, now, 0);
+	run_start = prev_run_start(&seen, waiting, since, now);
+	stack_if_slept_long(next, ns, next_traced, now);
+	rq_long = nr_rq_waiting && (!resolution_ns || now - rq_nonempty_since >= resolution_ns);
+	if (!prev_traced && !next_traced && !rq_long)
+		return 0;
+	/*
+	 * Written: while a traced thread waits for a CPU (to name who held it), a
+	 * traced thread's last switch, and a switch-in that ends a period at
+	 * least the resolution long or whose switch-out was written.
+	 */
+	dying = prev_traced &&
+		((state & 0x80 /* TASK_DEAD */) || (prev->flags & 0x4 /* PF_EXITING */));
+	/* switch_in_written() last: when it says no, it has summed next's period already */
+	write = !resolution_ns || rq_long || dying || in_unseen ||
+		(next_traced && switch_in_written(ns, now));
+	/*
+	 * prev's switch-out waits for the record that ends its period (its
+	 * wakeup or switch-in, when the period reaches the resolution), even when
+	 * this record is written for next's sake: writing it here would make its
+	 * wakeup and switch-in due whatever their length, and in a ping-pong that
+	 * would write every switch from then on.
+	 */
+	prev_later = resolution_ns && prev_traced && ps && !dying && !in_unseen;
+	if (prev_traced && ps)
+		period_begin(prev, ps, state, now, write && !prev_later);
+	/* not written, or lost (counted): next's short waits ride on a later record, its period is
+	 * over */
+	r = write ? ws_reserve(sizeof(*r), WS_SCHED_SWITCH) : NULL;
+	if (!r) {
+		if (next_traced && ns)
+			period_end(ns);
+		return 0;
+	}
+	switch_record_fill(r, prev, next, ps, ns, state, run_start, prev_traced, prev_later);
+	if (next_traced && ns)
+		switch_record_next(r, next, ns, now);
 	ws_submit(r);
 	return 0;
 }
@@ -636,83 +357,79 @@ struct sched_entity___delayed {
 	unsigned char sched_delayed;
 } __attribute__((preserve_access_index));
 
-SEC("tp_btf/sched_waking")
-int BPF_PROG(ws_sched_waking, struct task_struct *p)
+/*
+ * A task still queued is being woken before it managed to sleep: the
+ * wakeup cancels the sleep and ends no wait, unless the scheduler dequeues
+ * it first, and then this wakeup ends the sleep and traces nothing more:
+ * its switch-out decides. Not one whose dequeue the scheduler merely
+ * delayed (EEVDF, 6.12+): it did sleep.
+ */
+static __always_inline bool wakeup_cancels_sleep(struct task_struct *p)
 {
-	bool known = seeded(); /* before the lookup: see state_of */
-	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
-	struct ws_cpu_state *cs = NULL;
-	struct task_struct *cur;
-	struct ws_sched_waking *r;
-	__u64 now, sigpending;
+	struct sched_entity___delayed *se = (void *)&p->se;
 
-	if (!followed(p, s, known)) {
-		/* most wakeups of the machine end here (no entry): one flag test, no other lookup
-		 */
-		if (!(p->flags & PF_KTHREAD_))
-			return 0;
-		cs = ws_cpu_state();
-		s = helper_of(p, cs);
-		if (!s)
-			return 0;
-	}
-	/* before on_rq is read: its switch-out, if it is leaving now, decides (woken_leaving) */
-	if (s)
-		s->maybe_woken = 1;
-	/*
-	 * A task still queued is being woken before it managed to sleep: the
-	 * wakeup cancels the sleep and ends no wait, unless the scheduler dequeues
-	 * it first, and then this wakeup ends the sleep and traces nothing more:
-	 * its switch-out decides. Not one whose dequeue the scheduler merely
-	 * delayed (EEVDF, 6.12+): it did sleep.
-	 */
-	if (p->on_rq == 1) {
-		struct sched_entity___delayed *se = (void *)&p->se;
+	if (p->on_rq != 1)
+		return false;
+	return !bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed;
+}
 
-		if (!bpf_core_field_exists(se->sched_delayed) || !se->sched_delayed)
-			return 0;
-	}
-	/*
-	 * Its switch-out took it for woken as it left (woken_leaving's doubt), yet a wakeup
-	 * finds it asleep (dequeued, not migrating): it slept, and this wakeup ends that.
-	 */
+/*
+ * Its switch-out took it for woken as it left (woken_leaving's doubt), yet a wakeup
+ * finds it asleep (dequeued, not migrating): it slept, and this wakeup ends that.
+ */
+static __always_inline void slept_after_all(struct task_struct *p, struct task_state *s)
+{
 	if (s && s->off_ts && !s->off_emitted && !s->off_state && p->on_rq != 2) {
 		s->off_state = p->__state ? p->__state : 1;
 		s->wake_ts = 0;
 	}
-	now = now_after_wait_begin(s, !s || s->traced);
-	/* signals pending that it does not block: this wakeup is the signal's (signal_wake_up) */
-	sigpending = (p->pending.signal.sig[0] | p->signal->shared_pending.signal.sig[0]) &
-		     ~p->blocked.sig[0];
-	if (s && resolution_ns && !s->off_emitted) {
-		if (!s->off_ts) {
-			/*
-			 * Leaving its CPU (dequeued, its switch-out not traced yet, or being
-			 * traced there right now): the sleep about to begin ends at once. The
-			 * switch-out reads this; if it read before this store, the period's
-			 * end reads it (woken_at).
-			 */
-			s->wake_ts = now;
-			return 0;
-		}
-		if (!cs)
-			cs = ws_cpu_state();
+}
+
+/* Signals pending that @p does not block: the wakeup is the signal's (signal_wake_up). */
+static __always_inline __u64 signals_pending(struct task_struct *p)
+{
+	return (p->pending.signal.sig[0] | p->signal->shared_pending.signal.sig[0]) &
+	       ~p->blocked.sig[0];
+}
+
+/*
+ * Is the wakeup at @now of @s, whose switch-out was not written, left unwritten (summarised
+ * into its period)? *@cs: this CPU's state, read here if not yet.
+ */
+static __always_inline bool wakeup_summarised(struct task_state *s, __u64 now, __u64 sigpending,
+					      struct ws_cpu_state **cs)
+{
+	if (!s->off_ts) {
 		/*
-		 * A short wait is summed only when another task woke it (or nothing did: it was
-		 * preempted). One an interrupt or a signal ended is written whole: what the
-		 * interrupt completed (a block request, a packet, a timer) or the signal is a cause
-		 * another source can prove, and such waits come at the rate of devices, timers and
-		 * signals, not of the scheduler.
+		 * Leaving its CPU (dequeued, its switch-out not traced yet, or being
+		 * traced there right now): the sleep about to begin ends at once. The
+		 * switch-out reads this; if it read before this store, the period's
+		 * end reads it (woken_at).
 		 */
-		if (now - s->off_ts < resolution_ns && cs && !cs->depth && !sigpending) {
-			if (!s->wake_ts)
-				s->wake_ts = now;
-			return 0;
-		}
+		s->wake_ts = now;
+		return true;
 	}
-	r = ws_reserve(sizeof(*r), WS_SCHED_WAKING);
-	if (!r)
-		return 0;
+	if (!*cs)
+		*cs = ws_cpu_state();
+	/*
+	 * A short wait is summed only when another task woke it (or nothing did: it was
+	 * preempted). One an interrupt or a signal ended is written whole: what the
+	 * interrupt completed (a block request, a packet, a timer) or the signal is a cause
+	 * another source can prove, and such waits come at the rate of devices, timers and
+	 * signals, not of the scheduler.
+	 */
+	if (now - s->off_ts < resolution_ns && *cs && !(*cs)->depth && !sigpending) {
+		if (!s->wake_ts)
+			s->wake_ts = now;
+		return true;
+	}
+	return false;
+}
+
+/* The wakee's side of the record: its wait, and its switch-out if that was not written. */
+static __always_inline void waking_record_wakee(struct ws_sched_waking *r, struct task_struct *p,
+						struct task_state *s, __u64 sigpending)
+{
 	r->off_ts = 0;
 	r->off_state = 0;
 	r->off_cpu = 0;
@@ -733,16 +450,18 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	bpf_get_current_comm(&r->waker_comm, sizeof(r->waker_comm));
 	/* the wakee is asleep inside its syscall: its saved registers say which */
 	ws_read_syscall(p, &r->wakee_sys);
-	/* current did the wakeup only in task context: in an interrupt it is whoever was hit */
-	if (!cs)
-		cs = ws_cpu_state();
-	cur = bpf_get_current_task_btf();
 	r->waker_short = 0;
 	r->reserved2 = 0;
 	r->wakee_sigpending = sigpending;
 	r->wakee_state = p->__state;
 	r->reserved3 = 0;
-	if (cs && cs->depth == 0 && cur->pid) {
+}
+
+/* The waker's side of the record, when current is the waker (@task_ctx: see the caller). */
+static __always_inline void waking_record_waker(struct ws_sched_waking *r, struct task_state *s,
+						struct task_struct *cur, bool task_ctx)
+{
+	if (task_ctx) {
 		/* only summarising leaves periods unwritten: no lookup otherwise */
 		struct task_state *ws =
 			resolution_ns ? bpf_task_storage_get(&task_state, cur, 0, 0) : NULL;
@@ -757,11 +476,54 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	} else {
 		ws_read_syscall_none(&r->waker_sys);
 	}
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(ws_sched_waking, struct task_struct *p)
+{
+	bool known = seeded(); /* before the lookup: see state_of */
+	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct ws_cpu_state *cs = NULL;
+	struct task_struct *cur;
+	struct ws_sched_waking *r;
+	__u64 now, sigpending;
+	bool task_ctx;
+
+	if (!followed(p, s, known)) {
+		/* most wakeups of the machine end here (no entry): one flag test, no other lookup
+		 */
+		if (!(p->flags & PF_KTHREAD_))
+			return 0;
+		cs = ws_cpu_state();
+		s = helper_of(p, cs);
+		if (!s)
+			return 0;
+	}
+	/* before on_rq is read: its switch-out, if it is leaving now, decides (woken_leaving) */
+	if (s)
+		s->maybe_woken = 1;
+	if (wakeup_cancels_sleep(p))
+		return 0;
+	slept_after_all(p, s);
+	now = now_after_wait_begin(s, !s || s->traced);
+	sigpending = signals_pending(p);
+	if (s && resolution_ns && !s->off_emitted && wakeup_summarised(s, now, sigpending, &cs))
+		return 0;
+	r = ws_reserve(sizeof(*r), WS_SCHED_WAKING);
+	if (!r)
+		return 0;
+	waking_record_wakee(r, p, s, sigpending);
+	/* current did the wakeup only in task context: in an interrupt it is whoever was hit */
+	if (!cs)
+		cs = ws_cpu_state();
+	cur = bpf_get_current_task_btf();
+	task_ctx = cs && cs->depth == 0 && cur->pid;
+	waking_record_waker(r, s, cur, task_ctx);
 	now = r->hdr.ts;
 	ws_submit(r);
 	/* a long wait: who woke it, from where (current is the waker only in task context) */
 	if (ws_stack_min_ns && s && !s->helper && s->off_ts && s->off_state &&
-	    now - s->off_ts >= ws_stack_min_ns && cs && cs->depth == 0 && cur->pid)
+	    now - s->off_ts >= ws_stack_min_ns && task_ctx)
 		ws_stack_waker(p->pid, s->off_ts, now);
 	return 0;
 }
