@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The roots of a chain: what each link and each segment comes down to, named the way the
+ * report groups them ("block I/O on vda", "CPU quota of ..."), and the one root the chain
+ * settles on (ws_chain_settle_root()). Building the chain is chain.c.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "chain_impl.h"
+#include "base/util.h"
+
+/* The root of a stretch of a waker's timeline whyslow dropped (ws_chain_root_of()). */
+#define BEFORE_KEPT "before the kept history (max_window, max_history)"
+
+void chain_root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf, size_t len)
+{
+	const struct ws_claim *cl = l->claim;
+
+	/* a root its source names a resource for is grouped by it: "block I/O on vda" */
+	if (cl && strcmp(l->kind, WS_CLAIM_QUOTA) == 0) {
+		ws_quota_label(cl, buf, len);
+	} else if (cl && cl->root && ws_graph_resource(g, cl, buf, len) > 0) {
+		return;
+	} else if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
+		snprintf(buf, len, "runqueue on CPU %u", l->cpu);
+	} else if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
+		snprintf(buf, len, "wakeup latency on CPU %u", l->cpu);
+	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
+		snprintf(buf, len, "%s in %s", ws_ival_work(l->flags), l->comm);
+	} else if (cl && ws_graph_root_label(g, cl, l->comm, buf, len) > 0) {
+		return; /* its source names it: "timer sleep in app", "untraced thread cron" */
+	} else {
+		snprintf(buf, len, "%s in %s", l->kind, l->comm);
+	}
+}
+
+/* Every segment's root unknown yet; without room for them, none is kept. */
+void chain_roots_reset(struct ws_chain *c)
+{
+	if (ws_grow((void **)&c->roots, &c->roots_cap, c->nsegs, sizeof(*c->roots)))
+		return;
+	for (size_t i = 0; i < c->nsegs; i++)
+		c->roots[i].known = false;
+	c->nroots = c->nsegs;
+}
+
+void ws_quota_label(const struct ws_claim *c, char *buf, size_t len)
+{
+	uint64_t quota = ws_claim_u64(c, "quota_us", 0), period = ws_claim_u64(c, "period_us", 0);
+	const char *cg = ws_claim_str(c, "cgroup", NULL);
+	char q[32], p[32];
+	int n;
+
+	if (cg)
+		n = snprintf(buf, len, "CPU quota of %s", cg);
+	else if (ws_claim_field(c, "cgroup_id"))
+		n = snprintf(buf, len, "CPU quota of cgroup id %" PRIu64,
+			     ws_claim_u64(c, "cgroup_id", 0));
+	else
+		n = snprintf(buf, len, "CPU quota of a cgroup (not found)");
+	if (quota && period && n >= 0 && (size_t)n < len) {
+		ws_format_duration(quota * 1000, q, sizeof(q));
+		ws_format_duration(period * 1000, p, sizeof(p));
+		snprintf(buf + n, len - n, " (%s per %s)", q, p);
+	}
+}
+
+/* The blocked interval the wait @d began with, into @out; false when it has none. */
+bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len)
+{
+	struct ws_chain tmp;
+
+	if (ws_chain_walk_segment(g, s, &tmp)) {
+		const struct ws_link *root = &tmp.links[tmp.nlinks - 1];
+
+		chain_root_of_link(g, root, buf, len);
+		return strcmp(root->kind, WS_KIND_UNKNOWN) != 0;
+	}
+	if (s->thread && strcmp(s->kind, WS_KIND_UNKNOWN) == 0 &&
+	    s->start + s->dur <= s->thread->evicted_to) {
+		/*
+		 * Not an unknown cause: whyslow dropped this stretch of the waker's timeline
+		 * (a wait longer than max_window); saying "unknown" would blame the program.
+		 */
+		snprintf(buf, len, "%s", BEFORE_KEPT);
+		return false;
+	}
+	snprintf(buf, len, "%s", s->kind);
+	return strcmp(s->kind, WS_KIND_UNKNOWN) != 0;
+}
+
+const struct ws_seg_root *ws_chain_seg_root(struct ws_graph *g, const struct ws_chain *c, size_t i,
+					    struct ws_seg_root *scratch)
+{
+	struct ws_seg_root *r = i < c->nroots ? &c->roots[i] : scratch;
+
+	if (r == scratch || !r->known) {
+		r->named = ws_chain_root_of(g, &c->segs[i], r->key, sizeof(r->key));
+		r->known = true;
+	}
+	return r;
+}
+
+/*
+ * A chain's root is the root that explains most of its time, read off its segments the way the
+ * summary's root causes are: each segment's root (ws_chain_seg_root()), their time summed per
+ * root, the largest sum wins (on a tie, the root met first in the wait). The chain, its reason
+ * and the summary then say the same. The links follow the dominant activity hop by hop, into
+ * the longest wait of the largest group, and that one wait can have another cause than most of
+ * the wait (a server's 249 ms of CPU work after seconds of waits on the disk): where they end
+ * is kept in @links_root, and the report says so. Time whose root names no cause (not
+ * observed, no wakeup recorded, before the kept history) is a root like any other; when it is
+ * more than half of the wait, or the root itself, the chain is incomplete: a named root would
+ * say more than the evidence.
+ */
+void ws_chain_settle_root(struct ws_graph *g, struct ws_chain *c)
+{
+	static const char *const why[2][2] = {
+		{ "the largest part of this wait has no recorded cause (not observed, or no wakeup recorded)",
+		  "the largest part of this wait lies before the kept history (max_window, max_history)" },
+		{ "most of this wait has no recorded cause (not observed, or no wakeup recorded)",
+		  "most of this wait lies before the kept history (max_window, max_history)" },
+	};
+	uint64_t best_ns = 0, unnamed = 0, before = 0, blocked = c->end - c->start;
+	struct ws_seg_root scratch;
+	size_t best = 0;
+
+	if (!c->nsegs)
+		return;
+	if (c->nroots < c->nsegs) {
+		/* no room to keep the segments' roots (chain_roots_reset()): the links' root stays
+		 */
+		c->incomplete = true;
+		c->why_incomplete = "whyslow ran out of memory during this wait";
+		return;
+	}
+	for (size_t i = 0; i < c->nsegs; i++) {
+		const struct ws_seg_root *r = ws_chain_seg_root(g, c, i, &scratch);
+
+		if (!r->named) {
+			unnamed += c->segs[i].dur;
+			before += strcmp(r->key, BEFORE_KEPT) == 0 ? c->segs[i].dur : 0;
+		}
+	}
+	/* a chain has a few dozen segments and fewer roots: summed by each root's first segment */
+	for (size_t i = 0; i < c->nsegs; i++) {
+		const char *key = c->roots[i].key;
+		uint64_t ns = 0;
+		size_t j = 0;
+
+		while (j < i && strcmp(c->roots[j].key, key))
+			j++;
+		if (j < i)
+			continue;
+		for (size_t k = i; k < c->nsegs; k++)
+			ns += k == i || strcmp(c->roots[k].key, key) == 0 ? c->segs[k].dur : 0;
+		if (i == 0 || ns > best_ns) {
+			best = i;
+			best_ns = ns;
+		}
+	}
+	if (strcmp(c->roots[best].key, c->root)) {
+		/* "unknown" and "unknown in app" (an unknown waker the links reach) say the same */
+		if (c->roots[best].named ||
+		    (c->nlinks && strcmp(c->links[c->nlinks - 1].kind, WS_KIND_UNKNOWN)))
+			memcpy(c->links_root, c->root, sizeof(c->links_root));
+		snprintf(c->root, sizeof(c->root), "%s", c->roots[best].key);
+	}
+	c->root_ns = best_ns;
+	if (!c->incomplete && (!c->roots[best].named || unnamed * 2 > blocked)) {
+		c->incomplete = true;
+		c->why_incomplete = why[unnamed * 2 > blocked][before * 2 > unnamed];
+	}
+}
