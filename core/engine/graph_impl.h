@@ -2,7 +2,7 @@
 /*
  * The graph's insides, shared by its files and by nothing else: graph.c (timelines),
  * graph_claims.c (interned explanations), graph_cpus.c (who ran where, and names),
- * graph_evict.c (what history is kept).
+ * graph_evict.c (what history is kept), graph_life.c (making and freeing a graph).
  */
 #ifndef WS_GRAPH_IMPL_H
 #define WS_GRAPH_IMPL_H
