@@ -4,7 +4,8 @@
  * file shares, and the functions one file lends another.
  *   session.c       open (plugins, config), analysis (dispatch -> graph -> chains), summary
  *   session_host.c  the host table plugins call, their contexts and name tables
- *   session_bpf.c   the kernel side: shared maps, loading and attaching, the ring, losses
+ *   session_bpf.c   the kernel side: shared maps, loading and attaching
+ *   session_ring.c  reading the ring: records, raw stacks resolved, losses, progress
  *   session_pids.c  the set of traced thread groups
  *   session_sched.c the scheduler model's records into the graph
  */
@@ -135,7 +136,7 @@ struct ws_session {
 	struct plugin_name *names;
 	size_t nnames, names_cap;
 	uint64_t lost_total, end_mono;
-	struct ws_losses losses; /* by CPU and kind, read at the end (or a recording's) */
+	struct ws_losses losses;	 /* by CPU and kind, read at the end (or a recording's) */
 	const struct ws_stuck *open_end; /* ws_session_set_open_waits(), until finish */
 	struct ws_killed killed;	 /* waits a fatal signal ended (killed.h) */
 	/*
@@ -174,10 +175,12 @@ void session_pid_gone(struct ws_session *s, uint32_t pid, uint64_t ts);
 void session_pid_reborn(struct ws_session *s, uint32_t pid);
 bool session_pid_traced(struct ws_session *s, uint32_t pid);
 void session_pids_expire(struct ws_session *s, uint64_t now);
-/* The machine's possible CPUs (session_bpf.c). */
+/* The machine's possible CPUs (session_ring.c). */
 uint32_t session_possible_cpus(void);
 int session_plugins_init(struct ws_session *s);
 uint64_t session_recursion_misses(struct ws_session *s);
+/* The ring's callback (ring_buffer__new): one record in (session_ring.c). */
+int session_ring_record(void *ctx, void *data, size_t size);
 int session_resource(void *ctx, const struct ws_claim *c, char *buf, size_t len);
 int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, char *buf,
 		       size_t len);

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reading the ring: records into the reorder buffer, raw stacks resolved while their process
+ * lives, and what was lost (the kernel's counters, programs it skipped); the status line's
+ * counts. Loading and attaching the programs that write it is session_bpf.c.
+ */
+#include "session_impl.h"
+
+/* The stack resolver, with its maps watcher (the trace goes on without either). */
+static int stackcap_new(struct ws_session *s)
+{
+	int err = ws_stackcap_new(&s->stackcap);
+
+	if (err)
+		return err;
+	if ((err = ws_stackcap_watch(s->stackcap, s->tgids_fd)))
+		ws_log(WS_LOG_ERROR,
+		       "no thread to read the maps of new processes: %s; a short program's stacks may lack names",
+		       strerror(-err));
+	return 0;
+}
+
+/*
+ * A raw stack capture is unwound and named now, while its process lives; only the resolved
+ * frames go on (to the report and to a recording), so nothing later needs the traced binaries.
+ */
+static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
+{
+	struct ws_rec_hdr *res = NULL;
+	int err;
+
+	if (!s->stackcap && stackcap_new(s))
+		return 0; /* no stacks, the trace goes on */
+	err = ws_stackcap_resolve(s->stackcap, h, &res);
+	if (err == -EINVAL)
+		s->bad_records++;
+	if (err)
+		return 0;
+	err = ws_reorder_push(s->ro, res);
+	free(res);
+	return err ? -ENOMEM : 0;
+}
+
+int session_ring_record(void *ctx, void *data, size_t size)
+{
+	struct ws_session *s = ctx;
+	const struct ws_rec_hdr *h = data;
+
+	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h)) {
+		s->bad_records++;
+		return 0;
+	}
+	session_note_loss(s, h);
+	if (h->kind == WS_KIND_STACK_RAW)
+		return stack_arrived(s, h);
+	if (h->kind == WS_KIND_PROC_NEW) {
+		/* a wakeup to read the new process's maps now, not an event */
+		if (s->stackcap)
+			ws_stackcap_snapshot(s->stackcap, h->pid, ws_clock_mono_now());
+		return 0;
+	}
+	if (ws_reorder_push(s->ro, h))
+		return -ENOMEM;
+	return 0;
+}
+
+uint64_t session_recursion_misses(struct ws_session *s)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < s->nprogs; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(s->prog_fds[i], &info, &len) == 0)
+			total += info.recursion_misses;
+	}
+	return total;
+}
+
+uint32_t session_possible_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	/* unreadable (no /sys): every id a kernel can have, as for an old recording */
+	return n > 0 && n <= WS_MAX_CPUS ? (uint32_t)n : WS_MAX_CPUS;
+}
+
+/*
+ * Losses a CPU has not reported yet (it writes the note with its next
+ * record): treat them as lasting until now, so waits about to be reported
+ * are not called complete while a note is still on its way.
+ */
+static void note_pending_losses(struct ws_session *s, uint64_t now)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct ws_cpu_state *st;
+	__u32 zero = 0;
+
+	if (s->cpu_fd < 0 || ncpu <= 0)
+		return;
+	st = calloc(ncpu, sizeof(*st));
+	if (st && bpf_map_lookup_elem(s->cpu_fd, &zero, st) == 0) {
+		for (int c = 0; c < ncpu; c++)
+			if (st[c].lost_pending)
+				ws_graph_loss(s->g, st[c].lost_first_ts, now);
+	}
+	free(st);
+}
+
+/* Maps of the traced processes, so stacks of one that exits before they are read still unwind. */
+static void stack_snapshots(struct ws_session *s, uint64_t now)
+{
+	bool on = false; /* set from [core] stacks, whose default is ws_core_keys' */
+
+	if (!s->stackcap) {
+		ws_config_bool(s->cfg, "core", ws_core_keys, "stacks", &on);
+		if (!on || stackcap_new(s))
+			return;
+	}
+	for (size_t i = 0; i < s->pids.cap; i++)
+		if (ws_table_at(&s->pids, i))
+			ws_stackcap_snapshot(s->stackcap, ws_table_key_of(ws_table_at(&s->pids, i)),
+					     now);
+	/* new processes whose fork the analysis has not reached yet (WS_KIND_PROC_NEW) */
+	ws_stackcap_snapshot_young(s->stackcap, now);
+}
+
+int ws_session_poll(struct ws_session *s, int timeout_ms)
+{
+	uint64_t now, misses, due;
+	int n;
+
+	/* no longer than until a young process's maps are due (stackcap.h) */
+	due = s->stackcap ? ws_stackcap_due_in(s->stackcap, ws_clock_mono_now()) : UINT64_MAX;
+	if (timeout_ms > 0 && due / 1000000 < (uint64_t)timeout_ms)
+		timeout_ms = (int)(due / 1000000);
+	n = ring_buffer__poll(s->rb, timeout_ms);
+	if (n >= 0)
+		n = ring_buffer__consume(s->rb);
+	if (n < 0 && n != -EINTR)
+		return n;
+	now = ws_clock_mono_now();
+	/*
+	 * Reading every program's counter is ~40 syscalls: at most every MISSES_EVERY_NS, not on
+	 * every poll (a busy ring wakes the reader dozens of times a second). If the kernel
+	 * skipped programs, every wait across that interval is suspect.
+	 */
+	if (now - s->last_poll_ns < MISSES_EVERY_NS)
+		goto flush;
+	misses = session_recursion_misses(s);
+	if (misses > s->recursion_misses) {
+		/* as a record, so a recording keeps the loss where it happened */
+		struct ws_rec_lost l = {
+			.hdr = { .size = sizeof(l),
+				 .kind = WS_KIND_LOST,
+				 .ts = now,
+				 .flags = WS_LOST_RECURSION },
+			.count = misses - s->recursion_misses,
+			.first_ts = s->last_poll_ns,
+		};
+
+		session_note_loss(s, &l.hdr);
+		ws_reorder_push(s->ro, &l.hdr);
+		s->recursion_misses = misses;
+	}
+	s->last_poll_ns = now;
+flush:
+	stack_snapshots(s, now);
+	note_pending_losses(s, now);
+	ws_reorder_flush(s->ro, now);
+	return s->err;
+}
+
+int session_read_losses(struct ws_session *s, struct ws_losses *out, uint64_t *total)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	*total = 0;
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	/* without memory for the detail, the total is still counted */
+	for (__u32 key, *prev = NULL; bpf_map_get_next_key(s->lost_fd, prev, &key) == 0;
+	     prev = &key) {
+		if (bpf_map_lookup_elem(s->lost_fd, &key, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++) {
+			*total += vals[c];
+			if (!err)
+				err = ws_losses_add(out, (uint32_t)c, key, vals[c]);
+		}
+	}
+	free(vals);
+	ws_losses_settle(out);
+	return err;
+}
+
+void ws_session_progress(struct ws_session *s, struct ws_progress *p)
+{
+	struct ws_graph_stats st;
+	struct ws_losses losses = { 0 };
+
+	memset(p, 0, sizeof(*p));
+	if (s->g) {
+		ws_graph_stats(s->g, &st);
+		p->threads = st.threads;
+	}
+	p->records = s->records;
+	if (s->lost_fd >= 0)
+		session_read_losses(s, &losses, &p->lost); /* the total, whatever the detail */
+	ws_losses_free(&losses);
+	if (s->start_mono)
+		p->elapsed_ns = ws_clock_mono_now() - s->start_mono;
+}
