@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain.h"
 #include "chain_impl.h"
 #include "base/util.h"
 

@@ -8,7 +8,10 @@
 
 #include <stddef.h>
 
-#include "chain.h"
+/* declared, not included: chain.h is the interface, and including it here would make a cycle */
+struct ws_chain;
+struct ws_graph;
+struct ws_link;
 
 /* The root link @l names, as the report groups roots ("runqueue on CPU 2"), into @buf. */
 void chain_root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf, size_t len);

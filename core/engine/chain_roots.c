@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chain.h"
 #include "chain_impl.h"
 #include "base/util.h"
 
