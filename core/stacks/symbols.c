@@ -6,7 +6,6 @@
  * depend on where a process loaded the file).  Kernel addresses go to /proc/kallsyms, anonymous
  * code to the process's perf map.
  */
-#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,33 +22,12 @@
 #include "ksyms.h"
 #include "perfmap.h"
 #include "procmaps.h"
+#include "symelf.h"
 #include "symfile.h"
 #include "base/util.h"
 
 /* Kernel addresses have the top bit set on x86_64 and arm64; user addresses never do. */
 #define KERNEL_ADDR(a) ((a) >> 63)
-
-/* --- ELF files, cached per build-id ------------------------------------------------------- */
-
-struct load_seg {
-	uint64_t vaddr, offset, filesz, memsz; /* memsz: with .bss, which the file does not hold */
-};
-
-struct elf_file {
-	char *key; /* build-id in hex, or "path|inode" for a file without one */
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	GElf_Addr bias; /* module address = ELF address + bias */
-	struct load_seg *segs;
-	size_t nsegs;
-	struct elf_file *next;
-};
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = ws_symfile_find_elf,
-	.find_debuginfo = ws_symfile_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
 
 /* --- processes ---------------------------------------------------------------------------- */
 
@@ -126,11 +104,7 @@ void ws_symbols_free(struct ws_symbols *s)
 		struct elf_file *f = s->files;
 
 		s->files = f->next;
-		if (f->dwfl)
-			dwfl_end(f->dwfl);
-		free(f->segs);
-		free(f->key);
-		free(f);
+		symelf_free(f);
 	}
 	ws_table_free(&s->memo);
 	ws_ksyms_free(&s->ksyms);
@@ -251,108 +225,6 @@ static struct proc *proc_get(struct ws_symbols *s, pid_t pid)
 	return p;
 }
 
-/* --- one ELF file ------------------------------------------------------------------------- */
-
-static char *file_key(Elf *elf, const char *path, const struct stat *st)
-{
-	const void *id;
-	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
-	char *key;
-
-	if (n > 0) {
-		key = malloc((size_t)n * 2 + 1);
-		if (!key)
-			return NULL;
-		for (ssize_t i = 0; i < n; i++)
-			sprintf(key + i * 2, "%02x", ((const unsigned char *)id)[i]);
-		return key;
-	}
-	if (asprintf(&key, "%s|%ju|%ju", path, (uintmax_t)st->st_dev, (uintmax_t)st->st_ino) < 0)
-		return NULL;
-	return key;
-}
-
-static int read_segs(Elf *elf, struct elf_file *f)
-{
-	size_t nph;
-
-	if (elf_getphdrnum(elf, &nph))
-		return -EINVAL;
-	f->segs = calloc(nph ? nph : 1, sizeof(*f->segs));
-	if (!f->segs)
-		return -ENOMEM;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		f->segs[f->nsegs++] =
-			(struct load_seg){ ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz };
-	}
-	return 0;
-}
-
-static struct elf_file *elf_file_open(struct ws_symbols *s, const char *path, const struct stat *st,
-				      int fd)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	struct elf_file *f = NULL;
-	int dwfl_fd;
-	char *key;
-
-	if (!elf)
-		return NULL;
-	if (elf_kind(elf) != ELF_K_ELF)
-		goto out;
-	key = file_key(elf, path, st);
-	if (!key)
-		goto out;
-	for (f = s->files; f; f = f->next)
-		if (!strcmp(f->key, key))
-			break;
-	if (f) {
-		free(key);
-		goto out;
-	}
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		free(key);
-		goto out;
-	}
-	f->key = key;
-	if (read_segs(elf, f))
-		goto bad;
-	f->dwfl = dwfl_begin(&offline_callbacks);
-	if (!f->dwfl)
-		goto bad;
-	/* At base 0, so the module's addresses are the file's own (plus a bias for a prelinked
-	 * ET_DYN, read back below). */
-	/* the descriptor already checked, never the path again: it may be something else now */
-	dwfl_fd = dup(fd);
-	if (dwfl_fd < 0)
-		goto bad;
-	dwfl_report_begin(f->dwfl);
-	f->mod = dwfl_report_elf(f->dwfl, path, path, dwfl_fd, 0, false);
-	if (!f->mod)
-		close(dwfl_fd); /* taken only on success */
-	if (dwfl_report_end(f->dwfl, NULL, NULL) != 0 || !f->mod ||
-	    !dwfl_module_getelf(f->mod, &f->bias))
-		goto bad;
-	f->next = s->files;
-	s->files = f;
-	goto out;
-bad:
-	if (f->dwfl)
-		dwfl_end(f->dwfl);
-	free(f->segs);
-	free(f->key);
-	free(f);
-	f = NULL;
-out:
-	elf_end(elf);
-	return f;
-}
-
 /*
  * The file mapping @m of @p, opened where the process sees it.  For a live process that is
  * /proc/PID/root/PATH (its mount namespace); the plain path is kept when it is the same file, so
@@ -404,7 +276,7 @@ static struct elf_file *proc_file(struct ws_symbols *s, struct proc *p, size_t i
 		fd = -1;
 	}
 	if (fd >= 0 && fstat(fd, &st) == 0 && (fd = ws_symfile_elf_only(path, fd)) >= 0)
-		p->files[idx] = elf_file_open(s, path, &st, fd);
+		p->files[idx] = symelf_open(&s->files, path, &st, fd);
 	if (fd >= 0)
 		close(fd);
 	free(path);
@@ -419,58 +291,6 @@ static struct elf_file *proc_file(struct ws_symbols *s, struct proc *p, size_t i
 		}
 	}
 	return p->files[idx];
-}
-
-/* The file's own address of @addr in mapping @m: through the file offset to its segment. */
-static bool elf_addr(const struct elf_file *f, const struct ws_map *m, uint64_t addr, uint64_t *out)
-{
-	uint64_t foff = addr - m->start + m->offset;
-
-	for (size_t i = 0; i < f->nsegs; i++) {
-		const struct load_seg *g = &f->segs[i];
-
-		if (foff >= g->offset && foff - g->offset < g->filesz) {
-			*out = g->vaddr + (foff - g->offset);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The symbol that provably covers @look (a sized symbol, or exactly the start of an unsized
- * one) — libdw would otherwise fall back to the nearest symbol before it. */
-static const char *elf_sym(struct elf_file *f, uint64_t look, uint64_t *start)
-{
-	GElf_Off off;
-	GElf_Sym sym;
-	const char *name;
-	int type;
-
-	name = dwfl_module_addrinfo(f->mod, look + f->bias, &off, &sym, NULL, NULL, NULL);
-	if (!name || !*name)
-		return NULL;
-	type = GELF_ST_TYPE(sym.st_info);
-	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
-		return NULL;
-	if (sym.st_size ? off >= sym.st_size : off != 0)
-		return NULL;
-	*start = look - off;
-	return name;
-}
-
-static void elf_line(struct ws_symbols *s, struct elf_file *f, uint64_t look, struct ws_frame *out)
-{
-	Dwfl_Line *line = dwfl_module_getsrc(f->mod, look + f->bias);
-	const char *file;
-	int lineno = 0;
-
-	if (!line)
-		return;
-	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-	if (!file || lineno <= 0)
-		return;
-	out->file = ws_strpool_intern(&s->strs, file);
-	out->line = (uint32_t)lineno;
 }
 
 /* --- resolution --------------------------------------------------------------------------- */
@@ -516,10 +336,10 @@ static const struct addr_memo *elf_resolve(struct ws_symbols *s, struct elf_file
 	memset(tmp, 0, sizeof(*tmp));
 	tmp->f = f;
 	tmp->look = look;
-	name = elf_sym(f, look, &tmp->start);
+	name = symelf_sym(f, look, &tmp->start);
 	tmp->name = name ? ws_strpool_intern(&s->strs, name) : NULL;
 	if (!s->no_lines) {
-		elf_line(s, f, look, &lf);
+		symelf_line(&s->strs, f, look, &lf);
 		tmp->file = lf.file;
 		tmp->line = lf.line;
 	}
@@ -546,7 +366,7 @@ static void resolve_user(struct ws_symbols *s, struct proc *p, uint64_t ip, uint
 		out->module = ws_strpool_intern(&s->strs, m->path);
 		out->off = ip - m->start + m->offset;
 		f = proc_file(s, p, (size_t)(m - p->maps.maps));
-		if (f && elf_addr(f, m, look, &va)) {
+		if (f && symelf_addr(f, m, look, &va)) {
 			const struct addr_memo *r = elf_resolve(s, f, va, &tmp);
 
 			va_ip = va + (ip - look);
@@ -600,51 +420,6 @@ int ws_symbols_resolve(struct ws_symbols *s, pid_t pid, uint64_t ip, bool return
 
 /* --- data ------------------------------------------------------------------------------- */
 
-/*
- * The file's own address of data address @addr, placed through mapping @m of that file (which
- * holds @addr, or ends where the anonymous mapping holding it begins: the part of .bss past
- * the file's last page). The segment @m maps gives the load bias; @addr must fall in that
- * segment's memory size, .bss included.
- */
-static bool elf_data_addr(const struct elf_file *f, const struct ws_map *m, uint64_t addr,
-			  uint64_t *out)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-
-	for (size_t i = 0; i < f->nsegs; i++) {
-		const struct load_seg *g = &f->segs[i];
-		uint64_t bias, va;
-
-		if (m->offset < g->offset - g->offset % page ||
-		    m->offset >= g->offset + (g->filesz ? g->filesz : 1))
-			continue;
-		/* the address of file offset g->offset in this process, less its ELF address */
-		bias = m->start + (g->offset - m->offset) - g->vaddr;
-		va = addr - bias;
-		if (va >= g->vaddr && va - g->vaddr < g->memsz) {
-			*out = va;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The data object that provably holds @look: an STT_OBJECT with a size covering it. */
-static const char *elf_data_sym(struct elf_file *f, uint64_t look, uint64_t *off)
-{
-	GElf_Off o;
-	GElf_Sym sym;
-	const char *name;
-
-	/* libdw leaves thread-local (STT_TLS) symbols out: their values are not addresses */
-	name = dwfl_module_addrinfo(f->mod, look + f->bias, &o, &sym, NULL, NULL, NULL);
-	if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !sym.st_size ||
-	    o >= sym.st_size)
-		return NULL;
-	*off = o;
-	return name;
-}
-
 int ws_symbols_data(struct ws_symbols *s, pid_t pid, uint64_t addr, const char **sym, uint64_t *off)
 {
 	const struct ws_map *m, *fm;
@@ -674,9 +449,9 @@ int ws_symbols_data(struct ws_symbols *s, pid_t pid, uint64_t addr, const char *
 	if (!fm->path || fm->path[0] != '/')
 		return -ENOENT;
 	f = proc_file(s, p, (size_t)(fm - p->maps.maps));
-	if (!f || !elf_data_addr(f, fm, addr, &va))
+	if (!f || !symelf_data_addr(f, fm, addr, &va))
 		return -ENOENT;
-	name = elf_data_sym(f, va, off);
+	name = symelf_data_sym(f, va, off);
 	if (!name)
 		return -ENOENT;
 	*sym = ws_strpool_intern(&s->strs, name);
