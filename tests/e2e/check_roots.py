@@ -42,7 +42,7 @@ def unnamed(root):
 
 def links_end(link):
     """How the root of a chain whose links end at @link begins, for the kinds the core names
-    itself (core/engine/chain.c root_of_link); None for the others, named by their sources."""
+    itself (core/engine/chain_roots.c chain_root_of_link); None for the others, named by their sources."""
     kind, cpu = link.get("kind"), link.get("cpu")
     if kind == "running":
         return "CPU work"  # or "CPU work and short waits (causes not recorded)"
