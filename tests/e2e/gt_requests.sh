@@ -29,8 +29,9 @@ conf="$GT_WORK/default.ini"
 printf '[core]\nresolution = 156250ns\n' >"$conf"
 
 # A machine so busy that most requests took over twice their designed work at the client proves
-# nothing about what whyslow says of them (check_requests.py exits 2): run again, three times at
-# most. Any other failure counts at once.
+# nothing about what whyslow says of them (check_requests.py exits 2), nor one where the holds of
+# the lock were not mostly block I/O (gt_req says "the run proves nothing"): run again, three
+# times at most. Any other failure counts at once.
 for attempt in 1 2 3; do
 	w="$GT_WORK/try$attempt"
 	mkdir "$w" || gt_fail "mkdir $w"
@@ -50,18 +51,16 @@ for attempt in 1 2 3; do
 		kill -0 "$wpid" 2>/dev/null || break
 		sleep 0.1
 	done
-	crc=1
+	crc=none
 	if [ -s "$w/port" ]; then
 		# the client, untraced
 		timeout -k 5 60 "$GT_REQ_CLIENT" --port-file "$w/port" --log "$w/client.log" \
 			--connections "$CONNS" --requests "$REQUESTS" 2>"$w/client.stderr"
 		crc=$?
-	else
-		echo "the server wrote no port to $w/port" >"$w/client.stderr"
 	fi
 	# the client gone, the server ends (every connection closed); if the client failed, whyslow
 	# is told to stop (timeout passes SIGTERM on; gt_req's own alarm ends it at 60 s at worst)
-	[ $crc -eq 0 ] || kill -TERM "$wpid" 2>/dev/null
+	[ "$crc" = 0 ] || kill -TERM "$wpid" 2>/dev/null
 	wait "$wpid"
 	rc=$?
 	echo "--- whyslow stderr (exit $rc, last 30 lines) ---"
@@ -70,7 +69,14 @@ for attempt in 1 2 3; do
 		echo "--- client stderr ---"
 		cat "$w/client.stderr"
 	fi
-	[ $crc -eq 0 ] || gt_fail "gt_req_client exited $crc"
+	[ "$crc" = none ] && gt_fail "gt_req wrote no port to $w/port (whyslow exited $rc; see stderr above)"
+	[ "$crc" = 0 ] || gt_fail "gt_req_client exited $crc"
+	# gt_req's own premise (each hold mostly block I/O) did not hold: a disturbed run, as below
+	if [ $rc -ne 0 ] && grep -q '^gt: gt_req: FAIL: .*the run proves nothing' "$w/whyslow.stderr"; then
+		echo "gt_requests: attempt $attempt proves nothing (gt_req says so)"
+		rc=2
+		continue
+	fi
 	[ $rc -eq 124 ] && gt_fail "whyslow run timed out"
 	[ $rc -eq 0 ] || gt_fail "whyslow run exited $rc"
 	grep -q '^gt: gt_req: ok: ' "$w/whyslow.stderr" || gt_fail "gt_req did not end well (see stderr above)"
@@ -81,6 +87,7 @@ for attempt in 1 2 3; do
 	[ $rc -eq 2 ] || break
 	echo "gt_requests: attempt $attempt proves nothing (the machine was too busy)"
 done
+[ $rc -eq 2 ] && gt_fail "three attempts in a row proved nothing: the machine is too busy"
 [ $rc -eq 0 ] || gt_fail "check_requests.py found a mismatch (see above)"
 GT_OK=1
 echo "PASS gt_requests"
