@@ -70,6 +70,13 @@ const struct ws_opt ws_opts[] = {
 	  "A wait is idle when nobody was working to end it: the thread waited in epoll_wait, poll, select, accept, sigtimedwait or pause, or on a futex, and at least half of the wait is explained by waiting for work (the same calls, or a waker's sleep) rather than by work. By default idle waits are only counted in the summary (idle_waits, idle_ns); the critical path of run includes them either way.",
 	  false },
 
+	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "requests", WS_ARG_FLAG, NULL, "requests", 0, 0,
+	  "rank what cost requests even when none was seen (default: when a traced thread answered one)",
+	  "A request is found from socket traffic alone: on the server's end of a connection, it begins when a receive returns data after the last send (or at the first receive) and ends with the last send before the next receive. Each is explained as the critical path of the thread that received it, its parts adding up to its latency; the reasons are ranked by the time they cost the requests, and waits outside requests are not ranked. JSON: one request object each, and a requests object before the summary.",
+	  false },
+	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "no-requests", WS_ARG_FLAG, NULL, "requests", 0, 0,
+	  "rank every thread's waits, as without requests", NULL, false },
+
 	/* run and attach: where the report goes */
 	{ WS_CMD_RUN | WS_CMD_ATTACH, 'o', "output", WS_ARG_STRING, "FILE", "output", 0, 0,
 	  "write the report to FILE (complete, or not at all); - = stdout",

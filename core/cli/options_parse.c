@@ -212,7 +212,11 @@ static int store(struct ws_cli *c, const struct ws_opt *o, const struct given *g
 	const char *v = g->arg;
 
 	if (o->key)
-		return add_core(c, o, g->text, o->arg == WS_ARG_FLAG ? "true" : v);
+		/* a flag sets its key; one named no-KEY clears it */
+		return add_core(c, o, g->text,
+				o->arg != WS_ARG_FLAG		     ? v
+				: strncmp(o->long_name, "no-", 3) ? "true"
+								  : "false");
 	switch (o->arg) {
 	case WS_ARG_FLAG:
 		*(bool *)at = true;

@@ -124,10 +124,7 @@ void ws_critpath_ival(struct ws_critpath *cp, const struct ws_thread *t, const s
 	if (iv->end <= iv->start)
 		return;
 	seen(cp, iv->start, iv->end);
-	if (iv->state == WS_STATE_RUNNING) {
-		snprintf(what, sizeof(what), "%s in %s", ws_ival_work(iv->flags),
-			 t->comm[0] ? t->comm : "?");
-	} else if (open && cp->open_what[0]) {
+	if (open && cp->open_what[0]) {
 		/* what /proc showed it blocked on when tracing ended */
 		snprintf(what, sizeof(what), "still blocked when tracing ended, on %s",
 			 cp->open_what);
@@ -136,21 +133,29 @@ void ws_critpath_ival(struct ws_critpath *cp, const struct ws_thread *t, const s
 			 "still blocked when tracing ended: an open wait of unknown cause");
 	} else if (is_covered(cp, iv->start, iv->end)) {
 		return; /* a chain has accounted for it, root by root */
-	} else if (iv->state == WS_STATE_RUNNABLE && (iv->flags & WS_IVAL_THROTTLED) && claim) {
-		/* the root a chain gives such time: parts with the same name add up */
-		ws_quota_label(claim, what, sizeof(what));
-	} else if (iv->state == WS_STATE_RUNNABLE) {
-		snprintf(what, sizeof(what), "waiting for a CPU (short waits)");
-	} else if (iv->state == WS_STATE_BLOCKED && !claim) {
-		/* a wait gets its claim when it ends: this one's end was not seen */
-		snprintf(what, sizeof(what), "blocked, cause not recorded");
-	} else if (iv->state == WS_STATE_BLOCKED) {
-		snprintf(what, sizeof(what), "short waits: %.*s", (int)sizeof(claim->kind),
-			 claim ? claim->kind : WS_KIND_UNKNOWN);
 	} else {
-		snprintf(what, sizeof(what), "not observed");
+		ws_stretch_label(t, iv, claim, what, sizeof(what));
 	}
 	add(cp, what, iv->end - iv->start, open);
+}
+
+void ws_stretch_label(const struct ws_thread *t, const struct ws_ival *iv,
+		      const struct ws_claim *claim, char *what, size_t len)
+{
+	if (iv->state == WS_STATE_RUNNING)
+		snprintf(what, len, "%s in %s", ws_ival_work(iv->flags), t->comm[0] ? t->comm : "?");
+	else if (iv->state == WS_STATE_RUNNABLE && (iv->flags & WS_IVAL_THROTTLED) && claim)
+		/* the root a chain gives such time: parts with the same name add up */
+		ws_quota_label(claim, what, len);
+	else if (iv->state == WS_STATE_RUNNABLE)
+		snprintf(what, len, "waiting for a CPU (short waits)");
+	else if (iv->state == WS_STATE_BLOCKED && !claim)
+		/* a wait gets its claim when it ends: this one's end was not seen */
+		snprintf(what, len, "blocked, cause not recorded");
+	else if (iv->state == WS_STATE_BLOCKED)
+		snprintf(what, len, "short waits: %.*s", (int)sizeof(claim->kind), claim->kind);
+	else
+		snprintf(what, len, "not observed");
 }
 
 static int by_ns(const void *a, const void *b)

@@ -34,6 +34,13 @@ void ws_critpath_open(struct ws_critpath *cp, const char *what);
  */
 void ws_critpath_ival(struct ws_critpath *cp, const struct ws_thread *t, const struct ws_ival *iv,
 		      const struct ws_claim *claim);
+/*
+ * What stretch @iv of @t's timeline, not walked to a root (running, or a wait too short to
+ * walk), is called in a critical path ("CPU work in app", "short waits: futex"); @claim is its
+ * explanation or NULL.
+ */
+void ws_stretch_label(const struct ws_thread *t, const struct ws_ival *iv,
+		      const struct ws_claim *claim, char *what, size_t len);
 void ws_critpath_text(struct ws_critpath *cp, FILE *out);
 void ws_critpath_json(struct ws_critpath *cp, FILE *out);
 

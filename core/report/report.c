@@ -37,7 +37,22 @@ struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph 
 	r->oc = ws_offcpu_new(o->min_block_ns);
 	if (r->o.top > 0)
 		r->top = calloc(r->o.top, sizeof(*r->top));
-	if (!r->reasons || !r->oc || (r->o.top > 0 && !r->top)) {
+	if (o->requests != WS_REQUESTS_OFF) {
+		struct ws_requests_ops ops = {
+			.on_request = o->format == WS_FORMAT_JSON ? report_request_json : NULL,
+			.render = report_render_text,
+			.ctx = r,
+			/* as the critical path: shorter waits are named by the thread's state */
+			.walk_min_ns = o->min_block_ns / WS_CHAIN_SEG_PARTS,
+			.idle_after_ns = o->requests_idle_ns ? o->requests_idle_ns : 2000000000ull,
+			.top = o->top,
+		};
+
+		r->rq = ws_requests_new(g, &ops);
+	}
+	if (!r->reasons || !r->oc || (r->o.top > 0 && !r->top) ||
+	    (o->requests != WS_REQUESTS_OFF && !r->rq)) {
+		ws_requests_free(r->rq);
 		ws_offcpu_free(r->oc);
 		ws_reasons_free(r->reasons);
 		free(r->top);
@@ -195,9 +210,19 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 
 	if (r->nroots) /* qsort(NULL, 0, ...) is undefined */
 		qsort(r->roots, r->nroots, sizeof(*r->roots), by_comm_then_ns);
+	if (r->rq) {
+		int err = ws_requests_summary(r->rq, &r->rs);
+
+		if (err)
+			return err;
+		r->request_view = r->o.requests == WS_REQUESTS_ON || r->rs.count;
+	}
 	/* folded: nothing but stacks, flame graph tools read every line */
-	if (r->o.format == WS_FORMAT_JSON)
+	if (r->o.format == WS_FORMAT_JSON) {
+		if (r->request_view)
+			report_requests_json(r, &r->rs);
 		report_json_summary(r, s, lost, untraced);
+	}
 	else if (r->o.format == WS_FORMAT_TEXT)
 		report_text_summary(r, s, lost, untraced);
 	if (fflush(r->o.out) == EOF || ferror(r->o.out))
@@ -216,7 +241,33 @@ void ws_report_free(struct ws_report *r)
 	ws_reasons_free(r->reasons);
 	ws_offcpu_free(r->oc);
 	ws_critpath_free(r->cp);
+	ws_requests_free(r->rq);
 	free(r);
+}
+
+int ws_requests_mode_parse(const char *s, enum ws_requests_mode *m)
+{
+	if (!strcmp(s, "auto"))
+		*m = WS_REQUESTS_AUTO;
+	else if (!strcmp(s, "on") || !strcmp(s, "true"))
+		*m = WS_REQUESTS_ON;
+	else if (!strcmp(s, "off") || !strcmp(s, "false"))
+		*m = WS_REQUESTS_OFF;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+void ws_report_sock_io(struct ws_report *r, const struct ws_sock_io *io)
+{
+	if (r->rq)
+		ws_requests_io(r->rq, io);
+}
+
+void ws_report_requests_end(struct ws_report *r)
+{
+	if (r->rq)
+		ws_requests_end(r->rq);
 }
 
 uint64_t report_comm_total(struct ws_report *r, const char *comm)

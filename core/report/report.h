@@ -11,6 +11,16 @@
 #include "engine/chain.h"
 #include "format.h"
 
+/* Whether the report is about requests (requests.h) rather than every thread's waits. */
+enum ws_requests_mode {
+	WS_REQUESTS_AUTO = 0, /* when a traced thread served a request */
+	WS_REQUESTS_ON = 1,
+	WS_REQUESTS_OFF = 2,
+};
+
+/* "auto", "on" or "true", "off" or "false" into @m; -EINVAL for anything else. */
+int ws_requests_mode_parse(const char *s, enum ws_requests_mode *m);
+
 /* Renders a claim as "futex 0x7f..." (the owning source's describe callback). */
 typedef void (*ws_describe_fn)(void *ctx, const struct ws_claim *c, char *buf, size_t len);
 
@@ -23,6 +33,9 @@ struct ws_report_opts {
 	void *describe_ctx;
 	uint64_t min_block_ns; /* waits shorter than this are counted, not chained */
 	bool include_idle;     /* rank idle waits (idle.h) too, not only count them */
+	enum ws_requests_mode requests;
+	/* a connection quiet this long has its request ended (within the kept history) */
+	uint64_t requests_idle_ns;
 };
 
 /* Records one source wrote. */
@@ -75,6 +88,10 @@ void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct
 		    const struct ws_claim *claim);
 /* Thread @t left the graph's history (ws_graph_ops.on_gone). */
 void ws_report_gone(struct ws_report *r, const struct ws_thread *t);
+/* A traced thread's socket call (ws_host.sock_io): requests. */
+void ws_report_sock_io(struct ws_report *r, const struct ws_sock_io *io);
+/* The records have ended: requests still open end now, while the timelines are kept. */
+void ws_report_requests_end(struct ws_report *r);
 /* Text: the critical path, reasons, top N chains and root causes; JSON: the same objects. */
 int ws_report_finish(struct ws_report *r, const struct ws_summary *s);
 void ws_report_free(struct ws_report *r);

@@ -11,6 +11,7 @@
 
 #include "link_stacks.h"
 #include "report.h"
+#include "requests.h"
 
 struct kept {
 	uint64_t blocked;
@@ -37,6 +38,9 @@ struct ws_report {
 	struct ws_offcpu *oc;	/* every thread's time off CPU, conserved */
 	const struct ws_stacks *stacks;
 	int stack_depth;
+	struct ws_requests *rq; /* NULL: --no-requests */
+	bool request_view;	/* the summary ranks what cost requests, not thread waits */
+	struct ws_requests_summary rs;
 	uint64_t stacks_missing[WS_SM_COUNT]; /* links of ranked chains without user frames, by why
 					       */
 };
@@ -54,4 +58,8 @@ int report_render_text(void *ctx, const struct ws_chain *c, char **text);
 void report_text_summary(struct ws_report *r, const struct ws_summary *s, uint64_t lost,
 			 uint64_t untraced);
 
+/* Requests: each one as JSON (a ws_requests_ops.on_request); what they came to. */
+void report_request_json(void *ctx, const struct ws_request *q);
+void report_requests_json(struct ws_report *r, const struct ws_requests_summary *s);
+void report_requests_text(struct ws_report *r, const struct ws_requests_summary *s);
 #endif

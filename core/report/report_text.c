@@ -303,13 +303,22 @@ void report_text_summary(struct ws_report *r, const struct ws_summary *s, uint64
 		qsort(r->top, r->ntop, sizeof(*r->top), by_blocked);
 	if (r->cp)
 		ws_critpath_text(r->cp, b);
-	if (!r->ntop)
-		fprintf(b, "No wait reached the --min-block threshold.\n");
-	ws_reasons_text(r->reasons, b, r->o.top);
-	if (r->ntop)
-		fprintf(b, "The longest single waits:\n");
-	for (int i = 0; i < r->ntop; i++)
-		top_text(b, r, i);
+	if (r->request_view) {
+		report_requests_text(r, &r->rs);
+		/* a thread's wait outside every request cost no one anything: idle by construction */
+		fprintf(b,
+			"Waits are ranked by what they cost the requests; %" PRIu64
+			" thread wait%s over --min-block, inside requests or not, are not ranked here (--no-requests ranks them)\n",
+			r->chains, ws_plural(r->chains, "", "s"));
+	} else {
+		if (!r->ntop)
+			fprintf(b, "No wait reached the --min-block threshold.\n");
+		ws_reasons_text(r->reasons, b, r->o.top);
+		if (r->ntop)
+			fprintf(b, "The longest single waits:\n");
+		for (int i = 0; i < r->ntop; i++)
+			top_text(b, r, i);
+	}
 	ws_format_duration(s->duration_ns, dur, sizeof(dur));
 	fprintf(b,
 		"\nSummary: %s traced, %d thread%s, %" PRIu64 " record%s, %" PRIu64

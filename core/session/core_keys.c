@@ -17,6 +17,8 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "top", WS_CFG_U64, "5", 1, 100000, "text output: how many of the longest chains" },
 	{ "include_idle", WS_CFG_BOOL, "false", 0, 0,
 	  "rank idle waits (nobody was working to end them) with the rest" },
+	{ "requests", WS_CFG_STRING, "auto", 0, 0,
+	  "rank what cost requests (found from socket traffic) instead of every thread's waits: auto (when a traced thread answered one), on or off" },
 	{ "sources", WS_CFG_STRING, NULL, 0, 0,
 	  "comma-separated sources (default: all installed)" },
 	{ "plugin_dir", WS_CFG_STRING, NULL, 0, 0, "directory the source plugins are loaded from" },

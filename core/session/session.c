@@ -210,6 +210,14 @@ static int check_config(struct ws_session *s, char **found, int nfound)
 			 s->cfg->path ? s->cfg->path : "command line", fmt, names);
 		goto fail;
 	}
+	const char *req = ws_config_get(s->cfg, "core", "requests");
+	enum ws_requests_mode m;
+
+	if (req && ws_requests_mode_parse(req, &m)) {
+		snprintf(err, sizeof(err), "%s: [core] requests: '%s' is not auto, on or off",
+			 s->cfg->path ? s->cfg->path : "command line", req);
+		goto fail;
+	}
 	for (size_t i = 0; i < n; i++) {
 		bool known = !strcmp(secs[i], "core");
 
@@ -414,6 +422,13 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	ro.top = top;
 	ro.min_block_ns = min_block;
 	ws_config_bool(s->cfg, "core", ws_core_keys, "include_idle", &ro.include_idle);
+	const char *req = ws_config_str(s->cfg, "core", ws_core_keys, "requests");
+
+	/* checked when the session opened (check_config) */
+	if (!req || ws_requests_mode_parse(req, &ro.requests))
+		ro.requests = WS_REQUESTS_AUTO;
+	/* a quiet connection's request ends well before the history it is read from goes */
+	ro.requests_idle_ns = max_window / 4 < 2000000000ull ? max_window / 4 : 2000000000ull;
 	if (!s->replay)
 		ws_clock_anchor(&s->clock);
 	s->start_mono = ws_clock_mono_now();
@@ -507,6 +522,8 @@ int ws_session_finish(struct ws_session *s)
 	session_held_flush(s);
 	/* the waits that never ended end the timelines */
 	session_open_at_end(s);
+	/* requests still open end at their last send, read off the timelines before they go */
+	ws_report_requests_end(s->rep);
 	/* the rest of every timeline reaches the critical path (and any timeline export) now */
 	ws_graph_flush(s->g);
 	ws_session_summary(s, &sum);
@@ -545,6 +562,8 @@ void ws_session_set_ival_sink(struct ws_session *s, ws_ival_sink_fn fn, void *ct
 
 void ws_session_flush_timelines(struct ws_session *s)
 {
+	if (s->rep)
+		ws_report_requests_end(s->rep);
 	if (s->g)
 		ws_graph_flush(s->g);
 	s->ival_sink = NULL;

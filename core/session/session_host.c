@@ -194,6 +194,14 @@ size_t ws_session_nnames(struct ws_session *s)
 	return s->nnames;
 }
 
+static void host_sock_io(struct ws_plugin_ctx *ctx, const struct ws_sock_io *io)
+{
+	struct ws_session *s = session_of(ctx);
+
+	if (s->rep)
+		ws_report_sock_io(s->rep, io);
+}
+
 const struct ws_host ws_session_host = {
 	.sz = sizeof(struct ws_host),
 	.abi_major = WS_ABI_MAJOR,
@@ -213,6 +221,7 @@ const struct ws_host ws_session_host = {
 	.name_get = host_name_get,
 	.resolution_ns = host_resolution_ns,
 	.data_symbol = host_data_symbol,
+	.sock_io = host_sock_io,
 };
 
 /*

@@ -39,6 +39,9 @@ char LICENSE[] SEC("license") = "GPL";
 #define IPPROTO_TCP_ 6
 #define IPPROTO_UDP_ 17
 #define IFF_LOOPBACK_ 0x8
+#define AF_UNIX_ 1
+#define MSG_PEEK_ 0x2
+#define SOCK_DGRAM_ 2
 
 struct sent {
 	struct ws_net_tuple pkt; /* to tell a reused skb address from the packet remembered */
@@ -400,13 +403,29 @@ static __noinline void waiter_record(struct net_cpu *nc, struct task_struct *t, 
 	nc->wrote_ctx_id = id;
 }
 
+/* Socket @sk's own end (saddr, sport) and its peer (daddr, dport), IP only. */
+static __always_inline void sock_tuple(struct ws_net_tuple *t, const struct sock *sk, __u16 family)
+{
+	__builtin_memset(t, 0, sizeof(*t));
+	t->family = family;
+	t->proto = sk->sk_protocol;
+	if (family == AF_INET_) {
+		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_rcv_saddr, 4);
+		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_daddr, 4);
+	} else {
+		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_v6_rcv_saddr, 16);
+		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_v6_daddr, 16);
+	}
+	t->sport = sk->__sk_common.skc_num;
+	t->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+}
+
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(ws_net_ready, const struct sock *sk)
 {
 	__u16 family = sk->__sk_common.skc_family;
 	struct waiters w = {};
 	struct net_cpu *nc;
-	struct ws_net_tuple *t;
 	__u32 zero = 0, id, i;
 
 	/*
@@ -428,20 +447,89 @@ int BPF_PROG(ws_net_ready, const struct sock *sk)
 		return 0;
 	nc->ready_ts = bpf_ktime_get_ns();
 	nc->sock_type = sk->sk_type;
-	t = &nc->sock;
-	__builtin_memset(t, 0, sizeof(*t));
-	t->family = family;
-	t->proto = sk->sk_protocol;
-	if (family == AF_INET_) {
-		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_rcv_saddr, 4);
-		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_daddr, 4);
-	} else {
-		__builtin_memcpy(t->saddr, &sk->__sk_common.skc_v6_rcv_saddr, 16);
-		__builtin_memcpy(t->daddr, &sk->__sk_common.skc_v6_daddr, 16);
-	}
-	t->sport = sk->__sk_common.skc_num;
-	t->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	sock_tuple(&nc->sock, sk, family);
 	for (i = 0; i < MAX_WAITERS && i < w.n; i++)
 		waiter_record(nc, w.task[i], id);
 	return 0;
+}
+
+/*
+ * A unix socket's address, and which end has one: a server's accepted socket shares its
+ * listener's, the client's end has none unless it bound one (a socketpair: neither).
+ */
+static __always_inline void unix_names(struct ws_net_io *r, const struct sock *sk)
+{
+	const struct unix_sock *u = (const void *)sk;
+	const struct unix_address *a = BPF_CORE_READ(u, addr);
+	const struct unix_address *pa = NULL;
+	const struct sock *peer = BPF_CORE_READ(u, peer);
+	int len;
+
+	if (peer)
+		pa = BPF_CORE_READ((const struct unix_sock *)peer, addr);
+	r->unix_bound = (a ? WS_NET_IO_BOUND : 0) | (pa ? WS_NET_IO_PEER_BOUND : 0);
+	if (!a)
+		a = pa;
+	if (!a)
+		return;
+	/* the name's length counts sun_family (2 bytes) */
+	len = BPF_CORE_READ(a, len) - 2;
+	if (len <= 0)
+		return;
+	if (len > WS_NET_IO_PATH)
+		len = WS_NET_IO_PATH;
+	r->path_len = len;
+	bpf_probe_read_kernel(r->unix_path, sizeof(r->unix_path), (const char *)a->name + 2);
+}
+
+/*
+ * What a traced thread received or sent on a socket (the marks requests are found from). The
+ * tracepoints fire for every socket call of the machine: the filter comes first, and peeks and
+ * failed calls (a non-blocking read's EAGAIN) write nothing.
+ */
+static __always_inline int sock_io(const struct sock *sk, int ret, int flags, bool send)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct ws_net_io *r;
+	__u16 family;
+
+	if (ret < 0 || (flags & MSG_PEEK_) || !ws_traced_tgid(pid))
+		return 0;
+	family = sk->__sk_common.skc_family;
+	if (family != AF_INET_ && family != AF_INET6_ && family != AF_UNIX_)
+		return 0;
+	/* a 0-byte receive is the peer's end on a stream only; a 0-byte send moved nothing */
+	if (!ret && (send || sk->sk_type == SOCK_DGRAM_))
+		return 0;
+	r = ws_reserve(sizeof(*r), WS_NET_IO);
+	if (!r)
+		return 0;
+	r->hdr.flags = send ? WS_NET_IO_SEND : 0;
+	r->sock = (__u64)sk;
+	r->ret = ret;
+	r->family = family;
+	r->sock_type = sk->sk_type;
+	r->unix_bound = 0;
+	r->path_len = 0;
+	__builtin_memset(r->unix_path, 0, sizeof(r->unix_path));
+	if (family == AF_UNIX_) {
+		__builtin_memset(&r->addr, 0, sizeof(r->addr));
+		unix_names(r, sk);
+	} else {
+		sock_tuple(&r->addr, sk, family);
+	}
+	ws_submit(r);
+	return 0;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(ws_net_recv, struct sock *sk, int ret, int flags)
+{
+	return sock_io(sk, ret, flags, false);
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(ws_net_send, struct sock *sk, int ret, int flags)
+{
+	return sock_io(sk, ret, flags, true);
 }

@@ -25,6 +25,7 @@
 #include <whyslow/plugin.h>
 #include <whyslow/recent.h>
 
+#include "net_io.h"
 #include "net_rec.h"
 #include "net.skel.h"
 
@@ -68,6 +69,9 @@ static int net_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 	case WS_NET_RX:
 		/* kept among the waiter records: it ends theirs (see net_rec.h) */
 		break;
+	case WS_NET_IO:
+		/* not evidence of a wakeup: the marks of requests, the core's */
+		return net_io_decode(ctx, rec);
 	default:
 		ctx->host->log(ctx, WS_LOG_DEBUG, "unknown record kind %#x", rec->kind);
 		return 0;
@@ -157,23 +161,13 @@ static const char *proto_name(uint8_t proto)
 	}
 }
 
-/* "127.0.0.1:5432" or "[::1]:5432" */
-static void endpoint(const struct ws_net_tuple *t, const uint8_t *addr, uint16_t port, char *buf,
-		     size_t len)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-
-	inet_ntop(t->family == AF_INET6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
-	snprintf(buf, len, t->family == AF_INET6 ? "[%s]:%u" : "%s:%u", a, port);
-}
-
 static void add_packet_fields(const struct ws_host *host, const struct ws_net_wake *r,
 			      struct ws_claim *out)
 {
 	char src[64], dst[64];
 
-	endpoint(&r->pkt, r->pkt.saddr, r->pkt.sport, src, sizeof(src));
-	endpoint(&r->pkt, r->pkt.daddr, r->pkt.dport, dst, sizeof(dst));
+	net_endpoint(&r->pkt, r->pkt.saddr, r->pkt.sport, src, sizeof(src));
+	net_endpoint(&r->pkt, r->pkt.daddr, r->pkt.dport, dst, sizeof(dst));
 	host->claim_str(out, "proto", proto_name(r->pkt.proto));
 	host->claim_str(out, "src", src);
 	host->claim_str(out, "dst", dst);
@@ -265,7 +259,7 @@ static const struct ws_plugin net_plugin = {
 	.name = NAME,
 	.description =
 		"TCP/UDP sockets: the task that queued the packet whose delivery woke a reader",
-	.version = "1.1",
+	.version = "1.2",
 	.kind_base = WS_KIND_NET,
 	.bpf_object = net_bpf_object,
 	.init = net_init,

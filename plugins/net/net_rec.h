@@ -9,6 +9,7 @@
 /* Numbers are never reused. */
 #define WS_NET_WAKE (WS_KIND_NET + 1)
 #define WS_NET_RX (WS_KIND_NET + 2) /* a struct ws_rec_hdr alone: see below */
+#define WS_NET_IO (WS_KIND_NET + 3) /* struct ws_net_io */
 
 /* ws_net_wake.sender */
 #define WS_NET_SENDER_NONE 0 /* the delivered packet was not seen being queued */
@@ -59,6 +60,33 @@ struct ws_net_wake {
 	__u8 rx_virtual;  /* that device has no parent (loopback, veth): not a NIC */
 	struct ws_net_tuple pkt;
 	struct ws_net_tuple sock;
+};
+
+/* ws_net_io: hdr.flags */
+#define WS_NET_IO_SEND 0x1 /* a send; a receive without it */
+/* ws_net_io.unix_bound */
+#define WS_NET_IO_BOUND 0x1	 /* this end of the unix socket has an address (a path) */
+#define WS_NET_IO_PEER_BOUND 0x2 /* its peer has one */
+
+#define WS_NET_IO_PATH 48
+
+/*
+ * A receive that returned data, or a send, by a traced thread on a socket (the kernel's
+ * sock_recv_length / sock_send_length, which read()/write() on a socket reach too): the marks
+ * requests are found from (the core's requests). A receive of 0 bytes on a stream is the peer's
+ * end. Nothing is written for peeks and failed calls.
+ */
+struct ws_net_io {
+	struct ws_rec_hdr hdr;
+	__u64 sock;	 /* the socket's address in the kernel: its id while it lives */
+	__s32 ret;	 /* bytes moved */
+	__u8 family;	 /* AF_UNIX 1, AF_INET 2, AF_INET6 10 */
+	__u8 sock_type;	 /* SOCK_STREAM 1, SOCK_DGRAM 2, SOCK_SEQPACKET 5 */
+	__u8 unix_bound; /* WS_NET_IO_*BOUND */
+	__u8 path_len;	 /* bytes of unix_path that are the address (abstract: from a 0 byte) */
+	struct ws_net_tuple addr; /* IP: this end (saddr, sport) and the peer (daddr, dport) */
+	/* unix: the address of this end, or of the peer when only the peer has one */
+	char unix_path[WS_NET_IO_PATH];
 };
 
 #endif

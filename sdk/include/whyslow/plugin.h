@@ -312,6 +312,38 @@ struct ws_config_key {
 	/* no reserved space: its size is a table's stride, so it does not change within 3.x */
 };
 
+/* ws_sock_io.dir */
+#define WS_SOCK_RECV 1
+#define WS_SOCK_SEND 2
+/* ws_sock_io.proto */
+#define WS_SOCK_TCP 1
+#define WS_SOCK_UDP 2
+#define WS_SOCK_UNIX 3
+/* ws_sock_io.role: which end of its connection the socket is */
+#define WS_SOCK_ROLE_UNKNOWN 0
+#define WS_SOCK_SERVER 1 /* the end that answers: requests are served on it */
+#define WS_SOCK_CLIENT 2
+
+/*
+ * A receive that returned data (@bytes; 0: the peer ended the stream) or a send, by a traced
+ * thread on a socket: what the core's requests are found from (docs/DESIGN.md, "Requests").
+ * Handed in by a source through ws_host.sock_io, in record order.
+ */
+struct ws_sock_io {
+	size_t sz;
+	uint64_t ts;
+	uint64_t sock; /* the socket: an id, stable while it lives */
+	uint32_t tid, pid;
+	uint64_t bytes;
+	uint32_t dir;	/* WS_SOCK_RECV or WS_SOCK_SEND */
+	uint32_t proto; /* WS_SOCK_* */
+	uint32_t role;	/* WS_SOCK_SERVER, _CLIENT, _ROLE_UNKNOWN */
+	uint32_t pad0;
+	/* "127.0.0.1:5432", "[::1]:8080", a unix path ("@name": abstract); "" when unknown */
+	const char *local, *peer;
+	uint64_t reserved[WS_RESERVED_WORDS];
+};
+
 /*
  * Services of the core. Every call names its caller by @ctx. Members are
  * appended only, into the reserved slots: a member this core lacks is NULL there.
@@ -383,6 +415,9 @@ struct ws_host {
 	 */
 	int (*data_symbol)(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr, char *buf,
 			   size_t len);
+
+	/* A traced thread received or sent on a socket (struct ws_sock_io): requests. */
+	void (*sock_io)(struct ws_plugin_ctx *ctx, const struct ws_sock_io *io);
 
 	/* NULL: members appended in 3.x take these slots (check a member for NULL before use) */
 	void (*reserved[WS_RESERVED_WORDS])(void);

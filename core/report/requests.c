@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Requests from socket calls: each connection's server end followed call by call (the rule is
+ * in requests.h), each request explained when it ends (request_path.c) and added to the totals
+ * the report ranks: latency percentiles, and the reasons by the time they cost requests.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "requests_impl.h"
+#include "base/util.h"
+
+/* A connection's server end, and the request in progress on it. */
+struct conn {
+	uint64_t id;
+	uint32_t proto;
+	const char *local, *peer;
+	uint64_t last_io;
+	bool open; /* a request has begun */
+	bool sent; /* ... and answered since its last receive */
+	uint32_t tid, pid, other_sender;
+	uint64_t start, last_send;
+	uint32_t recvs, sends;
+	uint64_t bytes_in, bytes_out;
+};
+
+struct ws_requests *ws_requests_new(struct ws_graph *g, const struct ws_requests_ops *ops)
+{
+	struct ws_requests *rq = calloc(1, sizeof(*rq));
+
+	if (!rq)
+		return NULL;
+	rq->g = g;
+	rq->ops = *ops;
+	ws_strpool_init(&rq->names);
+	ws_table_init(&rq->conns, sizeof(struct conn));
+	ws_table_init(&rq->pids, sizeof(char));
+	ws_table_init(&rq->reasons, sizeof(struct reason_acc));
+	return rq;
+}
+
+void ws_requests_free(struct ws_requests *rq)
+{
+	if (!rq)
+		return;
+	for (size_t i = 0; i < rq->reasons.cap; i++) {
+		struct reason_acc *r = ws_table_at(&rq->reasons, i);
+
+		if (r)
+			free(r->example);
+	}
+	for (int i = 0; i < rq->nslow; i++)
+		free(rq->slow[i].parts);
+	free(rq->slow);
+	free(rq->cur);
+	free(rq->reqs);
+	free(rq->pool);
+	free(rq->sum_reasons);
+	free(rq->sorted);
+	ws_chain_release(&rq->chain);
+	ws_table_free(&rq->conns);
+	ws_table_free(&rq->pids);
+	ws_table_free(&rq->reasons);
+	ws_strpool_free(&rq->names);
+	free(rq);
+}
+
+static int by_part_ns(const void *a, const void *b)
+{
+	const struct ws_request_part *x = a, *y = b;
+
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+/* Keep @req among the slowest (ops.top of them), a copy of its parts with it. */
+static void keep_slow(struct ws_requests *rq, const struct ws_request *req)
+{
+	int top = rq->ops.top > 0 ? rq->ops.top : 5, at;
+	struct ws_request_part *parts;
+
+	if (rq->nslow == top &&
+	    rq->slow[top - 1].end - rq->slow[top - 1].start >= req->end - req->start)
+		return;
+	if (!rq->slow && !(rq->slow = calloc(top, sizeof(*rq->slow)))) {
+		rq->err = -ENOMEM;
+		return;
+	}
+	parts = malloc(sizeof(*parts) * (req->nparts ? req->nparts : 1));
+	if (!parts) {
+		rq->err = -ENOMEM;
+		return;
+	}
+	memcpy(parts, req->parts, sizeof(*parts) * req->nparts);
+	if (rq->nslow == top)
+		free(rq->slow[--rq->nslow].parts);
+	for (at = rq->nslow;
+	     at > 0 && rq->slow[at - 1].end - rq->slow[at - 1].start < req->end - req->start; at--)
+		rq->slow[at] = rq->slow[at - 1];
+	rq->slow[at] = *req;
+	rq->slow[at].parts = parts;
+	rq->nslow++;
+}
+
+/* Its parts into the totals, where the summary finds them again. */
+static void store(struct ws_requests *rq, const struct ws_request *req)
+{
+	if (ws_grow((void **)&rq->reqs, &rq->reqs_cap, rq->nreqs + 1, sizeof(*rq->reqs)) ||
+	    ws_grow((void **)&rq->pool, &rq->pool_cap, rq->npool + req->nparts,
+		    sizeof(*rq->pool))) {
+		rq->err = -ENOMEM;
+		return;
+	}
+	rq->reqs[rq->nreqs++] = (struct stored_request){ .dur = req->end - req->start,
+							 .off = rq->npool,
+							 .n = (uint32_t)req->nparts };
+	for (int i = 0; i < req->nparts; i++) {
+		struct reason_acc *r =
+			ws_table_put(&rq->reasons, (uint64_t)(uintptr_t)req->parts[i].what, NULL);
+
+		rq->pool[rq->npool++] = req->parts[i];
+		if (!r) {
+			rq->err = -ENOMEM;
+			continue;
+		}
+		r->ns += req->parts[i].ns;
+		r->requests++;
+	}
+}
+
+/* The request on @c ended with its last send: explain it, count it, hand it on. */
+static void request_end(struct ws_requests *rq, struct conn *c)
+{
+	struct ws_request req = {
+		.start = c->start,
+		.end = c->last_send,
+		.tid = c->tid,
+		.pid = c->pid,
+		.comm = requests_name(rq, "%s", ws_graph_comm(rq->g, c->tid)),
+		.proto = c->proto,
+		.local = c->local,
+		.peer = c->peer,
+		.conn = c->id,
+		.recvs = c->recvs,
+		.sends = c->sends,
+		.bytes_in = c->bytes_in,
+		.bytes_out = c->bytes_out,
+		.other_sender = c->other_sender != 0,
+	};
+	uint64_t dur = req.end - req.start;
+
+	c->open = c->sent = false;
+	request_path(rq, c->tid, req.start, req.end);
+	if (rq->ncur)
+		qsort(rq->cur, rq->ncur, sizeof(*rq->cur), by_part_ns);
+	req.parts = rq->cur;
+	req.nparts = (int)rq->ncur;
+	req.own_cpu_ns = rq->own_cpu;
+	/* its own work when that is at least half of it; else what it waited for most */
+	if (rq->own_cpu * 2 < dur) {
+		const char *own = requests_name(rq, "CPU work in %s", req.comm);
+
+		for (int i = 0; i < req.nparts && !req.cause; i++)
+			if (req.parts[i].what != own)
+				req.cause = req.parts[i].what;
+	}
+	ws_table_put(&rq->pids, c->pid, NULL);
+	store(rq, &req);
+	keep_slow(rq, &req);
+	if (rq->ops.on_request)
+		rq->ops.on_request(rq->ops.ctx, &req);
+}
+
+/* Connections quiet for ops.idle_after_ns: their requests end now, while the history is kept. */
+static void expire(struct ws_requests *rq, uint64_t now)
+{
+	if (now - rq->last_expiry < rq->ops.idle_after_ns / 4)
+		return;
+	rq->last_expiry = now;
+	for (size_t i = 0; i < rq->conns.cap;) {
+		struct conn *c = ws_table_at(&rq->conns, i);
+
+		if (!c || now - c->last_io < rq->ops.idle_after_ns) {
+			i++;
+			continue;
+		}
+		if (c->open && c->sent)
+			request_end(rq, c);
+		ws_table_del(&rq->conns, c); /* the slot now holds the next entry: look again */
+	}
+}
+
+/* The connection @io is on; a socket reused for another connection starts afresh. */
+static struct conn *conn_of(struct ws_requests *rq, const struct ws_sock_io *io)
+{
+	const char *local = requests_name(rq, "%s", io->local ? io->local : "");
+	const char *peer = requests_name(rq, "%s", io->peer ? io->peer : "");
+	bool added;
+	struct conn *c = ws_table_put(&rq->conns, io->sock, &added);
+
+	if (!c) {
+		rq->err = -ENOMEM;
+		return NULL;
+	}
+	if (!added && (c->local != local || c->peer != peer || c->proto != io->proto)) {
+		if (c->open && c->sent)
+			request_end(rq, c);
+		memset(c, 0, sizeof(*c));
+		added = true;
+	}
+	if (added) {
+		c->id = ++rq->conns_seen;
+		c->proto = io->proto;
+		c->local = local;
+		c->peer = peer;
+	}
+	return c;
+}
+
+static void received(struct ws_requests *rq, struct conn *c, const struct ws_sock_io *io)
+{
+	if (!io->bytes) { /* the peer ended the stream */
+		if (c->open && c->sent)
+			request_end(rq, c);
+		else if (c->open)
+			rq->unanswered++;
+		ws_table_del(&rq->conns, c);
+		return;
+	}
+	if (c->open && c->sent)
+		request_end(rq, c);
+	if (!c->open) {
+		*c = (struct conn){ .id = c->id,
+				    .proto = c->proto,
+				    .local = c->local,
+				    .peer = c->peer,
+				    .open = true,
+				    .tid = io->tid,
+				    .pid = io->pid,
+				    .start = io->ts };
+	}
+	c->recvs++;
+	c->bytes_in += io->bytes;
+	c->last_io = io->ts;
+}
+
+void ws_requests_io(struct ws_requests *rq, const struct ws_sock_io *io)
+{
+	struct conn *c;
+
+	if (io->role != WS_SOCK_SERVER) {
+		if (io->role == WS_SOCK_CLIENT)
+			rq->client_calls++;
+		else
+			rq->unknown_role++;
+		return;
+	}
+	expire(rq, io->ts);
+	if (!(c = conn_of(rq, io)))
+		return;
+	if (io->dir == WS_SOCK_RECV) {
+		received(rq, c, io);
+		return;
+	}
+	c->last_io = io->ts;
+	if (!c->open)
+		return; /* the server spoke first (a greeting): no request asked for it */
+	c->sent = true;
+	c->last_send = io->ts;
+	c->sends++;
+	c->bytes_out += io->bytes;
+	if (io->tid != c->tid)
+		c->other_sender = io->tid;
+}
+
+void ws_requests_end(struct ws_requests *rq)
+{
+	for (size_t i = 0; i < rq->conns.cap; i++) {
+		struct conn *c = ws_table_at(&rq->conns, i);
+
+		if (c && c->open && c->sent)
+			request_end(rq, c);
+		else if (c && c->open)
+			rq->unanswered++;
+	}
+	ws_table_free(&rq->conns);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to the requests (requests.c: the connections and totals; request_path.c: one
+ * request explained). */
+#ifndef WS_REQUESTS_IMPL_H
+#define WS_REQUESTS_IMPL_H
+
+#include <whyslow/table.h>
+
+#include "requests.h"
+#include "base/strpool.h"
+
+/* One request's parts, where the summary finds them again (the slowest tenth's shares). */
+struct stored_request {
+	uint64_t dur;
+	size_t off;
+	uint32_t n;
+};
+
+/* A reason's totals: the value of rq->reasons, keyed by its interned name. */
+struct reason_acc {
+	uint64_t ns, slowest_ns, requests;
+	uint64_t example_ns;
+	char *example;
+};
+
+struct ws_requests {
+	struct ws_graph *g;
+	struct ws_requests_ops ops;
+	struct ws_strpool names;
+	struct ws_table conns; /* socket -> struct conn (requests.c) */
+	struct ws_table pids;  /* processes that served a request -> nothing */
+	uint64_t conns_seen, last_expiry;
+
+	/* the request being explained: its parts so far */
+	struct ws_request_part *cur;
+	size_t ncur, cur_cap;
+	uint64_t own_cpu;
+	struct ws_chain chain; /* a wait of it, walked */
+
+	/* every request's latency and parts */
+	struct stored_request *reqs;
+	size_t nreqs, reqs_cap;
+	struct ws_request_part *pool;
+	size_t npool, pool_cap;
+	struct ws_table reasons; /* interned name -> struct reason_acc */
+	struct ws_request *slow; /* the slowest, longest first, parts their own */
+	int nslow;
+	uint64_t unanswered, client_calls, unknown_role;
+
+	/* what ws_requests_summary() hands out */
+	struct ws_request_reason *sum_reasons;
+	uint64_t *sorted;
+	int err;
+};
+
+/* A name's interned copy ("" when out of memory). */
+const char *requests_name(struct ws_requests *rq, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Explain thread @tid's time over [@start, @end) into rq->cur and rq->own_cpu. */
+void request_path(struct ws_requests *rq, uint32_t tid, uint64_t start, uint64_t end);
+
+#endif

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/* Requests as text and as JSON: each request (JSON), and what they came to (both). */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report_impl.h"
+#include "requests.h"
+#include "base/util.h"
+
+static const char *proto_name(uint32_t proto)
+{
+	switch (proto) {
+	case WS_SOCK_TCP:
+		return "tcp";
+	case WS_SOCK_UDP:
+		return "udp";
+	case WS_SOCK_UNIX:
+		return "unix";
+	default:
+		return "?";
+	}
+}
+
+void report_request_json(void *ctx, const struct ws_request *q)
+{
+	struct ws_report *r = ctx;
+	FILE *b = r->o.out;
+	char ts[40];
+
+	ws_clock_iso(ws_clock_wall(r->o.clock, q->start), ts, sizeof(ts));
+	fprintf(b, "{\"type\":\"request\",\"ts\":\"%s\",\"tid\":%u,\"pid\":%u,\"comm\":", ts,
+		q->tid, q->pid);
+	ws_json_str(b, q->comm);
+	fprintf(b, ",\"proto\":\"%s\",\"local\":", proto_name(q->proto));
+	ws_json_str(b, q->local);
+	fprintf(b, ",\"peer\":");
+	ws_json_str(b, q->peer);
+	fprintf(b,
+		",\"conn\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64
+		",\"recvs\":%u,\"sends\":%u,\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
+		",\"other_sender\":%s,\"own_cpu_ns\":%" PRIu64 ",\"parts\":[",
+		q->conn, q->start, q->end - q->start, q->recvs, q->sends, q->bytes_in, q->bytes_out,
+		q->other_sender ? "true" : "false", q->own_cpu_ns);
+	for (int i = 0; i < q->nparts; i++) {
+		fprintf(b, "%s{\"what\":", i ? "," : "");
+		ws_json_str(b, q->parts[i].what);
+		fprintf(b, ",\"ns\":%" PRIu64 "}", q->parts[i].ns);
+	}
+	fprintf(b, "],\"cause\":");
+	if (q->cause)
+		ws_json_str(b, q->cause);
+	else
+		fputs("null", b);
+	fputs("}\n", b);
+}
+
+void report_requests_json(struct ws_report *r, const struct ws_requests_summary *s)
+{
+	FILE *b = r->o.out;
+
+	fprintf(b,
+		"{\"type\":\"requests\",\"count\":%" PRIu64 ",\"connections\":%" PRIu64
+		",\"processes\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
+		",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"total_ns\":%" PRIu64
+		",\"unanswered\":%" PRIu64 ",\"client_calls\":%" PRIu64
+		",\"unknown_role_calls\":%" PRIu64 ",\"reasons\":[",
+		s->count, s->connections, s->processes, s->p50, s->p90, s->p99, s->max, s->total_ns,
+		s->unanswered, s->client_calls, s->unknown_role);
+	for (size_t i = 0; i < s->nreasons; i++) {
+		const struct ws_request_reason *x = &s->reasons[i];
+
+		fprintf(b, "%s{\"what\":", i ? "," : "");
+		ws_json_str(b, x->what);
+		fprintf(b,
+			",\"ns\":%" PRIu64
+			",\"share\":%.4f,\"slowest_share\":%.4f,\"requests\":%" PRIu64 "}",
+			x->ns, s->total_ns ? (double)x->ns / s->total_ns : 0.0,
+			s->slowest_total_ns ? (double)x->slowest_ns / s->slowest_total_ns : 0.0,
+			x->requests);
+	}
+	fputs("]}\n", b);
+}
+
+/* "68.0ms block I/O on loop0, 2.10ms CPU work in srv, ..." */
+static void parts_text(FILE *b, const struct ws_request *q, int most)
+{
+	char d[32], e[4 * 256];
+
+	for (int i = 0; i < q->nparts && i < most; i++) {
+		ws_format_duration(q->parts[i].ns, d, sizeof(d));
+		fprintf(b, "%s%s %s", i ? ", " : "", d,
+			ws_text_esc(q->parts[i].what, e, sizeof(e)));
+	}
+	if (q->nparts > most)
+		fprintf(b, ", and %d smaller part%s", q->nparts - most,
+			ws_plural(q->nparts - most, "", "s"));
+}
+
+static void slowest_text(struct ws_report *r, const struct ws_requests_summary *s)
+{
+	FILE *b = r->o.out;
+	char hms[32], d[32], e[4 * 64], l[4 * 64], p[4 * 64];
+
+	if (s->nslowest)
+		fprintf(b, "The slowest requests:\n");
+	for (size_t i = 0; i < s->nslowest; i++) {
+		const struct ws_request *q = &s->slowest[i];
+
+		ws_clock_hms(ws_clock_wall(r->o.clock, q->start), hms, sizeof(hms));
+		ws_format_duration(q->end - q->start, d, sizeof(d));
+		fprintf(b, "  %s  %-8s tid %u (%s) on %s", hms, d, q->tid,
+			ws_text_esc(q->comm, e, sizeof(e)), ws_text_esc(q->local, l, sizeof(l)));
+		if (q->peer[0])
+			fprintf(b, " from %s", ws_text_esc(q->peer, p, sizeof(p)));
+		fprintf(b, ": ");
+		parts_text(b, q, 4);
+		fputc('\n', b);
+	}
+}
+
+/* A reason's example chain, indented under it. */
+static void example_text(FILE *b, const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		if (n)
+			fprintf(b, "         %.*s\n", n, p);
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+void report_requests_text(struct ws_report *r, const struct ws_requests_summary *s)
+{
+	FILE *b = r->o.out;
+	char d[5][32], e[4 * 256];
+	int top = r->o.top > 0 ? r->o.top : 5;
+
+	if (!s->count) {
+		fprintf(b,
+			"No request was seen: no traced thread answered on the server's end of a connection.\n\n");
+		return;
+	}
+	fprintf(b,
+		"Requests, found from socket traffic: %" PRIu64 " on %" PRIu64
+		" connection%s, served by %" PRIu64 " process%s\n",
+		s->count, s->connections, ws_plural(s->connections, "", "s"), s->processes,
+		ws_plural(s->processes, "", "es"));
+	ws_format_duration(s->p50, d[0], sizeof(d[0]));
+	ws_format_duration(s->p90, d[1], sizeof(d[1]));
+	ws_format_duration(s->p99, d[2], sizeof(d[2]));
+	ws_format_duration(s->max, d[3], sizeof(d[3]));
+	fprintf(b, "  latency p50 %s, p90 %s, p99 %s, max %s\n", d[0], d[1], d[2], d[3]);
+	fprintf(b,
+		"Where the requests' time went (share of all their time; of the slowest tenth's):\n");
+	for (size_t i = 0; i < s->nreasons && (int)i < top; i++) {
+		const struct ws_request_reason *x = &s->reasons[i];
+
+		ws_format_duration(x->ns, d[4], sizeof(d[4]));
+		fprintf(b, "  %2zu. %5.1f%% %5.1f%%  %-8s %s, in %" PRIu64 " request%s\n", i + 1,
+			s->total_ns ? 100.0 * x->ns / s->total_ns : 0.0,
+			s->slowest_total_ns ? 100.0 * x->slowest_ns / s->slowest_total_ns : 0.0,
+			d[4], ws_text_esc(x->what, e, sizeof(e)), x->requests,
+			ws_plural(x->requests, "", "s"));
+		/* an example only where one wait stands for much of the reason: a reason made of
+		 * many small pieces (a thread's own CPU work) has none that shows it */
+		if (i < 3 && x->example && x->example_ns * 10 >= x->ns) {
+			ws_format_duration(x->example_ns, d[4], sizeof(d[4]));
+			fprintf(b, "         its longest piece, %s, in:\n", d[4]);
+			example_text(b, x->example);
+		}
+	}
+	slowest_text(r, s);
+	fputc('\n', b);
+}

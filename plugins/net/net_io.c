@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A traced thread's receive or send on a socket, as the core's requests need it: which end of
+ * its connection the socket is (the server's end answers), and the two ends' names.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "net_io.h"
+
+void net_endpoint(const struct ws_net_tuple *t, const uint8_t *addr, uint16_t port, char *buf,
+		  size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(t->family == AF_INET6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
+	snprintf(buf, len, t->family == AF_INET6 ? "[%s]:%u" : "%s:%u", a, port);
+}
+
+/*
+ * Which end answers. TCP and connected UDP: the end with the lower port, since a client's
+ * port is an ephemeral one, above the ports services listen on (a service on a port above its
+ * clients' is taken for the client: docs/DESIGN.md says so). Unix: a server's accepted socket
+ * shares its listener's address, a client's end has none (a socketpair: neither; both bound:
+ * not told).
+ */
+static uint32_t io_role(const struct ws_net_io *r)
+{
+	if (r->family == AF_UNIX) {
+		switch (r->unix_bound & (WS_NET_IO_BOUND | WS_NET_IO_PEER_BOUND)) {
+		case WS_NET_IO_BOUND:
+			return WS_SOCK_SERVER;
+		case WS_NET_IO_PEER_BOUND:
+			return WS_SOCK_CLIENT;
+		default:
+			return WS_SOCK_ROLE_UNKNOWN;
+		}
+	}
+	if (!r->addr.sport || !r->addr.dport || r->addr.sport == r->addr.dport)
+		return WS_SOCK_ROLE_UNKNOWN;
+	return r->addr.sport < r->addr.dport ? WS_SOCK_SERVER : WS_SOCK_CLIENT;
+}
+
+/* A unix address: its path, or "@name" for an abstract one (it begins with a 0 byte). */
+static void unix_name(const struct ws_net_io *r, char *buf, size_t len)
+{
+	size_t n = r->path_len < sizeof(r->unix_path) ? r->path_len : sizeof(r->unix_path);
+	const char *p = r->unix_path;
+
+	if (!n) {
+		buf[0] = 0;
+		return;
+	}
+	if (!p[0]) {
+		snprintf(buf, len, "@%.*s", (int)(n - 1), p + 1);
+		return;
+	}
+	snprintf(buf, len, "%.*s", (int)strnlen(p, n), p);
+}
+
+int net_io_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
+{
+	const struct ws_net_io *r = (const void *)rec;
+	char local[WS_NET_IO_PATH + 2] = "", peer[WS_NET_IO_PATH + 2] = "";
+	struct ws_sock_io io = { .sz = sizeof(io) };
+
+	if (rec->size < sizeof(*r) || r->ret < 0)
+		return -EINVAL;
+	if (!ctx->host->sock_io)
+		return 0;
+	io.ts = rec->ts;
+	io.tid = rec->tid;
+	io.pid = rec->pid;
+	io.sock = r->sock;
+	io.bytes = (uint64_t)r->ret;
+	io.dir = rec->flags & WS_NET_IO_SEND ? WS_SOCK_SEND : WS_SOCK_RECV;
+	io.role = io_role(r);
+	if (r->family == AF_UNIX) {
+		io.proto = WS_SOCK_UNIX;
+		/* the one address a unix connection has names its server's end */
+		unix_name(r, io.role == WS_SOCK_CLIENT ? peer : local, sizeof(local));
+	} else {
+		io.proto = r->sock_type == SOCK_DGRAM ? WS_SOCK_UDP : WS_SOCK_TCP;
+		net_endpoint(&r->addr, r->addr.saddr, r->addr.sport, local, sizeof(local));
+		if (r->addr.dport)
+			net_endpoint(&r->addr, r->addr.daddr, r->addr.dport, peer, sizeof(peer));
+	}
+	io.local = local;
+	io.peer = peer;
+	ctx->host->sock_io(ctx, &io);
+	return 0;
+}
