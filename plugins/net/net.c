@@ -39,23 +39,31 @@ static const void *net_bpf_object(size_t *size)
 	return net_bpf__elf_bytes(size);
 }
 
-/* The state: the last packet wakeups on each CPU (struct ws_net_wake). */
+/* The state: the last packet wakeups on each CPU (struct ws_net_wake), the clients' ports. */
+struct net_state {
+	struct ws_recent wakes;
+	struct net_ports eph;
+};
+
 static int net_init(struct ws_plugin_ctx *ctx)
 {
-	struct ws_recent *wakes = malloc(sizeof(*wakes));
+	struct net_state *st = malloc(sizeof(*st));
 
-	if (!wakes)
+	if (!st)
 		return -ENOMEM;
-	ws_recent_init(wakes, sizeof(struct ws_net_wake), WAKES_PER_CPU);
-	ctx->priv = wakes;
+	ws_recent_init(&st->wakes, sizeof(struct ws_net_wake), WAKES_PER_CPU);
+	st->eph = (struct net_ports){ .loaded = false };
+	ctx->priv = st;
 	return 0;
 }
 
 static void net_fini(struct ws_plugin_ctx *ctx)
 {
-	if (ctx->priv)
-		ws_recent_free(ctx->priv);
-	free(ctx->priv);
+	struct net_state *st = ctx->priv;
+
+	if (st)
+		ws_recent_free(&st->wakes);
+	free(st);
 	ctx->priv = NULL;
 }
 
@@ -71,12 +79,12 @@ static int net_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 		break;
 	case WS_NET_IO:
 		/* not evidence of a wakeup: the marks of requests, the core's */
-		return net_io_decode(ctx, rec);
+		return net_io_decode(ctx, rec, &((struct net_state *)ctx->priv)->eph);
 	default:
 		ctx->host->log(ctx, WS_LOG_DEBUG, "unknown record kind %#x", rec->kind);
 		return 0;
 	}
-	return ws_recent_push(ctx->priv, rec) ? 0 : -ENOMEM;
+	return ws_recent_push(&((struct net_state *)ctx->priv)->wakes, rec) ? 0 : -ENOMEM;
 }
 
 /*
@@ -181,7 +189,7 @@ static int net_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct 
 
 	if (!w->wake)
 		return 0;
-	r = record_of(ctx->priv, w);
+	r = record_of(&((struct net_state *)ctx->priv)->wakes, w);
 	/* no delivery before the data-ready, or a packet for another socket: no evidence */
 	if (!r || !packet_for_socket(&r->pkt, &r->sock))
 		return 0;

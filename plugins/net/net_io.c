@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -20,15 +21,50 @@ void net_endpoint(const struct ws_net_tuple *t, const uint8_t *addr, uint16_t po
 	snprintf(buf, len, t->family == AF_INET6 ? "[%s]:%u" : "%s:%u", a, port);
 }
 
-/*
- * Which end answers. TCP and connected UDP: the end with the lower port, since a client's
- * port is an ephemeral one, above the ports services listen on (a service on a port above its
- * clients' is taken for the client: docs/DESIGN.md says so). Unix: a server's accepted socket
- * shares its listener's address, a client's end has none (a socketpair: neither; both bound:
- * not told).
- */
-static uint32_t io_role(const struct ws_net_io *r)
+/* The name table's key for the port range (the net source keeps no other name). */
+#define PORTS_KEY 1
+
+void net_ports_load(struct ws_plugin_ctx *ctx, struct net_ports *p)
 {
+	char buf[64] = "";
+	unsigned lo, hi;
+
+	if (!ctx->replay) {
+		FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+		}
+		if (buf[0])
+			ctx->host->name_set(ctx, PORTS_KEY, buf);
+	} else if (ctx->host->name_get(ctx, PORTS_KEY, buf, sizeof(buf))) {
+		buf[0] = 0;
+	}
+	p->lo = p->hi = 0;
+	p->loaded = true;
+	if (sscanf(buf, "%u %u", &lo, &hi) == 2 && lo <= hi && hi <= 65535) {
+		p->lo = (uint16_t)lo;
+		p->hi = (uint16_t)hi;
+	}
+}
+
+static bool ephemeral(const struct net_ports *eph, uint16_t port)
+{
+	return eph->hi && port >= eph->lo && port <= eph->hi;
+}
+
+/*
+ * Which end answers. TCP and connected UDP: a client's port is an ephemeral one (the machine's
+ * ip_local_port_range), a service's is not; when both or neither are, the lower port (services
+ * listen low). Unix: a server's accepted socket shares its listener's address, a client's end
+ * has none (a socketpair: neither; both bound: not told).
+ */
+static uint32_t io_role(const struct ws_net_io *r, const struct net_ports *eph)
+{
+	uint16_t mine = r->addr.sport, peer = r->addr.dport;
+
 	if (r->family == AF_UNIX) {
 		switch (r->unix_bound & (WS_NET_IO_BOUND | WS_NET_IO_PEER_BOUND)) {
 		case WS_NET_IO_BOUND:
@@ -39,9 +75,11 @@ static uint32_t io_role(const struct ws_net_io *r)
 			return WS_SOCK_ROLE_UNKNOWN;
 		}
 	}
-	if (!r->addr.sport || !r->addr.dport || r->addr.sport == r->addr.dport)
+	if (!mine || !peer || mine == peer)
 		return WS_SOCK_ROLE_UNKNOWN;
-	return r->addr.sport < r->addr.dport ? WS_SOCK_SERVER : WS_SOCK_CLIENT;
+	if (ephemeral(eph, peer) != ephemeral(eph, mine))
+		return ephemeral(eph, peer) ? WS_SOCK_SERVER : WS_SOCK_CLIENT;
+	return mine < peer ? WS_SOCK_SERVER : WS_SOCK_CLIENT;
 }
 
 /* A unix address: its path, or "@name" for an abstract one (it begins with a 0 byte). */
@@ -61,7 +99,7 @@ static void unix_name(const struct ws_net_io *r, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)strnlen(p, n), p);
 }
 
-int net_io_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
+int net_io_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec, struct net_ports *eph)
 {
 	const struct ws_net_io *r = (const void *)rec;
 	char local[WS_NET_IO_PATH + 2] = "", peer[WS_NET_IO_PATH + 2] = "";
@@ -71,13 +109,15 @@ int net_io_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 		return -EINVAL;
 	if (!ctx->host->sock_io)
 		return 0;
+	if (!eph->loaded)
+		net_ports_load(ctx, eph);
 	io.ts = rec->ts;
 	io.tid = rec->tid;
 	io.pid = rec->pid;
 	io.sock = r->sock;
 	io.bytes = (uint64_t)r->ret;
 	io.dir = rec->flags & WS_NET_IO_SEND ? WS_SOCK_SEND : WS_SOCK_RECV;
-	io.role = io_role(r);
+	io.role = io_role(r, eph);
 	if (r->family == AF_UNIX) {
 		io.proto = WS_SOCK_UNIX;
 		/* the one address a unix connection has names its server's end */
