@@ -128,8 +128,11 @@ static void store(struct ws_requests *rq, const struct ws_request *req)
 	}
 }
 
-/* The request on @c ended with its last send: explain it, count it, hand it on. */
-static void request_end(struct ws_requests *rq, struct conn *c)
+/*
+ * The request on @c ended with its last send, as a call at @seen showed (a receive, the
+ * stream's end, the records' end): explain it, count it, hand it on.
+ */
+static void request_end(struct ws_requests *rq, struct conn *c, uint64_t seen)
 {
 	struct ws_request req = {
 		.start = c->start,
@@ -146,6 +149,7 @@ static void request_end(struct ws_requests *rq, struct conn *c)
 		.bytes_in = c->bytes_in,
 		.bytes_out = c->bytes_out,
 		.other_sender = c->other_sender != 0,
+		.incomplete = ws_graph_window_lost(rq->g, c->start, seen),
 	};
 	uint64_t dur = req.end - req.start;
 
@@ -165,6 +169,7 @@ static void request_end(struct ws_requests *rq, struct conn *c)
 				req.cause = req.parts[i].what;
 	}
 	ws_table_put(&rq->pids, c->pid, NULL);
+	rq->incomplete += req.incomplete;
 	store(rq, &req);
 	keep_slow(rq, &req);
 	if (rq->ops.on_request)
@@ -185,7 +190,7 @@ static void expire(struct ws_requests *rq, uint64_t now)
 			continue;
 		}
 		if (c->open && c->sent)
-			request_end(rq, c);
+			request_end(rq, c, now);
 		ws_table_del(&rq->conns, c); /* the slot now holds the next entry: look again */
 	}
 }
@@ -204,7 +209,7 @@ static struct conn *conn_of(struct ws_requests *rq, const struct ws_sock_io *io)
 	}
 	if (!added && (c->local != local || c->peer != peer || c->proto != io->proto)) {
 		if (c->open && c->sent)
-			request_end(rq, c);
+			request_end(rq, c, io->ts);
 		memset(c, 0, sizeof(*c));
 		added = true;
 	}
@@ -221,14 +226,14 @@ static void received(struct ws_requests *rq, struct conn *c, const struct ws_soc
 {
 	if (!io->bytes) { /* the peer ended the stream */
 		if (c->open && c->sent)
-			request_end(rq, c);
+			request_end(rq, c, io->ts);
 		else if (c->open)
 			rq->unanswered++;
 		ws_table_del(&rq->conns, c);
 		return;
 	}
 	if (c->open && c->sent)
-		request_end(rq, c);
+		request_end(rq, c, io->ts);
 	if (!c->open) {
 		*c = (struct conn){ .id = c->id,
 				    .proto = c->proto,
@@ -279,7 +284,7 @@ void ws_requests_end(struct ws_requests *rq)
 		struct conn *c = ws_table_at(&rq->conns, i);
 
 		if (c && c->open && c->sent)
-			request_end(rq, c);
+			request_end(rq, c, UINT64_MAX);
 		else if (c && c->open)
 			rq->unanswered++;
 	}

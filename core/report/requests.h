@@ -32,6 +32,9 @@ struct ws_request {
 	uint32_t recvs, sends;
 	uint64_t bytes_in, bytes_out;
 	bool other_sender; /* another thread sent (part of) its answer */
+	/* records were lost between its first receive and what ended it: it may be two merged,
+	 * or cut short, and its parts may miss a wait */
+	bool incomplete;
 	uint64_t own_cpu_ns;
 	/* the largest part that is not its own thread's CPU work, when that is less than half
 	 * the request; NULL: the request was its own work */
@@ -77,6 +80,7 @@ struct ws_requests_summary {
 	uint64_t count, connections, processes;
 	uint64_t p50, p90, p99, max;
 	uint64_t total_ns, slowest_total_ns; /* latency of all requests; of the slowest tenth */
+	uint64_t incomplete;		     /* requests marked so */
 	uint64_t unanswered;		     /* receives the connection ended without an answer */
 	uint64_t client_calls;		     /* calls on the client's end of a connection */
 	uint64_t unknown_role;		     /* calls on sockets whose end was not told */

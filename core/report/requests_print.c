@@ -38,9 +38,10 @@ void report_request_json(void *ctx, const struct ws_request *q)
 	fprintf(b,
 		",\"conn\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 		",\"recvs\":%u,\"sends\":%u,\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
-		",\"other_sender\":%s,\"own_cpu_ns\":%" PRIu64 ",\"parts\":[",
+		",\"other_sender\":%s,\"incomplete\":%s,\"own_cpu_ns\":%" PRIu64 ",\"parts\":[",
 		q->conn, q->start, q->end - q->start, q->recvs, q->sends, q->bytes_in, q->bytes_out,
-		q->other_sender ? "true" : "false", q->own_cpu_ns);
+		q->other_sender ? "true" : "false", q->incomplete ? "true" : "false",
+		q->own_cpu_ns);
 	for (int i = 0; i < q->nparts; i++) {
 		fprintf(b, "%s{\"what\":", i ? "," : "");
 		ws_json_str(b, q->parts[i].what);
@@ -62,10 +63,10 @@ void report_requests_json(struct ws_report *r, const struct ws_requests_summary 
 		"{\"type\":\"requests\",\"count\":%" PRIu64 ",\"connections\":%" PRIu64
 		",\"processes\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
 		",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"total_ns\":%" PRIu64
-		",\"unanswered\":%" PRIu64 ",\"client_calls\":%" PRIu64
+		",\"incomplete\":%" PRIu64 ",\"unanswered\":%" PRIu64 ",\"client_calls\":%" PRIu64
 		",\"unknown_role_calls\":%" PRIu64 ",\"reasons\":[",
 		s->count, s->connections, s->processes, s->p50, s->p90, s->p99, s->max, s->total_ns,
-		s->unanswered, s->client_calls, s->unknown_role);
+		s->incomplete, s->unanswered, s->client_calls, s->unknown_role);
 	for (size_t i = 0; i < s->nreasons; i++) {
 		const struct ws_request_reason *x = &s->reasons[i];
 
@@ -112,7 +113,7 @@ static void slowest_text(struct ws_report *r, const struct ws_requests_summary *
 			ws_text_esc(q->comm, e, sizeof(e)), ws_text_esc(q->local, l, sizeof(l)));
 		if (q->peer[0])
 			fprintf(b, " from %s", ws_text_esc(q->peer, p, sizeof(p)));
-		fprintf(b, ": ");
+		fprintf(b, "%s: ", q->incomplete ? " (INCOMPLETE: records lost)" : "");
 		parts_text(b, q, 4);
 		fputc('\n', b);
 	}
@@ -152,6 +153,11 @@ void report_requests_text(struct ws_report *r, const struct ws_requests_summary 
 	ws_format_duration(s->p99, d[2], sizeof(d[2]));
 	ws_format_duration(s->max, d[3], sizeof(d[3]));
 	fprintf(b, "  latency p50 %s, p90 %s, p99 %s, max %s\n", d[0], d[1], d[2], d[3]);
+	if (s->incomplete)
+		fprintf(b,
+			"  INCOMPLETE: %" PRIu64
+			" of them overlap records lost (LOST below): each may be two merged, or cut short, and the count may be low\n",
+			s->incomplete);
 	fprintf(b,
 		"Where the requests' time went (share of all their time; of the slowest tenth's):\n");
 	for (size_t i = 0; i < s->nreasons && (int)i < top; i++) {

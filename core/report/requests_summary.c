@@ -67,6 +67,7 @@ int ws_requests_summary(struct ws_requests *rq, struct ws_requests_summary *s)
 	s->count = n;
 	s->connections = rq->conns_seen;
 	s->processes = rq->pids.live;
+	s->incomplete = rq->incomplete;
 	s->unanswered = rq->unanswered;
 	s->client_calls = rq->client_calls;
 	s->unknown_role = rq->unknown_role;

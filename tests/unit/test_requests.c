@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Requests from socket calls: the rule that cuts a connection's calls into requests, and each
+ * request explained from its thread's timeline, the parts adding up to its latency, a wait
+ * after its last send (the server idle until the next request) never counted in it.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "graph_infer.h"
+#include "report/requests.h"
+
+#define MS GRAPH_TEST_MS
+#define PID GRAPH_TEST_PID
+#define SOCK 0xffff888012345678ull
+
+static struct ws_graph *g;
+static struct ws_requests *rq;
+static struct ws_request got[8];
+static struct ws_request_part got_parts[8][16];
+static int ngot;
+
+static void on_request(void *ctx, const struct ws_request *q)
+{
+	(void)ctx;
+	cr_assert_lt(ngot, 8);
+	cr_assert_leq(q->nparts, 16);
+	got[ngot] = *q;
+	memcpy(got_parts[ngot], q->parts, sizeof(*q->parts) * q->nparts);
+	got[ngot].parts = got_parts[ngot];
+	ngot++;
+}
+
+static void begin(void)
+{
+	struct ws_graph_ops gops = { .infer = graph_infer_waker,
+				     .pid_traced = graph_test_pid_traced };
+	struct ws_requests_ops ops = { .on_request = on_request,
+				       .walk_min_ns = MS / 64,
+				       .idle_after_ns = 2000 * MS,
+				       .top = 3 };
+
+	ngot = 0;
+	g = ws_graph_new(&gops, 1 * MS, 10000 * MS, 0);
+	cr_assert_not_null(g);
+	rq = ws_requests_new(g, &ops);
+	cr_assert_not_null(rq);
+}
+
+static void end(void)
+{
+	ws_requests_free(rq);
+	ws_graph_free(g);
+}
+
+/* Thread 7 (srv) on @sock: a receive of @bytes (0: the peer's end) or a send, at @ms. */
+static void io_at(uint64_t ms, uint64_t sock, uint32_t dir, uint64_t bytes, uint32_t role)
+{
+	struct ws_sock_io io = { .sz = sizeof(io),
+				 .ts = ms * MS,
+				 .sock = sock,
+				 .tid = 7,
+				 .pid = PID,
+				 .bytes = bytes,
+				 .dir = dir,
+				 .proto = WS_SOCK_TCP,
+				 .role = role,
+				 .local = "127.0.0.1:5432",
+				 .peer = "127.0.0.1:40000" };
+
+	ws_requests_io(rq, &io);
+}
+
+static void io(uint64_t ms, uint32_t dir, uint64_t bytes)
+{
+	io_at(ms, SOCK, dir, bytes, WS_SOCK_SERVER);
+}
+
+static uint64_t parts_sum(const struct ws_request *q)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < q->nparts; i++)
+		sum += q->parts[i].ns;
+	return sum;
+}
+
+static const struct ws_request_part *part(const struct ws_request *q, const char *what)
+{
+	for (int i = 0; i < q->nparts; i++)
+		if (strstr(q->parts[i].what, what))
+			return &q->parts[i];
+	return NULL;
+}
+
+TestSuite(requests, .init = begin, .fini = end);
+
+Test(requests, a_request_is_its_thread_s_time_from_first_receive_to_last_send)
+{
+	graph_test_switch_named(g, 1, 0, 0, 0, 7, "srv");
+	graph_test_switch_named(g, 1, 1, 0, 0, 8, "holder");
+	io(10, WS_SOCK_RECV, 100);			   /* request A begins */
+	graph_test_switch(g, 12, 0, 7, 1, 0);		   /* srv waits for the holder */
+	graph_test_wake(g, 30, 1, 8, 7, 0);		   /* which wakes it */
+	graph_test_switch_named(g, 31, 0, 0, 0, 7, "srv"); /* 1 ms for a CPU */
+	graph_test_switch(g, 32, 1, 8, 1, 0);
+	io(33, WS_SOCK_SEND, 10);	      /* A's answer */
+	graph_test_switch(g, 34, 0, 7, 1, 0); /* idle until the next request */
+	graph_test_switch_named(g, 78, 1, 0, 0, 8, "holder");
+	graph_test_wake(g, 79, 1, 8, 7, 0);
+	graph_test_switch_named(g, 80, 0, 0, 0, 7, "srv");
+	io(81, WS_SOCK_RECV, 100); /* ends A at 33, begins B */
+	cr_assert_eq(ngot, 1);
+	io(82, WS_SOCK_SEND, 10);
+	ws_requests_end(rq);
+	cr_assert_eq(ngot, 2);
+
+	const struct ws_request *a = &got[0], *b = &got[1];
+
+	cr_expect_eq(a->start, 10 * MS);
+	cr_expect_eq(a->end, 33 * MS);
+	cr_expect_eq(parts_sum(a), 23 * MS, "the parts add up to the latency: %lu",
+		     (unsigned long)parts_sum(a));
+	cr_expect_eq(a->own_cpu_ns, 4 * MS);
+	cr_assert_not_null(part(a, "CPU work in srv"));
+	cr_expect_eq(part(a, "CPU work in srv")->ns, 4 * MS);
+	cr_assert_not_null(part(a, "holder"), "the wait walked to its waker: %s", a->parts[0].what);
+	cr_expect_eq(part(a, "holder")->ns, 18 * MS);
+	cr_assert_not_null(a->cause);
+	cr_expect(strstr(a->cause, "holder") != NULL, "%s", a->cause);
+	cr_expect_eq(a->recvs, 1);
+	cr_expect_eq(a->sends, 1);
+	cr_expect_eq(a->bytes_in, 100);
+	cr_expect_eq(a->bytes_out, 10);
+
+	/* B: its own work alone; the 46 ms idle wait before it belongs to no request */
+	cr_expect_eq(b->start, 81 * MS);
+	cr_expect_eq(b->end, 82 * MS);
+	cr_expect_eq(parts_sum(b), 1 * MS);
+	cr_expect_null(b->cause);
+	cr_expect_eq(b->conn, a->conn);
+
+	struct ws_requests_summary s;
+
+	cr_assert_eq(ws_requests_summary(rq, &s), 0);
+	cr_expect_eq(s.count, 2);
+	cr_expect_eq(s.connections, 1);
+	cr_expect_eq(s.processes, 1);
+	cr_expect_eq(s.max, 23 * MS);
+	cr_expect_eq(s.p50, 1 * MS);
+	cr_assert_geq(s.nreasons, 2);
+	cr_expect(strstr(s.reasons[0].what, "holder") != NULL, "ranked first: %s",
+		  s.reasons[0].what);
+	cr_expect_eq(s.reasons[0].slowest_ns, 18 * MS, "the slowest tenth is request A");
+	cr_expect_eq(s.nslowest, 2);
+	cr_expect_eq(s.slowest[0].end - s.slowest[0].start, 23 * MS);
+}
+
+Test(requests, the_rule_over_calls)
+{
+	graph_test_switch_named(g, 1, 0, 0, 0, 7, "srv");
+	io(2, WS_SOCK_SEND, 5);	 /* a greeting: no request asked for it */
+	io(3, WS_SOCK_RECV, 10); /* a request in two reads */
+	io(4, WS_SOCK_RECV, 10);
+	io(5, WS_SOCK_SEND, 5); /* answered in two writes */
+	io(6, WS_SOCK_SEND, 5);
+	io_at(7, SOCK + 64, WS_SOCK_RECV, 9, WS_SOCK_CLIENT); /* the client's end: not ours */
+	io_at(7, SOCK + 128, WS_SOCK_RECV, 9, WS_SOCK_ROLE_UNKNOWN); /* a socketpair */
+	io(8, WS_SOCK_RECV, 0); /* the peer's end: the request ends at its last send */
+	cr_assert_eq(ngot, 1);
+	cr_expect_eq(got[0].start, 3 * MS);
+	cr_expect_eq(got[0].end, 6 * MS);
+	cr_expect_eq(got[0].recvs, 2);
+	cr_expect_eq(got[0].sends, 2);
+	cr_expect_eq(parts_sum(&got[0]), 3 * MS);
+	io(9, WS_SOCK_RECV, 10); /* the socket again, after its end: a new connection */
+	ws_requests_end(rq);	 /* unanswered: not a request */
+	cr_expect_eq(ngot, 1);
+
+	struct ws_requests_summary s;
+
+	cr_assert_eq(ws_requests_summary(rq, &s), 0);
+	cr_expect_eq(s.count, 1);
+	cr_expect_eq(s.connections, 2);
+	cr_expect_eq(s.unanswered, 1);
+	cr_expect_eq(s.client_calls, 1);
+	cr_expect_eq(s.unknown_role, 1);
+}
+
+Test(requests, records_lost_inside_a_request_mark_it)
+{
+	graph_test_switch_named(g, 1, 0, 0, 0, 7, "srv");
+	io(3, WS_SOCK_RECV, 10);
+	ws_graph_loss(g, 4 * MS, 5 * MS);
+	io(6, WS_SOCK_SEND, 5);
+	io(20, WS_SOCK_RECV, 10);
+	io(21, WS_SOCK_SEND, 5);
+	ws_requests_end(rq);
+	cr_assert_eq(ngot, 2);
+	cr_expect(got[0].incomplete);
+	cr_expect(!got[1].incomplete);
+}
