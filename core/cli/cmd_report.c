@@ -125,6 +125,15 @@ static void report_ival(void *ctx, const struct ws_thread *t, const struct ws_iv
 		r->err = err;
 }
 
+static void report_request(void *ctx, const struct ws_request *q)
+{
+	struct replay *r = ctx;
+	int err = ws_perfetto_request(r->pf, q);
+
+	if (err && !r->err)
+		r->err = err;
+}
+
 /* Note plugins whose version differs from the recording's: their records are decoded by this one.
  */
 static void check_versions(struct replay *r, const char *recorded)
@@ -234,6 +243,7 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	if (r->pf) {
 		ws_perfetto_set_stacks(r->pf, ws_session_stacks(r->s));
 		ws_session_set_ival_sink(r->s, report_ival, r);
+		ws_session_set_request_sink(r->s, report_request, r);
 	}
 	return 0;
 }
@@ -291,7 +301,8 @@ static int on_summary(void *ctx, const struct ws_trace_summary *s, const char *l
 	struct replay *r = ctx;
 	struct ws_losses losses;
 
-	/* a crafted recording's text is not copied into the summary: the losses by CPU go unnamed */
+	/* a crafted recording's text is not copied into the summary: the losses by CPU go unnamed
+	 */
 	if (ws_losses_parse(lost_json ? lost_json : "{}", &losses))
 		memset(&losses, 0, sizeof(losses));
 	ws_session_set_summary_counts(r->s, s->lost, s->lost_recursion, s->duration_ns, &losses);

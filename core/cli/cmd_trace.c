@@ -124,6 +124,15 @@ static void perfetto_ival(void *ctx, const struct ws_thread *t, const struct ws_
 		j->err = err;
 }
 
+static void perfetto_request(void *ctx, const struct ws_request *q)
+{
+	struct ws_trace_job *j = ctx;
+	int err = ws_perfetto_request(j->pf, q);
+
+	if (err && !j->err)
+		j->err = err;
+}
+
 static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint32_t *pids,
 			int npids)
 {
@@ -207,12 +216,14 @@ int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, in
 		ws_perfetto_set_stacks(j->pf, ws_session_stacks(s));
 		ws_session_set_chain_sink(s, perfetto_sink, j);
 		ws_session_set_ival_sink(s, perfetto_ival, j);
+		ws_session_set_request_sink(s, perfetto_request, j);
 	}
 	if (j->record_path && (err = record_start(j, s, pids, npids))) {
 		/* no on_finish follows a failed on_start: leave nothing half-made */
 		if (j->pf) {
 			ws_session_set_chain_sink(s, NULL, NULL);
 			ws_session_set_ival_sink(s, NULL, NULL);
+			ws_session_set_request_sink(s, NULL, NULL);
 			ws_outfile_close(&j->pf_out, false);
 			ws_perfetto_free(j->pf);
 			j->pf = NULL;
@@ -320,6 +331,7 @@ int ws_trace_job_finish(void *ctx, struct ws_session *s, bool complete)
 	}
 	if (j->pf) {
 		ws_session_set_chain_sink(s, NULL, NULL);
+		ws_session_set_request_sink(s, NULL, NULL);
 		if ((e = perfetto_finish(j, s, complete)) && !err)
 			err = e;
 		ws_perfetto_free(j->pf);

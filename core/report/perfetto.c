@@ -8,6 +8,7 @@
 #include <whyslow/table.h>
 
 #include "perfetto.h"
+#include "requests.h"
 #include "base/util.h"
 #include "stacks/stack_fmt.h"
 
@@ -32,7 +33,7 @@ struct pthread {
 
 struct ws_perfetto {
 	FILE *spool; /* events so far, each preceded by ",\n" */
-	uint64_t nevents, next_flow;
+	uint64_t nevents, next_flow, next_request;
 	struct ws_table th;   /* tid -> struct pthread */
 	struct ws_table seen; /* hashes of slices and flows written (keys only) */
 	int err;
@@ -365,6 +366,54 @@ int ws_perfetto_chain(struct ws_perfetto *p, const struct ws_chain *c)
 	if (ferror(p->spool))
 		return -EIO;
 	return 0;
+}
+
+/*
+ * A request as an async slice of its process ("request", one track per connection under the
+ * process in Perfetto): it overlaps its thread's slices without nesting in them.
+ */
+static void request_event(struct ws_perfetto *p, const struct ws_request *q, const char *ph,
+			  uint64_t ts, uint64_t id)
+{
+	FILE *f = event_begin(p);
+
+	fprintf(f,
+		"{\"ph\":\"%s\",\"cat\":\"request\",\"name\":\"request\",\"pid\":%u,\"tid\":%u,\"id\":%" PRIu64,
+		ph, q->pid, q->tid, id);
+	json_us(f, "ts", ts);
+}
+
+int ws_perfetto_request(struct ws_perfetto *p, const struct ws_request *q)
+{
+	const struct pthread *t = th_get(p, q->tid, q->pid, q->comm);
+	uint64_t id = ++p->next_request;
+	FILE *f;
+
+	if (!t)
+		return -ENOMEM;
+	request_event(p, q, "b", q->start, id);
+	f = p->spool;
+	fputs(",\"args\":{\"local\":", f);
+	ws_json_str(f, q->local);
+	fputs(",\"peer\":", f);
+	ws_json_str(f, q->peer);
+	fprintf(f, ",\"conn\":%" PRIu64 ",\"incomplete\":%s,\"cause\":", q->conn,
+		q->incomplete ? "true" : "false");
+	if (q->cause)
+		ws_json_str(f, q->cause);
+	else
+		fputs("null", f);
+	fputs(",\"parts_us\":{", f);
+	for (int i = 0; i < q->nparts; i++) {
+		fputs(i ? "," : "", f);
+		ws_json_str(f, q->parts[i].what);
+		fprintf(f, ":%" PRIu64 ".%03u", q->parts[i].ns / 1000,
+			(unsigned int)(q->parts[i].ns % 1000));
+	}
+	fputs("}}}", f);
+	request_event(p, q, "e", q->end, id);
+	fputc('}', f);
+	return ferror(f) ? -EIO : 0;
 }
 
 static void meta(FILE *out, bool *first, const char *what, uint32_t pid, uint32_t tid,

@@ -38,6 +38,9 @@ int ws_perfetto_ival(struct ws_perfetto *p, const struct ws_thread *t, const str
 		     const struct ws_claim *claim);
 /* Add the wakeup arrows of one chain. 0 or -errno. */
 int ws_perfetto_chain(struct ws_perfetto *p, const struct ws_chain *c);
+struct ws_request;
+/* Add a request (requests.h) as an async slice of its process. 0 or -errno. */
+int ws_perfetto_request(struct ws_perfetto *p, const struct ws_request *q);
 /* Name a thread (the recording's thread-name records); chains name their own. 0 or -errno. */
 int ws_perfetto_thread(struct ws_perfetto *p, uint32_t tid, uint32_t pid, const char *comm);
 /* Write the whole trace to @out, with @clock's anchor. 0 or -errno. */

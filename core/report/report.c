@@ -25,6 +25,17 @@ void ws_report_set_stacks(struct ws_report *r, const struct ws_stacks *stacks, u
 	r->stack_depth = depth > 64 ? 64 : (int)depth;
 }
 
+/* A request ended: its JSON line, and whoever else asked (a Perfetto export). */
+static void on_request(void *ctx, const struct ws_request *q)
+{
+	struct ws_report *r = ctx;
+
+	if (r->o.format == WS_FORMAT_JSON)
+		report_request_json(r, q);
+	if (r->request_sink)
+		r->request_sink(r->request_sink_ctx, q);
+}
+
 struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g)
 {
 	struct ws_report *r = calloc(1, sizeof(*r));
@@ -39,7 +50,7 @@ struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph 
 		r->top = calloc(r->o.top, sizeof(*r->top));
 	if (o->requests != WS_REQUESTS_OFF) {
 		struct ws_requests_ops ops = {
-			.on_request = o->format == WS_FORMAT_JSON ? report_request_json : NULL,
+			.on_request = on_request,
 			.render = report_render_text,
 			.ctx = r,
 			/* as the critical path: shorter waits are named by the thread's state */
@@ -222,8 +233,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		if (r->request_view)
 			report_requests_json(r, &r->rs);
 		report_json_summary(r, s, lost, untraced);
-	}
-	else if (r->o.format == WS_FORMAT_TEXT)
+	} else if (r->o.format == WS_FORMAT_TEXT)
 		report_text_summary(r, s, lost, untraced);
 	if (fflush(r->o.out) == EOF || ferror(r->o.out))
 		return errno ? -errno : -EIO;
@@ -256,6 +266,13 @@ int ws_requests_mode_parse(const char *s, enum ws_requests_mode *m)
 	else
 		return -EINVAL;
 	return 0;
+}
+
+void ws_report_set_request_sink(struct ws_report *r,
+				void (*fn)(void *ctx, const struct ws_request *q), void *ctx)
+{
+	r->request_sink = fn;
+	r->request_sink_ctx = ctx;
 }
 
 void ws_report_sock_io(struct ws_report *r, const struct ws_sock_io *io)

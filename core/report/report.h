@@ -90,6 +90,10 @@ void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct
 void ws_report_gone(struct ws_report *r, const struct ws_thread *t);
 /* A traced thread's socket call (ws_host.sock_io): requests. */
 void ws_report_sock_io(struct ws_report *r, const struct ws_sock_io *io);
+/* Hand every request, as it ends, to @fn too (NULL: to none). */
+struct ws_request;
+void ws_report_set_request_sink(struct ws_report *r, void (*fn)(void *ctx, const struct ws_request *q),
+				void *ctx);
 /* The records have ended: requests still open end now, while the timelines are kept. */
 void ws_report_requests_end(struct ws_report *r);
 /* Text: the critical path, reasons, top N chains and root causes; JSON: the same objects. */

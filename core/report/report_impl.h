@@ -39,6 +39,8 @@ struct ws_report {
 	const struct ws_stacks *stacks;
 	int stack_depth;
 	struct ws_requests *rq; /* NULL: --no-requests */
+	void (*request_sink)(void *ctx, const struct ws_request *q);
+	void *request_sink_ctx;
 	bool request_view;	/* the summary ranks what cost requests, not thread waits */
 	struct ws_requests_summary rs;
 	uint64_t stacks_missing[WS_SM_COUNT]; /* links of ranked chains without user frames, by why

@@ -560,6 +560,12 @@ void ws_session_set_ival_sink(struct ws_session *s, ws_ival_sink_fn fn, void *ct
 	s->ival_sink_ctx = ctx;
 }
 
+void ws_session_set_request_sink(struct ws_session *s, ws_request_sink_fn fn, void *ctx)
+{
+	if (s->rep)
+		ws_report_set_request_sink(s->rep, fn, ctx);
+}
+
 void ws_session_flush_timelines(struct ws_session *s)
 {
 	if (s->rep)

@@ -100,6 +100,10 @@ typedef void (*ws_ival_sink_fn)(void *ctx, const struct ws_thread *t, const stru
 int ws_session_follow(struct ws_session *s, uint32_t tid);
 void ws_session_set_ival_sink(struct ws_session *s, ws_ival_sink_fn fn, void *ctx);
 void ws_session_flush_timelines(struct ws_session *s);
+/* Every request as it ends (report/requests.h: a Perfetto export); NULL: none. */
+struct ws_request;
+typedef void (*ws_request_sink_fn)(void *ctx, const struct ws_request *q);
+void ws_session_set_request_sink(struct ws_session *s, ws_request_sink_fn fn, void *ctx);
 /* Mark the session as a replay (before start): @clock is the recording's anchor. */
 void ws_session_set_replay(struct ws_session *s, const struct ws_clock *clock);
 const struct ws_clock *ws_session_clock(struct ws_session *s);

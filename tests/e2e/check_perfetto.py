@@ -9,6 +9,8 @@
   its pid a process_name;
 - flows: every id has exactly one "s" and one "f", the "s" not after the "f", both bp "e", and
   each end lies inside a slice on its own track (what bp "e" binds to);
+- requests (cat "request") are async slices: every id has one "b" and one "e" of the same
+  pid, the "b" not after the "e", with the request's args on the "b";
 - slices on one track are properly nested, never partly overlapping (Perfetto's rule);
 - every traced thread's timeline (slices of cat running/runnable/blocked/not observed) is one
   unbroken stretch: each slice starts where the one before it ended;
@@ -53,6 +55,7 @@ def main(argv):
     slices = collections.defaultdict(list)
     timeline = collections.defaultdict(list)
     flows = collections.defaultdict(list)
+    requests = collections.defaultdict(list)
     names = collections.Counter()
     for i, e in enumerate(evs):
         if not isinstance(e, dict) or not all(k in e for k in ("ph", "pid", "tid")):
@@ -75,6 +78,10 @@ def main(argv):
             if e.get("bp") != "e" or "id" not in e:
                 errs.append("flow event %d lacks bp e or id: %r" % (i, e))
             flows[e.get("id")].append(e)
+        elif ph in ("b", "e") and e.get("cat") == "request":
+            if "id" not in e or "ts" not in e:
+                errs.append("request event %d lacks id or ts: %r" % (i, e))
+            requests[(e["pid"], e.get("id"))].append(e)
         else:
             errs.append("event %d: unexpected ph %r" % (i, ph))
     if len(names) > MAX_NAMES:
@@ -104,6 +111,15 @@ def main(argv):
             if abs(a1 - b0) > EPS:
                 errs.append("tid %d: timeline %s at %s, then the next slice starts at %s" % (key[1], "gap" if a1 > b0 else "overlap", b0, a1))
                 break
+    for rid, ev in requests.items():
+        b = [e for e in ev if e["ph"] == "b"]
+        en = [e for e in ev if e["ph"] == "e"]
+        if len(b) != 1 or len(en) != 1:
+            errs.append("request %r has %d begins and %d ends" % (rid, len(b), len(en)))
+        elif b[0]["ts"] > en[0]["ts"] or not isinstance(b[0].get("args", {}).get("parts_us"), dict):
+            errs.append("request %r ends before it begins or has no parts: %r" % (rid, b[0]))
+        elif (rid[0], b[0]["tid"]) not in threads:
+            errs.append("request %r: tid %d has no thread_name track" % (rid, b[0]["tid"]))
     edges = set()
     for fid, fl in flows.items():
         s = [e for e in fl if e["ph"] == "s"]

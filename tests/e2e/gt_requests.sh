@@ -38,7 +38,8 @@ for attempt in 1 2 3; do
 	# a fresh blkio group per run (slowdisk.sh): one that already let reads through may not hold
 	cg=$("$SLOWDISK" cgroup "$dev" "$IOPS") || gt_fail "slowdisk.sh cgroup failed"
 	echo "gt_requests: attempt $attempt: device $dev, blkio group $cg ($IOPS read IOPS), work dir $w"
-	cmd=("$WHYSLOW" -c "$conf" run --as-root --format json -o "$w/whyslow.jsonl" --
+	cmd=("$WHYSLOW" -c "$conf" run --as-root --format json -o "$w/whyslow.jsonl"
+	     --perfetto "$w/trace.json" --
 	     "$GT_REQ" --dev "$dev" --cgroup "$cg" --port-file "$w/port" --connections "$CONNS"
 	     --requests "$REQUESTS")
 	echo "+ ${cmd[*]}"
@@ -84,6 +85,15 @@ for attempt in 1 2 3; do
 	echo "--- check_requests ---"
 	"$PYTHON" "$CHECK" --json "$w/whyslow.jsonl" --log "$w/client.log" --port "$w/port"
 	rc=$?
+	# the same requests in the Perfetto export: one async slice each
+	if [ $rc -ne 1 ]; then
+		echo "--- check_perfetto ---"
+		"$PYTHON" "$(dirname "$CHECK")/check_perfetto.py" "$w/trace.json" ||
+			gt_fail "check_perfetto.py found a problem in the Perfetto export (see above)"
+		n=$(grep -o '"ph":"b","cat":"request"' "$w/trace.json" | wc -l)
+		m=$(grep -c '"type":"request"' "$w/whyslow.jsonl")
+		[ "$n" = "$m" ] || gt_fail "the Perfetto export has $n requests, the JSON $m"
+	fi
 	[ $rc -eq 2 ] || break
 	echo "gt_requests: attempt $attempt proves nothing (the machine was too busy)"
 done
