@@ -23,6 +23,9 @@ struct conn {
 	uint64_t start, last_send;
 	uint32_t recvs, sends;
 	uint64_t bytes_in, bytes_out;
+	/* its thread's calls (rq->calls) after its first receive and after its last send by
+	 * that thread (0: none), and how many of those were this connection's */
+	uint64_t calls_at_start, calls_at_end, own_calls;
 };
 
 struct ws_requests *ws_requests_new(struct ws_graph *g, const struct ws_requests_ops *ops)
@@ -36,6 +39,7 @@ struct ws_requests *ws_requests_new(struct ws_graph *g, const struct ws_requests
 	ws_strpool_init(&rq->names);
 	ws_table_init(&rq->conns, sizeof(struct conn));
 	ws_table_init(&rq->pids, sizeof(char));
+	ws_table_init(&rq->calls, sizeof(uint64_t));
 	ws_table_init(&rq->reasons, sizeof(struct reason_acc));
 	return rq;
 }
@@ -61,6 +65,7 @@ void ws_requests_free(struct ws_requests *rq)
 	ws_chain_release(&rq->chain);
 	ws_table_free(&rq->conns);
 	ws_table_free(&rq->pids);
+	ws_table_free(&rq->calls);
 	ws_table_free(&rq->reasons);
 	ws_strpool_free(&rq->names);
 	free(rq);
@@ -128,6 +133,32 @@ static void store(struct ws_requests *rq, const struct ws_request *req)
 	}
 }
 
+/* Thread @tid made one more socket call on a server end: how many so far. */
+static uint64_t count_call(struct ws_requests *rq, uint32_t tid)
+{
+	uint64_t *n = ws_table_put(&rq->calls, tid, NULL);
+
+	if (!n) {
+		rq->err = -ENOMEM;
+		return 0;
+	}
+	return ++*n;
+}
+
+/*
+ * Its thread worked for other connections too: its CPU time in the request is not all the
+ * request's, and the part is named so (it is still time the request waited for).
+ */
+static void shared_cpu(struct ws_requests *rq, struct ws_request *req)
+{
+	const char *own = requests_name(rq, "CPU work in %s", req->comm);
+
+	for (int i = 0; i < req->nparts; i++)
+		if (req->parts[i].what == own)
+			req->parts[i].what = requests_name(
+				rq, "CPU work in %s, also serving other connections", req->comm);
+}
+
 /*
  * The request on @c ended with its last send, as a call at @seen showed (a receive, the
  * stream's end, the records' end): explain it, count it, hand it on.
@@ -160,6 +191,10 @@ static void request_end(struct ws_requests *rq, struct conn *c, uint64_t seen)
 	req.parts = rq->cur;
 	req.nparts = (int)rq->ncur;
 	req.own_cpu_ns = rq->own_cpu;
+	if (c->calls_at_end)
+		req.other_calls = c->calls_at_end - c->calls_at_start - c->own_calls;
+	if (req.other_calls)
+		shared_cpu(rq, &req);
 	/* its own work when that is at least half of it; else what it waited for most */
 	if (rq->own_cpu * 2 < dur) {
 		const char *own = requests_name(rq, "CPU work in %s", req.comm);
@@ -222,7 +257,8 @@ static struct conn *conn_of(struct ws_requests *rq, const struct ws_sock_io *io)
 	return c;
 }
 
-static void received(struct ws_requests *rq, struct conn *c, const struct ws_sock_io *io)
+static void received(struct ws_requests *rq, struct conn *c, const struct ws_sock_io *io,
+		     uint64_t calls)
 {
 	if (!io->bytes) { /* the peer ended the stream */
 		if (c->open && c->sent)
@@ -242,7 +278,10 @@ static void received(struct ws_requests *rq, struct conn *c, const struct ws_soc
 				    .open = true,
 				    .tid = io->tid,
 				    .pid = io->pid,
-				    .start = io->ts };
+				    .start = io->ts,
+				    .calls_at_start = calls };
+	} else if (io->tid == c->tid) {
+		c->own_calls++;
 	}
 	c->recvs++;
 	c->bytes_in += io->bytes;
@@ -252,6 +291,7 @@ static void received(struct ws_requests *rq, struct conn *c, const struct ws_soc
 void ws_requests_io(struct ws_requests *rq, const struct ws_sock_io *io)
 {
 	struct conn *c;
+	uint64_t calls;
 
 	if (io->role != WS_SOCK_SERVER) {
 		if (io->role == WS_SOCK_CLIENT)
@@ -261,10 +301,11 @@ void ws_requests_io(struct ws_requests *rq, const struct ws_sock_io *io)
 		return;
 	}
 	expire(rq, io->ts);
+	calls = count_call(rq, io->tid);
 	if (!(c = conn_of(rq, io)))
 		return;
 	if (io->dir == WS_SOCK_RECV) {
-		received(rq, c, io);
+		received(rq, c, io, calls);
 		return;
 	}
 	c->last_io = io->ts;
@@ -274,8 +315,12 @@ void ws_requests_io(struct ws_requests *rq, const struct ws_sock_io *io)
 	c->last_send = io->ts;
 	c->sends++;
 	c->bytes_out += io->bytes;
-	if (io->tid != c->tid)
+	if (io->tid != c->tid) {
 		c->other_sender = io->tid;
+	} else {
+		c->own_calls++;
+		c->calls_at_end = calls;
+	}
 }
 
 void ws_requests_end(struct ws_requests *rq)

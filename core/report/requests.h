@@ -36,6 +36,9 @@ struct ws_request {
 	 * or cut short, and its parts may miss a wait */
 	bool incomplete;
 	uint64_t own_cpu_ns;
+	/* socket calls its thread made for other connections meanwhile (an event loop serving
+	 * several): its CPU time is then not its own alone, and its part says so */
+	uint64_t other_calls;
 	/* the largest part that is not its own thread's CPU work, when that is less than half
 	 * the request; NULL: the request was its own work */
 	const char *cause;

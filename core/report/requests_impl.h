@@ -29,6 +29,7 @@ struct ws_requests {
 	struct ws_strpool names;
 	struct ws_table conns; /* socket -> struct conn (requests.c) */
 	struct ws_table pids;  /* processes that served a request -> nothing */
+	struct ws_table calls; /* thread -> its socket calls on server ends so far (uint64_t) */
 	uint64_t conns_seen, last_expiry;
 
 	/* the request being explained: its parts so far */

@@ -38,10 +38,11 @@ void report_request_json(void *ctx, const struct ws_request *q)
 	fprintf(b,
 		",\"conn\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 		",\"recvs\":%u,\"sends\":%u,\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
-		",\"other_sender\":%s,\"incomplete\":%s,\"own_cpu_ns\":%" PRIu64 ",\"parts\":[",
+		",\"other_sender\":%s,\"incomplete\":%s,\"own_cpu_ns\":%" PRIu64
+		",\"other_calls\":%" PRIu64 ",\"parts\":[",
 		q->conn, q->start, q->end - q->start, q->recvs, q->sends, q->bytes_in, q->bytes_out,
 		q->other_sender ? "true" : "false", q->incomplete ? "true" : "false",
-		q->own_cpu_ns);
+		q->own_cpu_ns, q->other_calls);
 	for (int i = 0; i < q->nparts; i++) {
 		fprintf(b, "%s{\"what\":", i ? "," : "");
 		ws_json_str(b, q->parts[i].what);

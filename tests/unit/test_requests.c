@@ -200,3 +200,27 @@ Test(requests, records_lost_inside_a_request_mark_it)
 	cr_expect(got[0].incomplete);
 	cr_expect(!got[1].incomplete);
 }
+
+Test(requests, an_event_loop_serving_two_connections_says_its_cpu_is_shared)
+{
+	graph_test_switch_named(g, 1, 0, 0, 0, 7, "srv");
+	io_at(2, SOCK, WS_SOCK_RECV, 10, WS_SOCK_SERVER);      /* A begins */
+	io_at(3, SOCK + 64, WS_SOCK_RECV, 10, WS_SOCK_SERVER); /* B begins, same thread */
+	io_at(4, SOCK + 64, WS_SOCK_SEND, 5, WS_SOCK_SERVER);
+	io_at(5, SOCK, WS_SOCK_SEND, 5, WS_SOCK_SERVER);  /* A answered after B */
+	io_at(9, SOCK, WS_SOCK_RECV, 10, WS_SOCK_SERVER); /* ends A */
+	io_at(10, SOCK, WS_SOCK_SEND, 5, WS_SOCK_SERVER);
+	ws_requests_end(rq);
+	cr_assert_eq(ngot, 3);
+	/* A (2..5) saw B's two calls; B (3..4) saw none of A's; the last one alone */
+	for (int i = 0; i < ngot; i++) {
+		if (got[i].start == 2 * MS) {
+			cr_expect_eq(got[i].other_calls, 2);
+			cr_expect_not_null(part(&got[i], "also serving other connections"));
+		} else {
+			cr_expect_eq(got[i].other_calls, 0, "request at %lu",
+				     (unsigned long)got[i].start);
+			cr_expect_null(part(&got[i], "also serving"));
+		}
+	}
+}
