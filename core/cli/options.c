@@ -77,6 +77,12 @@ const struct ws_opt ws_opts[] = {
 	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "no-requests", WS_ARG_FLAG, NULL, "requests", 0, 0,
 	  "rank every thread's waits, as without requests", NULL, false },
 
+	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "min-latency", WS_ARG_DURATION, "DUR",
+	  "request_min_latency", 0, 0,
+	  "requests: count and rank only requests at least this long", NULL, false },
+	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "port", WS_ARG_COUNT, "N", "request_port", 0, 0,
+	  "requests: only those served on local port N", NULL, false },
+
 	/* run and attach: where the report goes */
 	{ WS_CMD_RUN | WS_CMD_ATTACH, 'o', "output", WS_ARG_STRING, "FILE", "output", 0, 0,
 	  "write the report to FILE (complete, or not at all); - = stdout",

@@ -143,7 +143,8 @@ void ws_stretch_label(const struct ws_thread *t, const struct ws_ival *iv,
 		      const struct ws_claim *claim, char *what, size_t len)
 {
 	if (iv->state == WS_STATE_RUNNING)
-		snprintf(what, len, "%s in %s", ws_ival_work(iv->flags), t->comm[0] ? t->comm : "?");
+		snprintf(what, len, "%s in %s", ws_ival_work(iv->flags),
+			 t->comm[0] ? t->comm : "?");
 	else if (iv->state == WS_STATE_RUNNABLE && (iv->flags & WS_IVAL_THROTTLED) && claim)
 		/* the root a chain gives such time: parts with the same name add up */
 		ws_quota_label(claim, what, len);

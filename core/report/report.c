@@ -57,6 +57,8 @@ struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph 
 			.walk_min_ns = o->min_block_ns / WS_CHAIN_SEG_PARTS,
 			.idle_after_ns = o->requests_idle_ns ? o->requests_idle_ns : 2000000000ull,
 			.top = o->top,
+			.min_latency_ns = o->request_min_latency_ns,
+			.port = o->request_port,
 		};
 
 		r->rq = ws_requests_new(g, &ops);
@@ -226,7 +228,7 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 
 		if (err)
 			return err;
-		r->request_view = r->o.requests == WS_REQUESTS_ON || r->rs.count;
+		r->request_view = r->o.requests == WS_REQUESTS_ON || r->rs.count || r->rs.filtered;
 	}
 	/* folded: nothing but stacks, flame graph tools read every line */
 	if (r->o.format == WS_FORMAT_JSON) {

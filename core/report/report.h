@@ -36,6 +36,8 @@ struct ws_report_opts {
 	enum ws_requests_mode requests;
 	/* a connection quiet this long has its request ended (within the kept history) */
 	uint64_t requests_idle_ns;
+	uint64_t request_min_latency_ns; /* requests shorter than this are left out (0: none) */
+	uint32_t request_port;		 /* only requests on this local port (0: any) */
 };
 
 /* Records one source wrote. */

@@ -305,7 +305,8 @@ void report_text_summary(struct ws_report *r, const struct ws_summary *s, uint64
 		ws_critpath_text(r->cp, b);
 	if (r->request_view) {
 		report_requests_text(r, &r->rs);
-		/* a thread's wait outside every request cost no one anything: idle by construction */
+		/* a thread's wait outside every request cost no one anything: idle by construction
+		 */
 		fprintf(b,
 			"Waits are ranked by what they cost the requests; %" PRIu64
 			" thread wait%s over --min-block, inside requests or not, are not ranked here (--no-requests ranks them)\n",

@@ -183,8 +183,14 @@ static void request_end(struct ws_requests *rq, struct conn *c, uint64_t seen)
 		.incomplete = ws_graph_window_lost(rq->g, c->start, seen),
 	};
 	uint64_t dur = req.end - req.start;
+	const char *port = strrchr(c->local, ':');
 
 	c->open = c->sent = false;
+	if (dur < rq->ops.min_latency_ns ||
+	    (rq->ops.port && (!port || strtoul(port + 1, NULL, 10) != rq->ops.port))) {
+		rq->filtered++;
+		return;
+	}
 	request_path(rq, c->tid, req.start, req.end);
 	if (rq->ncur)
 		qsort(rq->cur, rq->ncur, sizeof(*rq->cur), by_part_ns);

@@ -59,6 +59,8 @@ struct ws_requests_ops {
 	 * history it needs) */
 	uint64_t idle_after_ns;
 	int top; /* the slowest requests kept whole */
+	uint64_t min_latency_ns; /* shorter requests are left out (0: none) */
+	uint32_t port;		 /* only requests on this local port (0: any) */
 };
 
 /* Requests of the threads of graph @g. NULL without memory. */
@@ -87,6 +89,7 @@ struct ws_requests_summary {
 	uint64_t unanswered;		     /* receives the connection ended without an answer */
 	uint64_t client_calls;		     /* calls on the client's end of a connection */
 	uint64_t unknown_role;		     /* calls on sockets whose end was not told */
+	uint64_t filtered;		     /* requests left out (min_latency_ns, port) */
 	struct ws_request_reason *reasons;   /* most time first */
 	size_t nreasons;
 	const struct ws_request *slowest; /* longest first */

@@ -46,7 +46,7 @@ struct ws_requests {
 	struct ws_table reasons; /* interned name -> struct reason_acc */
 	struct ws_request *slow; /* the slowest, longest first, parts their own */
 	int nslow;
-	uint64_t incomplete, unanswered, client_calls, unknown_role;
+	uint64_t incomplete, unanswered, client_calls, unknown_role, filtered;
 
 	/* what ws_requests_summary() hands out */
 	struct ws_request_reason *sum_reasons;

@@ -41,8 +41,8 @@ void report_request_json(void *ctx, const struct ws_request *q)
 		",\"other_sender\":%s,\"incomplete\":%s,\"own_cpu_ns\":%" PRIu64
 		",\"other_calls\":%" PRIu64 ",\"parts\":[",
 		q->conn, q->start, q->end - q->start, q->recvs, q->sends, q->bytes_in, q->bytes_out,
-		q->other_sender ? "true" : "false", q->incomplete ? "true" : "false",
-		q->own_cpu_ns, q->other_calls);
+		q->other_sender ? "true" : "false", q->incomplete ? "true" : "false", q->own_cpu_ns,
+		q->other_calls);
 	for (int i = 0; i < q->nparts; i++) {
 		fprintf(b, "%s{\"what\":", i ? "," : "");
 		ws_json_str(b, q->parts[i].what);
@@ -65,9 +65,9 @@ void report_requests_json(struct ws_report *r, const struct ws_requests_summary 
 		",\"processes\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
 		",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"total_ns\":%" PRIu64
 		",\"incomplete\":%" PRIu64 ",\"unanswered\":%" PRIu64 ",\"client_calls\":%" PRIu64
-		",\"unknown_role_calls\":%" PRIu64 ",\"reasons\":[",
+		",\"unknown_role_calls\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"reasons\":[",
 		s->count, s->connections, s->processes, s->p50, s->p90, s->p99, s->max, s->total_ns,
-		s->incomplete, s->unanswered, s->client_calls, s->unknown_role);
+		s->incomplete, s->unanswered, s->client_calls, s->unknown_role, s->filtered);
 	for (size_t i = 0; i < s->nreasons; i++) {
 		const struct ws_request_reason *x = &s->reasons[i];
 
@@ -154,6 +154,8 @@ void report_requests_text(struct ws_report *r, const struct ws_requests_summary 
 	ws_format_duration(s->p99, d[2], sizeof(d[2]));
 	ws_format_duration(s->max, d[3], sizeof(d[3]));
 	fprintf(b, "  latency p50 %s, p90 %s, p99 %s, max %s\n", d[0], d[1], d[2], d[3]);
+	if (s->filtered)
+		fprintf(b, "  %" PRIu64 " more left out by --min-latency / --port\n", s->filtered);
 	if (s->incomplete)
 		fprintf(b,
 			"  INCOMPLETE: %" PRIu64

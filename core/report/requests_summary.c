@@ -71,6 +71,7 @@ int ws_requests_summary(struct ws_requests *rq, struct ws_requests_summary *s)
 	s->unanswered = rq->unanswered;
 	s->client_calls = rq->client_calls;
 	s->unknown_role = rq->unknown_role;
+	s->filtered = rq->filtered;
 	s->slowest = rq->slow;
 	s->nslowest = rq->nslow;
 	free(rq->sorted);

@@ -427,6 +427,12 @@ int ws_session_start(struct ws_session *s, FILE *out)
 	/* checked when the session opened (check_config) */
 	if (!req || ws_requests_mode_parse(req, &ro.requests))
 		ro.requests = WS_REQUESTS_AUTO;
+	uint64_t port = 0;
+
+	ws_config_u64(s->cfg, "core", ws_core_keys, "request_min_latency",
+		      &ro.request_min_latency_ns);
+	ws_config_u64(s->cfg, "core", ws_core_keys, "request_port", &port);
+	ro.request_port = (uint32_t)port;
 	/* a quiet connection's request ends well before the history it is read from goes */
 	ro.requests_idle_ns = max_window / 4 < 2000000000ull ? max_window / 4 : 2000000000ull;
 	if (!s->replay)
