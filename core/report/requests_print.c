@@ -139,6 +139,11 @@ void report_requests_text(struct ws_report *r, const struct ws_requests_summary 
 	char d[5][32], e[4 * 256];
 	int top = r->o.top > 0 ? r->o.top : 5;
 
+	if (!s->count && s->filtered) {
+		fprintf(b, "No request passed --min-latency / --port (%" PRIu64 " left out).\n\n",
+			s->filtered);
+		return;
+	}
 	if (!s->count) {
 		fprintf(b,
 			"No request was seen: no traced thread answered on the server's end of a connection.\n\n");
