@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "folded.h"
+#include "requests.h"
 #include "link_stacks.h"
 #include "stacks/stack_fmt.h"
 
@@ -93,5 +94,15 @@ void ws_folded_chain(FILE *out, struct ws_graph *g, const struct ws_chain *c,
 			frame(out, ";[root: ", ws_chain_seg_root(g, c, i, &scratch)->key, "]");
 		}
 		fprintf(out, " %" PRIu64 "\n", s->dur);
+	}
+}
+
+void ws_folded_request(FILE *out, const struct ws_request *q)
+{
+	for (int i = 0; i < q->nparts; i++) {
+		frame(out, "", q->comm, ";");
+		frame(out, "[request on ", q->local, "];");
+		frame(out, "[", q->parts[i].what, "]");
+		fprintf(out, " %" PRIu64 "\n", q->parts[i].ns);
 	}
 }

@@ -16,4 +16,8 @@ struct ws_stacks;
 void ws_folded_chain(FILE *out, struct ws_graph *g, const struct ws_chain *c,
 		     const struct ws_stacks *stacks);
 
+struct ws_request;
+/* --requests: one line per part of request @q, weighted by its time:
+ * "comm;[request on 127.0.0.1:5432];[block I/O on vda] ns". */
+void ws_folded_request(FILE *out, const struct ws_request *q);
 #endif

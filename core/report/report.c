@@ -32,6 +32,9 @@ static void on_request(void *ctx, const struct ws_request *q)
 
 	if (r->o.format == WS_FORMAT_JSON)
 		report_request_json(r, q);
+	/* a flame graph weighted by what the requests waited for, asked for with --requests */
+	if (r->o.format == WS_FORMAT_FOLDED && r->o.requests == WS_REQUESTS_ON)
+		ws_folded_request(r->o.out, q);
 	if (r->request_sink)
 		r->request_sink(r->request_sink_ctx, q);
 }
@@ -143,7 +146,9 @@ int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 		return ferror(r->o.out) ? -EIO : 0;
 	}
 	if (r->o.format == WS_FORMAT_FOLDED) {
-		ws_folded_chain(r->o.out, r->g, c, r->stacks);
+		/* --requests: the requests' parts instead, one weight for one time */
+		if (r->o.requests != WS_REQUESTS_ON)
+			ws_folded_chain(r->o.out, r->g, c, r->stacks);
 		return ferror(r->o.out) ? -EIO : 0;
 	}
 	/* text: keep the N longest, rendered now while the graph still holds them */
