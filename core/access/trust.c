@@ -20,7 +20,12 @@ struct walk {
 	const char *path; /* as the caller named it, for messages */
 	char *err;
 	size_t errlen;
-	char shown[PATH_MAX]; /* what has been resolved so far, for messages */
+	char shown[PATH_MAX];	 /* what has been resolved so far, for messages */
+	char rest[2 * PATH_MAX]; /* what is left to resolve, cut in place as it goes */
+	char *p;		 /* where in rest the next component starts */
+	int dfd;		 /* O_PATH descriptor of the directory checked so far */
+	struct stat dst;	 /* and its stat, as checked */
+	int links;		 /* symbolic links followed so far */
 };
 
 static bool owner_ok(const struct stat *st)
@@ -130,121 +135,158 @@ static int reopen(struct walk *w, int fd, const struct stat *checked, enum ws_tr
 	return r;
 }
 
-int ws_trusted_open(const char *path, enum ws_trust_kind kind, char *err, size_t errlen)
+/* The path, made absolute, into w->rest. */
+static int full_path(struct walk *w, const char *path)
 {
-	struct walk w = { .path = path, .err = err, .errlen = errlen };
-	char rest[2 * PATH_MAX], tmp[2 * PATH_MAX], target[PATH_MAX];
-	int dfd = -1, links = 0, rc;
-	struct stat dst, st;
-	char *p;
-
-	err[0] = 0;
-	if (!path || !*path)
-		return fail_errno(&w, ENOENT);
 	if (path[0] == '/') {
-		snprintf(rest, sizeof(rest), "%s", path);
+		snprintf(w->rest, sizeof(w->rest), "%s", path);
 	} else {
 		/* relative: the working directory and everything above it count too */
-		if (!getcwd(rest, PATH_MAX))
-			return fail_errno(&w, errno);
-		if (strlen(rest) + strlen(path) + 2 > sizeof(rest))
-			return fail_errno(&w, ENAMETOOLONG);
-		strcat(rest, "/");
-		strcat(rest, path);
+		if (!getcwd(w->rest, PATH_MAX))
+			return fail_errno(w, errno);
+		if (strlen(w->rest) + strlen(path) + 2 > sizeof(w->rest))
+			return fail_errno(w, ENAMETOOLONG);
+		strcat(w->rest, "/");
+		strcat(w->rest, path);
 	}
-	if ((rc = open_root(&w, &dfd)))
+	return 0;
+}
+
+/*
+ * Cut the next component out of *p in place and step past it and its slashes: NULL when none
+ * is left; *last says whether it was the final one.
+ */
+static char *next_component(char **p, size_t *len, bool *last)
+{
+	char *comp;
+
+	while (**p == '/')
+		(*p)++;
+	if (!**p)
+		return NULL;
+	comp = *p;
+	*len = strcspn(*p, "/");
+	*p += *len;
+	if (**p)
+		*(*p)++ = 0;
+	while (**p == '/')
+		(*p)++;
+	*last = !**p;
+	return comp;
+}
+
+/*
+ * The link at @fd (stat @st, in the checked directory w->dst): once it is found trusted, the
+ * walk goes on along its target followed by what was left, from / again if the target is
+ * absolute. Closes @fd.
+ */
+static int follow_link(struct walk *w, int fd, const struct stat *st)
+{
+	char tmp[2 * PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+	int rc;
+
+	if (++w->links > MAX_LINKS) {
+		close(fd);
+		return fail_errno(w, ELOOP);
+	}
+	if ((rc = check_link(w, st, &w->dst))) {
+		close(fd);
 		return rc;
-	if (fstat(dfd, &dst)) {
-		rc = fail_errno(&w, errno);
-		goto out;
 	}
-	p = rest;
+	n = readlinkat(fd, "", target, sizeof(target) - 1);
+	close(fd);
+	if (n <= 0)
+		return fail_errno(w, n < 0 ? errno : ENOENT);
+	target[n] = 0;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/%s", target, w->p) >= sizeof(tmp))
+		return fail_errno(w, ENAMETOOLONG);
+	memcpy(w->rest, tmp, sizeof(w->rest));
+	w->p = w->rest;
+	/* the shown path drops the link's name: messages name what was checked */
+	*strrchr(w->shown, '/') = 0;
+	if (target[0] == '/' && (rc = open_root(w, &w->dfd)))
+		return rc;
+	if (target[0] == '/' && fstat(w->dfd, &w->dst))
+		return fail_errno(w, errno);
+	return 0;
+}
+
+/*
+ * Resolve w->rest from w->dfd one component at a time, never following a link the kernel
+ * would resolve unchecked (O_NOFOLLOW), each node checked before it is used; the last one is
+ * reopened as @kind. Returns that descriptor or a negative errno; w->dfd stays the caller's to
+ * close.
+ */
+static int walk_components(struct walk *w, enum ws_trust_kind kind)
+{
+	struct stat st;
+	int rc;
+
+	w->p = w->rest;
 	for (;;) {
 		size_t len;
 		char *comp;
 		bool last;
 		int fd;
 
-		while (*p == '/')
-			p++;
-		if (!*p) /* the path named a directory ("/", "dir/.") */
+		comp = next_component(&w->p, &len, &last);
+		if (!comp) /* the path named a directory ("/", "dir/.") */
 			break;
-		comp = p;
-		len = strcspn(p, "/");
-		p += len;
-		if (*p)
-			*p++ = 0;
-		while (*p == '/')
-			p++;
-		last = !*p;
 		if (!strcmp(comp, ".")) {
 			if (!last)
 				continue;
 			break;
 		}
-		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(w->dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &st)) {
-			rc = fail_errno(&w, errno);
+			rc = fail_errno(w, errno);
 			if (fd >= 0)
 				close(fd);
-			goto out;
+			return rc;
 		}
-		shown_add(&w, comp, len);
+		shown_add(w, comp, len);
 		if (S_ISLNK(st.st_mode)) {
-			ssize_t n;
-
-			if (++links > MAX_LINKS) {
-				close(fd);
-				rc = fail_errno(&w, ELOOP);
-				goto out;
-			}
-			if ((rc = check_link(&w, &st, &dst))) {
-				close(fd);
-				goto out;
-			}
-			n = readlinkat(fd, "", target, sizeof(target) - 1);
-			close(fd);
-			if (n <= 0) {
-				rc = fail_errno(&w, n < 0 ? errno : ENOENT);
-				goto out;
-			}
-			target[n] = 0;
-			if ((size_t)snprintf(tmp, sizeof(tmp), "%s/%s", target, p) >= sizeof(tmp)) {
-				rc = fail_errno(&w, ENAMETOOLONG);
-				goto out;
-			}
-			memcpy(rest, tmp, sizeof(rest));
-			p = rest;
-			/* the shown path drops the link's name: messages name what was checked */
-			*strrchr(w.shown, '/') = 0;
-			if (target[0] == '/' && (rc = open_root(&w, &dfd)))
-				goto out;
-			if (target[0] == '/' && fstat(dfd, &dst)) {
-				rc = fail_errno(&w, errno);
-				goto out;
-			}
+			if ((rc = follow_link(w, fd, &st)))
+				return rc;
 			continue;
 		}
-		if ((rc = check_node(&w, &st))) {
+		if ((rc = check_node(w, &st))) {
 			close(fd);
-			goto out;
+			return rc;
 		}
 		if (last) {
-			rc = reopen(&w, fd, &st, kind);
+			rc = reopen(w, fd, &st, kind);
 			close(fd);
-			goto out;
+			return rc;
 		}
 		if (!S_ISDIR(st.st_mode)) {
 			close(fd);
-			rc = fail_errno(&w, ENOTDIR);
-			goto out;
+			return fail_errno(w, ENOTDIR);
 		}
-		close(dfd);
-		dfd = fd;
-		dst = st;
+		close(w->dfd);
+		w->dfd = fd;
+		w->dst = st;
 	}
-	rc = reopen(&w, dfd, &dst, kind);
-out:
-	close(dfd);
+	return reopen(w, w->dfd, &w->dst, kind);
+}
+
+int ws_trusted_open(const char *path, enum ws_trust_kind kind, char *err, size_t errlen)
+{
+	struct walk w = { .path = path, .err = err, .errlen = errlen, .dfd = -1 };
+	int rc;
+
+	err[0] = 0;
+	if (!path || !*path)
+		return fail_errno(&w, ENOENT);
+	if ((rc = full_path(&w, path)))
+		return rc;
+	if ((rc = open_root(&w, &w.dfd)))
+		return rc;
+	if (fstat(w.dfd, &w.dst))
+		rc = fail_errno(&w, errno);
+	else
+		rc = walk_components(&w, kind);
+	close(w.dfd);
 	return rc;
 }

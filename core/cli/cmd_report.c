@@ -301,8 +301,8 @@ static int on_summary(void *ctx, const struct ws_trace_summary *s, const char *l
 	struct replay *r = ctx;
 	struct ws_losses losses;
 
-	/* a crafted recording's text is not copied into the summary: the losses by CPU go unnamed
-	 */
+	/* a crafted recording's text is not copied into the summary: the losses by CPU go
+	 * unnamed */
 	if (ws_losses_parse(lost_json ? lost_json : "{}", &losses))
 		memset(&losses, 0, sizeof(losses));
 	ws_session_set_summary_counts(r->s, s->lost, s->lost_recursion, s->duration_ns, &losses);
@@ -424,13 +424,43 @@ static int replay_prepare(struct replay *r)
 	return err;
 }
 
-int ws_cmd_report(const struct ws_cli *cli)
+/* The recording, or NULL (said, with a hint where one may be). */
+static FILE *open_recording(const char *file)
 {
-	struct replay r = { .cli = cli,
-			    .file = cli->file ? cli->file : "whyslow.data",
-			    .plugin_dir = cli->plugin_dir,
-			    .verbose = cli->verbose,
-			    .format = cli->format_set ? cli->format : WS_FORMAT_TEXT };
+	FILE *in = fopen(file, "re");
+
+	if (!in) {
+		ws_log(WS_LOG_ERROR, "cannot read %s: %s%s", file, strerror(errno),
+		       errno == ENOENT ? " (make one with: sudo whyslow record -- COMMAND)" : "");
+		if (errno == ENOENT)
+			mention_unfinished(file);
+		return NULL;
+	}
+	setvbuf(in, NULL, _IOFBF, 1 << 18);
+	return in;
+}
+
+/* Where the analysis writes: @out itself, or nowhere while a Perfetto trace is spooled. */
+static int replay_output(struct replay *r, FILE *out)
+{
+	if (r->format != WS_FORMAT_PERFETTO) {
+		r->out = out;
+		return 0;
+	}
+	r->pf = ws_perfetto_new();
+	r->out = null_stream();
+	if (!r->pf || !r->out) {
+		int e = errno;
+
+		ws_log(WS_LOG_ERROR, "cannot spool the Perfetto trace: %s", strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* Replay the recording through the analysis, and say how complete it was. */
+static int replay_recording(struct replay *r, FILE *in)
+{
 	const struct ws_trace_ops ops = { .meta = on_meta,
 					  .name = on_name,
 					  .thread = on_thread,
@@ -438,83 +468,88 @@ int ws_cmd_report(const struct ws_cli *cli)
 					  .summary = on_summary,
 					  .open_waits = on_open_waits,
 					  .ended_early = on_ended_early };
+	char err[512];
+	int e;
+
+	e = ws_trace_read(in, r->file, &ops, r, err, sizeof(err));
+	if (e) {
+		if (err[0])
+			ws_log(WS_LOG_ERROR, "%s", err);
+		else if (e == -ENOMEM || r->err)
+			ws_log(WS_LOG_ERROR, "%s: analysis failed: %s", r->file,
+			       strerror(-(r->err ? r->err : e)));
+		return e;
+	}
+	if (r->ended_early) {
+		char hms[32] = "the start";
+
+		if (r->last_ts)
+			ws_clock_hms(ws_clock_wall(&r->clock, r->last_ts), hms, sizeof(hms));
+		ws_log(WS_LOG_INFO,
+		       "%s: recording ends early at offset %" PRIu64 " (killed?); results up to %s",
+		       r->file, r->ended_at, hms);
+	} else if (!r->have_summary) {
+		ws_log(WS_LOG_ERROR, "%s: no summary record; loss counts are unknown", r->file);
+	}
+	return 0;
+}
+
+/* The chains still open and the summary; for Perfetto, the timelines and the trace to @out. */
+static int report_finish(struct replay *r, FILE *out, bool *deadlock)
+{
+	int e;
+
+	if ((e = report_end(r, deadlock))) {
+		ws_log(WS_LOG_ERROR, "%s: analysis failed: %s", r->file, strerror(-e));
+		return e;
+	}
+	if (r->err) {
+		ws_log(WS_LOG_ERROR, "%s: Perfetto export failed: %s", r->file, strerror(-r->err));
+		return r->err;
+	}
+	if (r->pf)
+		ws_session_flush_timelines(r->s);
+	if (r->err) {
+		ws_log(WS_LOG_ERROR, "%s: Perfetto export failed: %s", r->file, strerror(-r->err));
+		return r->err;
+	}
+	if (r->pf && (e = ws_perfetto_write(r->pf, out, ws_session_clock(r->s)))) {
+		ws_log(WS_LOG_ERROR, "cannot write the Perfetto trace: %s", strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+int ws_cmd_report(const struct ws_cli *cli)
+{
+	struct replay r = { .cli = cli,
+			    .file = cli->file ? cli->file : "whyslow.data",
+			    .plugin_dir = cli->plugin_dir,
+			    .verbose = cli->verbose,
+			    .format = cli->format_set ? cli->format : WS_FORMAT_TEXT };
 	/* "-": stdout, which is the default */
 	const char *output = cli->output && strcmp(cli->output, "-") ? cli->output : NULL;
 	struct ws_outfile of;
-	char err[512];
 	FILE *in, *out = stdout;
 	bool deadlock = false;
-	int rc = 1, e;
+	int rc = 1;
 
 	if (replay_prepare(&r)) {
 		free_comms(&r);
 		return 2; /* a bad command line, as for the other commands' usage errors */
 	}
-	in = fopen(r.file, "re");
+	in = open_recording(r.file);
 	if (!in) {
-		ws_log(WS_LOG_ERROR, "cannot read %s: %s%s", r.file, strerror(errno),
-		       errno == ENOENT ? " (make one with: sudo whyslow record -- COMMAND)" : "");
-		if (errno == ENOENT)
-			mention_unfinished(r.file);
 		free_comms(&r);
 		return 1;
 	}
-	setvbuf(in, NULL, _IOFBF, 1 << 18);
 	/* stdout too: a closed one is said, not silently written to nowhere */
 	if (ws_outfile_open(&of, output))
 		goto out_in;
 	out = of.f;
-	if (r.format == WS_FORMAT_PERFETTO) {
-		r.pf = ws_perfetto_new();
-		r.out = null_stream();
-		if (!r.pf || !r.out) {
-			ws_log(WS_LOG_ERROR, "cannot spool the Perfetto trace: %s",
-			       strerror(errno));
-			goto out_file;
-		}
-	} else {
-		r.out = out;
-	}
-	e = ws_trace_read(in, r.file, &ops, &r, err, sizeof(err));
-	if (e) {
-		if (err[0])
-			ws_log(WS_LOG_ERROR, "%s", err);
-		else if (e == -ENOMEM || r.err)
-			ws_log(WS_LOG_ERROR, "%s: analysis failed: %s", r.file,
-			       strerror(-(r.err ? r.err : e)));
-		goto out_file;
-	}
-	if (r.ended_early) {
-		char hms[32] = "the start";
-
-		if (r.last_ts)
-			ws_clock_hms(ws_clock_wall(&r.clock, r.last_ts), hms, sizeof(hms));
-		ws_log(WS_LOG_INFO,
-		       "%s: recording ends early at offset %" PRIu64 " (killed?); results up to %s",
-		       r.file, r.ended_at, hms);
-	} else if (!r.have_summary) {
-		ws_log(WS_LOG_ERROR, "%s: no summary record; loss counts are unknown", r.file);
-	}
-	if ((e = report_end(&r, &deadlock))) {
-		ws_log(WS_LOG_ERROR, "%s: analysis failed: %s", r.file, strerror(-e));
-		goto out_file;
-	}
-	if (r.err) {
-		ws_log(WS_LOG_ERROR, "%s: Perfetto export failed: %s", r.file, strerror(-r.err));
-		goto out_file;
-	}
-	if (r.pf)
-		ws_session_flush_timelines(r.s);
-	if (r.err) {
-		ws_log(WS_LOG_ERROR, "%s: Perfetto export failed: %s", r.file, strerror(-r.err));
-		goto out_file;
-	}
-	if (r.pf && (e = ws_perfetto_write(r.pf, out, ws_session_clock(r.s)))) {
-		ws_log(WS_LOG_ERROR, "cannot write the Perfetto trace: %s", strerror(-e));
-		goto out_file;
-	}
-	rc = deadlock ? WS_EXIT_DEADLOCK : 0;
-out_file:
+	if (!replay_output(&r, out) && !replay_recording(&r, in) &&
+	    !report_finish(&r, out, &deadlock))
+		rc = deadlock ? WS_EXIT_DEADLOCK : 0;
 	if (ws_outfile_close(&of, rc != 1))
 		rc = 1;
 out_in:

@@ -396,54 +396,49 @@ static int end_command(pid_t pid)
 	return status;
 }
 
-int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
+/*
+ * Fork the command: it waits on *@go_w until tracing is attached, and *@report_r tells of a
+ * failed exec. Says why it could not.
+ */
+static int fork_command(const struct ws_run_opts *o, const struct ws_invoker *inv,
+			const struct ws_outfile *out, int *go_w, int *report_r, pid_t *pid)
 {
-	int go[2], report[2], status = 0, err, exec_err = 0;
-	struct ws_stuck open;
-	bool have_open = false, deadlock = false, still_running = false, lost = false;
-	struct ws_invoker inv = { 0 };
-	struct ws_outfile out;
-	pid_t pid;
-	ssize_t n;
+	int go[2], report[2];
 
-	if (o->user && !o->as_root && !getpwnam(o->user)) {
-		ws_log(WS_LOG_ERROR, "no such user '%s' (-u)", o->user);
-		return 1;
-	}
-	/* a sudo environment that names nobody clearly is refused, never run as root */
-	if (!o->as_root && !o->user && ws_invoker_get(&inv))
-		return 1;
-	if (ws_outfile_open(&out, o->output))
-		return 1;
 	if (pipe2(go, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
-		ws_log(WS_LOG_ERROR, "pipe: %s", strerror(errno));
-		ws_outfile_close(&out, false);
-		return 1;
+		int e = errno;
+
+		ws_log(WS_LOG_ERROR, "pipe: %s", strerror(e));
+		return -e;
 	}
-	pid = fork();
-	if (pid < 0) {
-		ws_log(WS_LOG_ERROR, "fork: %s", strerror(errno));
-		ws_outfile_close(&out, false);
-		return 1;
+	*pid = fork();
+	if (*pid < 0) {
+		int e = errno;
+
+		ws_log(WS_LOG_ERROR, "fork: %s", strerror(e));
+		return -e;
 	}
-	if (pid == 0) {
+	if (*pid == 0) {
 		close(go[1]);
 		close(report[0]);
-		child_main(go[0], report[1], o, &inv, out.std && out.f == stdout);
+		child_main(go[0], report[1], o, inv, out->std && out->f == stdout);
 	}
 	close(go[0]);
 	close(report[1]);
-	run_child = pid;
-	signal(SIGINT, on_interrupt);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGTERM, on_forward);
-	signal(SIGHUP, on_forward);
+	*go_w = go[1];
+	*report_r = report[0];
+	return 0;
+}
 
-	err = ws_session_trace_pid(s, pid);
+/* Everything is traced before the command runs its first instruction. */
+static int trace_command(struct ws_session *s, const struct ws_run_opts *o, pid_t pid, FILE *out)
+{
+	int err = ws_session_trace_pid(s, pid);
+
 	if (!err)
 		err = ws_session_attach(s);
 	if (!err)
-		err = ws_session_start(s, out.f);
+		err = ws_session_start(s, out);
 	if (!err)
 		err = ws_session_follow(s, pid);
 	if (!err && o->on_start) {
@@ -451,51 +446,75 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 
 		err = o->on_start(o->hook_ctx, s, &traced, 1);
 	}
-	if (err) {
-		close(go[1]);
-		waitpid(pid, NULL, 0);
-		ws_outfile_close(&out, false);
-		return 1;
-	}
-	if (write(go[1], "g", 1) != 1) {
+	return err;
+}
+
+/*
+ * Let the command go, and learn whether its exec succeeded: false with the child's error in
+ * *@exec_err (and the child reaped) if not.
+ */
+static bool release_command(int go, int report, pid_t pid, int *exec_err)
+{
+	ssize_t n;
+
+	if (write(go, "g", 1) != 1) {
 		ws_log(WS_LOG_ERROR, "cannot start the command: %s", strerror(errno));
 		kill(pid, SIGKILL);
 	}
-	close(go[1]);
-	n = read(report[0], &exec_err, sizeof(exec_err));
-	close(report[0]);
-	if (n == sizeof(exec_err)) {
+	close(go);
+	n = read(report, exec_err, sizeof(*exec_err));
+	close(report);
+	if (n == sizeof(*exec_err)) {
 		waitpid(pid, NULL, 0);
-		if (exec_err == -EPERM - 1000)
-			ws_log(WS_LOG_ERROR,
-			       "cannot run the command as %s; use --as-root or -u USER",
-			       o->user	     ? o->user
-			       : inv.name[0] ? inv.name
-					     : "the invoking user");
-		else
-			ws_log(WS_LOG_ERROR, "%s: %s", o->argv[0],
-			       exec_err == -ENOENT ? "command not found" : strerror(-exec_err));
-		if (o->on_finish)
-			o->on_finish(o->hook_ctx, s, false);
-		ws_outfile_close(&out, false);
-		return exec_err == -ENOENT ? 127 : 126;
+		return false;
 	}
-	err = loop(s, pid, &status, o->duration_ns ? ws_clock_mono_now() + o->duration_ns : 0, o);
+	return true;
+}
+
+static void log_exec_failure(const struct ws_run_opts *o, const struct ws_invoker *inv,
+			     int exec_err)
+{
+	if (exec_err == -EPERM - 1000)
+		ws_log(WS_LOG_ERROR, "cannot run the command as %s; use --as-root or -u USER",
+		       o->user	      ? o->user
+		       : inv->name[0] ? inv->name
+				      : "the invoking user");
+	else
+		ws_log(WS_LOG_ERROR, "%s: %s", o->argv[0],
+		       exec_err == -ENOENT ? "command not found" : strerror(-exec_err));
+}
+
+/*
+ * Trace the running command until it ends (or --duration does), then report. Its wait status
+ * in *@status; *@deadlock and *@lost as finish() says.
+ */
+static int trace_to_end(struct ws_session *s, const struct ws_run_opts *o, struct ws_outfile *out,
+			pid_t pid, int *status, bool *deadlock, bool *lost)
+{
+	bool have_open = false, still_running = false;
+	struct ws_stuck open;
+	int err;
+
+	err = loop(s, pid, status, o->duration_ns ? ws_clock_mono_now() + o->duration_ns : 0, o);
 	/* --duration ran out with the command still running: what is it waiting for? */
-	if (o->duration_ns && waitpid(pid, &status, WNOHANG) == 0) {
+	if (o->duration_ns && waitpid(pid, status, WNOHANG) == 0) {
 		uint32_t traced = pid;
 
 		still_running = true;
 		have_open = open_waits(s, o, &open, &traced, 1, NULL, OPEN_SAMPLE_GAP_NS,
 				       end_stack_flags(s, o));
 	}
-	err = finish(s, &out, err, o, have_open ? &open : NULL, &deadlock, &lost);
+	err = finish(s, out, err, o, have_open ? &open : NULL, deadlock, lost);
 	if (have_open)
 		ws_stuck_free(&open);
 	if (still_running)
-		status = end_command(pid);
-	if (err)
-		return 1;
+		*status = end_command(pid);
+	return err;
+}
+
+/* whyslow's exit status after a traced command: the command's own, unless whyslow failed. */
+static int run_exit_status(int status, bool deadlock, bool lost)
+{
 	/* an output failed, said so: the command's own status still shows, 1 if it succeeded */
 	if (lost && WIFEXITED(status))
 		return WEXITSTATUS(status) ? WEXITSTATUS(status) : 1;
@@ -508,6 +527,51 @@ int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int ws_run_command(struct ws_session *s, const struct ws_run_opts *o)
+{
+	int go = -1, report = -1, status = 0, exec_err = 0;
+	bool deadlock = false, lost = false;
+	struct ws_invoker inv = { 0 };
+	struct ws_outfile out;
+	pid_t pid = -1;
+
+	if (o->user && !o->as_root && !getpwnam(o->user)) {
+		ws_log(WS_LOG_ERROR, "no such user '%s' (-u)", o->user);
+		return 1;
+	}
+	/* a sudo environment that names nobody clearly is refused, never run as root */
+	if (!o->as_root && !o->user && ws_invoker_get(&inv))
+		return 1;
+	if (ws_outfile_open(&out, o->output))
+		return 1;
+	if (fork_command(o, &inv, &out, &go, &report, &pid)) {
+		ws_outfile_close(&out, false);
+		return 1;
+	}
+	run_child = pid;
+	signal(SIGINT, on_interrupt);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, on_forward);
+	signal(SIGHUP, on_forward);
+
+	if (trace_command(s, o, pid, out.f)) {
+		close(go);
+		waitpid(pid, NULL, 0);
+		ws_outfile_close(&out, false);
+		return 1;
+	}
+	if (!release_command(go, report, pid, &exec_err)) {
+		log_exec_failure(o, &inv, exec_err);
+		if (o->on_finish)
+			o->on_finish(o->hook_ctx, s, false);
+		ws_outfile_close(&out, false);
+		return exec_err == -ENOENT ? 127 : 126;
+	}
+	if (trace_to_end(s, o, &out, pid, &status, &deadlock, &lost))
+		return 1;
+	return run_exit_status(status, deadlock, lost);
 }
 
 /* ---- attach ------------------------------------------------------------------------------- */

@@ -230,24 +230,127 @@ static void old_owner(struct ws_stuck_thread *t, const struct rec_thread *rt)
 		 named[rt->evidence].evidence_key);
 }
 
+/*
+ * The head, checked against @len: every size that follows from it (threads, then the cycle
+ * lengths, which end at *@at) lies within the record.
+ */
+static int decode_head(const char *b, size_t len, struct rec_head *h, size_t *at)
+{
+	if (len < sizeof(*h))
+		return -EINVAL;
+	memcpy(h, b, sizeof(*h));
+	/* a thread entry holds at least what this reader knows; the rest is a newer minor's */
+	if (h->nthreads > WS_STUCK_REC_MAX_THREADS || h->thread_size < sizeof(struct rec_thread) ||
+	    h->thread_size > 4096 || h->ncycles > h->nthreads)
+		return -EINVAL;
+	*at = sizeof(*h) + (size_t)h->nthreads * h->thread_size;
+	if (*at + (size_t)h->ncycles * sizeof(uint32_t) > len)
+		return -EINVAL;
+	return 0;
+}
+
+/* Thread entry @i (within the record: decode_head checked it) into @t, its text into @tx. */
+static int decode_thread(const char *b, const struct rec_head *h, size_t i,
+			 struct ws_stuck_thread *t, struct texts *tx)
+{
+	struct rec_thread_v3 r3 = { 0 };
+	struct rec_thread rt;
+	bool v3 = h->thread_size >= sizeof(r3);
+
+	memcpy(v3 ? (void *)&r3 : (void *)&rt, b + sizeof(*h) + i * h->thread_size,
+	       v3 ? sizeof(r3) : sizeof(rt));
+	if (v3)
+		rt = r3.v1;
+	if (!state_ok(rt.state) || rt.kind > OLD_KIND_UNKNOWN || rt.evidence > OLD_EVIDENCE_MAX ||
+	    rt.nkstack > WS_SNAP_KSTACK)
+		return -EINVAL;
+	t->s.tid = rt.tid;
+	t->s.pid = rt.pid;
+	take_str(t->s.comm, rt.comm, sizeof(t->s.comm));
+	t->s.state = (char)rt.state;
+	t->s.in_syscall = rt.flags & F_IN_SYSCALL;
+	t->s.syscall_denied = rt.flags & F_SYSCALL_DENIED;
+	t->s.nr = rt.nr;
+	/* before 1.3, the numbers of the machine that reads it (as the reader then did) */
+	t->s.arch = v3 ? r3.arch : WS_ARCH_NATIVE;
+	memcpy(t->s.args, rt.args, sizeof(t->s.args));
+	t->s.nkstack = rt.nkstack;
+	for (int k = 0; k < WS_SNAP_KSTACK; k++)
+		take_str(t->s.kstack[k], rt.kstack[k], sizeof(t->s.kstack[k]));
+	t->s.read_mono_ns = rt.read_mono_ns;
+	t->kind = rt.kind == OLD_KIND_RUNNING	? WS_OPEN_NONE
+		  : rt.kind == OLD_KIND_STOPPED ? WS_OPEN_STOPPED
+						: WS_OPEN_BLOCKED;
+	t->source = -1; /* the report's sources describe it (ws_stuck_describe) */
+	t->owner.sz = sizeof(t->owner);
+	t->owner.pshared = rt.flags & F_PSHARED;
+	t->owner.lock = rt.addr;
+	take_str(t->owner.why, rt.owner_why, sizeof(t->owner.why));
+	if (v3) {
+		t->lock = rt.flags & F_LOCK;
+		t->owner.tid = t->lock ? rt.owner_tid : 0;
+		take_str(t->owner.lock_name, r3.lock_name, sizeof(t->owner.lock_name));
+		take_str(t->owner.evidence, r3.evidence, sizeof(t->owner.evidence));
+		take_str(t->owner.evidence_key, r3.evidence_key, sizeof(t->owner.evidence_key));
+	} else {
+		old_owner(t, &rt);
+	}
+	take_str(tx->since_why, rt.since_why, sizeof(tx->since_why));
+	t->since_why = tx->since_why[0] ? tx->since_why : NULL;
+	t->at_least_ns = rt.at_least_ns;
+	t->steady = rt.flags & F_STEADY;
+	return 0;
+}
+
+/*
+ * The cycles: their lengths at @at (within the record: decode_head checked it), then their
+ * members' indices, each checked against the record's end and its threads.
+ */
+static int decode_cycles(const char *b, size_t len, const struct rec_head *h, size_t at,
+			 struct ws_stuck *st)
+{
+	size_t nidx = 0;
+
+	for (size_t c = 0; c < h->ncycles; c++) {
+		uint32_t l;
+
+		memcpy(&l, b + at + c * sizeof(l), sizeof(l));
+		if (!l || l > h->nthreads || nidx + l > h->nthreads)
+			return -EINVAL; /* each thread is in one cycle at most */
+		st->cycle_len[c] = l;
+		nidx += l;
+	}
+	at += (size_t)h->ncycles * sizeof(uint32_t);
+	if (at + nidx * sizeof(uint32_t) > len)
+		return -EINVAL;
+	st->cycles = calloc(nidx ? nidx : 1, sizeof(*st->cycles));
+	if (!st->cycles)
+		return -ENOMEM;
+	for (size_t k = 0; k < nidx; k++) {
+		uint32_t ix;
+
+		memcpy(&ix, b + at + k * sizeof(ix), sizeof(ix));
+		if (ix >= h->nthreads)
+			return -EINVAL;
+		st->cycles[k] = ix;
+	}
+	/* who is in a cycle follows from the cycles themselves, not from a flag */
+	for (size_t k = 0; k < nidx; k++)
+		st->t[st->cycles[k]].in_cycle = true;
+	return 0;
+}
+
 int ws_stuck_decode(const void *p, size_t len, struct ws_stuck *st)
 {
 	const char *b = p;
 	struct rec_head h;
 	struct texts *tx;
-	size_t nidx = 0, at;
+	size_t at;
+	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (len < sizeof(h))
-		return -EINVAL;
-	memcpy(&h, b, sizeof(h));
-	/* a thread entry holds at least what this reader knows; the rest is a newer minor's */
-	if (h.nthreads > WS_STUCK_REC_MAX_THREADS || h.thread_size < sizeof(struct rec_thread) ||
-	    h.thread_size > 4096 || h.ncycles > h.nthreads)
-		return -EINVAL;
-	at = sizeof(h) + (size_t)h.nthreads * h.thread_size;
-	if (at + (size_t)h.ncycles * sizeof(uint32_t) > len)
-		return -EINVAL;
+	if ((rc = decode_head(b, len, &h, &at)))
+		return rc;
 	st->n = h.nthreads;
 	st->ncycles = h.ncycles;
 	st->mono_ns = h.mono_ns;
@@ -258,89 +361,17 @@ int ws_stuck_decode(const void *p, size_t len, struct ws_stuck *st)
 	tx = calloc(st->n ? st->n : 1, sizeof(*tx));
 	st->texts = tx;
 	st->cycle_len = calloc(h.ncycles ? h.ncycles : 1, sizeof(*st->cycle_len));
-	if (!st->t || !tx || !st->cycle_len)
-		goto nomem;
-	for (size_t i = 0; i < st->n; i++) {
-		struct ws_stuck_thread *t = &st->t[i];
-		struct rec_thread_v3 r3 = { 0 };
-		struct rec_thread rt;
-		bool v3 = h.thread_size >= sizeof(r3);
-
-		memcpy(v3 ? (void *)&r3 : (void *)&rt, b + sizeof(h) + i * h.thread_size,
-		       v3 ? sizeof(r3) : sizeof(rt));
-		if (v3)
-			rt = r3.v1;
-		if (!state_ok(rt.state) || rt.kind > OLD_KIND_UNKNOWN ||
-		    rt.evidence > OLD_EVIDENCE_MAX || rt.nkstack > WS_SNAP_KSTACK)
-			goto bad;
-		t->s.tid = rt.tid;
-		t->s.pid = rt.pid;
-		take_str(t->s.comm, rt.comm, sizeof(t->s.comm));
-		t->s.state = (char)rt.state;
-		t->s.in_syscall = rt.flags & F_IN_SYSCALL;
-		t->s.syscall_denied = rt.flags & F_SYSCALL_DENIED;
-		t->s.nr = rt.nr;
-		/* before 1.3, the numbers of the machine that reads it (as the reader then did) */
-		t->s.arch = v3 ? r3.arch : WS_ARCH_NATIVE;
-		memcpy(t->s.args, rt.args, sizeof(t->s.args));
-		t->s.nkstack = rt.nkstack;
-		for (int k = 0; k < WS_SNAP_KSTACK; k++)
-			take_str(t->s.kstack[k], rt.kstack[k], sizeof(t->s.kstack[k]));
-		t->s.read_mono_ns = rt.read_mono_ns;
-		t->kind = rt.kind == OLD_KIND_RUNNING	? WS_OPEN_NONE
-			  : rt.kind == OLD_KIND_STOPPED ? WS_OPEN_STOPPED
-							: WS_OPEN_BLOCKED;
-		t->source = -1; /* the report's sources describe it (ws_stuck_describe) */
-		t->owner.sz = sizeof(t->owner);
-		t->owner.pshared = rt.flags & F_PSHARED;
-		t->owner.lock = rt.addr;
-		take_str(t->owner.why, rt.owner_why, sizeof(t->owner.why));
-		if (v3) {
-			t->lock = rt.flags & F_LOCK;
-			t->owner.tid = t->lock ? rt.owner_tid : 0;
-			take_str(t->owner.lock_name, r3.lock_name, sizeof(t->owner.lock_name));
-			take_str(t->owner.evidence, r3.evidence, sizeof(t->owner.evidence));
-			take_str(t->owner.evidence_key, r3.evidence_key,
-				 sizeof(t->owner.evidence_key));
-		} else {
-			old_owner(t, &rt);
-		}
-		take_str(tx[i].since_why, rt.since_why, sizeof(tx[i].since_why));
-		t->since_why = tx[i].since_why[0] ? tx[i].since_why : NULL;
-		t->at_least_ns = rt.at_least_ns;
-		t->steady = rt.flags & F_STEADY;
+	if (!st->t || !tx || !st->cycle_len) {
+		rc = -ENOMEM;
+		goto fail;
 	}
-	for (size_t c = 0; c < h.ncycles; c++) {
-		uint32_t l;
-
-		memcpy(&l, b + at + c * sizeof(l), sizeof(l));
-		if (!l || l > h.nthreads || nidx + l > h.nthreads)
-			goto bad; /* each thread is in one cycle at most */
-		st->cycle_len[c] = l;
-		nidx += l;
-	}
-	at += (size_t)h.ncycles * sizeof(uint32_t);
-	if (at + nidx * sizeof(uint32_t) > len)
-		goto bad;
-	st->cycles = calloc(nidx ? nidx : 1, sizeof(*st->cycles));
-	if (!st->cycles)
-		goto nomem;
-	for (size_t k = 0; k < nidx; k++) {
-		uint32_t ix;
-
-		memcpy(&ix, b + at + k * sizeof(ix), sizeof(ix));
-		if (ix >= h.nthreads)
-			goto bad;
-		st->cycles[k] = ix;
-	}
-	/* who is in a cycle follows from the cycles themselves, not from a flag */
-	for (size_t k = 0; k < nidx; k++)
-		st->t[st->cycles[k]].in_cycle = true;
+	for (size_t i = 0; i < st->n; i++)
+		if ((rc = decode_thread(b, &h, i, &st->t[i], &tx[i])))
+			goto fail;
+	if ((rc = decode_cycles(b, len, &h, at, st)))
+		goto fail;
 	return 0;
-bad:
+fail:
 	ws_stuck_free(st);
-	return -EINVAL;
-nomem:
-	ws_stuck_free(st);
-	return -ENOMEM;
+	return rc;
 }

@@ -24,7 +24,8 @@ static bool is_cpu_kind(const char *kind)
 	       strcmp(kind, WS_KIND_WAKEUP_LATENCY) == 0 || strcmp(kind, WS_CLAIM_QUOTA) == 0;
 }
 
-void report_json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
+/* The chain's own fields: when, who, how long, and what it came down to. */
+static void chain_head_json(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
 	char ts[40];
 	struct ws_thread *v = c->victim;
@@ -49,111 +50,137 @@ void report_json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		fprintf(b, ",\"links_root\":");
 		ws_json_str(b, c->links_root);
 	}
+}
+
+/* A link's wait: who waited, for how long, who woke or held it, on what. */
+static void link_wait_json(struct ws_report *r, const struct ws_link *l, FILE *b)
+{
+	fprintf(b, ",\"tid\":%u,\"pid\":%u,\"comm\":", l->tid, l->pid);
+	ws_json_str(b, l->comm);
+	fprintf(b, ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64 ",\"woken_by\":", l->start,
+		l->dur);
+	if (l->has_woken_by)
+		fprintf(b, "%u", l->woken_by);
+	else
+		fprintf(b, "null");
+	if (l->held_by) {
+		/* not a wakeup: the lock's holder, as the lock itself named it */
+		fprintf(b, ",\"held_by\":%u,\"owner_evidence\":", l->held_by);
+		ws_json_str(b, l->held_evidence ? l->held_evidence : "lock");
+	}
+	fprintf(b, ",\"waits\":%u,\"longest_ns\":%" PRIu64 ",\"evidence\":", l->waits, l->longest);
+	ws_json_str(b, l->evidence ? l->evidence : "");
+	if ((l->flags & WS_IVAL_SHORT_INSIDE))
+		fprintf(b, ",\"short_waits_inside\":true");
+	if (l->waits > 1) {
+		char res[128];
+
+		/* what the waits share; the fields after it are the longest wait's */
+		if (l->claim && ws_graph_resource(r->g, l->claim, res, sizeof(res)) > 0) {
+			fprintf(b, ",\"resource\":");
+			ws_json_str(b, res);
+		}
+	}
+	ws_json_claim_fields(b, l->claim);
+	if (l->claim)
+		ws_syscall_json(b, &l->claim->syscall);
+}
+
+/* A link's stacks, its own and its waker's, with where they were cut or why they are missing. */
+static void link_stacks_json(struct ws_report *r, const struct ws_link *l, FILE *b)
+{
+	struct ws_link_stacks st;
+	const char *cut;
+
+	ws_link_stacks(r->stacks, l, &st);
+	if (ws_link_fd_path(l, &st)) {
+		fprintf(b, ",\"fd_path\":");
+		ws_json_str(b, ws_link_fd_path(l, &st));
+	}
+	ws_stack_json(b, "stack", st.own, st.nown);
+	ws_stack_json(b, "waker_stack", st.waker, st.nwaker);
+	if ((cut = ws_stack_cut(st.own, st.nown))) {
+		fprintf(b, ",\"stack_cut\":");
+		ws_json_str(b, cut);
+	}
+	if ((cut = ws_stack_cut(st.waker, st.nwaker))) {
+		fprintf(b, ",\"waker_stack_cut\":");
+		ws_json_str(b, cut);
+	}
+	if (st.own_missing) {
+		fprintf(b, ",\"stack_missing\":");
+		ws_json_str(b, ws_stack_missing_str(st.own_missing));
+	}
+	if (st.waker_missing) {
+		fprintf(b, ",\"waker_stack_missing\":");
+		ws_json_str(b, ws_stack_missing_str(st.waker_missing));
+	}
+}
+
+/* A CPU link's CPU, its idle time and the threads that ran there meanwhile. */
+static void link_cpu_json(struct ws_report *r, const struct ws_link *l, FILE *b)
+{
+	if (is_cpu_kind(l->kind))
+		fprintf(b, ",\"cpu\":%u", l->cpu);
+	if (l->idle_ns)
+		fprintf(b, ",\"idle_ns\":%" PRIu64, l->idle_ns);
+	if (l->nran) {
+		fprintf(b, ",\"ran\":[");
+		for (int k = 0; k < l->nran; k++) {
+			fprintf(b, "%s{\"tid\":%u,\"comm\":", k ? "," : "", l->ran[k].tid);
+			ws_json_str(b, ws_graph_comm(r->g, l->ran[k].tid));
+			fprintf(b, ",\"ns\":%" PRIu64 "}", l->ran[k].ns);
+		}
+		fprintf(b, "]");
+	}
+	if (l->ran_more)
+		fprintf(b, ",\"ran_more\":{\"threads\":%u,\"ns\":%" PRIu64 "}", l->ran_more,
+			l->ran_more_ns);
+}
+
+static void segment_json(const struct ws_chain *c, size_t i, FILE *b)
+{
+	const struct ws_segment *s = &c->segs[i];
+
+	fprintf(b, "%s{\"kind\":", i ? "," : "");
+	ws_json_str(b, s->kind);
+	fprintf(b, ",\"tid\":%u,\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, s->tid,
+		s->start, s->dur);
+	if (i < c->nroots && c->roots[i].known) {
+		fprintf(b, ",\"root\":");
+		ws_json_str(b, c->roots[i].key);
+	}
+	if (!s->nmix) /* a merged piece's kinds are in its mix; no one claim stands for it */
+		ws_json_claim_fields(b, s->claim);
+	if (s->nmix) {
+		fprintf(b, ",\"mix\":[");
+		for (int k = 0; k < s->nmix; k++) {
+			fprintf(b, "%s{\"kind\":", k ? "," : "");
+			ws_json_str(b, s->mix[k].kind);
+			fprintf(b, ",\"ns\":%" PRIu64 "}", s->mix[k].ns);
+		}
+		fprintf(b, "]");
+	}
+	fprintf(b, "}");
+}
+
+void report_json_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
+{
+	chain_head_json(r, c, b);
 	fprintf(b, ",\"links\":[");
 	for (int i = 0; i < c->nlinks; i++) {
 		const struct ws_link *l = &c->links[i];
-		struct ws_link_stacks st;
-		const char *cut;
 
 		fprintf(b, "%s{\"kind\":", i ? "," : "");
 		ws_json_str(b, l->kind);
-		fprintf(b, ",\"tid\":%u,\"pid\":%u,\"comm\":", l->tid, l->pid);
-		ws_json_str(b, l->comm);
-		fprintf(b, ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64 ",\"woken_by\":",
-			l->start, l->dur);
-		if (l->has_woken_by)
-			fprintf(b, "%u", l->woken_by);
-		else
-			fprintf(b, "null");
-		if (l->held_by) {
-			/* not a wakeup: the lock's holder, as the lock itself named it */
-			fprintf(b, ",\"held_by\":%u,\"owner_evidence\":", l->held_by);
-			ws_json_str(b, l->held_evidence ? l->held_evidence : "lock");
-		}
-		fprintf(b, ",\"waits\":%u,\"longest_ns\":%" PRIu64 ",\"evidence\":", l->waits,
-			l->longest);
-		ws_json_str(b, l->evidence ? l->evidence : "");
-		if ((l->flags & WS_IVAL_SHORT_INSIDE))
-			fprintf(b, ",\"short_waits_inside\":true");
-		if (l->waits > 1) {
-			char res[128];
-
-			/* what the waits share; the fields after it are the longest wait's */
-			if (l->claim && ws_graph_resource(r->g, l->claim, res, sizeof(res)) > 0) {
-				fprintf(b, ",\"resource\":");
-				ws_json_str(b, res);
-			}
-		}
-		ws_json_claim_fields(b, l->claim);
-		if (l->claim)
-			ws_syscall_json(b, &l->claim->syscall);
-		ws_link_stacks(r->stacks, l, &st);
-		if (ws_link_fd_path(l, &st)) {
-			fprintf(b, ",\"fd_path\":");
-			ws_json_str(b, ws_link_fd_path(l, &st));
-		}
-		ws_stack_json(b, "stack", st.own, st.nown);
-		ws_stack_json(b, "waker_stack", st.waker, st.nwaker);
-		if ((cut = ws_stack_cut(st.own, st.nown))) {
-			fprintf(b, ",\"stack_cut\":");
-			ws_json_str(b, cut);
-		}
-		if ((cut = ws_stack_cut(st.waker, st.nwaker))) {
-			fprintf(b, ",\"waker_stack_cut\":");
-			ws_json_str(b, cut);
-		}
-		if (st.own_missing) {
-			fprintf(b, ",\"stack_missing\":");
-			ws_json_str(b, ws_stack_missing_str(st.own_missing));
-		}
-		if (st.waker_missing) {
-			fprintf(b, ",\"waker_stack_missing\":");
-			ws_json_str(b, ws_stack_missing_str(st.waker_missing));
-		}
-		if (is_cpu_kind(l->kind))
-			fprintf(b, ",\"cpu\":%u", l->cpu);
-		if (l->idle_ns)
-			fprintf(b, ",\"idle_ns\":%" PRIu64, l->idle_ns);
-		if (l->nran) {
-			fprintf(b, ",\"ran\":[");
-			for (int k = 0; k < l->nran; k++) {
-				fprintf(b, "%s{\"tid\":%u,\"comm\":", k ? "," : "", l->ran[k].tid);
-				ws_json_str(b, ws_graph_comm(r->g, l->ran[k].tid));
-				fprintf(b, ",\"ns\":%" PRIu64 "}", l->ran[k].ns);
-			}
-			fprintf(b, "]");
-		}
-		if (l->ran_more)
-			fprintf(b, ",\"ran_more\":{\"threads\":%u,\"ns\":%" PRIu64 "}", l->ran_more,
-				l->ran_more_ns);
+		link_wait_json(r, l, b);
+		link_stacks_json(r, l, b);
+		link_cpu_json(r, l, b);
 		fprintf(b, "}");
 	}
 	fprintf(b, "],\"segments\":[");
-	for (size_t i = 0; i < c->nsegs; i++) {
-		const struct ws_segment *s = &c->segs[i];
-
-		fprintf(b, "%s{\"kind\":", i ? "," : "");
-		ws_json_str(b, s->kind);
-		fprintf(b, ",\"tid\":%u,\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, s->tid,
-			s->start, s->dur);
-		if (i < c->nroots && c->roots[i].known) {
-			fprintf(b, ",\"root\":");
-			ws_json_str(b, c->roots[i].key);
-		}
-		if (!s->nmix) /* a merged piece's kinds are in its mix; no one claim stands for it
-			       */
-			ws_json_claim_fields(b, s->claim);
-		if (s->nmix) {
-			fprintf(b, ",\"mix\":[");
-			for (int k = 0; k < s->nmix; k++) {
-				fprintf(b, "%s{\"kind\":", k ? "," : "");
-				ws_json_str(b, s->mix[k].kind);
-				fprintf(b, ",\"ns\":%" PRIu64 "}", s->mix[k].ns);
-			}
-			fprintf(b, "]");
-		}
-		fprintf(b, "}");
-	}
+	for (size_t i = 0; i < c->nsegs; i++)
+		segment_json(c, i, b);
 	fprintf(b, "]}\n");
 }
 

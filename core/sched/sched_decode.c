@@ -39,132 +39,154 @@ static void short_copy(struct ws_short_waits *dst, const struct ws_sched_short *
 	dst->runnable_ns = src->runnable_ns;
 }
 
-int ws_sched_decode(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
+static int decode_switch(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
 {
+	const struct ws_sched_switch *r = (const void *)rec;
+	struct ws_switch sw = { .sz = sizeof(sw) };
 	char comm[WS_COMM_LEN];
 
+	if (rec->size < WS_SCHED_SWITCH_V0_SIZE)
+		return -EINVAL;
+	comm_copy(comm, r->next_comm);
+	sw.ts = rec->ts;
+	sw.cpu = rec->cpu;
+	sw.prev_tid = rec->tid;
+	sw.prev_pid = rec->pid;
+	sw.prev_state = r->prev_state;
+	sw.next_tid = r->next_tid;
+	sw.next_pid = r->next_pid;
+	sw.next_comm = comm;
+	/* an untraced prev's name (1.3): before the switch, which may name it */
+	if (rec->size >= WS_SCHED_SWITCH_V2_SIZE && r->prev_comm[0])
+		thread_named(feed, rec->ts, rec->tid, rec->pid, r->prev_comm);
+	if (rec->size >= WS_SCHED_SWITCH_V1_SIZE) {
+		sw.prev_run_start = r->prev_run_start;
+		sw.next_off_ts = r->next_off_ts;
+		sw.next_wake_ts = r->next_wake_ts;
+		sw.next_off_state = r->next_off_state;
+		sw.next_off_cpu = r->next_off_cpu;
+		short_copy(&sw.next_short, &r->next_short);
+		sw.prev_out_later = rec->flags & WS_SCHED_PREV_LATER;
+	}
+	if (rec->size >= sizeof(*r)) {
+		sw.next_throttle_cg = r->next_throttle_cg;
+		sw.next_unthrottled_ts = r->next_unthrottled_ts;
+	}
+	sw.helpers = (rec->flags & WS_SCHED_PREV_HELPER ? WS_SWITCH_PREV_HELPER : 0) |
+		     (rec->flags & WS_SCHED_NEXT_HELPER ? WS_SWITCH_NEXT_HELPER : 0);
+	feed->on_switch(feed->ctx, &sw);
+	return 0;
+}
+
+static int decode_waking(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
+{
+	const struct ws_sched_waking *r = (const void *)rec;
+	struct ws_wake wk = { .sz = sizeof(wk) };
+	char comm[WS_COMM_LEN];
+
+	if (rec->size < WS_SCHED_WAKING_V0_SIZE)
+		return -EINVAL;
+	comm_copy(comm, r->waker_comm);
+	wk.ts = rec->ts;
+	wk.cpu = rec->cpu;
+	wk.ctx = rec->ctx;
+	wk.ctx_id = rec->ctx_id;
+	wk.waker_tid = rec->tid;
+	wk.waker_pid = rec->pid;
+	wk.waker_comm = comm;
+	wk.wakee_tid = r->wakee_tid;
+	wk.wakee_pid = r->wakee_pid;
+	wk.wakee_sys.nr = WS_SYSCALL_NONE;
+	wk.waker_sys.nr = WS_SYSCALL_NONE;
+	if (rec->size >= WS_SCHED_WAKING_V1_SIZE) {
+		wk.wakee_sys = r->wakee_sys;
+		wk.waker_sys = r->waker_sys;
+	}
+	if (rec->size >= WS_SCHED_WAKING_V2_SIZE) {
+		wk.off_ts = r->off_ts;
+		wk.off_state = r->off_state;
+		wk.off_cpu = r->off_cpu;
+	}
+	if (rec->size >= WS_SCHED_WAKING_V3_SIZE)
+		wk.waker_short = r->waker_short;
+	if (rec->size >= sizeof(*r)) {
+		wk.wakee_sigpending = r->wakee_sigpending;
+		wk.wakee_state = r->wakee_state;
+		wk.wakee_signals_known = true;
+	}
+	wk.wakee_helper = rec->flags & WS_SCHED_WAKEE_HELPER;
+	feed->on_wake(feed->ctx, &wk);
+	return 0;
+}
+
+static int decode_fork(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
+{
+	const struct ws_sched_fork *r = (const void *)rec;
+	struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_NEW };
+	char comm[WS_COMM_LEN];
+
+	if (rec->size < sizeof(*r))
+		return -EINVAL;
+	comm_copy(comm, r->child_comm);
+	ev.ts = rec->ts;
+	ev.tid = r->child_tid;
+	ev.pid = r->child_pid;
+	ev.comm = comm;
+	ev.parent_tid = rec->tid;
+	feed->on_thread(feed->ctx, &ev);
+	return 0;
+}
+
+static int decode_exit(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
+{
+	const struct ws_sched_exit *r = (const void *)rec;
+	struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_EXIT };
+	char comm[WS_COMM_LEN];
+
+	if (rec->size < WS_SCHED_EXIT_V0_SIZE)
+		return -EINVAL;
+	if (rec->size >= WS_SCHED_EXIT_V1_SIZE)
+		short_copy(&ev.short_waits, &r->short_waits);
+	if (rec->size >= sizeof(*r)) {
+		ev.exit_signal = r->exit_code & 0x7f;
+		ev.sys = r->sys;
+		ev.mem = r->mem;
+		ev.mem_len = r->mem_len < sizeof(r->mem) ? r->mem_len : sizeof(r->mem);
+	} else {
+		ev.sys.nr = WS_SYSCALL_NONE;
+	}
+	comm_copy(comm, r->comm);
+	ev.ts = rec->ts;
+	ev.tid = rec->tid;
+	ev.pid = rec->pid;
+	ev.comm = comm;
+	feed->on_thread(feed->ctx, &ev);
+	return 0;
+}
+
+static int decode_comm(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
+{
+	const struct ws_sched_comm *r = (const void *)rec;
+
+	if (rec->size < sizeof(*r))
+		return -EINVAL;
+	thread_named(feed, rec->ts, r->tid, r->pid, r->comm);
+	return 0;
+}
+
+int ws_sched_decode(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
+{
 	switch (rec->kind) {
-	case WS_SCHED_SWITCH: {
-		const struct ws_sched_switch *r = (const void *)rec;
-		struct ws_switch sw = { .sz = sizeof(sw) };
-
-		if (rec->size < WS_SCHED_SWITCH_V0_SIZE)
-			return -EINVAL;
-		comm_copy(comm, r->next_comm);
-		sw.ts = rec->ts;
-		sw.cpu = rec->cpu;
-		sw.prev_tid = rec->tid;
-		sw.prev_pid = rec->pid;
-		sw.prev_state = r->prev_state;
-		sw.next_tid = r->next_tid;
-		sw.next_pid = r->next_pid;
-		sw.next_comm = comm;
-		/* an untraced prev's name (1.3): before the switch, which may name it */
-		if (rec->size >= WS_SCHED_SWITCH_V2_SIZE && r->prev_comm[0])
-			thread_named(feed, rec->ts, rec->tid, rec->pid, r->prev_comm);
-		if (rec->size >= WS_SCHED_SWITCH_V1_SIZE) {
-			sw.prev_run_start = r->prev_run_start;
-			sw.next_off_ts = r->next_off_ts;
-			sw.next_wake_ts = r->next_wake_ts;
-			sw.next_off_state = r->next_off_state;
-			sw.next_off_cpu = r->next_off_cpu;
-			short_copy(&sw.next_short, &r->next_short);
-			sw.prev_out_later = rec->flags & WS_SCHED_PREV_LATER;
-		}
-		if (rec->size >= sizeof(*r)) {
-			sw.next_throttle_cg = r->next_throttle_cg;
-			sw.next_unthrottled_ts = r->next_unthrottled_ts;
-		}
-		sw.helpers = (rec->flags & WS_SCHED_PREV_HELPER ? WS_SWITCH_PREV_HELPER : 0) |
-			     (rec->flags & WS_SCHED_NEXT_HELPER ? WS_SWITCH_NEXT_HELPER : 0);
-		feed->on_switch(feed->ctx, &sw);
-		return 0;
-	}
-	case WS_SCHED_WAKING: {
-		const struct ws_sched_waking *r = (const void *)rec;
-		struct ws_wake wk = { .sz = sizeof(wk) };
-
-		if (rec->size < WS_SCHED_WAKING_V0_SIZE)
-			return -EINVAL;
-		comm_copy(comm, r->waker_comm);
-		wk.ts = rec->ts;
-		wk.cpu = rec->cpu;
-		wk.ctx = rec->ctx;
-		wk.ctx_id = rec->ctx_id;
-		wk.waker_tid = rec->tid;
-		wk.waker_pid = rec->pid;
-		wk.waker_comm = comm;
-		wk.wakee_tid = r->wakee_tid;
-		wk.wakee_pid = r->wakee_pid;
-		wk.wakee_sys.nr = WS_SYSCALL_NONE;
-		wk.waker_sys.nr = WS_SYSCALL_NONE;
-		if (rec->size >= WS_SCHED_WAKING_V1_SIZE) {
-			wk.wakee_sys = r->wakee_sys;
-			wk.waker_sys = r->waker_sys;
-		}
-		if (rec->size >= WS_SCHED_WAKING_V2_SIZE) {
-			wk.off_ts = r->off_ts;
-			wk.off_state = r->off_state;
-			wk.off_cpu = r->off_cpu;
-		}
-		if (rec->size >= WS_SCHED_WAKING_V3_SIZE)
-			wk.waker_short = r->waker_short;
-		if (rec->size >= sizeof(*r)) {
-			wk.wakee_sigpending = r->wakee_sigpending;
-			wk.wakee_state = r->wakee_state;
-			wk.wakee_signals_known = true;
-		}
-		wk.wakee_helper = rec->flags & WS_SCHED_WAKEE_HELPER;
-		feed->on_wake(feed->ctx, &wk);
-		return 0;
-	}
-	case WS_SCHED_FORK: {
-		const struct ws_sched_fork *r = (const void *)rec;
-		struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_NEW };
-
-		if (rec->size < sizeof(*r))
-			return -EINVAL;
-		comm_copy(comm, r->child_comm);
-		ev.ts = rec->ts;
-		ev.tid = r->child_tid;
-		ev.pid = r->child_pid;
-		ev.comm = comm;
-		ev.parent_tid = rec->tid;
-		feed->on_thread(feed->ctx, &ev);
-		return 0;
-	}
-	case WS_SCHED_EXIT: {
-		const struct ws_sched_exit *r = (const void *)rec;
-		struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_EXIT };
-
-		if (rec->size < WS_SCHED_EXIT_V0_SIZE)
-			return -EINVAL;
-		if (rec->size >= WS_SCHED_EXIT_V1_SIZE)
-			short_copy(&ev.short_waits, &r->short_waits);
-		if (rec->size >= sizeof(*r)) {
-			ev.exit_signal = r->exit_code & 0x7f;
-			ev.sys = r->sys;
-			ev.mem = r->mem;
-			ev.mem_len = r->mem_len < sizeof(r->mem) ? r->mem_len : sizeof(r->mem);
-		} else {
-			ev.sys.nr = WS_SYSCALL_NONE;
-		}
-		comm_copy(comm, r->comm);
-		ev.ts = rec->ts;
-		ev.tid = rec->tid;
-		ev.pid = rec->pid;
-		ev.comm = comm;
-		feed->on_thread(feed->ctx, &ev);
-		return 0;
-	}
-	case WS_SCHED_COMM: {
-		const struct ws_sched_comm *r = (const void *)rec;
-
-		if (rec->size < sizeof(*r))
-			return -EINVAL;
-		thread_named(feed, rec->ts, r->tid, r->pid, r->comm);
-		return 0;
-	}
+	case WS_SCHED_SWITCH:
+		return decode_switch(rec, feed);
+	case WS_SCHED_WAKING:
+		return decode_waking(rec, feed);
+	case WS_SCHED_FORK:
+		return decode_fork(rec, feed);
+	case WS_SCHED_EXIT:
+		return decode_exit(rec, feed);
+	case WS_SCHED_COMM:
+		return decode_comm(rec, feed);
 	default:
 		return -EINVAL;
 	}

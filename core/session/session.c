@@ -252,11 +252,105 @@ static int enabled_in_config(struct ws_session *s, const char *name, bool *on)
 	return 0;
 }
 
+/*
+ * A plugin of the core's own source left by an older whyslow: say it is not used. Nothing is
+ * read from a directory others could change, not even its names.
+ */
+static int warn_core_plugins(const char *plugin_dir)
+{
+	char err[768];
+	int fd = ws_trusted_open(plugin_dir, WS_TRUST_DIR, err, sizeof(err));
+
+	if (fd < 0 && fd != -ENOENT) {
+		ws_log(WS_LOG_ERROR, "%s", err);
+		return fd;
+	}
+	for (int i = 0; fd >= 0 && ws_core_source_at(i); i++) {
+		char so[64];
+
+		snprintf(so, sizeof(so), "%s.so", ws_core_source_at(i)->name);
+		if (!faccessat(fd, so, F_OK, AT_SYMLINK_NOFOLLOW))
+			ws_log(WS_LOG_WARN,
+			       "%s/%s: not loaded: %s is part of whyslow itself since plugin ABI 3.0; remove this file (left by an older whyslow)",
+			       plugin_dir, so, ws_core_source_at(i)->name);
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* Load source @name as the session's next plugin, refused if it is not what it claims. */
+static int load_source(struct ws_session *s, const char *plugin_dir, const char *name)
+{
+	struct ws_loaded *l = &s->plugins[s->nplugins];
+	char err[768];
+	int rc;
+
+	rc = ws_source_load(plugin_dir, name, l, err, sizeof(err));
+	if (rc) {
+		ws_log(WS_LOG_ERROR, "%s", err);
+		return rc;
+	}
+	if (strcmp(l->p->name, name)) {
+		ws_log(WS_LOG_ERROR,
+		       "%s: refused: it calls itself '%s'; the file must be named %s.so", l->path,
+		       l->p->name, l->p->name);
+		ws_plugin_unload(l);
+		return -EINVAL;
+	}
+	if (s->owner[l->p->kind_base >> 8] >= 0) {
+		ws_log(WS_LOG_ERROR, "%s: refused: record kinds 0x%x.. already belong to %s",
+		       l->path, l->p->kind_base,
+		       s->plugins[s->owner[l->p->kind_base >> 8]].p->name);
+		ws_plugin_unload(l);
+		return -EEXIST;
+	}
+	/* "enabled" is every source's key, checked above */
+	if ((rc = ws_config_check_section_but(s->cfg, name, l->p->config_keys, "enabled", err,
+					      sizeof(err)))) {
+		ws_log(WS_LOG_ERROR, "%s", err);
+		ws_plugin_unload(l);
+		return rc;
+	}
+	s->owner[l->p->kind_base >> 8] = s->nplugins;
+	snprintf(s->sources + strlen(s->sources), sizeof(s->sources) - strlen(s->sources), "%s%s",
+		 s->nplugins ? "," : "", l->p->name);
+	s->nplugins++;
+	return 0;
+}
+
+/* The sources --sources names, or else those the config does not disable. */
+static int load_enabled_sources(struct ws_session *s, const struct ws_session_opts *o, char **found,
+				int nfound)
+{
+	int rc;
+
+	for (int i = 0; i < nfound; i++) {
+		bool on;
+
+		if ((rc = enabled_in_config(s, found[i], &on)))
+			return rc;
+		if (o->sources ? !wanted(o->sources, found[i]) : !on)
+			continue;
+		if (s->nplugins == WS_MAX_PLUGINS) {
+			ws_log(WS_LOG_ERROR, "more than %d sources enabled", WS_MAX_PLUGINS);
+			return -E2BIG;
+		}
+		if ((rc = load_source(s, o->plugin_dir, found[i])))
+			return rc;
+	}
+	if (!s->nplugins) {
+		ws_log(WS_LOG_ERROR, "every source is disabled; enable one with --sources");
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, struct ws_config *cfg)
 {
 	struct ws_session *s = calloc(1, sizeof(*s));
-	char **found = NULL, err[768];
-	int nfound, rc = 0, fd;
+	char **found = NULL;
+	int nfound, rc = 0;
 
 	if (!s)
 		return -ENOMEM;
@@ -267,24 +361,8 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 	ws_table_init(&s->pids, 0);
 	*out = s;
 
-	/* nothing is read from a directory others could change, not even its names */
-	fd = ws_trusted_open(o->plugin_dir, WS_TRUST_DIR, err, sizeof(err));
-	if (fd < 0 && fd != -ENOENT) {
-		ws_log(WS_LOG_ERROR, "%s", err);
-		return fd;
-	}
-	/* a plugin of the core's own source left by an older whyslow: say it is not used */
-	for (int i = 0; fd >= 0 && ws_core_source_at(i); i++) {
-		char so[64];
-
-		snprintf(so, sizeof(so), "%s.so", ws_core_source_at(i)->name);
-		if (!faccessat(fd, so, F_OK, AT_SYMLINK_NOFOLLOW))
-			ws_log(WS_LOG_WARN,
-			       "%s/%s: not loaded: %s is part of whyslow itself since plugin ABI 3.0; remove this file (left by an older whyslow)",
-			       o->plugin_dir, so, ws_core_source_at(i)->name);
-	}
-	if (fd >= 0)
-		close(fd);
+	if ((rc = warn_core_plugins(o->plugin_dir)))
+		return rc;
 	nfound = ws_source_names(o->plugin_dir, &found);
 	if (nfound < 0) {
 		ws_log(WS_LOG_ERROR, "cannot read plugin directory %s: %s; set --plugin-dir",
@@ -296,60 +374,9 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 		rc = -ENOENT;
 		goto out;
 	}
-	if ((rc = check_sources(o->sources, found, nfound)) ||
-	    (rc = check_config(s, found, nfound)))
-		goto out;
-	for (int i = 0; i < nfound; i++) {
-		bool on;
-
-		if ((rc = enabled_in_config(s, found[i], &on)))
-			goto out;
-		if (o->sources ? !wanted(o->sources, found[i]) : !on)
-			continue;
-		if (s->nplugins == WS_MAX_PLUGINS) {
-			ws_log(WS_LOG_ERROR, "more than %d sources enabled", WS_MAX_PLUGINS);
-			rc = -E2BIG;
-			goto out;
-		}
-		struct ws_loaded *l = &s->plugins[s->nplugins];
-
-		rc = ws_source_load(o->plugin_dir, found[i], l, err, sizeof(err));
-		if (rc) {
-			ws_log(WS_LOG_ERROR, "%s", err);
-			goto out;
-		}
-		if (strcmp(l->p->name, found[i])) {
-			ws_log(WS_LOG_ERROR,
-			       "%s: refused: it calls itself '%s'; the file must be named %s.so",
-			       l->path, l->p->name, l->p->name);
-			ws_plugin_unload(l);
-			rc = -EINVAL;
-			goto out;
-		}
-		if (s->owner[l->p->kind_base >> 8] >= 0) {
-			ws_log(WS_LOG_ERROR,
-			       "%s: refused: record kinds 0x%x.. already belong to %s", l->path,
-			       l->p->kind_base, s->plugins[s->owner[l->p->kind_base >> 8]].p->name);
-			ws_plugin_unload(l);
-			rc = -EEXIST;
-			goto out;
-		}
-		/* "enabled" is every source's key, checked above */
-		if ((rc = ws_config_check_section_but(cfg, found[i], l->p->config_keys, "enabled",
-						      err, sizeof(err)))) {
-			ws_log(WS_LOG_ERROR, "%s", err);
-			ws_plugin_unload(l);
-			goto out;
-		}
-		s->owner[l->p->kind_base >> 8] = s->nplugins;
-		snprintf(s->sources + strlen(s->sources), sizeof(s->sources) - strlen(s->sources),
-			 "%s%s", s->nplugins ? "," : "", l->p->name);
-		s->nplugins++;
-	}
-	if (!s->nplugins) {
-		ws_log(WS_LOG_ERROR, "every source is disabled; enable one with --sources");
-		rc = -ENOENT;
-	}
+	if (!(rc = check_sources(o->sources, found, nfound)) &&
+	    !(rc = check_config(s, found, nfound)))
+		rc = load_enabled_sources(s, o, found, nfound);
 out:
 	for (int i = 0; i < nfound; i++)
 		free(found[i]);
