@@ -293,6 +293,61 @@ static void symbols_refused_text(const struct ws_symfile_log *l, FILE *b)
 }
 
 /* The text report's end: the critical path, the reasons, the longest waits, the summary. */
+/* What the run could not see or keep, each said once: losses, the unseen, the refused. */
+static void warnings_text(struct ws_report *r, const struct ws_summary *s, uint64_t lost,
+			  uint64_t untraced)
+{
+	FILE *b = r->o.out;
+	char dur[32];
+
+	if (lost || s->lost_recursion)
+		fprintf(b,
+			"  LOST: %" PRIu64 " record%s (ring full) and %" PRIu64
+			" event%s skipped by the kernel; chains touching them are marked incomplete\n",
+			lost, ws_plural(lost, "", "s"), s->lost_recursion,
+			ws_plural(s->lost_recursion, "", "s"));
+	else
+		fprintf(b, "  No records lost.\n");
+	if (s->switch_ins_unseen)
+		fprintf(b,
+			"  UNSEEN: %" PRIu64
+			" time%s a thread left the CPU though its return to it was never reported (usually: it got the CPU from a thread whose switches the kernel does not trace); its wait ends at the earliest it can have, the stretch after is not observed and chains over it are incomplete\n",
+			s->switch_ins_unseen, s->switch_ins_unseen == 1 ? "" : "s");
+	symbols_refused_text(s->symbols_refused, b);
+	stacks_missing_text(r, b);
+	if (untraced)
+		fprintf(b,
+			"  UNTRACED: %" PRIu64
+			" new %s of traced ones did not fit the process filter ([core] max_processes were in it already): the scheduler still follows %s, but sources that filter by process (net, klock) and the early read of %s maps did not; chains over those moments are marked incomplete\n",
+			untraced, ws_plural(untraced, "process", "processes"),
+			ws_plural(untraced, "it", "them"), ws_plural(untraced, "its", "their"));
+	if (s->history_trims) {
+		ws_format_duration(s->shortest_history_ns, dur, sizeof(dur));
+		fprintf(b,
+			"  HISTORY: max_history was reached %" PRIu64
+			" time%s (as little as %s kept); chains reaching back further are marked incomplete: raise [core] max_history to keep more\n",
+			s->history_trims, ws_plural(s->history_trims, "", "s"), dur);
+	}
+	if (s->out_of_memory)
+		fprintf(b,
+			"  MEMORY: the analysis ran out of memory %" PRIu64
+			" time%s; chains over those moments are marked incomplete\n",
+			s->out_of_memory, ws_plural(s->out_of_memory, "", "s"));
+	if (s->cpu_refused)
+		fprintf(b,
+			"  REFUSED: %" PRIu64
+			" record%s named a CPU the traced machine does not have (it has %" PRIu32
+			"); %s not analysed\n",
+			s->cpu_refused, ws_plural(s->cpu_refused, "", "s"), s->ncpus,
+			ws_plural(s->cpu_refused, "it was", "they were"));
+	if (s->dead_dropped)
+		fprintf(b,
+			"  EXITED: %" PRIu64
+			" exited %s timeline%s dropped early (too many threads exited to keep them all); chains reaching into them are marked incomplete\n",
+			s->dead_dropped, ws_plural(s->dead_dropped, "thread's", "threads'"),
+			ws_plural(s->dead_dropped, " was", "s were"));
+}
+
 void report_text_summary(struct ws_report *r, const struct ws_summary *s, uint64_t lost,
 			 uint64_t untraced)
 {
@@ -352,50 +407,5 @@ void report_text_summary(struct ws_report *r, const struct ws_summary *s, uint64
 			r->o.include_idle ? "ranked with the rest: --include-idle"
 					  : "not ranked; --include-idle shows them");
 	}
-	if (lost || s->lost_recursion)
-		fprintf(b,
-			"  LOST: %" PRIu64 " record%s (ring full) and %" PRIu64
-			" event%s skipped by the kernel; chains touching them are marked incomplete\n",
-			lost, ws_plural(lost, "", "s"), s->lost_recursion,
-			ws_plural(s->lost_recursion, "", "s"));
-	else
-		fprintf(b, "  No records lost.\n");
-	if (s->switch_ins_unseen)
-		fprintf(b,
-			"  UNSEEN: %" PRIu64
-			" time%s a thread left the CPU though its return to it was never reported (usually: it got the CPU from a thread whose switches the kernel does not trace); its wait ends at the earliest it can have, the stretch after is not observed and chains over it are incomplete\n",
-			s->switch_ins_unseen, s->switch_ins_unseen == 1 ? "" : "s");
-	symbols_refused_text(s->symbols_refused, b);
-	stacks_missing_text(r, b);
-	if (untraced)
-		fprintf(b,
-			"  UNTRACED: %" PRIu64
-			" new %s of traced ones did not fit the process filter ([core] max_processes were in it already): the scheduler still follows %s, but sources that filter by process (net, klock) and the early read of %s maps did not; chains over those moments are marked incomplete\n",
-			untraced, ws_plural(untraced, "process", "processes"),
-			ws_plural(untraced, "it", "them"), ws_plural(untraced, "its", "their"));
-	if (s->history_trims) {
-		ws_format_duration(s->shortest_history_ns, dur, sizeof(dur));
-		fprintf(b,
-			"  HISTORY: max_history was reached %" PRIu64
-			" time%s (as little as %s kept); chains reaching back further are marked incomplete: raise [core] max_history to keep more\n",
-			s->history_trims, ws_plural(s->history_trims, "", "s"), dur);
-	}
-	if (s->out_of_memory)
-		fprintf(b,
-			"  MEMORY: the analysis ran out of memory %" PRIu64
-			" time%s; chains over those moments are marked incomplete\n",
-			s->out_of_memory, ws_plural(s->out_of_memory, "", "s"));
-	if (s->cpu_refused)
-		fprintf(b,
-			"  REFUSED: %" PRIu64
-			" record%s named a CPU the traced machine does not have (it has %" PRIu32
-			"); %s not analysed\n",
-			s->cpu_refused, ws_plural(s->cpu_refused, "", "s"), s->ncpus,
-			ws_plural(s->cpu_refused, "it was", "they were"));
-	if (s->dead_dropped)
-		fprintf(b,
-			"  EXITED: %" PRIu64
-			" exited %s timeline%s dropped early (too many threads exited to keep them all); chains reaching into them are marked incomplete\n",
-			s->dead_dropped, ws_plural(s->dead_dropped, "thread's", "threads'"),
-			ws_plural(s->dead_dropped, " was", "s were"));
+	warnings_text(r, s, lost, untraced);
 }
