@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to the requests (requests.c: the connections and totals; request_path.c: one
+/* Private to the requests (request_conns.c: the connections and totals; request_path.c: one
  * request explained). */
 #ifndef WS_REQUESTS_IMPL_H
 #define WS_REQUESTS_IMPL_H
@@ -27,7 +27,7 @@ struct ws_requests {
 	struct ws_graph *g;
 	struct ws_requests_ops ops;
 	struct ws_strpool names;
-	struct ws_table conns; /* socket -> struct conn (requests.c) */
+	struct ws_table conns; /* socket -> struct conn (request_conns.c) */
 	struct ws_table pids;  /* processes that served a request -> nothing */
 	struct ws_table calls; /* thread -> its socket calls on server ends so far (uint64_t) */
 	uint64_t conns_seen, last_expiry;
