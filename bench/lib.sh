@@ -73,3 +73,96 @@ for p in json.load(sys.stdin):
     if p.get("name", "").startswith(("ws_", "minimal_")):
         print(p["id"], p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))'
 }
+
+# --- a slow disk and a private PostgreSQL cluster on it (bench/pgbench.sh, bench/requests_real.sh)
+# slowdisk_make SIZE: in $WORK (a temp dir the caller made), a file of SIZE, a loop device over it
+# in direct-I/O mode ($LOOP, major:minor $MM), ext4 on it mounted at $MNT=$WORK/mnt, and a fresh
+# cgroup-v1 blkio group $CG throttling that device's writes to $WRITE_IOPS/s and reads to
+# $READ_IOPS/s. Nothing joins the group: slowdisk_join puts this shell (and what it starts from then
+# on) in it. slowdisk_remove undoes all of it (safe to call at any point, and more than once).
+BLKIO=/sys/fs/cgroup/blkio
+LOOP= CG= MNT= MM=
+slowdisk_make() {
+	local tag
+	tag=$(basename "$0" .sh)
+	[ -d "$BLKIO" ] || { echo "$tag: no cgroup-v1 blkio hierarchy at $BLKIO" >&2; return 1; }
+	MNT=$WORK/mnt
+	mkdir -p "$MNT"
+	fallocate -l "$1" "$WORK/disk.img" || { echo "$tag: cannot create $WORK/disk.img" >&2; return 1; }
+	LOOP=$(losetup --direct-io=on -f --show "$WORK/disk.img") || { LOOP=; echo "$tag: losetup failed" >&2; return 1; }
+	mkfs.ext4 -q -F "$LOOP" || { echo "$tag: mkfs.ext4 $LOOP failed" >&2; return 1; }
+	mount "$LOOP" "$MNT" || { echo "$tag: mount $LOOP failed" >&2; return 1; }
+	CG=$BLKIO/whyslow-$tag-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+	mkdir "$CG" || { CG=; echo "$tag: cannot create a blkio group" >&2; return 1; }
+	MM=$(printf '%d:%d' "0x$(stat -c %t "$LOOP")" "0x$(stat -c %T "$LOOP")")
+	echo "$MM $WRITE_IOPS" >"$CG/blkio.throttle.write_iops_device" || { echo "$tag: cannot throttle writes of $MM" >&2; return 1; }
+	echo "$MM $READ_IOPS" >"$CG/blkio.throttle.read_iops_device" || { echo "$tag: cannot throttle reads of $MM" >&2; return 1; }
+}
+slowdisk_join() { echo $$ >"$CG/tasks"; }
+slowdisk_remove() {
+	local t tag
+	tag=$(basename "$0" .sh)
+	if [ -n "$CG" ] && [ -d "$CG" ]; then
+		while read -r t; do echo "$t" >"$BLKIO/tasks" 2>/dev/null; done <"$CG/tasks"
+		rmdir "$CG" 2>/dev/null || { sleep 0.5; rmdir "$CG" 2>/dev/null; } ||
+			echo "$tag: cannot remove $CG" >&2
+	fi
+	CG=
+	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
+		umount "$MNT" 2>/dev/null || { sleep 1; umount "$MNT"; } || echo "$tag: cannot unmount $MNT" >&2
+	fi
+	# detach only the device that still serves our file
+	if [ -n "$LOOP" ] && [ "$(cat "/sys/block/${LOOP#/dev/}/loop/backing_file" 2>/dev/null)" = "$WORK/disk.img" ]; then
+		losetup -d "$LOOP" || echo "$tag: cannot detach $LOOP" >&2
+	fi
+	LOOP=
+}
+
+# PostgreSQL 15: a private cluster in $MNT/data owned by $PGUSER_NAME (postgres, or a system user
+# made for the run: pg_user_make, then pg_user_remove on exit), port $PORT, unix socket in $SOCK.
+PGBIN=/usr/lib/postgresql/15/bin
+PGUSER_NAME=postgres MADE_USER=
+pg_as() { runuser -u "$PGUSER_NAME" -- "$@"; }
+pg_installed() {
+	[ -x "$PGBIN/initdb" ] && command -v pgbench >/dev/null && return 0
+	echo "$(basename "$0"): PostgreSQL 15 missing: apt-get install -y postgresql postgresql-contrib" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql postgresql-contrib >/dev/null
+}
+pg_user_make() {
+	id -u "$PGUSER_NAME" >/dev/null 2>&1 && return 0
+	PGUSER_NAME=whyslow-pg
+	useradd --system --no-create-home --shell /usr/sbin/nologin "$PGUSER_NAME" || return 1
+	MADE_USER=$PGUSER_NAME
+}
+pg_user_remove() { [ -n "$MADE_USER" ] && userdel "$MADE_USER" 2>/dev/null; MADE_USER=; }
+# pg_cluster_make: initdb and the configuration (fsync and synchronous_commit on)
+pg_cluster_make() {
+	mkdir -p "$SOCK" && chown "$PGUSER_NAME" "$SOCK" || return 1
+	mkdir "$MNT/data" && chown "$PGUSER_NAME" "$MNT/data" && chmod 700 "$MNT/data" || return 1
+	pg_as "$PGBIN/initdb" -D "$MNT/data" -U postgres --auth=trust -E UTF8 >"$WORK/initdb.log" 2>&1 || {
+		echo "$(basename "$0"): initdb failed (see $WORK/initdb.log)" >&2
+		return 1
+	}
+	# max_wal_size: the disk is 768 MB and WAL may grow to the default 1 GB between checkpoints,
+	# which an unthrottled disk (WRITE_IOPS=100000) reaches within minutes: the server then stops
+	cat >>"$MNT/data/postgresql.conf" <<EOC
+port = $PORT
+unix_socket_directories = '$SOCK'
+listen_addresses = '127.0.0.1'
+fsync = on
+synchronous_commit = on
+max_wal_size = 256MB
+EOC
+}
+pg_start() {
+	pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -l "$SOCK/pg.log" -w -t 60 start >/dev/null || {
+		echo "$(basename "$0"): postgres did not start (see the log: $(tail -3 "$SOCK/pg.log"))" >&2
+		return 1
+	}
+}
+pg_stop() {
+	[ -n "$MNT" ] && [ -f "$MNT/data/postmaster.pid" ] || return 0
+	pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -m fast -w -t 30 stop >/dev/null 2>&1 ||
+		pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -m immediate -w stop >/dev/null 2>&1
+}
+postmaster_pid() { head -1 "$MNT/data/postmaster.pid"; }

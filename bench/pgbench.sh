@@ -38,105 +38,46 @@ MODES=${MODES:-"run attach tcp waits overhead"}
 CLIENTS=${CLIENTS:-8} DURATION=${DURATION:-20} SCALE=${SCALE:-10}
 WRITE_IOPS=${WRITE_IOPS:-100} READ_IOPS=${READ_IOPS:-400}
 PORT=${PORT:-54331} ROUNDS=${ROUNDS:-3} OVH_T=${OVH_T:-10}
-PGBIN=/usr/lib/postgresql/15/bin
-BLKIO=/sys/fs/cgroup/blkio
-
-WORK= LOOP= CG= MNT= MADE_USER= PGUSER_NAME=postgres TRACER_PID= OUT=${OUT:-}
+WORK= TRACER_PID= OUT=${OUT:-}
 
 die() { echo "pgbench.sh: $*" >&2; exit 1; }
 
-pg_as() { runuser -u "$PGUSER_NAME" -- "$@"; }
-
-pg_stop() {
-	[ -n "$MNT" ] && [ -f "$MNT/data/postmaster.pid" ] || return 0
-	pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -m fast -w -t 30 stop >/dev/null 2>&1 ||
-		pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -m immediate -w stop >/dev/null 2>&1
-}
-
+# the slow disk, the cluster and its user: bench/lib.sh
 cleanup() {
 	trap - EXIT INT TERM
 	[ -n "$TRACER_PID" ] && kill -INT "$TRACER_PID" 2>/dev/null && wait "$TRACER_PID" 2>/dev/null
 	pg_stop
-	if [ -n "$CG" ] && [ -d "$CG" ]; then
-		local t
-		while read -r t; do echo "$t" >"$BLKIO/tasks" 2>/dev/null; done <"$CG/tasks"
-		rmdir "$CG" 2>/dev/null || { sleep 0.5; rmdir "$CG" 2>/dev/null; } ||
-			echo "pgbench.sh: cannot remove $CG" >&2
-	fi
-	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
-		umount "$MNT" 2>/dev/null || { sleep 1; umount "$MNT"; } || echo "pgbench.sh: cannot unmount $MNT" >&2
-	fi
-	# detach only the device that still serves our file
-	if [ -n "$LOOP" ] && [ "$(cat "/sys/block/${LOOP#/dev/}/loop/backing_file" 2>/dev/null)" = "$WORK/disk.img" ]; then
-		losetup -d "$LOOP" || echo "pgbench.sh: cannot detach $LOOP" >&2
-	fi
-	[ -n "$MADE_USER" ] && userdel "$MADE_USER" 2>/dev/null
+	slowdisk_remove
+	pg_user_remove
 	[ -n "$WORK" ] && rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'echo "pgbench.sh: interrupted, cleaning up" >&2; exit 130' INT TERM
 
-[ -x "$PGBIN/initdb" ] && command -v pgbench >/dev/null || {
-	echo "pgbench.sh: PostgreSQL 15 missing: apt-get install -y postgresql postgresql-contrib" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql postgresql-contrib >/dev/null ||
-		die "apt-get install postgresql postgresql-contrib failed"
-}
+pg_installed || die "apt-get install postgresql postgresql-contrib failed"
 [ -x "$WHYSLOW" ] || die "no whyslow at $WHYSLOW: build first (ninja -C build) or set WHYSLOW"
 [ -d "$BLKIO" ] || die "no cgroup-v1 blkio hierarchy at $BLKIO"
 ss -ltn 2>/dev/null | grep -q ":$PORT " && die "port $PORT is in use; set PORT"
-if ! id -u "$PGUSER_NAME" >/dev/null 2>&1; then
-	PGUSER_NAME=whyslow-pg
-	useradd --system --no-create-home --shell /usr/sbin/nologin "$PGUSER_NAME" || die "useradd failed"
-	MADE_USER=$PGUSER_NAME
-fi
+pg_user_make || die "useradd failed"
 
 WORK=$(mktemp -d /tmp/whyslow-pgbench.XXXXXX) || die "mktemp failed"
 chmod 711 "$WORK"
 [ -n "$OUT" ] || OUT=$(mktemp -d /tmp/whyslow-pgbench-out.XXXXXX) || die "mktemp failed"
 mkdir -p "$OUT" && chmod 755 "$OUT"
-MNT=$WORK/mnt SOCK=$WORK/sock
-mkdir "$MNT" "$SOCK" && chown "$PGUSER_NAME" "$SOCK"
-
+SOCK=$WORK/sock
 # the slow disk: ext4 on a direct-I/O loop device; its writes throttled in our own group
-fallocate -l 768M "$WORK/disk.img" || die "cannot create $WORK/disk.img"
-LOOP=$(losetup --direct-io=on -f --show "$WORK/disk.img") || die "losetup failed"
-mkfs.ext4 -q -F "$LOOP" || die "mkfs.ext4 $LOOP failed"
-mount "$LOOP" "$MNT" || die "mount $LOOP failed"
-mkdir "$MNT/data" && chown "$PGUSER_NAME" "$MNT/data" && chmod 700 "$MNT/data"
-CG=$BLKIO/whyslow-pgbench-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
-mkdir "$CG" || { CG=; die "cannot create a blkio group"; }
-MM=$(printf '%d:%d' "0x$(stat -c %t "$LOOP")" "0x$(stat -c %T "$LOOP")")
-echo "$MM $WRITE_IOPS" >"$CG/blkio.throttle.write_iops_device" || die "cannot throttle writes of $MM"
-echo "$MM $READ_IOPS" >"$CG/blkio.throttle.read_iops_device" || die "cannot throttle reads of $MM"
-
-pg_as "$PGBIN/initdb" -D "$MNT/data" -U postgres --auth=trust -E UTF8 >"$WORK/initdb.log" 2>&1 ||
-	die "initdb failed (see $WORK/initdb.log)"
-# max_wal_size: the disk is 768 MB and WAL may grow to the default 1 GB between checkpoints,
-# which an unthrottled disk (WRITE_IOPS=100000) reaches within minutes: the server then stops
-cat >>"$MNT/data/postgresql.conf" <<EOF
-port = $PORT
-unix_socket_directories = '$SOCK'
-listen_addresses = '127.0.0.1'
-fsync = on
-synchronous_commit = on
-max_wal_size = 256MB
-EOF
+slowdisk_make 768M || exit 1
+pg_cluster_make || exit 1
 
 PGARGS=(-U postgres -p "$PORT")
-pg_start() {
-	pg_as "$PGBIN/pg_ctl" -D "$MNT/data" -l "$SOCK/pg.log" -w -t 60 start >/dev/null ||
-		die "postgres did not start (see the log: $(tail -3 "$SOCK/pg.log"))"
-}
-postmaster_pid() { head -1 "$MNT/data/postmaster.pid"; }
-
-pg_start
+pg_start || exit 1
 pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -i -s "$SCALE" -q postgres >"$WORK/init.log" 2>&1 ||
 	die "pgbench -i failed: $(tail -3 "$WORK/init.log")"
 pg_stop
 
 # Every process started from here on (postgres, pgbench, whyslow) is in the throttled group;
 # the initial load above was not (it would take minutes).
-echo $$ >"$CG/tasks" || die "cannot join $CG"
+slowdisk_join || die "cannot join $CG"
 
 machine_line | tee "$OUT/machine.txt"
 echo "# slow disk: $LOOP ($MM), ext4, writes $WRITE_IOPS/s, reads $READ_IOPS/s; pgbench -c $CLIENTS -T $DURATION -s $SCALE" |
@@ -157,7 +98,7 @@ traced_run() { # NAME HOST
 
 # mode attach: record the running postmaster, pgbench outside, report afterwards
 attached_run() {
-	pg_start
+	pg_start || exit 1
 	"$WHYSLOW" record -o "$WORK/attach.data" attach "$(postmaster_pid)" 2>"$OUT/attach.stderr" &
 	TRACER_PID=$!
 	sleep 3 # attach finishes loading before the load starts
@@ -174,7 +115,7 @@ attached_run() {
 # mode waits: no tracing; PostgreSQL's own account of what its backends wait for, to check
 # whyslow's against (psql's connections would show in a trace, so this run is untraced)
 pg_waits() {
-	pg_start
+	pg_start || exit 1
 	# PostgreSQL's own account, to check whyslow's against: what each backend waits for,
 	# sampled every 0.5 s (wait_event_type/wait_event: Lock/transactionid, LWLock/WALWrite,
 	# IO/WALSync, Client/ClientRead, ...)
@@ -209,7 +150,7 @@ overhead() {
 	local n=${#order[@]}
 	: >"$OUT/overhead.tsv"
 	printf '[core]\nstacks = false\n' >"$OUT/nostacks.ini"
-	pg_start
+	pg_start || exit 1
 	for ((r = 0; r < ROUNDS; r++)); do
 		for ((i = 0; i < n; i++)); do
 			c=${order[(i + r) % n]} cpu=-
