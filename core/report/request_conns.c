@@ -248,13 +248,19 @@ static struct conn *conn_of(struct ws_requests *rq, const struct ws_sock_io *io)
 		rq->err = -ENOMEM;
 		return NULL;
 	}
-	if (!added && (c->local != local || c->peer != peer || c->proto != io->proto)) {
+	/*
+	 * The kernel reuses a closed socket's memory: another connection with the same names
+	 * (a unix socket's path and its unnamed peer) is told by the process using it.
+	 */
+	if (!added &&
+	    (c->local != local || c->peer != peer || c->proto != io->proto || c->pid != io->pid)) {
 		if (c->open && c->sent)
 			request_end(rq, c, io->ts);
 		memset(c, 0, sizeof(*c));
 		added = true;
 	}
 	if (added) {
+		c->pid = io->pid;
 		c->id = ++rq->conns_seen;
 		c->proto = io->proto;
 		c->local = local;

@@ -159,6 +159,8 @@ void report_requests_text(struct ws_report *r, const struct ws_requests_summary 
 	ws_format_duration(s->p99, d[2], sizeof(d[2]));
 	ws_format_duration(s->max, d[3], sizeof(d[3]));
 	fprintf(b, "  latency p50 %s, p90 %s, p99 %s, max %s\n", d[0], d[1], d[2], d[3]);
+	fprintf(b,
+		"  (the server's time, from the receive that returned a request to its last send: not the time it waited to be read)\n");
 	if (s->filtered)
 		fprintf(b, "  %" PRIu64 " more left out by --min-latency / --port\n", s->filtered);
 	if (s->incomplete)
@@ -177,9 +179,11 @@ void report_requests_text(struct ws_report *r, const struct ws_requests_summary 
 			s->slowest_total_ns ? 100.0 * x->slowest_ns / s->slowest_total_ns : 0.0,
 			d[4], ws_text_esc(x->what, e, sizeof(e)), x->requests,
 			ws_plural(x->requests, "", "s"));
-		/* an example only where one wait stands for much of the reason: a reason made of
-		 * many small pieces (a thread's own CPU work) has none that shows it */
-		if (i < 3 && x->example && x->example_ns * 10 >= x->ns) {
+		/* an example where one wait stands for much of the reason, or is one a person would
+		 * look at (1 ms): a reason made of many tiny pieces (a thread's own CPU work) has
+		 * none that shows it */
+		if (i < 3 && x->example &&
+		    (x->example_ns * 10 >= x->ns || x->example_ns >= 1000000)) {
 			ws_format_duration(x->example_ns, d[4], sizeof(d[4]));
 			fprintf(b, "         its longest piece, %s, in:\n", d[4]);
 			example_text(b, x->example);

@@ -453,6 +453,38 @@ int BPF_PROG(ws_net_ready, const struct sock *sk)
 	return 0;
 }
 
+#define TCP_ESTABLISHED_ 1
+#define TCP_SYN_SENT_ 2
+#define TCP_SYN_RECV_ 3
+
+/*
+ * Which end of a TCP connection each socket is, from its own handshake: a socket that reached
+ * ESTABLISHED from SYN_RECV was accepted (the server's end), from SYN_SENT it connected (the
+ * client's). Written once per connection made while tracing, read at each socket call of a
+ * traced thread; LRU: sockets that close are not seen going. Connections older than the trace
+ * have no entry, and user space tells their ends by their ports.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, __u8);
+	__uint(max_entries, 16384);
+} net_tcp_role SEC(".maps");
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(ws_net_tcp_state, const struct sock *sk, const int oldstate, const int newstate)
+{
+	__u64 key = (__u64)sk;
+	__u8 role;
+
+	if (newstate != TCP_ESTABLISHED_ ||
+	    (oldstate != TCP_SYN_RECV_ && oldstate != TCP_SYN_SENT_))
+		return 0;
+	role = oldstate == TCP_SYN_RECV_ ? WS_NET_IO_ACCEPTED : WS_NET_IO_CONNECTED;
+	bpf_map_update_elem(&net_tcp_role, &key, &role, BPF_ANY);
+	return 0;
+}
+
 /*
  * A unix socket's address, and which end has one: a server's accepted socket shares its
  * listener's, the client's end has none unless it bound one (a socketpair: neither).
@@ -516,7 +548,12 @@ static __always_inline int sock_io(const struct sock *sk, int ret, int flags, bo
 		__builtin_memset(&r->addr, 0, sizeof(r->addr));
 		unix_names(r, sk);
 	} else {
+		__u64 key = (__u64)sk;
+		__u8 *role = bpf_map_lookup_elem(&net_tcp_role, &key);
+
 		sock_tuple(&r->addr, sk, family);
+		if (role)
+			r->unix_bound = *role;
 	}
 	ws_submit(r);
 	return 0;

@@ -56,7 +56,8 @@ static bool ephemeral(const struct net_ports *eph, uint16_t port)
 }
 
 /*
- * Which end answers. TCP and connected UDP: a client's port is an ephemeral one (the machine's
+ * Which end answers. TCP: the end that was accepted, when its handshake was seen. Otherwise,
+ * for TCP and connected UDP: a client's port is an ephemeral one (the machine's
  * ip_local_port_range), a service's is not; when both or neither are, the lower port (services
  * listen low). Unix: a server's accepted socket shares its listener's address, a client's end
  * has none (a socketpair: neither; both bound: not told).
@@ -75,6 +76,11 @@ static uint32_t io_role(const struct ws_net_io *r, const struct net_ports *eph)
 			return WS_SOCK_ROLE_UNKNOWN;
 		}
 	}
+	/* its own handshake, seen while tracing, says it best */
+	if (r->unix_bound & WS_NET_IO_ACCEPTED)
+		return WS_SOCK_SERVER;
+	if (r->unix_bound & WS_NET_IO_CONNECTED)
+		return WS_SOCK_CLIENT;
 	if (!mine || !peer || mine == peer)
 		return WS_SOCK_ROLE_UNKNOWN;
 	if (ephemeral(eph, peer) != ephemeral(eph, mine))

@@ -64,9 +64,11 @@ struct ws_net_wake {
 
 /* ws_net_io: hdr.flags */
 #define WS_NET_IO_SEND 0x1 /* a send; a receive without it */
-/* ws_net_io.unix_bound */
-#define WS_NET_IO_BOUND 0x1	 /* this end of the unix socket has an address (a path) */
-#define WS_NET_IO_PEER_BOUND 0x2 /* its peer has one */
+/* ws_net_io.unix_bound (its name is older than its TCP meanings) */
+#define WS_NET_IO_BOUND 0x1	 /* unix: this end has an address (a path) */
+#define WS_NET_IO_PEER_BOUND 0x2 /* unix: its peer has one */
+#define WS_NET_IO_ACCEPTED 0x4	 /* TCP: this end was accepted while tracing (the server's) */
+#define WS_NET_IO_CONNECTED 0x8	 /* TCP: this end connected while tracing (the client's) */
 
 #define WS_NET_IO_PATH 48
 
@@ -82,7 +84,7 @@ struct ws_net_io {
 	__s32 ret;	 /* bytes moved */
 	__u8 family;	 /* AF_UNIX 1, AF_INET 2, AF_INET6 10 */
 	__u8 sock_type;	 /* SOCK_STREAM 1, SOCK_DGRAM 2, SOCK_SEQPACKET 5 */
-	__u8 unix_bound; /* WS_NET_IO_*BOUND */
+	__u8 unix_bound; /* WS_NET_IO_*BOUND (unix), WS_NET_IO_ACCEPTED / _CONNECTED (TCP) */
 	__u8 path_len;	 /* bytes of unix_path that are the address (abstract: from a 0 byte) */
 	struct ws_net_tuple addr; /* IP: this end (saddr, sport) and the peer (daddr, dport) */
 	/* unix: the address of this end, or of the peer when only the peer has one */

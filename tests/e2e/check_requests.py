@@ -246,11 +246,16 @@ def check_one(a, t, o, calm, worst):
             fail("%s: the largest part not on a CPU should be block I/O, got %s (parts: %s)" % (
                 name, big and big.get("what"), show_parts(o)))
     elif t["kind"] == "b":
-        if calm and "gt-req-backend" not in str(largest.get("what")):
-            fail("%s: the largest part should be the backend's (gt-req-backend), got %r (parts:"
-                 " %s)" % (name, largest.get("what"), show_parts(o)))
-        if not calm and not any("gt-req-backend" in str(p.get("what")) for p in parts):
-            fail("%s: no part names the backend (parts: %s)" % (name, show_parts(o)))
+        # the request waited for the backend's designed CPU work however busy the machine was
+        # (a busy one adds waits for a CPU around it): at least 80% of it is named the backend's
+        backend = sum(p.get("ns", 0) for p in parts if "gt-req-backend" in str(p.get("what")))
+        if backend < 0.8 * backend_ns(t["seq"]):
+            fail("%s: the backend's parts come to %s, it worked %s for it (parts: %s)" % (
+                name, ms(backend), ms(backend_ns(t["seq"])), show_parts(o)))
+        if calm and "gt-req-backend" not in str(largest.get("what")) and \
+                backend < 0.5 * dur:
+            fail("%s: the backend's parts (%s) are neither the largest nor half of it (parts:"
+                 " %s)" % (name, ms(backend), show_parts(o)))
     else:
         if calm and cause is not None:
             fail("%s: CPU only, so \"cause\" should be null, got %r (parts: %s)" % (
@@ -444,7 +449,7 @@ def self_test():
            (wrong_conn, "not a connection of the client"),
            (l_not_disk, "should be block I/O"),
            (l_parts_short, "parts add up to"),
-           (b_not_backend, "should be the backend's"),
+           (b_not_backend, "the backend's parts come to"),
            (c_cause, "\"cause\" should be null"),
            (not_server, "the server's requests: 39"),
            (count, "count 41"),

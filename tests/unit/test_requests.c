@@ -224,3 +224,37 @@ Test(requests, an_event_loop_serving_two_connections_says_its_cpu_is_shared)
 		}
 	}
 }
+
+Test(requests, a_socket_reused_by_another_process_is_another_connection)
+{
+	struct ws_sock_io io = { .sz = sizeof(io),
+				 .sock = SOCK,
+				 .tid = 7,
+				 .pid = PID,
+				 .bytes = 10,
+				 .dir = WS_SOCK_RECV,
+				 .proto = WS_SOCK_UNIX,
+				 .role = WS_SOCK_SERVER,
+				 .local = "/run/db.sock",
+				 .peer = "" };
+
+	graph_test_switch_named(g, 1, 0, 0, 0, 7, "srv");
+	io.ts = 2 * MS; /* a goodbye read, never answered: its process exits */
+	ws_requests_io(rq, &io);
+	io.ts = 5 * MS; /* the same socket memory, the same names, another server process */
+	io.pid = PID + 1;
+	io.tid = 9;
+	ws_requests_io(rq, &io);
+	io.ts = 6 * MS;
+	io.dir = WS_SOCK_SEND;
+	ws_requests_io(rq, &io);
+	ws_requests_end(rq);
+	cr_assert_eq(ngot, 1);
+	cr_expect_eq(got[0].start, 5 * MS, "not merged with the other process's read");
+	cr_expect_eq(got[0].pid, PID + 1);
+
+	struct ws_requests_summary s;
+
+	cr_assert_eq(ws_requests_summary(rq, &s), 0);
+	cr_expect_eq(s.connections, 2);
+}
