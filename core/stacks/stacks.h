@@ -18,6 +18,13 @@ void ws_stacks_free(struct ws_stacks *s);
 /* Keep the stack of WS_KIND_STACK record @rec. 0, -EINVAL (malformed) or -ENOMEM. */
 int ws_stacks_add(struct ws_stacks *s, const struct ws_rec_hdr *rec);
 /*
+ * Keep @st (malloc'd, ws_stack_dup() or ws_stackrec_decode()): it is the store's now, freed on
+ * failure too. A stack may come before the stream reaches its time (the tracer resolves them on
+ * arrival): eviction goes by the end of its wait and lookups by its interval, never by when it
+ * was added. 0 or -ENOMEM.
+ */
+int ws_stacks_keep(struct ws_stacks *s, struct ws_stack *st);
+/*
  * Stacks were captured for waits of at least @min_ns (0: not at all, [core] stacks = false).
  * Until this is called, the threshold is not known (UINT64_MAX).
  */
