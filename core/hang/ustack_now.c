@@ -197,7 +197,6 @@ int ws_ustack_now_read(struct ws_ustack_now *u, const struct ws_task_snap *t, st
 		       const char **why)
 {
 	struct ws_rec_stack_raw *raw;
-	struct ws_rec_hdr *res = NULL;
 	int err;
 
 	*out = NULL;
@@ -209,11 +208,8 @@ int ws_ustack_now_read(struct ws_ustack_now *u, const struct ws_task_snap *t, st
 	}
 	if ((err = capture(u, t, &raw, why)))
 		return err;
-	err = ws_stackcap_resolve(u->sc, &raw->hdr, &res);
+	err = ws_stackcap_resolve(u->sc, &raw->hdr, out);
 	free(raw);
-	if (!err)
-		err = ws_stackrec_decode(res, out);
-	free(res);
 	if (err) {
 		*why = err == -ENOMEM ? "out of memory" : "its stack could not be unwound";
 		return err == -ENOMEM ? err : -ENODATA;

@@ -82,6 +82,17 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 	struct ws_session *s = ctx;
 	int8_t o = s->owner[rec->kind >> 8];
 
+	if (rec->kind == SESSION_KIND_STACK_TAP && s->stackcap) {
+		/*
+		 * Kept and counted on arrival (stack_arrived()): only the recording's copy. The
+		 * record is the reorder buffer's own, gone after this call: its kind is set back in
+		 * place rather than copying up to 64 KiB.
+		 */
+		((struct ws_rec_hdr *)rec)->kind = WS_KIND_STACK;
+		if (s->tap)
+			s->tap(s->tap_ctx, rec);
+		return;
+	}
 	s->records++;
 	if (s->tap)
 		s->tap(s->tap_ctx, rec);

@@ -47,6 +47,14 @@ struct core_bpf;
 #define EVICT_EVERY_NS 1000000000ULL
 #define GONE_GRACE_NS 1000000000ULL
 #define MISSES_EVERY_NS 250000000ULL
+/*
+ * A stack resolved on arrival is kept in s->stacks at once, as a struct (stack_arrived()); only
+ * when a recording is written does it go through the reorder buffer too, encoded as its
+ * WS_KIND_STACK record under this session-private kind, so that the tap writes it in time order
+ * like every other record while dispatch() does not keep it a second time. Never in a recording
+ * (dispatch() gives it back its kind first) nor taken from the ring.
+ */
+#define SESSION_KIND_STACK_TAP (WS_KIND_CORE + 0xff)
 
 /* A plugin's handle: what it sees, and which session and slot it is (for host calls). */
 struct plugin_ctx {

@@ -23,21 +23,38 @@ static int stackcap_new(struct ws_session *s)
 /*
  * A raw stack capture is unwound and named now, while its process lives; only the resolved
  * frames go on (to the report and to a recording), so nothing later needs the traced binaries.
+ * They stay a struct in-process: kept now, not when the stream reaches their time (the store
+ * evicts and finds them by their wait's interval, stacks.h), and encoded only for a recording.
  */
 static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
 {
-	struct ws_rec_hdr *res = NULL;
-	int err;
+	struct ws_rec_hdr *rec = NULL;
+	struct ws_stack *st;
+	int err = 0;
 
 	if (!s->stackcap && stackcap_new(s))
 		return 0; /* no stacks, the trace goes on */
-	err = ws_stackcap_resolve(s->stackcap, h, &res);
+	err = ws_stackcap_resolve(s->stackcap, h, &st);
 	if (err == -EINVAL)
 		s->bad_records++;
 	if (err)
 		return 0;
-	err = ws_reorder_push(s->ro, res);
-	free(res);
+	/* counted as the record it stands for, recorded or not: the summary says the same */
+	s->records++;
+	/*
+	 * The recording's copy goes through the reorder buffer, not to the tap now: the tap writes
+	 * in dispatch order, and one written on arrival would be ahead of records older than it by
+	 * up to the reorder window (more for a stack whose resolution took long), which a replay's
+	 * own window is not sure to put back. Written in order, the recording is as before.
+	 */
+	if (s->tap && !(err = ws_stackrec_encode(h, st, &rec))) {
+		rec->kind = SESSION_KIND_STACK_TAP;
+		err = ws_reorder_push(s->ro, rec);
+		free(rec);
+	}
+	/* one the store has no memory for is missing from the report, as a record that could not
+	 * be decoded was */
+	ws_stacks_keep(s->stacks, st);
 	return err ? -ENOMEM : 0;
 }
 
@@ -48,6 +65,10 @@ int session_ring_record(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h)) {
 		s->bad_records++;
+		return 0;
+	}
+	if (h->kind == SESSION_KIND_STACK_TAP) {
+		s->bad_records++; /* not a kind the kernel side writes: see session_impl.h */
 		return 0;
 	}
 	session_note_loss(s, h);

@@ -223,7 +223,7 @@ const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc)
 	return &sc->refused;
 }
 
-static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_rec_hdr **out);
+static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_stack **out);
 
 /*
  * Whose credentials @pid's files are opened with: its snapshot's, kept fresh with its maps (an
@@ -248,8 +248,7 @@ static const struct ws_reader_id *user_of(struct ws_stackcap *sc, uint32_t pid,
  * The files @rec's process names are opened with its user's credentials: read now while it
  * lives, or as they were when its maps were last read.
  */
-int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
-			struct ws_rec_hdr **out)
+int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_stack **out)
 {
 	const struct ws_rec_stack_raw *r = (const void *)rec;
 	struct ws_symfile_ctx ctx = { .uo = sc->uo, .log = &sc->refused };
@@ -318,7 +317,7 @@ static int user_frames(struct ws_stackcap *sc, uint32_t pid, const struct ws_ufr
 	return err;
 }
 
-static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_rec_hdr **out)
+static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_stack **out)
 {
 	const struct ws_rec_stack_raw *r = (const void *)rec;
 	struct ws_sframe fr[WS_STACK_MAX_FRAMES];
@@ -381,8 +380,9 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 	}
 	st.n = n;
 	st.frames = fr;
+	/* the frames' strings are the symbol tables' copies: one block of its own to keep */
 	if (!err)
-		err = ws_stackrec_encode(rec, &st, out);
+		err = ws_stack_dup(&st, out);
 	drop_frames(fr, n);
 	return err;
 }

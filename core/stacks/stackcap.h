@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Raw stack captures (WS_KIND_STACK_RAW) -> resolved frames (WS_KIND_STACK), as they arrive,
+ * Raw stack captures (WS_KIND_STACK_RAW) -> resolved frames (struct ws_stack), as they arrive,
  * while the process lives: user stacks unwound with DWARF CFI (unwind.c), every address named
  * (symbols.c). One unwinder per process, kept until the process exits.
  */
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "stackrec.h"
 
 struct ws_stackcap;
 
@@ -20,11 +21,12 @@ void ws_stackcap_free(struct ws_stackcap *sc);
 void ws_stackcap_set_lines(struct ws_stackcap *sc, bool lines);
 
 /*
- * Resolve the raw record @rec into a malloc'd WS_KIND_STACK record (same header, so the same
- * timestamp). 0, -EINVAL (malformed) or -ENOMEM.
+ * Resolve the raw record @rec into a malloc'd stack (ws_stack_free()), as a recording of it
+ * would give it back (ws_stack_dup(): ws_stackrec_encode() with @rec's header makes its
+ * WS_KIND_STACK record). 0, -EINVAL (malformed) or -ENOMEM.
  */
 int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
-			struct ws_rec_hdr **out);
+			struct ws_stack **out);
 /*
  * Keep a copy of @pid's /proc maps (call now and then for every traced process, with the
  * monotonic time): a process that exits before its stacks are read still unwinds with it.

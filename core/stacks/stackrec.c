@@ -34,19 +34,31 @@ static char *put_str(char *p, const char *s, size_t n)
 	return p + n + 1;
 }
 
+/*
+ * How many frames of @st fit in one record (64 KiB), and its size then (*@size): the encoder
+ * and ws_stack_dup() keep the same ones.
+ */
+static uint32_t frames_fit(const struct ws_stack *st, size_t *size)
+{
+	size_t plen = slen(st->path);
+	uint32_t n = 0;
+
+	*size = sizeof(struct ws_rec_stack);
+	*size += plen ? ((plen + 1 + 7) & ~(size_t)7) : 0;
+	while (n < st->n && *size + frame_bytes(&st->frames[n]) <= REC_MAX)
+		*size += frame_bytes(&st->frames[n++]);
+	return n;
+}
+
 int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
 		       struct ws_rec_hdr **out)
 {
-	size_t size = sizeof(struct ws_rec_stack);
-	uint32_t n = 0;
+	size_t size;
+	uint32_t n = frames_fit(st, &size);
+	size_t plen = slen(st->path);
 	struct ws_rec_stack *r;
 	char *p;
 
-	size_t plen = st->path ? slen(st->path) : 0;
-
-	size += plen ? ((plen + 1 + 7) & ~(size_t)7) : 0;
-	while (n < st->n && size + frame_bytes(&st->frames[n]) <= REC_MAX)
-		size += frame_bytes(&st->frames[n++]);
 	r = calloc(1, size);
 	if (!r)
 		return -ENOMEM;
@@ -84,6 +96,75 @@ int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
 	}
 	put_str(p, st->path, plen);
 	*out = &r->hdr;
+	return 0;
+}
+
+int ws_stack_dup(const struct ws_stack *st, struct ws_stack **out)
+{
+	size_t size, strs = 0, plen = slen(st->path);
+	uint32_t n = frames_fit(st, &size);
+	struct ws_stack *d;
+	char *p;
+
+	*out = NULL;
+	/* one block for every string, as the decoder keeps them (ws_stack_free() frees two) */
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ws_sframe *f = &st->frames[i];
+
+		strs += slen(f->f.sym) + !!slen(f->f.sym);
+		strs += slen(f->f.module) + !!slen(f->f.module);
+		strs += slen(f->f.file) + !!slen(f->f.file);
+	}
+	strs += plen + !!plen;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->frames = calloc(n ? n : 1, sizeof(*d->frames));
+	d->strs = malloc(strs ? strs : 1);
+	if (!d->frames || !d->strs) {
+		ws_stack_free(d);
+		return -ENOMEM;
+	}
+	d->tid = st->tid;
+	d->pid = st->pid;
+	d->wait_tid = st->wait_tid;
+	d->role = st->role;
+	d->ustop = st->ustop;
+	d->nouser = st->nouser;
+	d->wait_start = st->wait_start;
+	d->wait_end = st->wait_end;
+	d->n = n;
+	p = d->strs;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ws_sframe *f = &st->frames[i];
+		struct ws_sframe *g = &d->frames[i];
+		size_t len;
+
+		g->f.ip = f->f.ip;
+		g->f.off = f->f.off;
+		g->f.line = f->f.line;
+		g->kernel = f->kernel;
+		/* an empty string is absent, as in a record */
+		if ((len = slen(f->f.sym))) {
+			g->f.sym = p;
+			p = put_str(p, f->f.sym, len);
+		}
+		if ((len = slen(f->f.module))) {
+			g->f.module = p;
+			p = put_str(p, f->f.module, len);
+		}
+		if ((len = slen(f->f.file))) {
+			g->f.file = p;
+			p = put_str(p, f->f.file, len);
+		}
+	}
+	d->fd = -1;
+	if (plen) {
+		d->path = p;
+		put_str(p, st->path, plen);
+		d->fd = st->fd;
+	}
+	*out = d;
 	return 0;
 }
 

@@ -43,6 +43,12 @@ int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
 		       struct ws_rec_hdr **out);
 /* Decode a WS_KIND_STACK record into a malloc'd stack. 0, -EINVAL (malformed) or -ENOMEM. */
 int ws_stackrec_decode(const struct ws_rec_hdr *rec, struct ws_stack **out);
+/*
+ * A malloc'd copy of @st as a recording gives it back (ws_stackrec_decode() of
+ * ws_stackrec_encode()), without the record in between: what is kept in-process is then what a
+ * replay of the recording finds. 0 or -ENOMEM.
+ */
+int ws_stack_dup(const struct ws_stack *st, struct ws_stack **out);
 void ws_stack_free(struct ws_stack *st);
 
 #endif

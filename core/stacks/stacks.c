@@ -49,21 +49,24 @@ void ws_stacks_free(struct ws_stacks *s)
 	free(s);
 }
 
-int ws_stacks_add(struct ws_stacks *s, const struct ws_rec_hdr *rec)
+int ws_stacks_keep(struct ws_stacks *s, struct ws_stack *st)
 {
-	struct ws_stack *st;
-	struct bucket *b;
-	int err = ws_stackrec_decode(rec, &st);
+	struct bucket *b = &s->b[st->wait_tid % BUCKETS];
 
-	if (err)
-		return err;
-	b = &s->b[st->wait_tid % BUCKETS];
 	if (ws_grow((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v))) {
 		ws_stack_free(st);
 		return -ENOMEM;
 	}
 	b->v[b->n++] = st;
 	return 0;
+}
+
+int ws_stacks_add(struct ws_stacks *s, const struct ws_rec_hdr *rec)
+{
+	struct ws_stack *st;
+	int err = ws_stackrec_decode(rec, &st);
+
+	return err ? err : ws_stacks_keep(s, st);
 }
 
 void ws_stacks_evict(struct ws_stacks *s, uint64_t ts)

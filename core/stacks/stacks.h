@@ -18,6 +18,14 @@ void ws_stacks_free(struct ws_stacks *s);
 /* Keep the stack of WS_KIND_STACK record @rec. 0, -EINVAL (malformed) or -ENOMEM. */
 int ws_stacks_add(struct ws_stacks *s, const struct ws_rec_hdr *rec);
 /*
+ * Keep @st (malloc'd, ws_stack_dup() or ws_stackrec_decode()): it is the store's now, freed on
+ * failure too. A stack may come before the analysis reaches its time (the tracer keeps them as
+ * they arrive): eviction goes by the end of its wait against a time that only grows, so it leaves
+ * as late as it would have; lookups go by its wait's interval, which no earlier wait of its thread
+ * overlaps, so they find what they found. 0 or -ENOMEM.
+ */
+int ws_stacks_keep(struct ws_stacks *s, struct ws_stack *st);
+/*
  * Stacks were captured for waits of at least @min_ns (0: not at all, [core] stacks = false).
  * Until this is called, the threshold is not known (UINT64_MAX).
  */

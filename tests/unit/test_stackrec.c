@@ -170,3 +170,124 @@ Test(syscall_fmt, fd_named_by_its_path)
 	ws_syscall_format_path(&futex, "/nope", b, sizeof(b));
 	cr_assert_str_eq(b, "futex_wait(0x1000)", "a call without an fd takes no path");
 }
+
+/* Two stacks are the same to the report: every field, and the strings by content. */
+static void assert_same(const struct ws_stack *a, const struct ws_stack *b)
+{
+	cr_assert_eq(a->tid, b->tid);
+	cr_assert_eq(a->pid, b->pid);
+	cr_assert_eq(a->wait_tid, b->wait_tid);
+	cr_assert_eq(a->role, b->role);
+	cr_assert_eq(a->ustop, b->ustop);
+	cr_assert_eq(a->nouser, b->nouser);
+	cr_assert_eq(a->wait_start, b->wait_start);
+	cr_assert_eq(a->wait_end, b->wait_end);
+	cr_assert_eq(a->fd, b->fd);
+	cr_assert_eq(!a->path, !b->path);
+	if (a->path)
+		cr_assert_str_eq(a->path, b->path);
+	cr_assert_eq(a->n, b->n);
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct ws_frame *x = &a->frames[i].f, *y = &b->frames[i].f;
+		const char *xs[] = { x->sym, x->module, x->file },
+			   *ys[] = { y->sym, y->module, y->file };
+
+		cr_assert_eq(x->ip, y->ip);
+		cr_assert_eq(x->off, y->off);
+		cr_assert_eq(x->line, y->line);
+		cr_assert_eq(a->frames[i].kernel, b->frames[i].kernel);
+		for (int k = 0; k < 3; k++) {
+			cr_assert_eq(!xs[k], !ys[k], "frame %u string %d", i, k);
+			if (xs[k])
+				cr_assert_str_eq(xs[k], ys[k]);
+		}
+	}
+}
+
+/*
+ * What the tracer keeps in-process (ws_stack_dup) is what a replay decodes from the recording,
+ * and the recording is the same whether encoded from the original or from the copy: long
+ * strings cut, empty ones absent, frames beyond one record left out, the path and its fd.
+ */
+Test(stackrec, dup_is_what_a_recording_gives_back)
+{
+	static char longsym[400], path[] = "/var/lib/db/table.dat";
+	struct ws_sframe fr[WS_STACK_MAX_FRAMES];
+	struct ws_rec_hdr hdr = { .ts = 4999, .cpu = 3 }, *r1, *r2;
+	struct ws_stack st = { .tid = 9,
+			       .pid = 8,
+			       .wait_tid = 9,
+			       .role = WS_STACK_WAITER,
+			       .ustop = 2,
+			       .nouser = 0,
+			       .wait_start = 1000,
+			       .wait_end = 5000,
+			       .frames = fr,
+			       .fd = 5,
+			       .path = path };
+	struct ws_stack *dup, *dec;
+
+	memset(longsym, 's', sizeof(longsym) - 1);
+	for (int i = 0; i < WS_STACK_MAX_FRAMES; i++) {
+		/* 96 frames of three 255-byte strings: more than one record holds */
+		fr[i] = (struct ws_sframe){ { 0x1000 + i, longsym, i, longsym, longsym, i },
+					    i > 60 };
+	}
+	fr[1].f.sym = ""; /* an empty string is absent in a record */
+	fr[2].f.file = NULL;
+	st.n = WS_STACK_MAX_FRAMES;
+	cr_assert_eq(ws_stackrec_encode(&hdr, &st, &r1), 0);
+	cr_assert_eq(ws_stackrec_decode(r1, &dec), 0);
+	cr_assert_lt(dec->n, WS_STACK_MAX_FRAMES, "some frames must not fit");
+	cr_assert_eq(strlen(dec->frames[0].f.sym), 255);
+	cr_assert_null(dec->frames[1].f.sym);
+	cr_assert_eq(ws_stack_dup(&st, &dup), 0);
+	assert_same(dup, dec);
+	cr_assert_eq(ws_stackrec_encode(&hdr, dup, &r2), 0);
+	cr_assert_eq(r1->size, r2->size);
+	cr_assert_eq(memcmp(r1, r2, r1->size), 0, "the recording is the same");
+	free(r1);
+	free(r2);
+	ws_stack_free(dec);
+	ws_stack_free(dup);
+
+	/* no path: fd -1 whatever it held; no frames */
+	st.path = NULL;
+	st.n = 0;
+	cr_assert_eq(ws_stackrec_encode(&hdr, &st, &r1), 0);
+	cr_assert_eq(ws_stackrec_decode(r1, &dec), 0);
+	cr_assert_eq(ws_stack_dup(&st, &dup), 0);
+	cr_assert_eq(dup->fd, -1);
+	assert_same(dup, dec);
+	free(r1);
+	ws_stack_free(dec);
+	ws_stack_free(dup);
+}
+
+/* A stack kept before the stream reaches its time is found by its interval and evicted by its
+ * wait's end, as one kept from its record. */
+Test(stacks, kept_struct_found_and_evicted_by_its_wait)
+{
+	struct ws_stacks *s = ws_stacks_new();
+	struct ws_stack st = { .tid = 7,
+			       .pid = 100,
+			       .wait_tid = 7,
+			       .role = WS_STACK_WAITER,
+			       .wait_start = 1000,
+			       .wait_end = 5000,
+			       .n = 7,
+			       .frames = frames,
+			       .fd = -1 };
+	const struct ws_stack *out[WS_STACK_PARTS];
+	struct ws_stack *dup;
+
+	cr_assert_eq(ws_stack_dup(&st, &dup), 0);
+	cr_assert_eq(ws_stacks_keep(s, dup), 0);
+	ws_stacks_evict(s, 5000); /* ended at 5000: not before it */
+	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 7, 2000, 3000, out), 1);
+	cr_assert_eq(out[0], dup);
+	cr_assert_str_eq(out[0]->frames[0].f.sym, "__lll_lock_wait");
+	ws_stacks_evict(s, 5001);
+	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 7, 2000, 3000, out), 0);
+	ws_stacks_free(s);
+}
