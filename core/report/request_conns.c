@@ -182,8 +182,12 @@ static void request_end(struct ws_requests *rq, struct conn *c, uint64_t seen)
 		.other_sender = c->other_sender != 0,
 		.incomplete = ws_graph_window_lost(rq->g, c->start, seen),
 	};
-	uint64_t dur = req.end - req.start;
 	const char *port = strrchr(c->local, ':');
+	uint64_t dur;
+
+	req.start = request_arrival(rq, c->tid, c->start);
+	req.queued_ns = c->start - req.start;
+	dur = req.end - req.start;
 
 	c->open = c->sent = false;
 	if (dur < rq->ops.min_latency_ns ||
@@ -239,8 +243,7 @@ static void expire(struct ws_requests *rq, uint64_t now)
 /* The connection @io is on; a socket reused for another connection starts afresh. */
 static struct conn *conn_of(struct ws_requests *rq, const struct ws_sock_io *io)
 {
-	const char *local = requests_name(rq, "%s", io->local ? io->local : "");
-	const char *peer = requests_name(rq, "%s", io->peer ? io->peer : "");
+	const char *local = io->local ? io->local : "", *peer = io->peer ? io->peer : "";
 	bool added;
 	struct conn *c = ws_table_put(&rq->conns, io->sock, &added);
 
@@ -250,10 +253,11 @@ static struct conn *conn_of(struct ws_requests *rq, const struct ws_sock_io *io)
 	}
 	/*
 	 * The kernel reuses a closed socket's memory: another connection with the same names
-	 * (a unix socket's path and its unnamed peer) is told by the process using it.
+	 * (a unix socket's path and its unnamed peer) is told by the process using it. The names
+	 * are compared, not interned, on every call: interned once per connection.
 	 */
-	if (!added &&
-	    (c->local != local || c->peer != peer || c->proto != io->proto || c->pid != io->pid)) {
+	if (!added && (c->proto != io->proto || c->pid != io->pid || strcmp(c->local, local) ||
+		       strcmp(c->peer, peer))) {
 		if (c->open && c->sent)
 			request_end(rq, c, io->ts);
 		memset(c, 0, sizeof(*c));
@@ -263,8 +267,8 @@ static struct conn *conn_of(struct ws_requests *rq, const struct ws_sock_io *io)
 		c->pid = io->pid;
 		c->id = ++rq->conns_seen;
 		c->proto = io->proto;
-		c->local = local;
-		c->peer = peer;
+		c->local = requests_name(rq, "%s", local);
+		c->peer = requests_name(rq, "%s", peer);
 	}
 	return c;
 }

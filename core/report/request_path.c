@@ -14,6 +14,8 @@
 #include "requests_impl.h"
 #include "base/util.h"
 
+#include <whyslow/syscall_names.h>
+
 #define NOT_OBSERVED "not observed (before the kept history, or records lost)"
 
 const char *requests_name(struct ws_requests *rq, const char *fmt, ...)
@@ -191,4 +193,29 @@ void request_path(struct ws_requests *rq, uint32_t tid, uint64_t start, uint64_t
 	}
 	if (at < end)
 		part_add(rq, requests_name(rq, NOT_OBSERVED), end - at);
+}
+
+/* A call that receives: the thread blocked in it waits for data on that descriptor. */
+static bool receives(const struct ws_syscall *sys)
+{
+	return ws_syscall_is(sys, "read") || ws_syscall_is(sys, "recvfrom") ||
+	       ws_syscall_is(sys, "recvmsg") || ws_syscall_is(sys, "readv") ||
+	       ws_syscall_is(sys, "recvmmsg");
+}
+
+uint64_t request_arrival(struct ws_requests *rq, uint32_t tid, uint64_t recv_ts)
+{
+	struct ws_thread *t = ws_graph_thread_at(rq->g, tid, recv_ts);
+	const struct ws_claim *cl;
+	size_t i;
+
+	if (!t)
+		return recv_ts;
+	i = ws_thread_find(t, recv_ts);
+	if (i >= t->n || i < t->head + 2 || t->iv[i].state != WS_STATE_RUNNING ||
+	    t->iv[i - 1].state != WS_STATE_RUNNABLE || t->iv[i - 2].state != WS_STATE_BLOCKED)
+		return recv_ts;
+	cl = t->iv[i - 2].claim ? ws_graph_claim(rq->g, t->iv[i - 2].claim) : NULL;
+	/* blocked in the very receive that returned the request: its data woke it */
+	return cl && receives(&cl->syscall) ? t->iv[i - 1].start : recv_ts;
 }

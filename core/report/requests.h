@@ -23,7 +23,10 @@ struct ws_request_part {
 
 /* A request, final. */
 struct ws_request {
-	uint64_t start, end; /* its first receive, its last send */
+	/* its arrival (the wakeup of its thread blocked in the receive that returned it, else that
+	 * receive), its last send */
+	uint64_t start, end;
+	uint64_t queued_ns; /* from its arrival to the receive returning it: waiting for a CPU */
 	uint32_t tid, pid;   /* the thread that received it */
 	const char *comm;
 	uint32_t proto; /* WS_SOCK_TCP, _UDP, _UNIX */

@@ -57,6 +57,12 @@ struct ws_requests {
 /* A name's interned copy ("" when out of memory). */
 const char *requests_name(struct ws_requests *rq, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * When the request that thread @tid's receive at @recv_ts returned arrived: the wakeup that
+ * ended its wait inside that very receive, or @recv_ts when it did not wait in it (the data was
+ * there, or it waited in epoll_wait for any of several sockets).
+ */
+uint64_t request_arrival(struct ws_requests *rq, uint32_t tid, uint64_t recv_ts);
 /* Explain thread @tid's time over [@start, @end) into rq->cur and rq->own_cpu. */
 void request_path(struct ws_requests *rq, uint32_t tid, uint64_t start, uint64_t end);
 

@@ -39,10 +39,10 @@ void report_request_json(void *ctx, const struct ws_request *q)
 		",\"conn\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 		",\"recvs\":%u,\"sends\":%u,\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
 		",\"other_sender\":%s,\"incomplete\":%s,\"own_cpu_ns\":%" PRIu64
-		",\"other_calls\":%" PRIu64 ",\"parts\":[",
+		",\"other_calls\":%" PRIu64 ",\"queued_ns\":%" PRIu64 ",\"parts\":[",
 		q->conn, q->start, q->end - q->start, q->recvs, q->sends, q->bytes_in, q->bytes_out,
 		q->other_sender ? "true" : "false", q->incomplete ? "true" : "false", q->own_cpu_ns,
-		q->other_calls);
+		q->other_calls, q->queued_ns);
 	for (int i = 0; i < q->nparts; i++) {
 		fprintf(b, "%s{\"what\":", i ? "," : "");
 		ws_json_str(b, q->parts[i].what);
@@ -160,7 +160,7 @@ void report_requests_text(struct ws_report *r, const struct ws_requests_summary 
 	ws_format_duration(s->max, d[3], sizeof(d[3]));
 	fprintf(b, "  latency p50 %s, p90 %s, p99 %s, max %s\n", d[0], d[1], d[2], d[3]);
 	fprintf(b,
-		"  (the server's time, from the receive that returned a request to its last send: not the time it waited to be read)\n");
+		"  (the server's time, from a request's arrival at a thread waiting in its receive, or from that receive's return, to the last send: not the time it waited to be read)\n");
 	if (s->filtered)
 		fprintf(b, "  %" PRIu64 " more left out by --min-latency / --port\n", s->filtered);
 	if (s->incomplete)

@@ -485,33 +485,75 @@ int BPF_PROG(ws_net_tcp_state, const struct sock *sk, const int oldstate, const 
 	return 0;
 }
 
+/* The fields of a WS_NET_IO record every family has. */
+static __always_inline void io_head(struct ws_net_io *r, const struct sock *sk, int ret, bool send,
+				    __u16 family)
+{
+	r->hdr.flags = send ? WS_NET_IO_SEND : 0;
+	r->sock = (__u64)sk;
+	r->ret = ret;
+	r->family = family;
+	r->sock_type = sk->sk_type;
+	r->unix_bound = 0;
+	r->path_len = 0;
+}
+
 /*
- * A unix socket's address, and which end has one: a server's accepted socket shares its
- * listener's, the client's end has none unless it bound one (a socketpair: neither).
+ * A call on an IP socket. A TCP end that connected while tracing is a client's: nothing is
+ * written for it (half the records of a traced client and server); the rest go to user space,
+ * which tells older connections' ends by their ports. The record stops before unix_path.
  */
-static __always_inline void unix_names(struct ws_net_io *r, const struct sock *sk)
+static __always_inline int ip_io(const struct sock *sk, int ret, bool send, __u16 family)
+{
+	__u64 key = (__u64)sk;
+	__u8 *role = bpf_map_lookup_elem(&net_tcp_role, &key);
+	__u8 known = role ? *role : 0;
+	struct ws_net_io *r;
+
+	if (known == WS_NET_IO_CONNECTED)
+		return 0;
+	r = ws_reserve(WS_NET_IO_IP_SIZE, WS_NET_IO);
+	if (!r)
+		return 0;
+	io_head(r, sk, ret, send, family);
+	r->unix_bound = known;
+	sock_tuple(&r->addr, sk, family);
+	ws_submit(r);
+	return 0;
+}
+
+/*
+ * A call on a unix socket: only on the end that serves, the one with an address whose peer has
+ * none (a server's accepted socket shares its listener's path; a client's end and both ends of a
+ * socketpair have no server to find). The address is read only then.
+ */
+static __always_inline int unix_io(const struct sock *sk, int ret, bool send)
 {
 	const struct unix_sock *u = (const void *)sk;
 	const struct unix_address *a = BPF_CORE_READ(u, addr);
-	const struct unix_address *pa = NULL;
 	const struct sock *peer = BPF_CORE_READ(u, peer);
+	struct ws_net_io *r;
 	int len;
 
-	if (peer)
-		pa = BPF_CORE_READ((const struct unix_sock *)peer, addr);
-	r->unix_bound = (a ? WS_NET_IO_BOUND : 0) | (pa ? WS_NET_IO_PEER_BOUND : 0);
-	if (!a)
-		a = pa;
-	if (!a)
-		return;
+	if (!a || (peer && BPF_CORE_READ((const struct unix_sock *)peer, addr)))
+		return 0;
+	r = ws_reserve(sizeof(*r), WS_NET_IO);
+	if (!r)
+		return 0;
+	io_head(r, sk, ret, send, AF_UNIX_);
+	r->unix_bound = WS_NET_IO_BOUND;
+	__builtin_memset(&r->addr, 0, sizeof(r->addr));
+	__builtin_memset(r->unix_path, 0, sizeof(r->unix_path));
 	/* the name's length counts sun_family (2 bytes) */
 	len = BPF_CORE_READ(a, len) - 2;
-	if (len <= 0)
-		return;
 	if (len > WS_NET_IO_PATH)
 		len = WS_NET_IO_PATH;
-	r->path_len = len;
-	bpf_probe_read_kernel(r->unix_path, sizeof(r->unix_path), (const char *)a->name + 2);
+	if (len > 0) {
+		r->path_len = len;
+		bpf_probe_read_kernel(r->unix_path, sizeof(r->unix_path), (const char *)a->name + 2);
+	}
+	ws_submit(r);
+	return 0;
 }
 
 /*
@@ -522,40 +564,18 @@ static __always_inline void unix_names(struct ws_net_io *r, const struct sock *s
 static __always_inline int sock_io(const struct sock *sk, int ret, int flags, bool send)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	struct ws_net_io *r;
 	__u16 family;
 
 	if (ret < 0 || (flags & MSG_PEEK_) || !ws_traced_tgid(pid))
 		return 0;
 	family = sk->__sk_common.skc_family;
-	if (family != AF_INET_ && family != AF_INET6_ && family != AF_UNIX_)
-		return 0;
 	/* a 0-byte receive is the peer's end on a stream only; a 0-byte send moved nothing */
 	if (!ret && (send || sk->sk_type == SOCK_DGRAM_))
 		return 0;
-	r = ws_reserve(sizeof(*r), WS_NET_IO);
-	if (!r)
-		return 0;
-	r->hdr.flags = send ? WS_NET_IO_SEND : 0;
-	r->sock = (__u64)sk;
-	r->ret = ret;
-	r->family = family;
-	r->sock_type = sk->sk_type;
-	r->unix_bound = 0;
-	r->path_len = 0;
-	__builtin_memset(r->unix_path, 0, sizeof(r->unix_path));
-	if (family == AF_UNIX_) {
-		__builtin_memset(&r->addr, 0, sizeof(r->addr));
-		unix_names(r, sk);
-	} else {
-		__u64 key = (__u64)sk;
-		__u8 *role = bpf_map_lookup_elem(&net_tcp_role, &key);
-
-		sock_tuple(&r->addr, sk, family);
-		if (role)
-			r->unix_bound = *role;
-	}
-	ws_submit(r);
+	if (family == AF_INET_ || family == AF_INET6_)
+		return ip_io(sk, ret, send, family);
+	if (family == AF_UNIX_)
+		return unix_io(sk, ret, send);
 	return 0;
 }
 

@@ -111,7 +111,8 @@ int net_io_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec, struc
 	char local[WS_NET_IO_PATH + 2] = "", peer[WS_NET_IO_PATH + 2] = "";
 	struct ws_sock_io io = { .sz = sizeof(io) };
 
-	if (rec->size < sizeof(*r) || r->ret < 0)
+	if (rec->size < WS_NET_IO_IP_SIZE || r->ret < 0 ||
+	    (r->family == AF_UNIX && rec->size < sizeof(*r)))
 		return -EINVAL;
 	if (!ctx->host->sock_io)
 		return 0;

@@ -76,7 +76,9 @@ struct ws_net_wake {
  * A receive that returned data, or a send, by a traced thread on a socket (the kernel's
  * sock_recv_length / sock_send_length, which read()/write() on a socket reach too): the marks
  * requests are found from (the core's requests). A receive of 0 bytes on a stream is the peer's
- * end. Nothing is written for peeks and failed calls.
+ * end. Nothing is written for peeks and failed calls, nor for ends known in the kernel not to
+ * serve (a TCP end that connected while tracing; a unix end without an address, or whose peer
+ * has one). An IP socket's record is WS_NET_IO_IP_SIZE bytes (no unix_path).
  */
 struct ws_net_io {
 	struct ws_rec_hdr hdr;
@@ -90,5 +92,8 @@ struct ws_net_io {
 	/* unix: the address of this end, or of the peer when only the peer has one */
 	char unix_path[WS_NET_IO_PATH];
 };
+
+/* An IP socket's record ends before unix_path. */
+#define WS_NET_IO_IP_SIZE (__builtin_offsetof(struct ws_net_io, unix_path))
 
 #endif

@@ -258,3 +258,31 @@ Test(requests, a_socket_reused_by_another_process_is_another_connection)
 	cr_assert_eq(ws_requests_summary(rq, &s), 0);
 	cr_expect_eq(s.connections, 2);
 }
+
+Test(requests, a_request_that_woke_its_thread_in_the_receive_begins_at_that_wakeup)
+{
+	struct ws_wake w = { .sz = sizeof(w),
+			     .ts = 10 * MS,
+			     .cpu = 1,
+			     .waker_tid = 8,
+			     .waker_pid = PID,
+			     .waker_comm = "client",
+			     .wakee_tid = 7,
+			     .wakee_pid = PID,
+			     /* blocked in read(): the data it returns is what woke it */
+			     .wakee_sys = { .nr = 0, .arch = WS_ARCH_X86_64, .args = { 5 } } };
+
+	graph_test_switch_named(g, 1, 0, 0, 0, 7, "srv");
+	graph_test_switch_named(g, 1, 1, 0, 0, 8, "client");
+	graph_test_switch(g, 5, 0, 7, 1, 0); /* srv blocks in read */
+	ws_graph_wake(g, &w);
+	graph_test_switch_named(g, 12, 0, 0, 0, 7, "srv"); /* 2 ms before it gets a CPU */
+	io(12, WS_SOCK_RECV, 10);
+	io(13, WS_SOCK_SEND, 5);
+	io(20, WS_SOCK_RECV, 10);
+	cr_assert_eq(ngot, 1);
+	cr_expect_eq(got[0].start, 10 * MS, "from the data's arrival, not the receive's return");
+	cr_expect_eq(got[0].queued_ns, 2 * MS);
+	cr_expect_eq(parts_sum(&got[0]), 3 * MS);
+	cr_expect_eq(got[0].own_cpu_ns, 1 * MS);
+}
