@@ -113,7 +113,7 @@ const struct ws_opt ws_opts[] = {
 	  false },
 	{ WS_CMD_RECORD | WS_CMD_REC_ATTACH, 0, "compress", WS_ARG_STRING, "zstd|none", NULL,
 	  F(compress), 0, "zstd (default) or none: how the recording's records are stored",
-	  "zstd (level 3) makes a recording about ten times smaller; none writes them as they are, for a whyslow older than format 1.6 (docs/trace-format.md).",
+	  "zstd (level 3) makes a recording 10 to 20 times smaller (BENCHMARKS.md); none writes the records as they are, for a whyslow older than format 1.6 (docs/trace-format.md).",
 	  false },
 
 	/* report */
