@@ -12,7 +12,7 @@
 #   --uninstall remove what an install under that prefix put there, from the list it kept
 #               (PREFIX/share/whyslow/install-manifest); nothing else is touched
 #
-# Building needs a C compiler, clang and llvm (BPF), bpftool, libbpf >= 1.0, libelf, zlib, inih,
+# Building needs a C compiler, clang and llvm (BPF), bpftool, libbpf >= 1.0, libelf, zlib, zstd, inih,
 # meson, ninja, pkg-config and python3. Running needs root (or CAP_BPF + CAP_PERFMON) and a kernel
 # with BTF (/sys/kernel/btf/vmlinux).
 set -eu
@@ -71,14 +71,14 @@ if [ $deps = 1 ]; then
 	. /etc/os-release
 	case " ${ID:-} ${ID_LIKE:-} " in
 	*" debian "* | *" ubuntu "*)
-		set -- apt-get install -y meson ninja-build pkg-config gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libinih-dev python3
+		set -- apt-get install -y meson ninja-build pkg-config gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev libinih-dev python3
 		apt-get update -qq ;;
 	*" fedora "* | *" rhel "* | *" centos "*)
-		set -- dnf install -y meson ninja-build pkgconf-pkg-config gcc clang llvm bpftool libbpf-devel elfutils-libelf-devel zlib-devel inih-devel python3 ;;
+		set -- dnf install -y meson ninja-build pkgconf-pkg-config gcc clang llvm bpftool libbpf-devel elfutils-libelf-devel zlib-devel libzstd-devel inih-devel python3 ;;
 	*" suse "* | *" opensuse "*)
-		set -- zypper --non-interactive install meson ninja pkg-config gcc clang llvm bpftool libbpf-devel libelf-devel zlib-devel libinih-devel python3 ;;
+		set -- zypper --non-interactive install meson ninja pkg-config gcc clang llvm bpftool libbpf-devel libelf-devel zlib-devel libzstd-devel libinih-devel python3 ;;
 	*" arch "*)
-		set -- pacman -S --needed --noconfirm meson ninja pkgconf gcc clang llvm bpf libbpf libelf zlib libinih python ;;
+		set -- pacman -S --needed --noconfirm meson ninja pkgconf gcc clang llvm bpf libbpf libelf zlib zstd libinih python ;;
 	*) echo "install.sh: do not know the package manager of '${ID:-unknown}'; install the build dependencies listed in install.sh --help yourself" >&2
 	   exit 1 ;;
 	esac

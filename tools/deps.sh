@@ -2,7 +2,7 @@
 # Install what whyslow needs to build and test, from Debian's packages.
 set -e
 pkgs="meson ninja-build pkg-config gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-      libinih-dev libcriterion-dev libclang-rt-14-dev g++ make python3 util-linux mount kmod jq
+      libzstd-dev zstd libinih-dev libcriterion-dev libclang-rt-14-dev g++ make python3 util-linux mount kmod jq
       dpkg-dev debootstrap apt-utils"
 missing=""
 for p in $pkgs; do

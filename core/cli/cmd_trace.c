@@ -97,9 +97,12 @@ static void tap(void *ctx, const struct ws_rec_hdr *rec)
 	if (ws_session_nnames(j->s) != j->nnames_written)
 		write_new_names(j, j->s);
 	ws_trace_write_event(&j->w, rec);
-	/* at most about a second of records is lost if whyslow is killed (fsync: at the end) */
+	/*
+	 * at most about a second of records is lost if whyslow is killed (fsync: at the end);
+	 * compressed, the flush closes a block, so these are also what a cut file decodes up to
+	 */
 	if (!(j->w.events & 1023) && ws_clock_mono_now() - j->flushed_at > 1000000000ULL) {
-		fflush(j->f);
+		ws_trace_flush(&j->w);
 		j->flushed_at = ws_clock_mono_now();
 	}
 }
@@ -176,18 +179,18 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	for (int i = 0; i < npids && m->npids < WS_TRACE_MAX_PIDS; i++)
 		m->pids[m->npids++] = pids[i];
 
-	ws_trace_write_begin(&j->w, j->f);
+	ws_trace_write_begin(&j->w, j->f, j->compress);
 	ws_trace_write_meta(&j->w, m);
 	free(m);
 	write_new_names(j, s); /* what the sources learned at start (e.g. blkio's disks) */
 	for (int i = 0; j->attach && i < npids; i++)
 		write_threads(j, pids[i]);
 	/* a recording killed from here on is readable up to its last complete record */
-	if (!j->w.err && fflush(j->f) == EOF)
-		j->w.err = errno ? -errno : -EIO;
+	ws_trace_flush(&j->w);
 	j->flushed_at = ws_clock_mono_now();
 	if ((err = j->w.err)) {
 		ws_log(WS_LOG_ERROR, "cannot write %s: %s", j->record_path, strerror(-err));
+		ws_trace_writer_free(&j->w);
 		ws_outfile_close(&j->out, false);
 		j->f = NULL;
 		return err;
@@ -261,6 +264,7 @@ static int record_finish(struct ws_trace_job *j, struct ws_session *s, bool comp
 	free(j->open_waits);
 	j->open_waits = NULL;
 	if (!complete) {
+		ws_trace_writer_free(&j->w);
 		ws_outfile_close(&j->out, false);
 		ws_log(WS_LOG_ERROR, "the recording did not complete; %s not written",
 		       j->record_path);

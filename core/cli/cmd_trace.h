@@ -27,6 +27,7 @@ struct ws_trace_job {
 	const struct ws_config *cfg;
 	char **argv; /* run: the command, for the metadata */
 	bool attach;
+	enum ws_trace_compress compress; /* record --compress */
 
 	/* private */
 	FILE *f;

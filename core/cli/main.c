@@ -96,6 +96,11 @@ static int without_tracing(const struct ws_cli *c, int *rc)
 		ws_log(WS_LOG_ERROR,
 		       "record what? give record -- COMMAND or record attach PID; see whyslow help record");
 		*rc = 1;
+	} else if ((c->cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH)) && c->compress &&
+		   strcmp(c->compress, "zstd") && strcmp(c->compress, "none")) {
+		ws_log(WS_LOG_ERROR, "record --compress=%s: give zstd (the default) or none",
+		       c->compress);
+		*rc = 1;
 	} else if ((c->cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH)) && c->output &&
 		   !strcmp(c->output, "-")) {
 		ws_log(WS_LOG_ERROR,
@@ -204,6 +209,8 @@ int main(int argc, char **argv)
 		job.cfg = &cfg;
 		job.argv = c.argv;
 		job.attach = !!(c.cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH));
+		job.compress =
+			c.compress && !strcmp(c.compress, "none") ? WS_TRACE_RAW : WS_TRACE_ZSTD;
 		ro.on_start = ws_trace_job_start;
 		ro.on_finish = ws_trace_job_finish;
 		ro.hook_ctx = &job;

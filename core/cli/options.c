@@ -78,8 +78,8 @@ const struct ws_opt ws_opts[] = {
 	  "rank every thread's waits, as without requests", NULL, false },
 
 	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "min-latency", WS_ARG_DURATION, "DUR",
-	  "request_min_latency", 0, 0,
-	  "requests: count and rank only requests at least this long", NULL, false },
+	  "request_min_latency", 0, 0, "requests: count and rank only requests at least this long",
+	  NULL, false },
 	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "port", WS_ARG_COUNT, "N", "request_port", 0, 0,
 	  "requests: only those served on local port N", NULL, false },
 
@@ -110,6 +110,10 @@ const struct ws_opt ws_opts[] = {
 	{ WS_CMD_RECORD | WS_CMD_REC_ATTACH, 0, "live", WS_ARG_STRING, "FILE", NULL, F(live), 0,
 	  "also write the live analysis (--format) to FILE; - = stdout",
 	  "A write error there (a full disk) ends the live file, said once; the recording is still written whole.",
+	  false },
+	{ WS_CMD_RECORD | WS_CMD_REC_ATTACH, 0, "compress", WS_ARG_STRING, "zstd|none", NULL,
+	  F(compress), 0, "zstd (default) or none: how the recording's records are stored",
+	  "zstd (level 3) makes a recording 10 to 20 times smaller (BENCHMARKS.md); none writes the records as they are, for a whyslow older than format 1.6 (docs/trace-format.md).",
 	  false },
 
 	/* report */

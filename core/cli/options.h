@@ -98,6 +98,7 @@ struct ws_cli {
 	const char *core_key[WS_CLI_MAX_CORE], *core_val[WS_CLI_MAX_CORE];
 	int ncore;
 	const char *config, *sources, *plugin_dir, *user, *output, *live, *perfetto;
+	const char *compress; /* record: "zstd" or "none"; NULL: zstd */
 	const char *config_help, *dump_options;
 	bool as_root, wait, help, version;
 	int verbose;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trace.h"
+#include "trace_zstd.h"
 #include "base/util.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -28,23 +29,31 @@ static int put(struct ws_trace_writer *w, const void *p, size_t len)
 {
 	if (w->err)
 		return w->err;
-	if (len && fwrite(p, 1, len, w->f) != len)
+	if (w->z)
+		w->err = ws_tz_write(w->z, p, len);
+	else if (len && fwrite(p, 1, len, w->f) != len)
 		w->err = errno ? -errno : -EIO;
 	return w->err;
 }
 
-int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f)
+int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f, enum ws_trace_compress how)
 {
 	struct ws_trace_file_hdr h = {
 		.hdr_size = sizeof(h),
 		.major = WS_TRACE_MAJOR,
 		.minor = WS_TRACE_MINOR,
+		.flags = how,
 	};
 
 	memset(w, 0, sizeof(*w));
 	w->f = f;
 	memcpy(h.magic, WS_TRACE_MAGIC, sizeof(h.magic));
-	return put(w, &h, sizeof(h));
+	/* the header stays uncompressed: it says how the rest is stored, and its version */
+	if (put(w, &h, sizeof(h)))
+		return w->err;
+	if (how == WS_TRACE_ZSTD)
+		w->err = ws_tz_writer_new(&w->z, f);
+	return w->err;
 }
 
 /* A record in two pieces, so callers need not assemble one in memory. */
@@ -154,14 +163,34 @@ int ws_trace_write_summary(struct ws_trace_writer *w, const struct ws_trace_summ
 	return write_rec2(w, WS_TR_SUMMARY, s, sizeof(*s), lost_json, strlen(lost_json) + 1);
 }
 
+static int flush(struct ws_trace_writer *w, bool end)
+{
+	if (!w->err && w->z)
+		w->err = ws_tz_flush(w->z, end);
+	if (!w->err && fflush(w->f) == EOF)
+		w->err = errno ? -errno : -EIO;
+	return w->err;
+}
+
+int ws_trace_flush(struct ws_trace_writer *w)
+{
+	return flush(w, false);
+}
+
 int ws_trace_write_end(struct ws_trace_writer *w)
 {
 	struct ws_trace_end e = { .events = w->events };
 
 	ws_trace_write_rec(w, WS_TR_END, &e, sizeof(e));
-	if (!w->err && fflush(w->f) == EOF)
-		w->err = -errno;
+	flush(w, true);
+	ws_trace_writer_free(w);
 	return w->err;
+}
+
+void ws_trace_writer_free(struct ws_trace_writer *w)
+{
+	ws_tz_writer_free(w->z);
+	w->z = NULL;
 }
 
 /* ---- reading ----------------------------------------------------------------------------- */
@@ -273,6 +302,7 @@ int ws_trace_meta_parse(const void *p, size_t len, struct ws_trace_meta *m)
 
 struct reader {
 	FILE *f;
+	struct ws_tz_reader *z; /* a compressed recording's records come through it */
 	const char *name;
 	uint64_t off; /* of the next byte to read */
 	char *in;     /* READ_CHUNK bytes: read from the file, [pos, end) not yet taken */
@@ -285,6 +315,8 @@ struct reader {
 	uint64_t events;	    /* WS_TR_EVENT records read */
 	bool realigned;		    /* realign() moved the buffer since the last refill */
 	bool ended;		    /* the end marker was read */
+	bool eof;		    /* refill() found the end of the records' bytes */
+	int zerr;		    /* the decompression failed: its message is in @err */
 };
 
 static int fail(struct reader *r, uint64_t off, const char *fmt, ...)
@@ -292,8 +324,12 @@ static int fail(struct reader *r, uint64_t off, const char *fmt, ...)
 static int fail(struct reader *r, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(r->err, r->errlen, "%s: offset %" PRIu64 ": ", r->name, off);
+	int n;
 
+	/* a short read after the decompression failed: that failure is the one to say */
+	if (r->zerr)
+		return r->zerr;
+	n = snprintf(r->err, r->errlen, "%s: offset %" PRIu64 ": ", r->name, off);
 	va_start(ap, fmt);
 	if (n >= 0 && (size_t)n < r->errlen)
 		vsnprintf(r->err + n, r->errlen - n, fmt, ap);
@@ -308,7 +344,27 @@ static int oom(struct reader *r)
 	return -ENOMEM;
 }
 
-/* More of the file after what is buffered; 0 at its end (or on an error: see feof). */
+/*
+ * Up to @cap more bytes of the records, decompressed; 0 at their end or on an error (a
+ * decompression error is said here, at the offset it was found: r->zerr).
+ */
+static size_t unzip(struct reader *r, char *p, size_t cap)
+{
+	/* where the decompressed bytes reached: what was taken and what is buffered */
+	uint64_t at = r->off + (r->end - r->pos);
+	size_t n;
+	int err = ws_tz_read(r->z, p, cap, &n);
+
+	if (err) {
+		fail(r, at, "%s", ws_tz_why(r->z));
+		r->zerr = err == -EFBIG || err == -EBADMSG ? -EINVAL : err;
+		return 0;
+	}
+	r->eof = !n;
+	return n;
+}
+
+/* More of the file after what is buffered; 0 at its end (r->eof) or on an error. */
 static size_t refill(struct reader *r)
 {
 	size_t keep = r->end - r->pos, to = r->pos % READ_ALIGN, n;
@@ -316,7 +372,12 @@ static size_t refill(struct reader *r)
 	memmove(r->in + to, r->in + r->pos, keep);
 	r->pos = to;
 	r->end = to + keep;
-	n = fread(r->in + r->end, 1, READ_CHUNK - r->end, r->f);
+	if (r->z) {
+		n = unzip(r, r->in + r->end, READ_CHUNK - r->end);
+	} else {
+		n = fread(r->in + r->end, 1, READ_CHUNK - r->end, r->f);
+		r->eof = feof(r->f);
+	}
 	r->end += n;
 	r->realigned = false;
 	return n;
@@ -399,11 +460,32 @@ static const char *take(struct reader *r, size_t len)
 	return p;
 }
 
+/* The records after the header: raw, or through a decompressor (format 1.6). */
+static int read_compression(struct reader *r, uint32_t flags)
+{
+	unsigned int how = flags & WS_TRACE_COMPRESS_MASK;
+
+	if (how == WS_TRACE_RAW)
+		return 0;
+	if (how != WS_TRACE_ZSTD)
+		return fail(
+			r, 16,
+			"compressed with method %u: this whyslow reads uncompressed or zstd recordings only; report it with a newer whyslow",
+			how);
+	/* what the header's read took past it is the compressed stream's start (no seek: pipes) */
+	if (ws_tz_reader_new(&r->z, r->f, r->in + r->pos, r->end - r->pos))
+		return oom(r);
+	r->pos = r->end = 0;
+	r->eof = false;
+	return 0;
+}
+
 static int read_header(struct reader *r)
 {
-	struct ws_trace_file_hdr h;
+	struct ws_trace_file_hdr h = { 0 };
 	char skip[64];
 	size_t n = get(r, &h, HDR_MIN);
+	uint32_t left;
 
 	if (n < 8 || memcmp(h.magic, WS_TRACE_MAGIC, 8))
 		return fail(r, 0, "not a whyslow recording (no \"WHYSLOW\" magic)");
@@ -416,15 +498,22 @@ static int read_header(struct reader *r)
 	if (h.hdr_size < HDR_MIN || h.hdr_size > HDR_MAX)
 		return fail(r, 8, "header size %u is not within %d..%d", h.hdr_size, HDR_MIN,
 			    HDR_MAX);
+	/* the flags, when the header holds them (it does from 1.0 on; 16 bytes is the minimum) */
+	left = h.hdr_size - HDR_MIN;
+	if (left >= sizeof(h.flags)) {
+		if (get(r, &h.flags, sizeof(h.flags)) != sizeof(h.flags))
+			return fail(r, r->off, "truncated file header");
+		left -= sizeof(h.flags);
+	}
 	/* a longer header is a newer minor's: skip what we do not know */
-	for (uint32_t left = h.hdr_size - HDR_MIN; left;) {
+	while (left) {
 		size_t want = left < sizeof(skip) ? left : sizeof(skip);
 
 		if (get(r, skip, want) != want)
 			return fail(r, r->off, "truncated file header");
 		left -= want;
 	}
-	return 0;
+	return read_compression(r, h.flags);
 }
 
 /*
@@ -572,7 +661,7 @@ static int copy_payload(struct reader *r, uint64_t at, const struct ws_trace_rec
 		*cap = len + 1;
 	}
 	if (get(r, *buf, len) != len) {
-		if (feof(r->f) && r->meta && r->ops->ended_early)
+		if (r->eof && r->meta && r->ops->ended_early)
 			return ended_early(r, at);
 		return fail(r, at, "record of %u bytes is truncated at offset %" PRIu64, h->size,
 			    r->off);
@@ -596,7 +685,7 @@ static int read_rec(struct reader *r, struct ws_trace_rec_hdr *h, const char **p
 	int rc;
 
 	/* at the end of the file, with records complete up to @at: killed mid-recording */
-	if (n < sizeof(*h) && feof(r->f) && !first && r->ops->ended_early)
+	if (n < sizeof(*h) && r->eof && !first && r->ops->ended_early)
 		return ended_early(r, at);
 	if (n == 0)
 		return fail(
@@ -619,6 +708,18 @@ static int read_rec(struct reader *r, struct ws_trace_rec_hdr *h, const char **p
 	if (first && h->type != WS_TR_META)
 		return fail(r, at, "the first record is of type %u, not metadata", h->type);
 	return 0;
+}
+
+/*
+ * After the end marker, a compressed recording is decoded to its end (and the bytes dropped):
+ * zstd checks a frame's checksum only there. A stream cut after the end marker lost nothing.
+ */
+static int finish_stream(struct reader *r)
+{
+	do
+		r->pos = r->end;
+	while (refill(r));
+	return r->zerr;
 }
 
 int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, void *ctx, char *err,
@@ -657,8 +758,11 @@ int ws_trace_read(FILE *f, const char *name, const struct ws_trace_ops *ops, voi
 		}
 		/* a type from a newer minor is skipped */
 	}
+	if (!rc && r.ended && r.z)
+		rc = finish_stream(&r);
 	free(buf);
 	free(r.in);
 	free(r.meta);
+	ws_tz_reader_free(r.z);
 	return rc;
 }

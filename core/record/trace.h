@@ -4,8 +4,9 @@
  * written by `whyslow record` and read by `whyslow report`. The layout is
  * specified in docs/trace-format.md; this is its only writer and reader.
  *
- * Both directions stream: the writer holds nothing but a stdio buffer, the
- * reader one record of at most WS_TRACE_MAX_REC bytes. The reader trusts no
+ * Both directions stream: the writer holds nothing but a stdio buffer (and,
+ * compressed, zstd's window: trace_zstd.h), the reader one record of at most
+ * WS_TRACE_MAX_REC bytes (and the decompressor's window). The reader trusts no
  * size in the file: every problem is reported as "FILE: offset N: what".
  */
 #ifndef WS_TRACE_H
@@ -21,7 +22,7 @@
 
 #define WS_TRACE_MAGIC "WHYSLOW" /* with its NUL: 8 bytes */
 #define WS_TRACE_MAJOR 1
-#define WS_TRACE_MINOR 5
+#define WS_TRACE_MINOR 6
 #define WS_TRACE_MAX_REC (1u << 20) /* no record is larger; bounds the reader's buffer */
 #define WS_TRACE_MAX_PIDS 4096	    /* traced pids kept from the metadata */
 #define WS_TRACE_STR 256
@@ -32,9 +33,16 @@ struct ws_trace_file_hdr {
 	uint32_t hdr_size; /* bytes of this header; records start here */
 	uint16_t major;	   /* a reader refuses a major it does not know */
 	uint16_t minor;	   /* additions a reader of the same major may ignore */
-	uint32_t flags;	   /* none defined; readers ignore */
+	uint32_t flags;	   /* low byte: enum ws_trace_compress (1.6); the rest ignored */
 	uint32_t reserved;
 };
+
+/* How the records after the file header are stored (1.6; a reader refuses one it does not know). */
+enum ws_trace_compress {
+	WS_TRACE_RAW = 0,  /* as they are */
+	WS_TRACE_ZSTD = 1, /* one zstd stream (trace_zstd.h) */
+};
+#define WS_TRACE_COMPRESS_MASK 0xffu
 
 /* Every record starts with this; @size counts it. */
 struct ws_trace_rec_hdr {
@@ -102,14 +110,17 @@ struct ws_trace_meta {
 
 /* ---- writing ----------------------------------------------------------------------------- */
 
+struct ws_tz_writer;
+
 struct ws_trace_writer {
 	FILE *f;
+	struct ws_tz_writer *z; /* WS_TRACE_ZSTD: the records go through it */
 	uint64_t events;
 	int err; /* first write error, -errno; later writes do nothing */
 };
 
-/* Write the file header to @f. 0 or -errno. */
-int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f);
+/* Write the file header to @f; the records after it stored as @how. 0 or -errno. */
+int ws_trace_write_begin(struct ws_trace_writer *w, FILE *f, enum ws_trace_compress how);
 /* One record of @type with @len payload bytes. 0 or -errno (-E2BIG over the cap). */
 int ws_trace_write_rec(struct ws_trace_writer *w, uint16_t type, const void *p, size_t len);
 int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m);
@@ -119,8 +130,15 @@ int ws_trace_write_thread(struct ws_trace_writer *w, const struct ws_trace_threa
 int ws_trace_write_event(struct ws_trace_writer *w, const struct ws_rec_hdr *rec);
 int ws_trace_write_summary(struct ws_trace_writer *w, const struct ws_trace_summary *s,
 			   const char *lost_json);
-/* The end marker, then flush. 0 or the first error of the whole file. */
+/*
+ * Make everything written so far readable from the file if the writer dies next (compressed:
+ * complete blocks), then flush @f. 0 or the first error of the whole file.
+ */
+int ws_trace_flush(struct ws_trace_writer *w);
+/* The end marker, then flush; frees what ws_trace_write_begin() allocated. 0 or the first error. */
 int ws_trace_write_end(struct ws_trace_writer *w);
+/* A recording abandoned before its end: free what ws_trace_write_begin() allocated. */
+void ws_trace_writer_free(struct ws_trace_writer *w);
 
 /* ---- reading ----------------------------------------------------------------------------- */
 

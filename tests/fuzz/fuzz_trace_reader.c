@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the recording reader (core/record/trace.c): whatever the
+ * libFuzzer target for the recording reader (core/record/trace.c, and trace_zstd.c for
+ * compressed recordings; the seeds zstd_*.data are compressed ones): whatever the
  * bytes, ws_trace_read() must return 0 or an error with a message, touch
  * nothing outside what it hands out, and allocate at most one record's cap.
  * Build and run: tests/fuzz/run.sh [SECONDS].

@@ -23,10 +23,11 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(v
 fi
 "$CC" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I"$root/core" -I"$root/sdk/include" -D_GNU_SOURCE \
-	"$here/fuzz_trace_reader.c" "$root/core/record/trace.c" "$root/core/record/stuck_rec.c" \
+	"$here/fuzz_trace_reader.c" "$root/core/record/trace.c" "$root/core/record/trace_zstd.c" \
+	"$root/core/record/stuck_rec.c" \
 	"$root/core/hang/stuck_print.c" "$root/core/hang/stuck_free.c" "$root/core/stacks/stack_fmt.c" "$root/core/base/syscall_fmt.c" "$root/core/stacks/demangle.c" \
 	"$root/core/base/util.c" "$root/core/base/clock.c" "$root/core/stacks/stackrec.c" \
-	-o "$out/fuzz_trace_reader" || exit 1
+	-lzstd -o "$out/fuzz_trace_reader" || exit 1
 echo "fuzzing the recording reader for ${secs}s (work: $out)"
 cd "$out" || exit 1
 # -malloc_limit_mb: no single allocation may exceed a few record caps (the reader's bound is

@@ -22,7 +22,7 @@ chmod 755 "$OUT" "$OUT/plugins"
 SAN=(-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined ${FUZZ_EXTRA_CFLAGS:-})
 INC=(-I"$ROOT/sdk/include" -I"$ROOT/core" -I"$BUILD/core")
 # the engine is every core/*/ file but main.c and the BPF programs, so a new one needs no edit here
-LIBS=(-lbpf -lelf -lz -linih -ldl $(pkg-config --libs libdw 2>/dev/null))
+LIBS=(-lbpf -lelf -lz -lzstd -linih -ldl $(pkg-config --libs libdw 2>/dev/null))
 set -e
 srcs=()
 for c in "$ROOT"/core/*/*.c; do case $c in */main.c | *.bpf.c) ;; *) srcs+=("$c") ;; esac; done

@@ -107,7 +107,7 @@ static char *make_file_as(size_t *len, bool unknown, bool legacy_devname)
 	m.pids[1] = 200;
 	m.npids = 2;
 
-	cr_assert_eq(ws_trace_write_begin(&w, f), 0);
+	cr_assert_eq(ws_trace_write_begin(&w, f, WS_TRACE_RAW), 0);
 	cr_assert_eq(ws_trace_write_meta(&w, &m), 0);
 	if (legacy_devname) {
 		/* a format 1.0 recording: blkio's device name in its own record type */
@@ -369,7 +369,7 @@ Test(trace, writer_cap)
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
 
-	cr_assert_eq(ws_trace_write_begin(&w, f), 0);
+	cr_assert_eq(ws_trace_write_begin(&w, f, WS_TRACE_RAW), 0);
 	cr_assert_eq(ws_trace_write_rec(&w, 99, big, WS_TRACE_MAX_REC), -E2BIG);
 	fclose(f);
 	free(big);
@@ -479,7 +479,7 @@ Test(trace, many_events_across_chunks_whole_and_aligned)
 
 	cr_assert_not_null(f);
 	strcpy(m.sources, "sched");
-	cr_assert_eq(ws_trace_write_begin(&w, f), 0);
+	cr_assert_eq(ws_trace_write_begin(&w, f, WS_TRACE_RAW), 0);
 	cr_assert_eq(ws_trace_write_meta(&w, &m), 0);
 	for (int i = 0; i < n; i++) {
 		struct ws_rec_hdr *h = (void *)rec;

@@ -13,7 +13,7 @@ arm64_install_cross_deps() {
 		dpkg --add-architecture arm64
 		apt-get update -qq
 	fi
-	local pkgs="gcc-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64
+	local pkgs="gcc-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64
 		    libinih-dev:arm64 libc6-dev:arm64 pkgconf:arm64 libffi8:arm64 libgit2-1.5:arm64
 		    qemu-user-static file" missing="" p
 	for p in $pkgs; do
