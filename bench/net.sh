@@ -1,6 +1,7 @@
 #!/bin/bash
 # Cost of the net source (issue 16): pipe ping-pong (no sockets) and TCP loopback ping-pong,
-# untraced, traced without net (sched,futex,blkio) and traced with it (sched,futex,blkio,net);
+# untraced, traced without net (sched,futex,blkio), with it but without its programs on socket
+# calls ([net] requests = false: what requests cost, issue 30) and with it (sched,futex,blkio,net);
 # medians of ROUNDS (order rotated each round), then each net program's mean ns per run from
 # kernel.bpf_stats_enabled over one traced run of each workload.
 #   ROUNDS=5 PIPE_LOOPS=100000 TCP_LOOPS=50000 bench/net.sh
@@ -19,7 +20,9 @@ declare -A W=(
 	[pipe]="taskset -c 0 perf bench sched pipe -l $PIPE_LOOPS"
 	[tcp]="taskset -c 0 $work/tcp_pingpong $TCP_LOOPS"
 )
-CONFIGS=(none without_net with_net)
+CONFIGS=(none without_net with_net_no_requests with_net)
+# the net source without its programs on socket calls ([net] requests = false): what requests cost
+printf '[net]\nrequests = false\n' >"$work/no_requests.ini"
 [ -n "${WHYSLOW_BEFORE:-}" ] && CONFIGS+=(before_with_net)
 
 # usecs/op of workload $1 under configuration $2
@@ -29,6 +32,7 @@ run_one() {
 	none) out=$(bash -c "$cmd" 2>&1) ;;
 	without_net) out=$("$WHYSLOW" run --as-root --sources sched,futex,blkio -o /dev/null -- bash -c "$cmd" 2>&1) ;;
 	with_net) out=$("$WHYSLOW" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "$cmd" 2>&1) ;;
+	with_net_no_requests) out=$("$WHYSLOW" -c "$work/no_requests.ini" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "$cmd" 2>&1) ;;
 	before_with_net) out=$(WHYSLOW_PLUGIN_DIR=$(plugins_of "$WHYSLOW_BEFORE") \
 		"$WHYSLOW_BEFORE" run --as-root --sources sched,futex,blkio,net -o /dev/null -- bash -c "$cmd" 2>&1) ;;
 	esac
@@ -47,11 +51,12 @@ for w in pipe tcp; do
 	done
 done
 echo
-echo "| workload | untraced µs/op | sched,futex,blkio | + net | net's share |"
-echo "|---|---|---|---|---|"
+echo "| workload | untraced µs/op | sched,futex,blkio | + net, [net] requests = false | + net | net's share | requests' share |"
+echo "|---|---|---|---|---|---|---|"
 for w in pipe tcp; do
 	n=$(median <"$work/$w.none") a=$(median <"$work/$w.without_net") b=$(median <"$work/$w.with_net")
-	echo "| $w | $n | $a ($(awk -v a="$a" -v n="$n" 'BEGIN{printf "%+.1f%%", (a/n-1)*100}')) | $b ($(awk -v b="$b" -v n="$n" 'BEGIN{printf "%+.1f%%", (b/n-1)*100}')) | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%+.1f%%", (b/a-1)*100}') |"
+	q=$(median <"$work/$w.with_net_no_requests")
+	echo "| $w | $n | $a ($(awk -v a="$a" -v n="$n" 'BEGIN{printf "%+.1f%%", (a/n-1)*100}')) | $q ($(awk -v q="$q" -v n="$n" 'BEGIN{printf "%+.1f%%", (q/n-1)*100}')) | $b ($(awk -v b="$b" -v n="$n" 'BEGIN{printf "%+.1f%%", (b/n-1)*100}')) | $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%+.1f%%", (b/a-1)*100}') | $(awk -v q="$q" -v b="$b" 'BEGIN{printf "%+.1f%%", (b/q-1)*100}') |"
 done
 if [ -n "${WHYSLOW_BEFORE:-}" ]; then
 	echo

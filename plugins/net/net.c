@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <bpf/libbpf.h>
 #include <whyslow/plugin.h>
 #include <whyslow/recent.h>
 
@@ -260,6 +261,33 @@ static int net_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, cha
 			ws_claim_str(c, "src", "?"), ws_claim_str(c, "dst", "?"));
 }
 
+static const struct ws_config_key net_keys[] = {
+	{ "requests", WS_CFG_BOOL, "true", 0, 0,
+	  "write each traced thread's socket receives and sends, which requests are found from; false: no program on socket calls (no requests)" },
+	{ NULL },
+};
+
+/* Without requests, the programs on every socket call of the machine are not even loaded. */
+static int net_configure(struct ws_plugin_ctx *ctx, struct bpf_object *obj)
+{
+	static const char *const progs[] = { "ws_net_recv", "ws_net_send", "ws_net_tcp_state" };
+	bool on = true;
+
+	if (ctx->host->config_bool(ctx, "requests", &on) || on)
+		return 0;
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(obj, progs[i]);
+		int err = p ? bpf_program__set_autoload(p, false) : -ENOENT;
+
+		if (err) {
+			ctx->host->log(ctx, WS_LOG_ERROR, "cannot leave out %s: %s", progs[i],
+				       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 static const struct ws_plugin net_plugin = {
 	.sz = sizeof(struct ws_plugin),
 	.abi_major = WS_ABI_MAJOR,
@@ -270,7 +298,9 @@ static const struct ws_plugin net_plugin = {
 	.version = "1.2",
 	.kind_base = WS_KIND_NET,
 	.bpf_object = net_bpf_object,
+	.config_keys = net_keys,
 	.init = net_init,
+	.configure = net_configure,
 	.decode = net_decode,
 	.infer = net_infer,
 	.describe = net_describe,
