@@ -214,7 +214,7 @@ static int store(struct ws_cli *c, const struct ws_opt *o, const struct given *g
 	if (o->key)
 		/* a flag sets its key; one named no-KEY clears it */
 		return add_core(c, o, g->text,
-				o->arg != WS_ARG_FLAG		     ? v
+				o->arg != WS_ARG_FLAG		  ? v
 				: strncmp(o->long_name, "no-", 3) ? "true"
 								  : "false");
 	switch (o->arg) {

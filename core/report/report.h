@@ -49,14 +49,14 @@ struct ws_source_count {
 /* What the run saw, for the summary. */
 struct ws_summary {
 	uint64_t records, records_late, lost, lost_recursion, duration_ns;
-	const char *sources;	 /* "sched,futex,blkio" */
+	const char *sources;		/* "sched,futex,blkio" */
 	const struct ws_losses *losses; /* by CPU and kind (NULL: none known) */
 	uint64_t waits_unexplained, wake_races, bad_records, switch_ins_unseen;
 	uint64_t history_trims, shortest_history_ns; /* max_history reached; least kept then */
 	uint64_t out_of_memory;			     /* allocations that failed in the analysis */
-	uint64_t dead_dropped;	      /* exited threads' timelines dropped early: too many kept */
-	uint32_t ncpus;		      /* CPUs the analysis kept state for */
-	uint64_t cpu_refused;	      /* records naming a CPU past those: not analysed */
+	uint64_t dead_dropped; /* exited threads' timelines dropped early: too many kept */
+	uint32_t ncpus;	       /* CPUs the analysis kept state for */
+	uint64_t cpu_refused;  /* records naming a CPU past those: not analysed */
 	const struct ws_source_count *by_source; /* records each source wrote */
 	int nsources;
 	int threads;
@@ -94,8 +94,8 @@ void ws_report_gone(struct ws_report *r, const struct ws_thread *t);
 void ws_report_sock_io(struct ws_report *r, const struct ws_sock_io *io);
 /* Hand every request, as it ends, to @fn too (NULL: to none). */
 struct ws_request;
-void ws_report_set_request_sink(struct ws_report *r, void (*fn)(void *ctx, const struct ws_request *q),
-				void *ctx);
+void ws_report_set_request_sink(struct ws_report *r,
+				void (*fn)(void *ctx, const struct ws_request *q), void *ctx);
 /* The records have ended: requests still open end now, while the timelines are kept. */
 void ws_report_requests_end(struct ws_report *r);
 /* Text: the critical path, reasons, top N chains and root causes; JSON: the same objects. */

@@ -27,7 +27,7 @@ struct ws_request {
 	 * receive), its last send */
 	uint64_t start, end;
 	uint64_t queued_ns; /* from its arrival to the receive returning it: waiting for a CPU */
-	uint32_t tid, pid;   /* the thread that received it */
+	uint32_t tid, pid;  /* the thread that received it */
 	const char *comm;
 	uint32_t proto; /* WS_SOCK_TCP, _UDP, _UNIX */
 	const char *local, *peer;
@@ -61,7 +61,7 @@ struct ws_requests_ops {
 	/* a connection quiet this long has its request ended (before the graph drops the
 	 * history it needs) */
 	uint64_t idle_after_ns;
-	int top; /* the slowest requests kept whole */
+	int top;		 /* the slowest requests kept whole */
 	uint64_t min_latency_ns; /* shorter requests are left out (0: none) */
 	uint32_t port;		 /* only requests on this local port (0: any) */
 };

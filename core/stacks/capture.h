@@ -25,8 +25,8 @@
 #define WS_STACK_WAITER 1 /* the thread that waited, as it slept */
 #define WS_STACK_WAKER 2  /* the thread that woke it, at the wakeup */
 
-#define WS_STACK_KFRAMES 32	     /* kernel return addresses kept */
-#define WS_STACK_USER_MAX 16384	     /* most bytes of user stack a record carries */
+#define WS_STACK_KFRAMES 32	    /* kernel return addresses kept */
+#define WS_STACK_USER_MAX 16384	    /* most bytes of user stack a record carries */
 #define WS_STACK_USER_DEFAULT 16384 /* stack_user_bytes default */
 
 /* ws_stack_uregs.valid: which registers were read (by role, see core/stacks/unwind.h) */

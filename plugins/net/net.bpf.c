@@ -550,7 +550,8 @@ static __always_inline int unix_io(const struct sock *sk, int ret, bool send)
 		len = WS_NET_IO_PATH;
 	if (len > 0) {
 		r->path_len = len;
-		bpf_probe_read_kernel(r->unix_path, sizeof(r->unix_path), (const char *)a->name + 2);
+		bpf_probe_read_kernel(r->unix_path, sizeof(r->unix_path),
+				      (const char *)a->name + 2);
 	}
 	ws_submit(r);
 	return 0;

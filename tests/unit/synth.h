@@ -74,8 +74,8 @@ static inline struct ws_sched_switch syn_switch(uint64_t ts, uint16_t cpu, uint3
  * (@ctx WS_CTX_TASK) current is the waker; in an interrupt it is not.
  */
 static inline struct ws_sched_waking syn_waking(uint64_t ts, uint16_t cpu, uint32_t cur_tid,
-						uint32_t cur_pid, const char *cur_comm,
-						uint8_t ctx, uint32_t ctx_id, uint32_t wakee_tid,
+						uint32_t cur_pid, const char *cur_comm, uint8_t ctx,
+						uint32_t ctx_id, uint32_t wakee_tid,
 						uint32_t wakee_pid)
 {
 	struct ws_sched_waking r;
