@@ -8,8 +8,9 @@
 # Every link that carries a stack without a user frame in a known module, and every victim's
 # own wait, must say why in "stack_missing" ("waker_stack_missing" for the waker's); the
 # summary's "stacks_missing" counts exactly those reasons; and each sleep's own wait has its
-# user frames (clock_nanosleep, called from the sleep program), none lost: one whose walk was cut
-# short says so ("stack_cut"), and at most half may be.
+# user frames (clock_nanosleep, called from the sleep program), none lost in silence: one whose
+# walk was cut short says so ("stack_cut"), one not had says why ("stack_missing"), and at most
+# half may be either.
 #   stacks_busy.sh WHYSLOW     (exit 77 = skipped when not root, unless CI=true)
 set -u
 WHYSLOW=$1
@@ -57,7 +58,7 @@ def check(path):
     said = summary[0].get("stacks_missing")
     assert isinstance(said, dict), "%s: summary has no stacks_missing object: %s" % (path, said)
     seen = collections.Counter()
-    sleeps = lost = cut = 0
+    sleeps = lost = cut = said_missing = 0
     for c in (o for o in objs if o["type"] == "chain"):
         for i, l in enumerate(c["links"]):
             where = "%s: chain of tid %d (%s), link %d (%s, tid %d)" % (
@@ -80,9 +81,13 @@ def check(path):
                 user = [f["sym"] or "" for f in l.get("stack", []) if not f["kernel"]]
                 if not any("nanosleep" in s for s in user) or \
                         not any((f["module"] or "").endswith("/sleep") for f in l["stack"]):
-                    # a walk cut short says so ("stack_cut": "time limit", as under ASan)
+                    # a walk cut short says so ("stack_cut": "time limit", as under ASan); a
+                    # stack not had says why ("stack_missing": the program exited before its
+                    # maps were read, once in ~20 runs with every CPU busy): both said, not lost
                     if l.get("stack_cut"):
                         cut += 1
+                    elif l.get("stack_missing"):
+                        said_missing += 1
                     else:
                         lost += 1
                     print("%s: no user stack: %s, cut: %s" % (
@@ -90,10 +95,12 @@ def check(path):
     assert dict(seen) == said, "%s: summary stacks_missing %s, the links say %s" % (
         path, said, dict(seen))
     assert sleeps >= 6, "%s: %d of 8 sleeps reported" % (path, sleeps)
-    print("%s: %d sleeps, %d without their user stack silently, %d cut short (said); reasons %s"
-          % (path, sleeps, lost, cut, said))
-    # said is not enough when most are cut: the busy machine must still get most stacks whole
-    assert cut * 2 <= sleeps, "%s: %d of %d sleeps' stacks cut short" % (path, cut, sleeps)
+    print("%s: %d sleeps, %d without their user stack silently, %d cut short (said), %d missing "
+          "(said); reasons %s" % (path, sleeps, lost, cut, said_missing, said))
+    # said is not enough when most are cut or missing: the busy machine must still get most
+    # stacks whole
+    assert (cut + said_missing) * 2 <= sleeps, "%s: %d of %d sleeps' stacks cut short or missing" % (
+        path, cut + said_missing, sleeps)
     return lost
 
 
