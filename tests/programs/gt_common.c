@@ -72,7 +72,7 @@ void gt_setname(const char *name)
 		gt_die("pthread_setname_np(%s): %s", name, strerror(err));
 }
 
-static long parse_long(const char *opt, const char *s, long min, long max)
+long gt_parse_long(const char *opt, const char *s, long min, long max)
 {
 	char *end;
 	long v;
@@ -122,8 +122,8 @@ void gt_parse(int argc, char **argv, struct gt_opts *o, int need_cgroups)
 			o->cgroups[o->n_cgroups++] = optarg;
 			break;
 		case 't': o->truth = optarg; break;
-		case 's': o->sleep_ms = parse_long("--sleep-ms", optarg, 20, 5000); break;
-		case 'm': o->min_read_ms = parse_long("--min-read-ms", optarg, 0, 5000); break;
+		case 's': o->sleep_ms = gt_parse_long("--sleep-ms", optarg, 20, 5000); break;
+		case 'm': o->min_read_ms = gt_parse_long("--min-read-ms", optarg, 0, 5000); break;
 		default: usage();
 		}
 	}

@@ -55,6 +55,8 @@ void gt_set_prog(const char *name);
 void gt_parse(int argc, char **argv, struct gt_opts *o, int need_cgroups);
 
 uint64_t gt_now(void);
+/* Option @opt's value @s, a whole number in [@min, @max], or die saying so. */
+long gt_parse_long(const char *opt, const char *s, long min, long max);
 pid_t gt_gettid(void);
 void gt_setname(const char *name);	/* pthread_setname_np(self) or die */
 

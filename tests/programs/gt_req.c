@@ -274,18 +274,6 @@ static void *server(void *arg)
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
-static long parse_num(const char *opt, const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		gt_die("bad value for %s: '%s' (want %ld..%ld)", opt, s, min, max);
-	return v;
-}
-
 /* Takes this program's own options out of argv; the rest go to gt_parse. */
 static int own_options(int argc, char **argv)
 {
@@ -302,11 +290,11 @@ static int own_options(int argc, char **argv)
 			if (!strcmp(a, "--port-file"))
 				port_file = v;
 			else if (!strcmp(a, "--connections"))
-				nconn = (int)parse_num(a, v, 1, MAX_CONN);
+				nconn = (int)gt_parse_long(a, v, 1, MAX_CONN);
 			else if (!strcmp(a, "--requests"))
-				nreq = parse_num(a, v, 1, 100000);
+				nreq = gt_parse_long(a, v, 1, 100000);
 			else
-				hold_ms = parse_num(a, v, 1, 1000);
+				hold_ms = gt_parse_long(a, v, 1, 1000);
 			continue;
 		}
 		argv[out++] = argv[i];

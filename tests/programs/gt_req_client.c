@@ -12,6 +12,7 @@
  *   local_port seq type latency_ns
  * latency_ns from just before the send() to just after the recv() of the reply returned,
  * CLOCK_MONOTONIC.  Exit 0 when every reply echoed its request. */
+#include "gt_common.h"
 #include "gt_req.h"
 
 #include <arpa/inet.h>
@@ -20,7 +21,6 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,43 +31,10 @@
 
 #define MAX_CONN 16
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "gt_req_client: FAIL: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static long parse_num(const char *opt, const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		die("bad value for %s: '%s' (want %ld..%ld)", opt, s, min, max);
-	return v;
-}
-
 /* The port the server wrote ("PORT\n"), waiting for it. */
 static uint16_t read_port(const char *path, long wait_s)
 {
-	uint64_t deadline = now_ns() + (uint64_t)wait_s * 1000000000ull;
+	uint64_t deadline = gt_now() + (uint64_t)wait_s * 1000000000ull;
 	struct timespec ms10 = { 0, 10000000 };
 	char buf[16];
 
@@ -80,11 +47,11 @@ static uint16_t read_port(const char *path, long wait_s)
 			close(fd);
 			if (n > 0 && buf[n - 1] == '\n') {
 				buf[n - 1] = '\0';
-				return (uint16_t)parse_num("port file", buf, 1, 65535);
+				return (uint16_t)gt_parse_long("port file", buf, 1, 65535);
 			}
 		}
-		if (now_ns() > deadline)
-			die("no port in %s after %ld s (did the server start?)", path, wait_s);
+		if (gt_now() > deadline)
+			gt_die("no port in %s after %ld s (did the server start?)", path, wait_s);
 		nanosleep(&ms10, NULL);
 	}
 }
@@ -98,31 +65,32 @@ int main(int argc, char **argv)
 	uint16_t lport[MAX_CONN];
 	FILE *log;
 
+	gt_set_prog("gt_req_client");
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i];
 
 		if (i + 1 == argc)
-			die("usage: gt_req_client --port-file FILE --log FILE [--connections C] "
-			    "[--requests N] [--wait-s S]");
+			gt_die("usage: gt_req_client --port-file FILE --log FILE [--connections C] "
+			       "[--requests N] [--wait-s S]");
 		if (!strcmp(o, "--port-file"))
 			port_file = argv[++i];
 		else if (!strcmp(o, "--log"))
 			log_path = argv[++i];
 		else if (!strcmp(o, "--connections"))
-			nconn = parse_num(o, argv[++i], 1, MAX_CONN);
+			nconn = gt_parse_long(o, argv[++i], 1, MAX_CONN);
 		else if (!strcmp(o, "--requests"))
-			nreq = parse_num(o, argv[++i], 1, 100000);
+			nreq = gt_parse_long(o, argv[++i], 1, 100000);
 		else if (!strcmp(o, "--wait-s"))
-			wait_s = parse_num(o, argv[++i], 1, 600);
+			wait_s = gt_parse_long(o, argv[++i], 1, 600);
 		else
-			die("unknown option %s", o);
+			gt_die("unknown option %s", o);
 	}
 	if (!port_file || !log_path)
-		die("--port-file and --log are required");
+		gt_die("--port-file and --log are required");
 	prctl(PR_SET_NAME, "gt-req-client");
 	lfd = open(log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (lfd < 0 || !(log = fdopen(lfd, "w")))
-		die("cannot create %s: %s", log_path, strerror(errno));
+		gt_die("cannot create %s: %s", log_path, strerror(errno));
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a.sin_port = htons(read_port(port_file, wait_s));
@@ -132,15 +100,15 @@ int main(int argc, char **argv)
 
 		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fds[i] < 0 || connect(fds[i], (struct sockaddr *)&a, sizeof(a)))
-			die("connect to 127.0.0.1:%u: %s", ntohs(a.sin_port), strerror(errno));
+			gt_die("connect to 127.0.0.1:%u: %s", ntohs(a.sin_port), strerror(errno));
 		if (setsockopt(fds[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
 		    getsockname(fds[i], (struct sockaddr *)&l, &len))
-			die("connection %d: %s", i, strerror(errno));
+			gt_die("connection %d: %s", i, strerror(errno));
 		lport[i] = ntohs(l.sin_port);
 		/* the premise: the server side of a connection is the one with the lower port */
 		if (lport[i] <= ntohs(a.sin_port))
-			die("connection %d: local port %u is not above the server's %u", i,
-			    lport[i], ntohs(a.sin_port));
+			gt_die("connection %d: local port %u is not above the server's %u", i,
+			       lport[i], ntohs(a.sin_port));
 	}
 	for (long i = 0; i < nreq; i++) {
 		int c = (int)(i % nconn);
@@ -150,24 +118,24 @@ int main(int argc, char **argv)
 		uint64_t t0, t1;
 		ssize_t n;
 
-		t0 = now_ns();
+		t0 = gt_now();
 		if (send(fds[c], &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
-			die("send request %ld: %s", i, strerror(errno));
+			gt_die("send request %ld: %s", i, strerror(errno));
 		do
 			n = recv(fds[c], &r, sizeof(r), MSG_WAITALL);
 		while (n < 0 && errno == EINTR);
-		t1 = now_ns();
+		t1 = gt_now();
 		if (n != (ssize_t)sizeof(r))
-			die("request %ld: recv = %zd: %s", i, n,
-			    n < 0 ? strerror(errno) : "the server closed the connection");
+			gt_die("request %ld: recv = %zd: %s", i, n,
+			       n < 0 ? strerror(errno) : "the server closed the connection");
 		if (r.seq != m.seq || r.type != m.type)
-			die("request %ld: the reply echoed seq %" PRIu32 " type %c", i, r.seq,
-			    r.type);
+			gt_die("request %ld: the reply echoed seq %" PRIu32 " type %c", i, r.seq,
+			       r.type);
 		fprintf(log, "%u %ld %c %" PRIu64 "\n", lport[c], i, m.type, t1 - t0);
 	}
 	for (int i = 0; i < nconn; i++)
 		close(fds[i]);
 	if (fflush(log) || ferror(log) || fclose(log))
-		die("error writing %s", log_path);
+		gt_die("error writing %s", log_path);
 	return 0;
 }
