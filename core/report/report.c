@@ -58,7 +58,7 @@ struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph 
 			.ctx = r,
 			/* as the critical path: shorter waits are named by the thread's state */
 			.walk_min_ns = o->min_block_ns / WS_CHAIN_SEG_PARTS,
-			.idle_after_ns = o->requests_idle_ns ? o->requests_idle_ns : 2000000000ull,
+			.idle_after_ns = o->requests_idle_ns,
 			.top = o->top,
 			.min_latency_ns = o->request_min_latency_ns,
 			.port = o->request_port,

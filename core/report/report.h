@@ -34,7 +34,7 @@ struct ws_report_opts {
 	uint64_t min_block_ns; /* waits shorter than this are counted, not chained */
 	bool include_idle;     /* rank idle waits (idle.h) too, not only count them */
 	enum ws_requests_mode requests;
-	/* a connection quiet this long has its request ended (within the kept history) */
+	/* a connection quiet this long has its request ended (within the kept history); > 0 */
 	uint64_t requests_idle_ns;
 	uint64_t request_min_latency_ns; /* requests shorter than this are left out (0: none) */
 	uint32_t request_port;		 /* only requests on this local port (0: any) */

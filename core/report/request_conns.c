@@ -149,10 +149,8 @@ static uint64_t count_call(struct ws_requests *rq, uint32_t tid)
  * Its thread worked for other connections too: its CPU time in the request is not all the
  * request's, and the part is named so (it is still time the request waited for).
  */
-static void shared_cpu(struct ws_requests *rq, struct ws_request *req)
+static void shared_cpu(struct ws_requests *rq, struct ws_request *req, const char *own)
 {
-	const char *own = requests_name(rq, "CPU work in %s", req->comm);
-
 	for (int i = 0; i < req->nparts; i++)
 		if (req->parts[i].what == own)
 			req->parts[i].what = requests_name(
@@ -170,7 +168,7 @@ static void request_end(struct ws_requests *rq, struct conn *c, uint64_t seen)
 		.end = c->last_send,
 		.tid = c->tid,
 		.pid = c->pid,
-		.comm = requests_name(rq, "%s", ws_graph_comm(rq->g, c->tid)),
+		.comm = requests_intern(rq, ws_graph_comm(rq->g, c->tid)),
 		.proto = c->proto,
 		.local = c->local,
 		.peer = c->peer,
@@ -182,7 +180,7 @@ static void request_end(struct ws_requests *rq, struct conn *c, uint64_t seen)
 		.other_sender = c->other_sender != 0,
 		.incomplete = ws_graph_window_lost(rq->g, c->start, seen),
 	};
-	const char *port = strrchr(c->local, ':');
+	const char *port = strrchr(c->local, ':'), *own;
 	uint64_t dur;
 
 	req.start = request_arrival(rq, c->tid, c->start);
@@ -201,14 +199,13 @@ static void request_end(struct ws_requests *rq, struct conn *c, uint64_t seen)
 	req.parts = rq->cur;
 	req.nparts = (int)rq->ncur;
 	req.own_cpu_ns = rq->own_cpu;
+	own = requests_name(rq, "CPU work in %s", req.comm);
 	if (c->calls_at_end)
 		req.other_calls = c->calls_at_end - c->calls_at_start - c->own_calls;
 	if (req.other_calls)
-		shared_cpu(rq, &req);
+		shared_cpu(rq, &req, own);
 	/* its own work when that is at least half of it; else what it waited for most */
 	if (rq->own_cpu * 2 < dur) {
-		const char *own = requests_name(rq, "CPU work in %s", req.comm);
-
 		for (int i = 0; i < req.nparts && !req.cause; i++)
 			if (req.parts[i].what != own)
 				req.cause = req.parts[i].what;
@@ -267,8 +264,8 @@ static struct conn *conn_of(struct ws_requests *rq, const struct ws_sock_io *io)
 		c->pid = io->pid;
 		c->id = ++rq->conns_seen;
 		c->proto = io->proto;
-		c->local = requests_name(rq, "%s", local);
-		c->peer = requests_name(rq, "%s", peer);
+		c->local = requests_intern(rq, local);
+		c->peer = requests_intern(rq, peer);
 	}
 	return c;
 }

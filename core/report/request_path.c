@@ -18,19 +18,24 @@
 
 #define NOT_OBSERVED "not observed (before the kept history, or records lost)"
 
+const char *requests_intern(struct ws_requests *rq, const char *s)
+{
+	const char *in = ws_strpool_intern(&rq->names, s);
+
+	if (!in)
+		rq->err = -ENOMEM;
+	return in ? in : "";
+}
+
 const char *requests_name(struct ws_requests *rq, const char *fmt, ...)
 {
 	char buf[256];
-	const char *s;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	s = ws_strpool_intern(&rq->names, buf);
-	if (!s)
-		rq->err = -ENOMEM;
-	return s ? s : "";
+	return requests_intern(rq, buf);
 }
 
 static void part_add(struct ws_requests *rq, const char *what, uint64_t ns)
@@ -96,7 +101,8 @@ static void walked_wait(struct ws_requests *rq, const struct ws_wait_done *d, ui
 
 	if (ws_chain_build(rq->g, d, c)) {
 		rq->err = -ENOMEM;
-		part_add(rq, requests_name(rq, NOT_OBSERVED), overlap(d->start, d->end, from, to));
+		part_add(rq, requests_intern(rq, NOT_OBSERVED),
+			 overlap(d->start, d->end, from, to));
 		return;
 	}
 	for (size_t k = 0; k < c->nsegs; k++) {
@@ -107,7 +113,7 @@ static void walked_wait(struct ws_requests *rq, const struct ws_wait_done *d, ui
 
 		if (!ns)
 			continue;
-		what = requests_name(rq, "%s", ws_chain_seg_root(rq->g, c, k, &scratch)->key);
+		what = requests_intern(rq, ws_chain_seg_root(rq->g, c, k, &scratch)->key);
 		part_add(rq, what, ns);
 		example(rq, what, ns, c, &settled);
 	}
@@ -124,7 +130,7 @@ static void stretch(struct ws_requests *rq, const struct ws_thread *t, const str
 		return;
 	ws_stretch_label(t, iv, iv->claim ? ws_graph_claim(rq->g, iv->claim) : NULL, what,
 			 sizeof(what));
-	part_add(rq, requests_name(rq, "%s", what), ns);
+	part_add(rq, requests_intern(rq, what), ns);
 	if (iv->state == WS_STATE_RUNNING)
 		rq->own_cpu += ns;
 }
@@ -173,7 +179,7 @@ void request_path(struct ws_requests *rq, uint32_t tid, uint64_t start, uint64_t
 	rq->ncur = 0;
 	rq->own_cpu = 0;
 	if (!t) {
-		part_add(rq, requests_name(rq, NOT_OBSERVED), end - start);
+		part_add(rq, requests_intern(rq, NOT_OBSERVED), end - start);
 		return;
 	}
 	for (size_t i = ws_thread_find(t, start); i < t->n && at < end; i++) {
@@ -182,7 +188,7 @@ void request_path(struct ws_requests *rq, uint32_t tid, uint64_t start, uint64_t
 		if (iv.start >= end)
 			break;
 		if (iv.start > at)
-			part_add(rq, requests_name(rq, NOT_OBSERVED), iv.start - at);
+			part_add(rq, requests_intern(rq, NOT_OBSERVED), iv.start - at);
 		if (iv.state == WS_STATE_BLOCKED || iv.state == WS_STATE_RUNNABLE) {
 			i = wait_at(rq, t, i, start, end);
 			iv.end = ws_thread_end(t, i);
@@ -192,7 +198,7 @@ void request_path(struct ws_requests *rq, uint32_t tid, uint64_t start, uint64_t
 		at = iv.end == WS_NO_END || iv.end > end ? end : iv.end;
 	}
 	if (at < end)
-		part_add(rq, requests_name(rq, NOT_OBSERVED), end - at);
+		part_add(rq, requests_intern(rq, NOT_OBSERVED), end - at);
 }
 
 /* A call that receives: the thread blocked in it waits for data on that descriptor. */

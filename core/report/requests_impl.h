@@ -54,7 +54,9 @@ struct ws_requests {
 	int err;
 };
 
-/* A name's interned copy ("" when out of memory). */
+/* @s's interned copy ("" when out of memory). */
+const char *requests_intern(struct ws_requests *rq, const char *s);
+/* The interned copy of what @fmt formats (cut at 255 bytes). */
 const char *requests_name(struct ws_requests *rq, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
