@@ -27,6 +27,12 @@
 #             range and 95% CI; PAIRED_FLOOR=X leaves out rounds where a run gave < X tps: the
 #             throttled disk stalls every configuration now and then), the load average and
 #             whyslow's own CPU seconds
+#   breakdown where a traced round's loss goes (issue 37): tps, context switches, idle CPU,
+#             whyslow's CPU and its BPF run time per round, configurations BREAKDOWN_CONFIGS
+#             (default "untraced traced"; also nostacks, norequests, nice19, before, and the
+#             floors empty_bpf and minimal_bpf) rotating each round; then the reader's profile
+#             over one more traced round ($OUT/reader.perf, reader.perf.txt). KEEP_DATA=1 keeps
+#             attach's recording in $OUT.
 # Needs: PostgreSQL 15 from Debian (apt-get install -y postgresql postgresql-contrib; the script
 # installs it when missing and says so). Output: $OUT (default a new /tmp/whyslow-pgbench-out.*),
 # one NAME.txt / NAME.json per mode, pgbench's own output in NAME.pgbench.
@@ -64,6 +70,9 @@ WORK=$(mktemp -d /tmp/whyslow-pgbench.XXXXXX) || die "mktemp failed"
 chmod 711 "$WORK"
 [ -n "$OUT" ] || OUT=$(mktemp -d /tmp/whyslow-pgbench-out.XXXXXX) || die "mktemp failed"
 mkdir -p "$OUT" && chmod 755 "$OUT"
+# KEEP_DATA=1 keeps attach's recording in $OUT (it is large), else it goes with the temp dir
+DATA=$WORK
+[ "${KEEP_DATA:-0}" = 1 ] && DATA=$OUT
 SOCK=$WORK/sock
 # the slow disk: ext4 on a direct-I/O loop device; its writes throttled in our own group
 slowdisk_make 768M || exit 1
@@ -99,7 +108,7 @@ traced_run() { # NAME HOST
 # mode attach: record the running postmaster, pgbench outside, report afterwards
 attached_run() {
 	pg_start || exit 1
-	"$WHYSLOW" record -o "$WORK/attach.data" attach "$(postmaster_pid)" 2>"$OUT/attach.stderr" &
+	"$WHYSLOW" record -o "$DATA/attach.data" attach "$(postmaster_pid)" 2>"$OUT/attach.stderr" &
 	TRACER_PID=$!
 	sleep 3 # attach finishes loading before the load starts
 	pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$DURATION" postgres >"$OUT/attach.pgbench" 2>&1
@@ -107,8 +116,8 @@ attached_run() {
 	wait "$TRACER_PID"
 	TRACER_PID=
 	pg_stop
-	"$WHYSLOW" report "$WORK/attach.data" -o "$OUT/attach.txt"
-	"$WHYSLOW" report "$WORK/attach.data" --format json -o "$OUT/attach.json"
+	"$WHYSLOW" report "$DATA/attach.data" -o "$OUT/attach.txt"
+	"$WHYSLOW" report "$DATA/attach.data" --format json -o "$OUT/attach.json"
 	echo "== attach: $(grep -E '^tps' "$OUT/attach.pgbench" | head -1)"
 }
 
@@ -136,8 +145,8 @@ pg_waits() {
 tracer() {
 	local bin=$1 plugins=$2
 	shift 2
-	WHYSLOW_PLUGIN_DIR=$plugins "$bin" attach "$@" --format json -o /dev/null \
-		"$(postmaster_pid)" 2>/dev/null &
+	WHYSLOW_PLUGIN_DIR=$plugins nice -n "${TRACER_NICE:-0}" "$bin" attach "$@" --format json \
+		-o /dev/null "$(postmaster_pid)" 2>/dev/null &
 	TRACER_PID=$!
 	sleep 3
 }
@@ -191,6 +200,82 @@ overhead() {
 	echo "  load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/overhead.txt"
 }
 
+# mode breakdown (issue 37.1): where a traced CPU-bound round's loss goes. Rounds alternate
+# untraced / traced (attach, default options); each round records the machine's context switches
+# and migrations (perf stat -a, software events: this VM has no hardware counters), the machine's
+# idle CPU seconds (/proc/stat), whyslow's own CPU, and the BPF programs' run time (kernel.bpf_stats_enabled, bpftool deltas). One more
+# traced round under `perf record -g` of whyslow alone leaves $OUT/reader.perf.txt.
+idle_secs() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / {printf "%.2f", ($5+$6)/hz}' /proc/stat; } # the machine's idle+iowait
+bpf_ns() { prog_stats | awk '{t+=$3} END {printf "%.3f", t/1e9}'; }
+breakdown() {
+	local r c i tps cpu pg0 pg1 b0 b1 st
+	local order=(${BREAKDOWN_CONFIGS:-untraced traced}) old n
+	old=$(sysctl -n kernel.bpf_stats_enabled)
+	n=${#order[@]}
+	printf '[core]\nstacks = false\n' >"$OUT/nostacks.ini"
+	if [[ " ${order[*]} " == *_bpf* ]]; then
+		local o=$OUT
+		OUT=$WORK # bench_bpf_loader builds into $OUT
+		bench_bpf empty_tracer.bpf.c "$WORK/empty_tracer.bpf.o" &&
+			bench_bpf minimal_tracer.bpf.c "$WORK/minimal_tracer.bpf.o" && bench_bpf_loader ||
+			die "breakdown: cannot build the floor tracers"
+		OUT=$o
+	fi
+	sysctl -qw kernel.bpf_stats_enabled=1
+	printf 'config\ttps\tload\twhyslow_cpu\tround\tidle_s\tbpf_s\tcs\tmigrations\n' >"$OUT/breakdown.tsv"
+	pg_start || exit 1
+	for ((r = 0; r < ROUNDS; r++)); do
+		for ((i = 0; i < n; i++)); do
+			c=${order[(i + r) % n]} cpu=- b0=0 b1=0
+			case $c in
+			traced) tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" ;;
+			# the reader at the lowest priority: does its preempting the backends cost more
+			# than its CPU time?
+			nice19) TRACER_NICE=19 tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" ;;
+			nostacks) tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" -c "$OUT/nostacks.ini" ;;
+			norequests) tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" --no-requests ;;
+			before) tracer "$WHYSLOW_BEFORE" "$(plugins_of "$WHYSLOW_BEFORE")" ;;
+			# what any tracer of this shape pays here (bench/overhead.sh's floors): programs
+			# that return at once, and the least per-thread design; no reader
+			empty_bpf | minimal_bpf)
+				# (the minimal one follows the postmaster's tgid and the tasks it makes)
+				"$WORK/bpf_floor" "$WORK/${c%_bpf}_tracer.bpf.o" $([ $c = minimal_bpf ] && postmaster_pid) \
+					>/dev/null 2>&1 &
+				TRACER_PID=$!
+				sleep 3 ;;
+			esac
+			[ -n "$TRACER_PID" ] && b0=$(bpf_ns)
+			pg0=$(idle_secs)
+			perf stat -a -x, -e context-switches,cpu-migrations -o "$WORK/stat.csv" -- \
+				runuser -u "$PGUSER_NAME" -- pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$OVH_T" postgres >"$WORK/pgb.out" 2>&1
+			tps=$(awk '/^tps/ {print $3; exit}' "$WORK/pgb.out")
+			pg1=$(idle_secs)
+			if [ -n "$TRACER_PID" ]; then
+				b1=$(bpf_ns)
+				cpu=$(cpu_secs "$TRACER_PID")
+				kill -INT "$TRACER_PID"; wait "$TRACER_PID"; TRACER_PID=
+			fi
+			[ -n "$tps" ] || die "breakdown: round $r ($c) gave no tps"
+			st=$(awk -F, '$3=="context-switches" {cs=$1} $3=="cpu-migrations" {m=$1} END {print cs "\t" m}' "$WORK/stat.csv")
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$tps" "$(cut -d' ' -f1 /proc/loadavg)" "$cpu" "$r" \
+				"$(awk -v a="$pg0" -v b="$pg1" 'BEGIN {printf "%.2f", b-a}')" \
+				"$(awk -v a="$b0" -v b="$b1" 'BEGIN {printf "%.3f", b-a}')" "$st" | tee -a "$OUT/breakdown.tsv"
+		done
+	done
+	# the reader's profile over one more traced round
+	tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR"
+	perf record -q --call-graph dwarf,16384 -p "$TRACER_PID" -o "$OUT/reader.perf" -- sleep "$OVH_T" >/dev/null 2>&1 &
+	local perf_pid=$!
+	pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$OVH_T" postgres >/dev/null 2>&1
+	wait "$perf_pid"
+	kill -INT "$TRACER_PID"; wait "$TRACER_PID"; TRACER_PID=
+	perf report -i "$OUT/reader.perf" --no-children --stdio -g none --sort dso,sym 2>/dev/null |
+		grep -v '^$' | head -80 >"$OUT/reader.perf.txt"
+	pg_stop
+	sysctl -qw kernel.bpf_stats_enabled="$old"
+	echo "breakdown: $OUT/breakdown.tsv, reader profile $OUT/reader.perf.txt"
+}
+
 for m in $MODES; do
 	case $m in
 	run) traced_run run "$SOCK" ;;
@@ -198,7 +283,8 @@ for m in $MODES; do
 	attach) attached_run ;;
 	waits) pg_waits ;;
 	overhead) overhead ;;
-	*) die "unknown mode $m (run, attach, tcp, waits, overhead)" ;;
+	breakdown) breakdown ;;
+	*) die "unknown mode $m (run, attach, tcp, waits, overhead, breakdown)" ;;
 	esac
 done
 echo "reports in $OUT"

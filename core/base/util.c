@@ -202,28 +202,44 @@ static int utf8_seq(const unsigned char *p)
 	return need + 1;
 }
 
+/* Is @p's sequence (@n bytes, well-formed) written as is inside a JSON string? */
+static bool json_plain(const unsigned char *p, int n)
+{
+	if (n == 1)
+		return *p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\';
+	/* U+0080..U+009F (C1) are control codes to a terminal, like C0 and DEL */
+	return !(n == 2 && *p == 0xc2 && p[1] <= 0x9f);
+}
+
 void ws_json_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	fputc('"', f);
 	while (*p) {
-		int n = utf8_seq(p);
+		const unsigned char *run = p;
+		int n;
 
+		/* a run of bytes written as they are goes out in one call: a report of many
+		 * requests spent a sixth of its time locking the stream once per byte */
+		while (*p && (n = utf8_seq(p)) > 0 && json_plain(p, n))
+			p += n;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
+		if (!*p)
+			break;
+		n = utf8_seq(p);
 		if (n < 0) {
 			/* an escape, not the raw U+FFFD: says the input was not UTF-8 */
 			fputs("\\ufffd", f);
 			p += -n;
-			continue;
-		}
-		/* U+0080..U+009F (C1) are control codes to a terminal, like C0 and DEL */
-		if (n == 2 && *p == 0xc2 && p[1] <= 0x9f) {
-			fprintf(f, "\\u%04x", p[1]);
-		} else if (n > 1) {
-			fwrite(p, 1, n, f);
+		} else if (n == 2) {
+			fprintf(f, "\\u%04x", p[1]); /* C1 */
+			p += 2;
 		} else if (*p == '"' || *p == '\\') {
-			fprintf(f, "\\%c", *p);
-		} else if (*p < 0x20 || *p == 0x7f) {
+			fputc('\\', f);
+			fputc(*p++, f);
+		} else {
 			/* \b \t \n \f \r have short forms; \v (the NUL here) has not */
 			static const char shortform[] = "btn\0fr";
 
@@ -231,10 +247,8 @@ void ws_json_str(FILE *f, const char *s)
 				fprintf(f, "\\%c", shortform[*p - '\b']);
 			else
 				fprintf(f, "\\u%04x", *p);
-		} else {
-			fputc(*p, f);
+			p++;
 		}
-		p += n;
 	}
 	fputc('"', f);
 }
