@@ -373,6 +373,15 @@ static const char *tmp_name(const struct ws_outfile *o)
 	return s ? s + 1 : o->tmp;
 }
 
+bool ws_outfile_is_terminal(const char *path)
+{
+	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return isatty(STDOUT_FILENO);
+	if (!strcmp(path, "/dev/stderr") || !strcmp(path, WS_OUTFILE_STDERR))
+		return isatty(STDERR_FILENO);
+	return false;
+}
+
 int ws_outfile_open(struct ws_outfile *o, const char *path)
 {
 	const char *slash;

@@ -148,6 +148,30 @@ static int load_config(struct ws_cli *c, struct ws_config *cfg)
 	return 0;
 }
 
+/*
+ * Would a binary report (--format pprof) go to a terminal? Said, before anything is loaded.
+ * The report goes where main() sends it below: a recording's to --live (else nowhere), run's to
+ * stderr unless -o says otherwise, attach's to stdout.
+ */
+static bool binary_to_terminal(const struct ws_cli *c, struct ws_config *cfg, bool recording)
+{
+	enum ws_format format = WS_FORMAT_TEXT;
+	const char *output = ws_config_get(cfg, "core", "output");
+
+	ws_format_parse(ws_config_str(cfg, "core", ws_core_keys, "format"), WS_FORMATS_LIVE,
+			&format);
+	if (recording)
+		output = c->live ? c->live : "/dev/null";
+	else if (!output && c->cmd == WS_CMD_RUN)
+		output = WS_OUTFILE_STDERR;
+	if (!ws_format_binary(format) || !ws_outfile_is_terminal(output))
+		return false;
+	ws_log(WS_LOG_ERROR,
+	       "--format %s writes a binary profile, not for a terminal: give -o FILE",
+	       ws_format_name(format));
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct ws_session_opts so = { 0 };
@@ -172,6 +196,8 @@ int main(int argc, char **argv)
 	if (without_tracing(&c, &rc) || load_config(&c, &cfg))
 		goto out;
 	recording = c.cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH);
+	if (binary_to_terminal(&c, &cfg, recording))
+		goto out;
 	/*
 	 * A live report needs nothing finer than min_block/64, the default resolution; a
 	 * recording is reported again at any --min-block, and a Perfetto timeline shows every
@@ -225,7 +251,7 @@ int main(int argc, char **argv)
 	ws_format_parse(ws_config_str(&cfg, "core", ws_core_keys, "format"), WS_FORMATS_LIVE,
 			&format);
 	ro.json = format == WS_FORMAT_JSON;
-	ro.open_waits = format != WS_FORMAT_FOLDED;
+	ro.open_waits = format != WS_FORMAT_FOLDED && format != WS_FORMAT_PPROF;
 	/*
 	 * json and folded reports stream as they go: no status line between their lines, whether
 	 * they go to stderr or to stdout on the same terminal

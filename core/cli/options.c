@@ -47,7 +47,7 @@ const struct ws_opt ws_opts[] = {
 	  "comma-separated sources to enable, e.g. sched,futex,blkio (default: every plugin installed)",
 	  "Without sched no wait is seen: whyslow warns.", false },
 	{ WS_CMD_TRACING, 0, "format", WS_ARG_FORMAT, "FMT", NULL, F(format), WS_FORMATS_LIVE,
-	  "text (default), json (JSON Lines, one chain per line) or folded (one line per piece of a wait, for flame graphs); record: of --live",
+	  "text (default), json (JSON Lines, one chain per line), folded (one line per piece of a wait, for flame graphs) or pprof (the same stacks as a gzipped profile.proto for go tool pprof, Pyroscope, Parca; needs -o FILE); record: of --live",
 	  "Text: for run, the command's critical path, then the costliest reasons, the --top longest chains, and a summary ranking root causes. JSON: every chain, every reason, then a summary object.",
 	  true },
 	{ WS_CMD_TRACING, 0, "duration", WS_ARG_DURATION, "DUR", "duration", 0, 0,
@@ -118,7 +118,7 @@ const struct ws_opt ws_opts[] = {
 
 	/* report */
 	{ WS_CMD_REPORT, 0, "format", WS_ARG_FORMAT, "FMT", NULL, F(format), WS_FORMATS_REPORT,
-	  "text (default), json (JSON Lines), folded (flame graph stacks) or perfetto (trace-event JSON for ui.perfetto.dev or chrome://tracing)",
+	  "text (default), json (JSON Lines), folded (flame graph stacks), pprof (the same stacks as a gzipped profile.proto) or perfetto (trace-event JSON for ui.perfetto.dev or chrome://tracing)",
 	  NULL, true },
 	{ WS_CMD_REPORT, 'o', "output", WS_ARG_STRING, "FILE", NULL, F(output), 0,
 	  "write to FILE (complete, or not at all) instead of stdout; - = stdout", NULL, false },

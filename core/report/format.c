@@ -10,6 +10,7 @@ static const char *const names[] = {
 	[WS_FORMAT_JSON] = "json",
 	[WS_FORMAT_FOLDED] = "folded",
 	[WS_FORMAT_PERFETTO] = "perfetto",
+	[WS_FORMAT_PPROF] = "pprof",
 };
 
 #define NFORMATS (sizeof(names) / sizeof(names[0]))

@@ -13,6 +13,7 @@
 #include "idle.h"
 #include "link_stacks.h"
 #include "offcpu.h"
+#include "pprof.h"
 #include "reasons.h"
 #include "base/syscall_fmt.h"
 #include "base/util.h"
@@ -39,6 +40,37 @@ static void on_request(void *ctx, const struct ws_request *q)
 		r->request_sink(r->request_sink_ctx, q);
 }
 
+/* The pprof buffer closed, if it is open; 0 or -ENOMEM (its last write failed). */
+static int pprof_close(struct ws_report *r)
+{
+	int err = 0;
+
+	if (r->pprof_out && r->o.out != r->pprof_out) {
+		err = fclose(r->o.out) ? -ENOMEM : 0;
+		r->o.out = r->pprof_out;
+	}
+	return err;
+}
+
+/* The folded lines collected, as a profile to where the report goes. 0 or a negative errno. */
+static int pprof_finish(struct ws_report *r, const struct ws_summary *s, uint64_t lost)
+{
+	char comment[160];
+	struct ws_pprof_info info = { .duration_ns = s->duration_ns, .comment = comment };
+	int err = pprof_close(r);
+
+	/* a profile has no summary: what was lost is said where pprof -comments shows it */
+	snprintf(comment, sizeof(comment),
+		 "whyslow: off-CPU time of causal chains, each stack root first; %" PRIu64
+		 " records lost",
+		 lost);
+	if (!err)
+		err = ws_pprof_write(r->o.out, r->pprof_text, r->pprof_len, &info);
+	free(r->pprof_text);
+	r->pprof_text = NULL;
+	return err;
+}
+
 struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph *g)
 {
 	struct ws_report *r = calloc(1, sizeof(*r));
@@ -47,6 +79,16 @@ struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph 
 		return NULL;
 	r->o = *o;
 	r->g = g;
+	if (o->format == WS_FORMAT_PPROF) {
+		/* the towers are folded's: collected as such, encoded by ws_report_finish */
+		r->o.format = WS_FORMAT_FOLDED;
+		r->pprof_out = o->out;
+		r->o.out = open_memstream(&r->pprof_text, &r->pprof_len);
+		if (!r->o.out) {
+			free(r);
+			return NULL;
+		}
+	}
 	r->reasons = ws_reasons_new(report_render_text, r);
 	r->oc = ws_offcpu_new(o->min_block_ns);
 	if (r->o.top > 0)
@@ -68,6 +110,8 @@ struct ws_report *ws_report_new(const struct ws_report_opts *o, struct ws_graph 
 	}
 	if (!r->reasons || !r->oc || (r->o.top > 0 && !r->top) ||
 	    (o->requests != WS_REQUESTS_OFF && !r->rq)) {
+		pprof_close(r);
+		free(r->pprof_text);
 		ws_requests_free(r->rq);
 		ws_offcpu_free(r->oc);
 		ws_reasons_free(r->reasons);
@@ -242,6 +286,12 @@ int ws_report_finish(struct ws_report *r, const struct ws_summary *s)
 		report_json_summary(r, s, lost, untraced);
 	} else if (r->o.format == WS_FORMAT_TEXT)
 		report_text_summary(r, s, lost, untraced);
+	if (r->pprof_out) {
+		int err = pprof_finish(r, s, lost);
+
+		if (err)
+			return err;
+	}
 	if (fflush(r->o.out) == EOF || ferror(r->o.out))
 		return errno ? -errno : -EIO;
 	return 0;
@@ -251,6 +301,8 @@ void ws_report_free(struct ws_report *r)
 {
 	if (!r)
 		return;
+	pprof_close(r);
+	free(r->pprof_text);
 	for (int i = 0; i < r->ntop; i++)
 		free(r->top[i].text);
 	free(r->top);

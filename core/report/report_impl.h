@@ -45,6 +45,10 @@ struct ws_report {
 	struct ws_requests_summary rs;
 	uint64_t stacks_missing[WS_SM_COUNT]; /* links of ranked chains without user frames, by why
 					       */
+	/* --format pprof: the folded lines go to a buffer (o.out), encoded at the end */
+	FILE *pprof_out; /* where the profile goes (NULL: not pprof) */
+	char *pprof_text;
+	size_t pprof_len;
 };
 
 /* Blocked time of @comm over every root it traces back to. */

@@ -34,6 +34,24 @@ for data in "$DATA"/gt_*.data; do
 		fail "critical path check"
 	"$WHYSLOW" report "$data" --format folded >"$work/folded" || fail "folded export"
 	"$PYTHON" "$(dirname "$0")/check_folded.py" "$work/folded" "$work/a.jsonl" || fail "folded check"
+	# the same towers as a pprof profile: decoded here, and by Debian's go tool pprof
+	"$WHYSLOW" report "$data" --format pprof -o "$work/profile.pb.gz" || fail "pprof export"
+	"$PYTHON" "$(dirname "$0")/check_pprof.py" "$work/profile.pb.gz" "$work/folded" ||
+		fail "pprof check"
+	if command -v go >/dev/null; then
+		total=$(go tool pprof -top -unit=ns "$work/profile.pb.gz" 2>/dev/null |
+			sed -n 's/.*Total samples = \([0-9]*\)ns.*/\1/p')
+		[ "$total" = "$(awk '{s += $NF} END {print s}' "$work/folded")" ] ||
+			fail "go tool pprof reads a total of '$total' ns, the folded lines another"
+	elif [ "${CI:-}" = true ]; then
+		fail "go tool pprof is needed under CI=true (apt-get install golang-go)"
+	fi
+	if command -v script >/dev/null; then
+		# a binary profile is not written to a terminal: refused, nothing written
+		script -qec "'$WHYSLOW' report '$data' --format pprof" /dev/null >"$work/tty" 2>&1
+		[ $? = 2 ] && grep -q 'not for a terminal' "$work/tty" ||
+			fail "--format pprof to a terminal was not refused: $(head -c 300 "$work/tty")"
+	fi
 	"$PYTHON" "$(dirname "$0")/../../tools/flamegraph.py" "$work/folded" >"$work/fg.svg" &&
 		grep -q '<svg' "$work/fg.svg" || fail "tools/flamegraph.py could not draw the folded stacks"
 	"$WHYSLOW" report "$data" >"$work/text" || fail "text report"
