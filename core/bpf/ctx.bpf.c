@@ -172,30 +172,80 @@ int BPF_PROG(ws_ctx_switch)
 	return 0;
 }
 
-/* Follow new processes of traced ones; threads share their tgid already. */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(ws_follow_fork, struct task_struct *parent, struct task_struct *child)
+/* Process @tgid (thread @tid) traced from now on: into the filter, the reader woken. */
+static __always_inline void follow(__u32 tgid, __u32 tid)
 {
-	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	struct ws_rec_hdr *r;
 	__u8 one = 1;
 
-	if (ptgid == ctgid || !ws_traced_tgid(ptgid))
-		return 0;
 	/* a full filter must not hide the child silently: it is counted like a lost record */
-	if (bpf_map_update_elem(&ws_tgids, &ctgid, &one, BPF_ANY)) {
+	if (bpf_map_update_elem(&ws_tgids, &tgid, &one, BPF_ANY)) {
 		ws_count_lost(WS_KIND_UNTRACED_PROC, ws_cpu_state());
-		return 0;
+		return;
 	}
 	/* wake the reader: the child's maps must be read before a short program exits (a
 	 * wakeup, not an event: a full ring loses nothing the analysis needs) */
 	r = bpf_ringbuf_reserve(&ws_ring, sizeof(*r), 0);
 	if (!r)
-		return 0;
+		return;
 	ws_fill_hdr(r, sizeof(*r), WS_KIND_PROC_NEW, ws_cpu_state());
-	r->tid = BPF_CORE_READ(child, pid);
-	r->pid = ctgid;
+	r->tid = tid;
+	r->pid = tgid;
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * attach --cgroup: the id (kernfs inode) of the cgroup whose processes are traced, with those
+ * of its sub-cgroups and every process that joins one later (0: none). Set before load.
+ */
+const volatile __u64 follow_cgroup_id = 0;
+
+/* Is @cg the followed cgroup or below it? (cgroup.self is its first member: a parent css is
+ * its cgroup.) The depth is bounded; a deeper cgroup is not followed by its joiners. */
+static __always_inline bool cgroup_followed(struct cgroup *cg)
+{
+	for (int i = 0; i < 32 && cg; i++) {
+		if (BPF_CORE_READ(cg, kn, id) == follow_cgroup_id)
+			return true;
+		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+	}
+	return false;
+}
+
+/* Follow new processes of traced ones; threads share their tgid already. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(ws_follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+
+	if (ptgid == ctgid)
+		return 0;
+	/*
+	 * An untraced parent's child is followed when it starts in the followed cgroup (cgroup
+	 * v2's clone3 CLONE_INTO_CGROUP: no cgroup_attach_task for it; v1 has no such clone)
+	 */
+	if (ws_traced_tgid(ptgid) ||
+	    (follow_cgroup_id && cgroup_followed(BPF_CORE_READ(child, cgroups, dfl_cgrp))))
+		follow(ctgid, BPF_CORE_READ(child, pid));
+	return 0;
+}
+
+/*
+ * A process moved into a cgroup (a write to cgroup.procs: how systemd and container runtimes
+ * start a service in one): one event for the leader, for the whole process when threadgroup.
+ * The sched source's program on the same event, attached after this one, gives it its entry.
+ */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(ws_follow_cgroup, struct cgroup *dst, const char *path, struct task_struct *task,
+	     bool threadgroup)
+{
+	__u32 tgid;
+
+	if (!follow_cgroup_id || !cgroup_followed(dst))
+		return 0;
+	tgid = BPF_CORE_READ(task, tgid);
+	if (!ws_traced_tgid(tgid))
+		follow(tgid, BPF_CORE_READ(task, pid));
 	return 0;
 }
 

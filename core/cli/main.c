@@ -2,6 +2,7 @@
 /* whyslow: tells you why your program was slow, as causal chains. */
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "session/config.h"
+#include "session/cgroup.h"
 #include "session/core_keys.h"
 #include "session/session.h"
 
@@ -37,19 +39,20 @@ static int from_config(struct ws_cli *c, struct ws_config *cfg)
 	static char *sh_argv[4] = { "/bin/sh", "-c", NULL, NULL };
 	const char *cmd = ws_config_get(cfg, "core", "command");
 	const char *pids = ws_config_get(cfg, "core", "attach");
+	const char *cgroup = ws_config_get(cfg, "core", "cgroup");
 
-	if (cmd && pids) {
-		ws_log(WS_LOG_ERROR, "%s: [core] sets both command and attach; keep one",
-		       cfg->path);
+	if (cmd && (pids || cgroup)) {
+		ws_log(WS_LOG_ERROR,
+		       "%s: [core] sets both command and attach (or cgroup); keep one", cfg->path);
 		return -EINVAL;
 	}
 	if (cmd) {
 		c->cmd = WS_CMD_RUN;
 		sh_argv[2] = (char *)cmd;
 		c->argv = sh_argv;
-	} else if (pids) {
+	} else if (pids || cgroup) {
 		c->cmd = WS_CMD_ATTACH;
-		return ws_cli_add_pids(c, pids);
+		return pids ? ws_cli_add_pids(c, pids) : 0;
 	}
 	return 0;
 }
@@ -132,10 +135,6 @@ static int load_config(struct ws_cli *c, struct ws_config *cfg)
 		       "nothing to do: give run -- COMMAND or attach PID (or [core] command in the ini file); see whyslow --help");
 		return -EINVAL;
 	}
-	if ((c->cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH)) && !c->pids.n) {
-		ws_log(WS_LOG_ERROR, "attach needs at least one PID; see whyslow help attach");
-		return -EINVAL;
-	}
 	if (c->cmd == WS_CMD_RUN && !c->argv) {
 		ws_log(WS_LOG_ERROR, "run needs a command: whyslow run -- COMMAND [ARGS...]");
 		return -EINVAL;
@@ -145,6 +144,13 @@ static int load_config(struct ws_cli *c, struct ws_config *cfg)
 			return -ENOMEM;
 	if (c->format_set && ws_config_set(cfg, "core", "format", ws_format_name(c->format)))
 		return -ENOMEM;
+	/* after the command line's [core] keys: --cgroup names the processes too */
+	if ((c->cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH)) && !c->pids.n &&
+	    !ws_config_get(cfg, "core", "cgroup")) {
+		ws_log(WS_LOG_ERROR,
+		       "attach needs at least one PID or --cgroup; see whyslow help attach");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -170,6 +176,47 @@ static bool binary_to_terminal(const struct ws_cli *c, struct ws_config *cfg, bo
 	       "--format %s writes a binary profile, not for a terminal: give -o FILE",
 	       ws_format_name(format));
 	return true;
+}
+
+/* attach --cgroup PATH: its processes now, after those named with -p. 0 or -errno, said. */
+static int add_cgroup_pids(struct ws_config *cfg, struct ws_ids *ids)
+{
+	const char *path = ws_config_get(cfg, "core", "cgroup");
+	uint32_t *pids, *v;
+	size_t n, added = 0;
+	int err;
+
+	if (!path)
+		return 0;
+	if ((err = ws_cgroup_pids(path, &pids, &n)))
+		return err;
+	v = realloc(ids->v, (ids->n + n + 1) * sizeof(*v));
+	if (!v) {
+		free(pids);
+		return -ENOMEM;
+	}
+	ids->v = v;
+	for (size_t i = 0; i < n; i++) {
+		bool named = false;
+
+		for (int j = 0; j < ids->n; j++)
+			named |= ids->v[j] == pids[i];
+		/* one that exited since the cgroup was read is no error of the command line */
+		if (!named && (kill((pid_t)pids[i], 0) == 0 || errno == EPERM)) {
+			ids->v[ids->n++] = pids[i];
+			added++;
+		}
+	}
+	free(pids);
+	if (!ids->n) {
+		ws_log(WS_LOG_ERROR,
+		       "--cgroup %s has no process: attach follows processes from one that runs there; start one first",
+		       path);
+		return -ENOENT;
+	}
+	ws_log(WS_LOG_INFO, "--cgroup %s: %zu %s", path, added,
+	       ws_plural(added, "process", "processes"));
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -221,6 +268,8 @@ int main(int argc, char **argv)
 	ro.user = c.user;
 	ro.as_root = c.as_root;
 	ro.wait = c.wait;
+	if ((c.cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH)) && add_cgroup_pids(&cfg, &c.pids))
+		goto out;
 	ro.pids = c.pids.v;
 	ro.npids = c.pids.n;
 	/* run: the command's stdout stays its own; "-" asks for stdout */

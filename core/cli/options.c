@@ -104,6 +104,12 @@ const struct ws_opt ws_opts[] = {
 	  "a process to trace (repeatable; or give PIDs as arguments); whyslow -p PID alone means attach",
 	  NULL, false },
 
+	{ WS_CMD_ATTACH | WS_CMD_REC_ATTACH | WS_CMD_NONE, 0, "cgroup", WS_ARG_STRING, "PATH",
+	  "cgroup", 0, 0,
+	  "trace every process of this cgroup (a directory under /sys/fs/cgroup) and of its sub-cgroups, and each process that joins one later",
+	  "A process moved in later is traced from the move on, with the threads it makes from then; threads it had before the move are not. Attach ends when every traced process has exited.",
+	  false },
+
 	/* record */
 	{ WS_CMD_RECORD | WS_CMD_REC_ATTACH, 'o', "output", WS_ARG_STRING, "FILE", NULL, F(output),
 	  0, "the recording (default whyslow.data)", NULL, false },

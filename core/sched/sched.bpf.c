@@ -558,12 +558,25 @@ int BPF_PROG(ws_sched_newtask, struct task_struct *task)
 	return 0;
 }
 
+/* @t is a traced thread from now on: the analysis learns it (and its process) here. */
+static __always_inline void new_thread_record(struct task_struct *t)
+{
+	struct ws_sched_fork *r = ws_reserve(sizeof(*r), WS_SCHED_FORK);
+
+	if (!r)
+		return;
+	r->child_tid = BPF_CORE_READ(t, pid);
+	r->child_pid = BPF_CORE_READ(t, tgid);
+	BPF_CORE_READ_STR_INTO(&r->child_comm, t, comm);
+	ws_submit(r);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *child)
 {
-	struct ws_sched_fork *r;
-
-	if (!traced_surely(parent))
+	/* or started in attach --cgroup's cgroup: the core's program (attached first) put it in the
+	 * filter */
+	if (!traced_surely(parent) && !ws_traced_tgid(BPF_CORE_READ(child, tgid)))
 		return 0;
 	/*
 	 * Again: a child whose task_newtask came before ws_sched_newtask was attached, and whose
@@ -571,13 +584,26 @@ int BPF_PROG(ws_sched_fork, struct task_struct *parent, struct task_struct *chil
 	 * Still before the child can run.
 	 */
 	make_traced(child);
-	r = ws_reserve(sizeof(*r), WS_SCHED_FORK);
-	if (!r)
+	new_thread_record(child);
+	return 0;
+}
+
+/*
+ * Moved into attach --cgroup's cgroup: the core's ws_follow_cgroup, attached first, put its
+ * process in the filter; its threads made from now on follow it (ws_sched_newtask). Those it
+ * already has are not looked for: runtimes and systemd move a process before it makes any.
+ */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(ws_sched_cgroup_join, struct cgroup *dst, const char *path, struct task_struct *task,
+	     bool threadgroup)
+{
+	struct task_state *s = bpf_task_storage_get(&task_state, task, 0, 0);
+
+	if ((s && s->traced) || !ws_traced_tgid(BPF_CORE_READ(task, tgid)))
 		return 0;
-	r->child_tid = BPF_CORE_READ(child, pid);
-	r->child_pid = BPF_CORE_READ(child, tgid);
-	BPF_CORE_READ_STR_INTO(&r->child_comm, child, comm);
-	ws_submit(r);
+	make_traced(task);
+	/* as a fork would: the analysis follows its process from here (hdr.tid is the mover) */
+	new_thread_record(task);
 	return 0;
 }
 

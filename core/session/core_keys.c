@@ -8,7 +8,7 @@
 
 const struct ws_config_key ws_core_keys[] = {
 	{ "format", WS_CFG_STRING, "text", 0, 0,
-	  "output format: text, json or folded (flame graph stacks)" },
+	  "output format: text, json, folded (flame graph stacks) or pprof (the same as a gzipped profile.proto)" },
 	{ "output", WS_CFG_STRING, NULL, 0, 0, "write the report to this file instead of stdout" },
 	{ "min_block", WS_CFG_DURATION, "10ms", 0, 3600000000000ULL,
 	  "report waits (time off CPU) at least this long" },
@@ -41,6 +41,8 @@ const struct ws_config_key ws_core_keys[] = {
 	  "with no run/attach on the command line: run this shell command" },
 	{ "attach", WS_CFG_STRING, NULL, 0, 0,
 	  "with no run/attach on the command line: attach to these PIDs (space-separated)" },
+	{ "cgroup", WS_CFG_STRING, NULL, 0, 0,
+	  "attach: trace every process of this cgroup (its directory under /sys/fs/cgroup, v1 or v2) and its sub-cgroups, and each process that joins one later" },
 	{ "stacks", WS_CFG_BOOL, "true", 0, 0,
 	  "capture the user and kernel stacks of waits of at least min_block (and of their wakers)" },
 	{ "stack_user_bytes", WS_CFG_U64, "16K", 0, WS_STACK_USER_MAX,

@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 
 #include "core_bpf.skel.h"
+#include "cgroup.h"
 #include "session_impl.h"
 
 /* Change the read-only global @name in @obj's .rodata image before load. */
@@ -432,6 +433,21 @@ static bool sched_closes_brackets(struct ws_session *s)
 	return false;
 }
 
+/* attach --cgroup: the kernel side follows the processes that join it (ctx.bpf.c). */
+static int follow_cgroup(struct ws_session *s)
+{
+	const char *path = ws_config_get(s->cfg, "core", "cgroup");
+	uint64_t id = 0;
+	int err;
+
+	if (!path || !*path)
+		return 0;
+	if ((err = ws_cgroup_id(path, &id)))
+		return err;
+	s->core_skel->rodata->follow_cgroup_id = id;
+	return 0;
+}
+
 int ws_session_attach(struct ws_session *s)
 {
 	/* both have their default in ws_core_keys, the only copy: the lookups always set them */
@@ -479,6 +495,8 @@ int ws_session_attach(struct ws_session *s)
 		ws_log(WS_LOG_ERROR, "cannot open the core BPF object: %s", strerror(-err));
 	else
 		skip_missing_tracepoints(s, s->core_skel->obj, vmlinux);
+	if (!err && (err = follow_cgroup(s)))
+		return err;
 	/* the scheduler model closes the brackets in its own switch program (ws_cpu_switch) */
 	if (!err && sched_closes_brackets(s))
 		bpf_program__set_autoload(s->core_skel->progs.ws_ctx_switch, false);

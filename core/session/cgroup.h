@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * attach --cgroup PATH: the processes of a cgroup (v1 or v2) and of its sub-cgroups, and the id
+ * the kernel side follows joiners by (ctx.bpf.c's ws_follow_cgroup).
+ */
+#ifndef WS_CGROUP_H
+#define WS_CGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * @path must be a directory of a cgroup file system; *@id is its cgroup id (the kernfs inode
+ * number, what the kernel's cgroup->kn->id holds). 0, or a negative errno having said why.
+ */
+int ws_cgroup_id(const char *path, uint64_t *id);
+
+/*
+ * The processes in @path and in its sub-cgroups (at most WS_CGROUP_MAX_DIRS directories, each
+ * cgroup.procs read whole), malloc'd into *@pids (*@n of them, duplicates removed). 0, or a
+ * negative errno having said why.
+ */
+#define WS_CGROUP_MAX_DIRS 4096
+int ws_cgroup_pids(const char *path, uint32_t **pids, size_t *n);
+
+#endif
