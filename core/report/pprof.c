@@ -210,13 +210,38 @@ struct profile {
 	const struct key **by_id; /* frames by id - 1 */
 };
 
+/* A stack seen for the first time: its line kept, its frames given ids. 0 or -ENOMEM. */
+static int new_stack(struct profile *pr, const struct folded_line *l, size_t *cap)
+{
+	struct key *e;
+	bool made;
+
+	if (pr->nlines == *cap) {
+		size_t n = *cap ? *cap * 2 : 256;
+		struct folded_line *p = realloc(pr->lines, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		pr->lines = p;
+		*cap = n;
+	}
+	pr->lines[pr->nlines++] = *l;
+	for (const char *f = l->stack, *fe; f <= l->stack + l->len; f = fe + 1) {
+		fe = memchr(f, ';', (size_t)(l->stack + l->len - f));
+		fe = fe ? fe : l->stack + l->len;
+		if (!(e = keys_get(&pr->frames, f, (size_t)(fe - f), &made)))
+			return -ENOMEM;
+		if (made)
+			e->v = pr->frames.n;
+	}
+	return 0;
+}
+
 static int collect(struct profile *pr, const char *folded, size_t len)
 {
 	const char *p = folded, *end = folded + len;
+	size_t cap = 0;
 
-	pr->lines = calloc(len / 2 + 1, sizeof(*pr->lines)); /* a line is at least "a 1" */
-	if (!pr->lines)
-		return -ENOMEM;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		struct folded_line l;
@@ -226,21 +251,16 @@ static int collect(struct profile *pr, const char *folded, size_t len)
 		if (!nl)
 			nl = end;
 		if (parse_line(p, nl, &l) && l.ns) {
+			/* the same stack again (a request's part, a chain's piece): its weight
+			 * added */
 			if (!(e = keys_get(&pr->stacks, l.stack, l.len, &made)))
 				return -ENOMEM;
 			if (made) {
 				e->v = pr->nlines;
-				pr->lines[pr->nlines++] = l;
+				if (new_stack(pr, &l, &cap))
+					return -ENOMEM;
 			} else {
 				pr->lines[e->v].ns += l.ns;
-			}
-			for (const char *f = l.stack, *fe; f <= l.stack + l.len; f = fe + 1) {
-				fe = memchr(f, ';', (size_t)(l.stack + l.len - f));
-				fe = fe ? fe : l.stack + l.len;
-				if (!(e = keys_get(&pr->frames, f, (size_t)(fe - f), &made)))
-					return -ENOMEM;
-				if (made)
-					e->v = pr->frames.n;
 			}
 		}
 		p = nl + 1;
