@@ -17,6 +17,7 @@
 enum {
 	PROFILE_SAMPLE_TYPE = 1,
 	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
 	PROFILE_LOCATION = 4,
 	PROFILE_FUNCTION = 5,
 	PROFILE_STRING_TABLE = 6,
@@ -29,7 +30,11 @@ enum {
 	VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1,
 	SAMPLE_VALUE = 2,
+	MAPPING_ID = 1,
+	MAPPING_FILENAME = 5,
+	MAPPING_HAS_FUNCTIONS = 7,
 	LOCATION_ID = 1,
+	LOCATION_MAPPING_ID = 2,
 	LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1,
 	FUNCTION_ID = 1,
@@ -48,6 +53,7 @@ enum {
 	STR_OFF_CPU,
 	STR_NANOSECONDS,
 	STR_COMMENT,
+	STR_MAPPING,
 	STR_FIXED
 };
 
@@ -307,13 +313,23 @@ static void encode(struct profile *pr, const struct ws_pprof_info *info, struct 
 {
 	struct pb sub = { 0 }, line = { 0 }, ids = { 0 };
 	const char *fixed[STR_FIXED] = { "", "off_cpu", "nanoseconds",
-					 info && info->comment ? info->comment : "" };
+					 info && info->comment ? info->comment : "", "[whyslow]" };
 
 	put_value_type(b, PROFILE_SAMPLE_TYPE, &sub);
 	for (size_t i = 0; i < pr->nlines; i++)
 		put_sample(pr, &pr->lines[i], b, &sub, &ids);
+	/*
+	 * One mapping that says its functions are named already: pprof then neither looks for a
+	 * binary to symbolise them with nor shortens a name at its first '(' as a C++ signature
+	 * ("[waiting for a CPU (short waits)]")
+	 */
+	pb_uint(&sub, MAPPING_ID, 1);
+	pb_uint(&sub, MAPPING_FILENAME, STR_MAPPING);
+	pb_uint(&sub, MAPPING_HAS_FUNCTIONS, 1);
+	pb_msg(b, PROFILE_MAPPING, &sub);
 	for (uint64_t id = 1; id <= pr->frames.n; id++) {
 		pb_uint(&sub, LOCATION_ID, id);
+		pb_uint(&sub, LOCATION_MAPPING_ID, 1);
 		pb_uint(&line, LINE_FUNCTION_ID, id);
 		pb_msg(&sub, LOCATION_LINE, &line);
 		pb_msg(b, PROFILE_LOCATION, &sub);
