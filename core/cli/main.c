@@ -148,6 +148,22 @@ static int load_config(struct ws_cli *c, struct ws_config *cfg)
 	return 0;
 }
 
+/*
+ * The status line: none between the lines of a json or folded report streaming to the terminal
+ * (to stderr, or to stdout on the same terminal), none where a traced program writes.
+ */
+static void status_init(const struct ws_cli *c, enum ws_format format, const char *output,
+			const struct ws_run_opts *ro)
+{
+	bool streams =
+		format != WS_FORMAT_TEXT && ((output && !strcmp(output, WS_OUTFILE_STDERR)) ||
+					     (!ro->output && isatty(STDOUT_FILENO)));
+
+	ws_status_init(
+		c->verbose, streams,
+		ws_status_tty_shared(c->cmd & (WS_CMD_RUN | WS_CMD_RECORD), ro->pids, ro->npids));
+}
+
 int main(int argc, char **argv)
 {
 	struct ws_session_opts so = { 0 };
@@ -226,13 +242,7 @@ int main(int argc, char **argv)
 			&format);
 	ro.json = format == WS_FORMAT_JSON;
 	ro.open_waits = format != WS_FORMAT_FOLDED;
-	/*
-	 * json and folded reports stream as they go: no status line between their lines, whether
-	 * they go to stderr or to stdout on the same terminal
-	 */
-	ws_status_init(c.verbose, format != WS_FORMAT_TEXT &&
-					  ((output && !strcmp(output, WS_OUTFILE_STDERR)) ||
-					   (!ro.output && isatty(STDOUT_FILENO))));
+	status_init(&c, format, output, &ro);
 	fflush(stdout);
 	rc = c.cmd & (WS_CMD_RUN | WS_CMD_RECORD) ? ws_run_command(s, &ro) : ws_attach(s, &ro);
 out:
