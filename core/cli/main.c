@@ -11,6 +11,7 @@
 #include "cmd_trace.h"
 #include "config_help.h"
 #include "options.h"
+#include "plugin_dir.h"
 #include "runner.h"
 #include "status.h"
 #include "usage.h"
@@ -57,7 +58,6 @@ static int from_config(struct ws_cli *c, struct ws_config *cfg)
 /* --config-help[=FMT]: the key tables, printed. Exit status. */
 static int config_help(const struct ws_cli *c)
 {
-	const char *dir = c->plugin_dir ? c->plugin_dir : getenv("WHYSLOW_PLUGIN_DIR");
 	const char *fmt_name = *c->config_help ? c->config_help : NULL;
 	enum ws_config_help_format fmt;
 
@@ -65,7 +65,7 @@ static int config_help(const struct ws_cli *c)
 		bad("--config-help=%s: give text, ini or man", fmt_name);
 		return 1;
 	}
-	return ws_config_help(stdout, fmt, dir ? dir : WS_PLUGINDIR) ? 1 : 0;
+	return ws_config_help(stdout, fmt, ws_plugin_dir_pick(c->plugin_dir)) ? 1 : 0;
 }
 
 /*
@@ -75,7 +75,8 @@ static int config_help(const struct ws_cli *c)
 static int without_tracing(const struct ws_cli *c, int *rc)
 {
 	if (c->version) {
-		printf("whyslow %s (plugin ABI %d.%d)\n", WS_VERSION, WS_ABI_MAJOR, WS_ABI_MINOR);
+		printf("whyslow %s (plugin ABI %d.%d)\nplugin directory: %s\n", WS_VERSION,
+		       WS_ABI_MAJOR, WS_ABI_MINOR, ws_plugin_dir_pick(c->plugin_dir));
 		*rc = 0;
 	} else if (c->config_help) {
 		*rc = config_help(c);
@@ -202,7 +203,7 @@ int main(int argc, char **argv)
 	if (!so.plugin_dir)
 		so.plugin_dir = ws_config_get(&cfg, "core", "plugin_dir");
 	if (!so.plugin_dir)
-		so.plugin_dir = WS_PLUGINDIR;
+		so.plugin_dir = ws_plugin_dir_default();
 	/* privilege first: without it nothing else can work, whatever else is wrong */
 	if (ws_check_privilege() || ws_session_open(&s, &so, &cfg))
 		goto out;
