@@ -16,6 +16,7 @@
 
 #include "cmd_trace.h"
 #include "options.h"
+#include "plugin_dir.h"
 #include "access/outfile.h"
 #include "base/log.h"
 #include "base/util.h"
@@ -412,10 +413,7 @@ static int replay_prepare(struct replay *r)
 {
 	int err = 0;
 
-	if (!r->plugin_dir)
-		r->plugin_dir = getenv("WHYSLOW_PLUGIN_DIR");
-	if (!r->plugin_dir)
-		r->plugin_dir = WS_PLUGINDIR;
+	r->plugin_dir = ws_plugin_dir_pick(r->plugin_dir);
 	r->comms = calloc(r->cli->comms.n ? r->cli->comms.n : 1, sizeof(*r->comms));
 	if (!r->comms)
 		return -ENOMEM;

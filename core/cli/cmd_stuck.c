@@ -6,6 +6,7 @@
 
 #include "cmd_stuck.h"
 #include "options.h"
+#include "plugin_dir.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "hang/stuck.h"
@@ -25,10 +26,7 @@ static int open_sources(const struct ws_cli *c, struct ws_config *cfg, struct ws
 	struct ws_session_opts so = { .plugin_dir = c->plugin_dir, .verbose = c->verbose };
 	int err;
 
-	if (!so.plugin_dir)
-		so.plugin_dir = getenv("WHYSLOW_PLUGIN_DIR");
-	if (!so.plugin_dir)
-		so.plugin_dir = WS_PLUGINDIR;
+	so.plugin_dir = ws_plugin_dir_pick(so.plugin_dir);
 	if ((err = ws_session_open(s, &so, cfg)))
 		return err;
 	return ws_session_open_sources(*s, src);

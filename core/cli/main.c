@@ -12,6 +12,7 @@
 #include "cmd_trace.h"
 #include "config_help.h"
 #include "options.h"
+#include "plugin_dir.h"
 #include "runner.h"
 #include "status.h"
 #include "usage.h"
@@ -60,7 +61,6 @@ static int from_config(struct ws_cli *c, struct ws_config *cfg)
 /* --config-help[=FMT]: the key tables, printed. Exit status. */
 static int config_help(const struct ws_cli *c)
 {
-	const char *dir = c->plugin_dir ? c->plugin_dir : getenv("WHYSLOW_PLUGIN_DIR");
 	const char *fmt_name = *c->config_help ? c->config_help : NULL;
 	enum ws_config_help_format fmt;
 
@@ -68,7 +68,7 @@ static int config_help(const struct ws_cli *c)
 		bad("--config-help=%s: give text, ini or man", fmt_name);
 		return 1;
 	}
-	return ws_config_help(stdout, fmt, dir ? dir : WS_PLUGINDIR) ? 1 : 0;
+	return ws_config_help(stdout, fmt, ws_plugin_dir_pick(c->plugin_dir)) ? 1 : 0;
 }
 
 /*
@@ -78,7 +78,8 @@ static int config_help(const struct ws_cli *c)
 static int without_tracing(const struct ws_cli *c, int *rc)
 {
 	if (c->version) {
-		printf("whyslow %s (plugin ABI %d.%d)\n", WS_VERSION, WS_ABI_MAJOR, WS_ABI_MINOR);
+		printf("whyslow %s (plugin ABI %d.%d)\nplugin directory: %s\n", WS_VERSION,
+		       WS_ABI_MAJOR, WS_ABI_MINOR, ws_plugin_dir_pick(c->plugin_dir));
 		*rc = 0;
 	} else if (c->config_help) {
 		*rc = config_help(c);
@@ -219,6 +220,22 @@ static int add_cgroup_pids(struct ws_config *cfg, struct ws_ids *ids)
 	return 0;
 }
 
+/*
+ * The status line: none between the lines of a json or folded report streaming to the terminal
+ * (to stderr, or to stdout on the same terminal), none where a traced program writes.
+ */
+static void status_init(const struct ws_cli *c, enum ws_format format, const char *output,
+			const struct ws_run_opts *ro)
+{
+	bool streams =
+		format != WS_FORMAT_TEXT && ((output && !strcmp(output, WS_OUTFILE_STDERR)) ||
+					     (!ro->output && isatty(STDOUT_FILENO)));
+
+	ws_status_init(
+		c->verbose, streams,
+		ws_status_tty_shared(c->cmd & (WS_CMD_RUN | WS_CMD_RECORD), ro->pids, ro->npids));
+}
+
 int main(int argc, char **argv)
 {
 	struct ws_session_opts so = { 0 };
@@ -259,7 +276,7 @@ int main(int argc, char **argv)
 	if (!so.plugin_dir)
 		so.plugin_dir = ws_config_get(&cfg, "core", "plugin_dir");
 	if (!so.plugin_dir)
-		so.plugin_dir = WS_PLUGINDIR;
+		so.plugin_dir = ws_plugin_dir_default();
 	/* privilege first: without it nothing else can work, whatever else is wrong */
 	if (ws_check_privilege() || ws_session_open(&s, &so, &cfg))
 		goto out;
@@ -301,13 +318,7 @@ int main(int argc, char **argv)
 			&format);
 	ro.json = format == WS_FORMAT_JSON;
 	ro.open_waits = format != WS_FORMAT_FOLDED && format != WS_FORMAT_PPROF;
-	/*
-	 * json and folded reports stream as they go: no status line between their lines, whether
-	 * they go to stderr or to stdout on the same terminal
-	 */
-	ws_status_init(c.verbose, format != WS_FORMAT_TEXT &&
-					  ((output && !strcmp(output, WS_OUTFILE_STDERR)) ||
-					   (!ro.output && isatty(STDOUT_FILENO))));
+	status_init(&c, format, output, &ro);
 	fflush(stdout);
 	rc = c.cmd & (WS_CMD_RUN | WS_CMD_RECORD) ? ws_run_command(s, &ro) : ws_attach(s, &ro);
 out:

@@ -33,7 +33,7 @@ const struct ws_opt ws_opts[] = {
 	  "From the key tables of the core and of each installed plugin: text (default), ini (a file holding every default) or man (the body of whyslow.ini(5)).",
 	  false },
 	{ WS_CMD_ALL, 0, "version", WS_ARG_FLAG, NULL, NULL, F(version), 0,
-	  "print the version and the plugin ABI", NULL, false },
+	  "print the version, the plugin ABI and the default plugin directory", NULL, false },
 	{ WS_CMD_ALL, 'h', "help", WS_ARG_FLAG, NULL, NULL, F(help), 0,
 	  "this help (whyslow help COMMAND, or COMMAND --help: the command's)", NULL, false },
 	/* hidden: writes the lists of whyslow(1) and the bash completion (tools/gen-options) */

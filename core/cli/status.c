@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* The live status line: see status.h. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "status.h"
@@ -19,9 +23,70 @@ static struct {
 	uint64_t last;
 } st;
 
-void ws_status_init(int verbose, bool off)
+/* The controlling terminal of @pid is @tty (field 7 of its stat line, the kernel's encoding). */
+static bool ctty_is(uint32_t pid, dev_t tty)
 {
-	st.tty = !off && isatty(STDERR_FILENO) && getenv("TERM") && *getenv("TERM");
+	char path[32], buf[512], *p;
+	unsigned long nr;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	/* the name may hold spaces and ')': the fields start after the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %lu", &nr) != 1 || !nr)
+		return false;
+	return major(tty) == ((nr >> 8) & 0xfff) &&
+	       minor(tty) == ((nr & 0xff) | ((nr >> 12) & 0xfff00));
+}
+
+/* @pid's descriptor @fd is the terminal @name: the link's text, never followed (no wait). */
+static bool fd_is(uint32_t pid, int fd, const char *name)
+{
+	char path[48], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/fd/%d", pid, fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = 0;
+	return !strcmp(link, name);
+}
+
+bool ws_status_tty_shared(bool command, const uint32_t *pids, int npids)
+{
+	char name[256];
+	struct stat err;
+	ssize_t n;
+
+	if (fstat(STDERR_FILENO, &err) || !S_ISCHR(err.st_mode) || !isatty(STDERR_FILENO))
+		return false;
+	if (command)
+		return true;
+	n = readlink("/proc/self/fd/2", name, sizeof(name) - 1);
+	name[n > 0 ? n : 0] = 0;
+	for (int i = 0; i < npids; i++) {
+		if (ctty_is(pids[i], err.st_rdev))
+			return true;
+		for (int fd = 0; n > 0 && fd <= 2; fd++)
+			if (fd_is(pids[i], fd, name))
+				return true;
+	}
+	return false;
+}
+
+void ws_status_init(int verbose, bool off, bool shared)
+{
+	st.tty = !off && !shared && isatty(STDERR_FILENO) && getenv("TERM") && *getenv("TERM");
 	st.lines = !off && !st.tty && verbose > 0;
 	st.shown = false;
 	st.last = ws_clock_mono_now();

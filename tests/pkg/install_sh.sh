@@ -25,7 +25,7 @@ grep -q "install.sh: installed whyslow" "$work/install.out" || fail "install.sh 
 "$prefix/bin/whyslow" --version | grep -q "^whyslow " || fail "the installed whyslow --version"
 "$prefix/bin/whyslow" --config-help | grep -q '^\[sched\]' ||
 	fail "the installed whyslow does not find its plugins under the prefix"
-for f in share/man/man1/whyslow.1 share/man/man5/whyslow.ini.5 share/man/man7/whyslow-plugin.7 \
+for f in share/man/man1/whyslow.1 share/man/man1/whyslow-flamegraph.1 share/man/man5/whyslow.ini.5 share/man/man7/whyslow-plugin.7 \
 	share/bash-completion/completions/whyslow include/whyslow/plugin.h etc/whyslow/whyslow.ini; do
 	[ -s "$prefix/$f" ] || fail "$f not installed under the prefix"
 done
