@@ -5,6 +5,7 @@
  * counts. Loading and attaching the programs that write it is session_bpf.c.
  */
 #include "session_impl.h"
+#include "stacks/pystack.h"
 
 /* The stack resolver, with its maps watcher (the trace goes on without either). */
 static int stackcap_new(struct ws_session *s)
@@ -58,6 +59,51 @@ static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
 	return err ? -ENOMEM : 0;
 }
 
+/* The scheduler object's ws_py_procs (sched/pystack.bpf.h), or -1. */
+static int py_procs_fd(struct ws_session *s)
+{
+	for (int i = 0; i < s->nplugins; i++) {
+		struct bpf_map *m =
+			s->objs[i] ? bpf_object__find_map_by_name(s->objs[i], "ws_py_procs") : NULL;
+
+		if (m)
+			return bpf_map__fd(m);
+	}
+	return -1;
+}
+
+/*
+ * @pid's maps were just read: if it runs CPython now (or no longer), tell BPF, which walks the
+ * Python frames of the processes in ws_py_procs where it copies their stacks.
+ */
+static void python_check(struct ws_session *s, uint32_t pid)
+{
+	struct ws_py_proc pp;
+	int fd, how = ws_stackcap_python(s->stackcap, pid, &pp);
+
+	if (how == WS_PYSTACK_SAME || (fd = py_procs_fd(s)) < 0)
+		return;
+	if (how == WS_PYSTACK_FOUND)
+		bpf_map_update_elem(fd, &pid, &pp, BPF_ANY);
+	else
+		bpf_map_delete_elem(fd, &pid);
+}
+
+void session_py_forget(struct ws_session *s, uint32_t pid)
+{
+	int fd = py_procs_fd(s);
+
+	if (fd >= 0)
+		bpf_map_delete_elem(fd, &pid);
+}
+
+/* Read @pid's maps if due, and whether it runs CPython when they were read. */
+static void snapshot(struct ws_session *s, uint32_t pid, uint64_t now)
+{
+	if (ws_stackcap_snapshot(s->stackcap, pid, now) == 1)
+		python_check(s, pid);
+}
+
 int session_ring_record(void *ctx, void *data, size_t size)
 {
 	struct ws_session *s = ctx;
@@ -77,7 +123,7 @@ int session_ring_record(void *ctx, void *data, size_t size)
 	if (h->kind == WS_KIND_PROC_NEW) {
 		/* a wakeup to read the new process's maps now, not an event */
 		if (s->stackcap)
-			ws_stackcap_snapshot(s->stackcap, h->pid, ws_clock_mono_now());
+			snapshot(s, h->pid, ws_clock_mono_now());
 		return 0;
 	}
 	if (ws_reorder_push(s->ro, h))
@@ -142,8 +188,7 @@ static void stack_snapshots(struct ws_session *s, uint64_t now)
 	}
 	for (size_t i = 0; i < s->pids.cap; i++)
 		if (ws_table_at(&s->pids, i))
-			ws_stackcap_snapshot(s->stackcap, ws_table_key_of(ws_table_at(&s->pids, i)),
-					     now);
+			snapshot(s, ws_table_key_of(ws_table_at(&s->pids, i)), now);
 	/* new processes whose fork the analysis has not reached yet (WS_KIND_PROC_NEW) */
 	ws_stackcap_snapshot_young(s->stackcap, now);
 }

@@ -51,8 +51,16 @@ int ws_stackcap_watch(struct ws_stackcap *sc, int tgids_fd);
 /* Files whose symbols were not read (symfile.h), for the summary. */
 struct ws_symfile_log;
 const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc);
-/* Process @pid is gone: drop its unwinder and what its addresses were known as. */
-void ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid);
+/*
+ * After ws_stackcap_snapshot() took @pid's maps: does it run CPython (pystack.h)?
+ * WS_PYSTACK_FOUND: write *@out into the BPF map ws_py_procs under @pid; WS_PYSTACK_GONE:
+ * delete it from there; WS_PYSTACK_SAME: nothing changed.
+ */
+struct ws_py_proc;
+int ws_stackcap_python(struct ws_stackcap *sc, uint32_t pid, struct ws_py_proc *out);
+/* Process @pid is gone: drop its unwinder and what its addresses were known as. True if it was
+ * known to run CPython (ws_stackcap_python()). */
+bool ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid);
 /*
  * The data object of @pid that holds @addr, as "sym+0xoff" into @buf (symbols.h,
  * ws_symbols_data): read from its files as its user, from its last saved maps once it is gone.

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/* Python processes and their frames in stacks: see pystack.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pystack.h"
+#include "pyframes.h"
+#include "pyproc.h"
+#include "base/log.h"
+
+/* a python file mapped but not readable yet (still being loaded) is tried this many times */
+#define LATER_TRIES 20
+
+enum slot_state {
+	S_LATER,
+	S_FOUND,
+	S_UNSUPPORTED
+};
+
+struct slot {
+	uint32_t pid;
+	enum slot_state state;
+	int tries;
+	struct ws_py_info info;
+};
+
+struct ws_pystack {
+	struct slot *slots;
+	size_t n, cap;
+	struct ws_pyframes *frames;
+	bool said_version; /* an unsupported version is said once */
+};
+
+int ws_pystack_new(struct ws_pystack **out)
+{
+	struct ws_pystack *p = calloc(1, sizeof(*p));
+
+	if (!p || ws_pyframes_new(&p->frames)) {
+		free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+void ws_pystack_free(struct ws_pystack *p)
+{
+	if (!p)
+		return;
+	ws_pyframes_free(p->frames);
+	free(p->slots);
+	free(p);
+}
+
+static struct slot *slot_of(struct ws_pystack *p, uint32_t pid)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->slots[i].pid == pid)
+			return &p->slots[i];
+	return NULL;
+}
+
+static struct slot *slot_add(struct ws_pystack *p, uint32_t pid)
+{
+	struct slot *s;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+
+		s = realloc(p->slots, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		p->slots = s;
+		p->cap = cap;
+	}
+	s = &p->slots[p->n++];
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	return s;
+}
+
+bool ws_pystack_forget(struct ws_pystack *p, uint32_t pid)
+{
+	struct slot *s = p ? slot_of(p, pid) : NULL;
+	bool found = s && s->state == S_FOUND;
+
+	if (!s)
+		return false;
+	ws_pyframes_forget(p->frames, pid);
+	*s = p->slots[--p->n];
+	return found;
+}
+
+/* Is the runtime @s found still mapped where it was (no exec since)? */
+static bool still_there(const struct slot *s, const struct ws_procmaps *pm)
+{
+	const struct ws_map *m = ws_procmaps_find(pm, s->info.module_start);
+
+	return m && m->start == s->info.module_start && m->path && !strcmp(m->path, s->info.module);
+}
+
+static int detect(struct ws_pystack *p, struct slot *s, uint32_t pid, bool live,
+		  const struct ws_procmaps *pm, struct ws_py_proc *out)
+{
+	int ret = ws_pyproc_detect(pid, live, pm, &s->info);
+
+	if (ret == 1) {
+		s->state = S_FOUND;
+		*out = s->info.bpf;
+		return WS_PYSTACK_FOUND;
+	}
+	if (ret == WS_PYPROC_VERSION) {
+		s->state = S_UNSUPPORTED;
+		if (!p->said_version)
+			ws_log(WS_LOG_WARN,
+			       "process %u runs CPython %u.%u, whose frames whyslow cannot read (it knows 3.11); its stacks show the interpreter's C code only",
+			       pid, s->info.version >> 24, (s->info.version >> 16) & 0xff);
+		p->said_version = true;
+		return WS_PYSTACK_SAME;
+	}
+	s->state = ++s->tries >= LATER_TRIES ? S_UNSUPPORTED : S_LATER;
+	return WS_PYSTACK_SAME;
+}
+
+int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool live,
+		     struct ws_py_proc *out)
+{
+	struct slot *s = slot_of(p, pid);
+	struct ws_procmaps pm;
+	bool had;
+	int ret;
+
+	if (!ws_pyproc_maybe(text)) {
+		had = s && s->state == S_FOUND;
+		ws_pystack_forget(p, pid);
+		return had ? WS_PYSTACK_GONE : WS_PYSTACK_SAME;
+	}
+	if (ws_procmaps_parse(text, &pm))
+		return WS_PYSTACK_SAME;
+	if (s && s->state != S_LATER && (s->state != S_FOUND || still_there(s, &pm))) {
+		ws_procmaps_free(&pm);
+		return WS_PYSTACK_SAME;
+	}
+	had = s && s->state == S_FOUND;
+	if (had)
+		ws_pyframes_forget(p->frames, pid); /* another program: other code objects */
+	if (!s && !(s = slot_add(p, pid))) {
+		ws_procmaps_free(&pm);
+		return WS_PYSTACK_SAME;
+	}
+	ret = detect(p, s, pid, live, &pm, out);
+	ws_procmaps_free(&pm);
+	return ret == WS_PYSTACK_SAME && had ? WS_PYSTACK_GONE : ret;
+}
+
+/* Python frame @f as a stack frame (strings copied). */
+static int py_sframe(struct ws_sframe *dst, const struct ws_pyframe *f, const char *module)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->python = true;
+	if (!f)
+		return 0; /* the frames could not be named: one frame says so */
+	dst->f.ip = f->code;
+	dst->f.off = f->off;
+	dst->f.line = f->line;
+	dst->f.sym = strdup(f->name);
+	dst->f.file = strdup(f->file);
+	dst->f.module = strdup(module);
+	return dst->f.sym && dst->f.file && dst->f.module ? 0 : -ENOMEM;
+}
+
+static bool eval_frame(const struct ws_sframe *f)
+{
+	return !f->kernel && !f->python && f->f.sym &&
+	       !strncmp(f->f.sym, "_PyEval_EvalFrameDefault", 24);
+}
+
+static void free_sframe(struct ws_sframe *f)
+{
+	free((char *)f->f.sym);
+	free((char *)f->f.module);
+	free((char *)f->f.file);
+}
+
+/* Python frames @py[*@pi..] up to the next entry frame into @out (*@k of @max). */
+static int put_run(const struct ws_pyframe *py, int np, int *pi, const char *module,
+		   struct ws_sframe *out, uint32_t *k, uint32_t max, bool all)
+{
+	int err = 0;
+
+	if (np < 0 && *pi == 0 && *k < max) {
+		*pi = 1;
+		return py_sframe(&out[(*k)++], NULL, module);
+	}
+	while (*pi < np && *k < max && !err) {
+		const struct ws_pyframe *f = &py[(*pi)++];
+
+		err = py_sframe(&out[(*k)++], f, module);
+		if (f->entry && !all)
+			break;
+	}
+	return err;
+}
+
+void ws_pystack_prefetch(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw)
+{
+	struct slot *s = p ? slot_of(p, pid) : NULL;
+	struct ws_pyframe py[WS_PY_MAX_FRAMES];
+	int np;
+
+	if (!s || s->state != S_FOUND || !raw->n)
+		return;
+	np = ws_pyframes_resolve(p->frames, pid, &s->info, raw, py, WS_PY_MAX_FRAMES);
+	if (np > 0)
+		ws_pyframes_clear(py, np);
+}
+
+int ws_pystack_merge(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw,
+		     struct ws_sframe *fr, uint32_t *n, uint32_t max)
+{
+	struct slot *s = p ? slot_of(p, pid) : NULL;
+	struct ws_pyframe py[WS_PY_MAX_FRAMES];
+	struct ws_sframe *out;
+	uint32_t k = 0;
+	int np, pi = 0, err = 0;
+
+	if (!s || s->state != S_FOUND || raw->state == WS_PY_NONE || raw->state == WS_PY_NO_THREAD)
+		return 0;
+	np = raw->state == WS_PY_UNREADABLE && !raw->n
+		     ? -EFAULT
+		     : ws_pyframes_resolve(p->frames, pid, &s->info, raw, py, WS_PY_MAX_FRAMES);
+	if (np == -ENOMEM)
+		return np;
+	out = calloc(max, sizeof(*out));
+	if (!out) {
+		if (np > 0)
+			ws_pyframes_clear(py, np);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < *n; i++) {
+		if (eval_frame(&fr[i]) && ((np < 0 && !pi) || pi < np)) {
+			err = err ? err : put_run(py, np, &pi, s->info.module, out, &k, max, false);
+			free_sframe(&fr[i]);
+		} else if (k < max) {
+			out[k++] = fr[i];
+		} else {
+			free_sframe(&fr[i]);
+		}
+	}
+	/* the rest (or all, when the native walk stopped short of the interpreter) outermost */
+	if (!err)
+		err = put_run(py, np, &pi, s->info.module, out, &k, max, true);
+	memcpy(fr, out, k * sizeof(*out));
+	*n = k;
+	free(out);
+	if (np > 0)
+		ws_pyframes_clear(py, np);
+	return err;
+}
