@@ -14,7 +14,10 @@
 /*
  * Offsets from CPython's own headers (Include/cpython/pystate.h, Include/internal/
  * pycore_runtime.h, pycore_interp.h, pycore_frame.h, Include/cpython/code.h, unicodeobject.h,
- * bytesobject.h) of 3.11: the same for every 3.11.x (Debian's 3.11.2, pyenv's 3.11.7).
+ * bytesobject.h), the same for every patch release of a minor version: 3.11 (Debian's 3.11.2,
+ * pyenv's 3.11.7), 3.12 (3.12.1's headers), 3.13 (3.13.0's). 3.12 drops is_entry: each
+ * evaluation's first frame follows a C shim frame (owner FRAME_OWNED_BY_CSTACK); 3.13 keeps
+ * the current frame in the thread state itself and points at the current instruction.
  */
 static const struct ws_py_layout layouts[] = {
 	{
@@ -45,6 +48,64 @@ static const struct ws_py_layout layouts[] = {
 		.bytes_data = 32,
 		.owner_max = 2,
 		.owner_cstack = 0xff,
+	},
+	{
+		.minor = 12,
+		.walk = { .interp_head = 40,
+			  .threads_head = 72,
+			  .ts_next = 8,
+			  .ts_native_tid = 144,
+			  .ts_cframe = 56,
+			  .cur_frame = 0,
+			  .fr_code = 0,
+			  .fr_previous = 8,
+			  .fr_instr = 56,
+			  .fr_owner = 70,
+			  .fr_entry = WS_PY_NO_OFF },
+		.ob_type = 8,
+		.ob_size = 16,
+		.co_firstlineno = 68,
+		.co_filename = 112,
+		.co_name = 120,
+		.co_qualname = 128,
+		.co_linetable = 136,
+		.co_code = 192,
+		.str_state = 32,
+		.str_length = 16,
+		.str_ascii_data = 40,
+		.str_compact_data = 56,
+		.bytes_data = 32,
+		.owner_max = 3,
+		.owner_cstack = 3,
+	},
+	{
+		.minor = 13,
+		.walk = { .interp_head = 632,
+			  .threads_head = 7344,
+			  .ts_next = 8,
+			  .ts_native_tid = 160,
+			  .ts_cframe = WS_PY_NO_OFF,
+			  .cur_frame = 72,
+			  .fr_code = 0,
+			  .fr_previous = 8,
+			  .fr_instr = 56,
+			  .fr_owner = 70,
+			  .fr_entry = WS_PY_NO_OFF },
+		.ob_type = 8,
+		.ob_size = 16,
+		.co_firstlineno = 68,
+		.co_filename = 112,
+		.co_name = 120,
+		.co_qualname = 128,
+		.co_linetable = 136,
+		.co_code = 200,
+		.str_state = 32,
+		.str_length = 16,
+		.str_ascii_data = 40,
+		.str_compact_data = 56,
+		.bytes_data = 32,
+		.owner_max = 3,
+		.owner_cstack = 3,
 	},
 };
 

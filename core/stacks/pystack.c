@@ -113,7 +113,7 @@ static int detect(struct ws_pystack *p, struct slot *s, uint32_t pid, bool live,
 		s->state = S_UNSUPPORTED;
 		if (!p->said_version)
 			ws_log(WS_LOG_WARN,
-			       "process %u runs CPython %u.%u, whose frames whyslow cannot read (it knows 3.11); its stacks show the interpreter's C code only",
+			       "process %u runs CPython %u.%u, whose frames whyslow cannot read (it knows 3.11 to 3.13); its stacks show the interpreter's C code only",
 			       pid, s->info.version >> 24, (s->info.version >> 16) & 0xff);
 		p->said_version = true;
 		return WS_PYSTACK_SAME;
