@@ -7,6 +7,8 @@
 #include "session_impl.h"
 #include "stacks/pystack.h"
 
+static void python_found(void *ctx, uint32_t pid, const struct ws_py_proc *proc);
+
 /* The stack resolver, with its maps watcher (the trace goes on without either). */
 static int stackcap_new(struct ws_session *s)
 {
@@ -14,6 +16,7 @@ static int stackcap_new(struct ws_session *s)
 
 	if (err)
 		return err;
+	ws_stackcap_on_python(s->stackcap, python_found, s);
 	if ((err = ws_stackcap_watch(s->stackcap, s->tgids_fd)))
 		ws_log(WS_LOG_ERROR,
 		       "no thread to read the maps of new processes: %s; a short program's stacks may lack names",
@@ -73,35 +76,22 @@ static int py_procs_fd(struct ws_session *s)
 }
 
 /*
- * @pid's maps were just read: if it runs CPython now (or no longer), tell BPF, which walks the
- * Python frames of the processes in ws_py_procs where it copies their stacks.
+ * A traced process runs CPython (or no longer does): tell BPF, which walks the Python frames
+ * of the processes in ws_py_procs where it copies their stacks. Any thread (stackcap.h).
  */
-static void python_check(struct ws_session *s, uint32_t pid)
+static void python_found(void *ctx, uint32_t pid, const struct ws_py_proc *proc)
 {
-	struct ws_py_proc pp;
-	int fd, how = ws_stackcap_python(s->stackcap, pid, &pp);
+	int fd = py_procs_fd(ctx);
 
-	if (how == WS_PYSTACK_SAME || (fd = py_procs_fd(s)) < 0)
-		return;
-	if (how == WS_PYSTACK_FOUND)
-		bpf_map_update_elem(fd, &pid, &pp, BPF_ANY);
-	else
+	if (fd >= 0 && proc)
+		bpf_map_update_elem(fd, &pid, proc, BPF_ANY);
+	else if (fd >= 0)
 		bpf_map_delete_elem(fd, &pid);
 }
 
 void session_py_forget(struct ws_session *s, uint32_t pid)
 {
-	int fd = py_procs_fd(s);
-
-	if (fd >= 0)
-		bpf_map_delete_elem(fd, &pid);
-}
-
-/* Read @pid's maps if due, and whether it runs CPython when they were read. */
-static void snapshot(struct ws_session *s, uint32_t pid, uint64_t now)
-{
-	if (ws_stackcap_snapshot(s->stackcap, pid, now) == 1)
-		python_check(s, pid);
+	python_found(s, pid, NULL);
 }
 
 int session_ring_record(void *ctx, void *data, size_t size)
@@ -123,7 +113,7 @@ int session_ring_record(void *ctx, void *data, size_t size)
 	if (h->kind == WS_KIND_PROC_NEW) {
 		/* a wakeup to read the new process's maps now, not an event */
 		if (s->stackcap)
-			snapshot(s, h->pid, ws_clock_mono_now());
+			ws_stackcap_snapshot(s->stackcap, h->pid, ws_clock_mono_now());
 		return 0;
 	}
 	if (ws_reorder_push(s->ro, h))
@@ -188,7 +178,8 @@ static void stack_snapshots(struct ws_session *s, uint64_t now)
 	}
 	for (size_t i = 0; i < s->pids.cap; i++)
 		if (ws_table_at(&s->pids, i))
-			snapshot(s, ws_table_key_of(ws_table_at(&s->pids, i)), now);
+			ws_stackcap_snapshot(s->stackcap, ws_table_key_of(ws_table_at(&s->pids, i)),
+					     now);
 	/* new processes whose fork the analysis has not reached yet (WS_KIND_PROC_NEW) */
 	ws_stackcap_snapshot_young(s->stackcap, now);
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Python processes and their frames in stacks: see pystack.h. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pystack.h"
 #include "pyframes.h"
 #include "pyproc.h"
+#include "symfile.h"
 #include "base/log.h"
 
 /* a python file mapped but not readable yet (still being loaded) is tried this many times */
@@ -24,10 +26,19 @@ struct slot {
 	struct ws_py_info info;
 };
 
+/*
+ * Checks run wherever a process's maps are read, the reader's thread or the maps watcher's
+ * (mapsnap.h: the watcher reads them while the reader is busy naming a slow first stack, and a
+ * Python process found only afterwards would have its first waits captured without frames):
+ * @lock guards everything, and the runtime's file is opened through helpers of its own (the
+ * reader's are not shared between threads).
+ */
 struct ws_pystack {
+	pthread_mutex_t lock;
 	struct slot *slots;
 	size_t n, cap;
 	struct ws_pyframes *frames;
+	struct ws_useropen *uo;
 	bool said_version; /* an unsupported version is said once */
 };
 
@@ -35,10 +46,13 @@ int ws_pystack_new(struct ws_pystack **out)
 {
 	struct ws_pystack *p = calloc(1, sizeof(*p));
 
-	if (!p || ws_pyframes_new(&p->frames)) {
+	if (!p || ws_pyframes_new(&p->frames) || ws_useropen_new(&p->uo)) {
+		if (p)
+			ws_pyframes_free(p->frames);
 		free(p);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&p->lock, NULL);
 	*out = p;
 	return 0;
 }
@@ -48,6 +62,8 @@ void ws_pystack_free(struct ws_pystack *p)
 	if (!p)
 		return;
 	ws_pyframes_free(p->frames);
+	ws_useropen_free(p->uo);
+	pthread_mutex_destroy(&p->lock);
 	free(p->slots);
 	free(p);
 }
@@ -79,15 +95,28 @@ static struct slot *slot_add(struct ws_pystack *p, uint32_t pid)
 	return s;
 }
 
-bool ws_pystack_forget(struct ws_pystack *p, uint32_t pid)
+/* ws_pystack_forget() with the lock held. */
+static bool forget(struct ws_pystack *p, uint32_t pid)
 {
-	struct slot *s = p ? slot_of(p, pid) : NULL;
+	struct slot *s = slot_of(p, pid);
 	bool found = s && s->state == S_FOUND;
 
 	if (!s)
 		return false;
 	ws_pyframes_forget(p->frames, pid);
 	*s = p->slots[--p->n];
+	return found;
+}
+
+bool ws_pystack_forget(struct ws_pystack *p, uint32_t pid)
+{
+	bool found;
+
+	if (!p)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	found = forget(p, pid);
+	pthread_mutex_unlock(&p->lock);
 	return found;
 }
 
@@ -122,19 +151,17 @@ static int detect(struct ws_pystack *p, struct slot *s, uint32_t pid, bool live,
 	return WS_PYSTACK_SAME;
 }
 
-int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool live,
-		     struct ws_py_proc *out)
+/* ws_pystack_check() with the lock held. */
+static int check(struct ws_pystack *p, uint32_t pid, const char *text, bool live,
+		 struct ws_py_proc *out)
 {
 	struct slot *s = slot_of(p, pid);
 	struct ws_procmaps pm;
 	bool had;
 	int ret;
 
-	if (!ws_pyproc_maybe(text)) {
-		had = s && s->state == S_FOUND;
-		ws_pystack_forget(p, pid);
-		return had ? WS_PYSTACK_GONE : WS_PYSTACK_SAME;
-	}
+	if (!ws_pyproc_maybe(text))
+		return forget(p, pid) ? WS_PYSTACK_GONE : WS_PYSTACK_SAME;
 	if (ws_procmaps_parse(text, &pm))
 		return WS_PYSTACK_SAME;
 	if (s && s->state != S_LATER && (s->state != S_FOUND || still_there(s, &pm))) {
@@ -151,6 +178,23 @@ int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool 
 	ret = detect(p, s, pid, live, &pm, out);
 	ws_procmaps_free(&pm);
 	return ret == WS_PYSTACK_SAME && had ? WS_PYSTACK_GONE : ret;
+}
+
+int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool live,
+		     const struct ws_reader_id *id, struct ws_py_proc *out)
+{
+	/* as the process's user, through this module's own helpers; refusals are the
+	 * symbolizer's to count */
+	struct ws_symfile_ctx ctx = { .uo = p->uo, .id = id };
+	const struct ws_symfile_ctx *prev;
+	int ret;
+
+	pthread_mutex_lock(&p->lock);
+	prev = ws_symfile_use(&ctx);
+	ret = check(p, pid, text, live, out);
+	ws_symfile_use(prev);
+	pthread_mutex_unlock(&p->lock);
+	return ret;
 }
 
 /* Python frame @f as a stack frame (strings copied). */
@@ -204,21 +248,26 @@ static int put_run(const struct ws_pyframe *py, int np, int *pi, const char *mod
 
 void ws_pystack_prefetch(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw)
 {
-	struct slot *s = p ? slot_of(p, pid) : NULL;
 	struct ws_pyframe py[WS_PY_MAX_FRAMES];
-	int np;
+	struct slot *s;
+	int np = 0;
 
-	if (!s || s->state != S_FOUND || !raw->n)
+	if (!p || !raw->n)
 		return;
-	np = ws_pyframes_resolve(p->frames, pid, &s->info, raw, py, WS_PY_MAX_FRAMES);
+	pthread_mutex_lock(&p->lock);
+	s = slot_of(p, pid);
+	if (s && s->state == S_FOUND)
+		np = ws_pyframes_resolve(p->frames, pid, &s->info, raw, py, WS_PY_MAX_FRAMES);
+	pthread_mutex_unlock(&p->lock);
 	if (np > 0)
 		ws_pyframes_clear(py, np);
 }
 
-int ws_pystack_merge(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw,
-		     struct ws_sframe *fr, uint32_t *n, uint32_t max)
+/* ws_pystack_merge() with the lock held. */
+static int merge(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw,
+		 struct ws_sframe *fr, uint32_t *n, uint32_t max)
 {
-	struct slot *s = p ? slot_of(p, pid) : NULL;
+	struct slot *s = slot_of(p, pid);
 	struct ws_pyframe py[WS_PY_MAX_FRAMES];
 	struct ws_sframe *out;
 	uint32_t k = 0;
@@ -255,5 +304,18 @@ int ws_pystack_merge(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw 
 	free(out);
 	if (np > 0)
 		ws_pyframes_clear(py, np);
+	return err;
+}
+
+int ws_pystack_merge(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw,
+		     struct ws_sframe *fr, uint32_t *n, uint32_t max)
+{
+	int err;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	err = merge(p, pid, raw, fr, n, max);
+	pthread_mutex_unlock(&p->lock);
 	return err;
 }

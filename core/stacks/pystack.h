@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "pycapture.h"
+#include "access/useropen.h"
 #include "stackrec.h"
 
 struct ws_pystack;
@@ -28,12 +29,12 @@ bool ws_pystack_forget(struct ws_pystack *p, uint32_t pid);
 #define WS_PYSTACK_GONE 2  /* @pid no longer does: delete it from ws_py_procs */
 
 /*
- * @pid's maps were just read (@text; @live: it still runs them): does it run CPython? Files are
- * opened in the caller's ws_symfile_use() context. A process whose maps name no python file
- * costs a string search.
+ * @pid's maps were just read (@text; @live: it still runs them): does it run CPython? Its
+ * runtime's file is opened as @id (NULL: unknown, as nobody). A process whose maps name no
+ * python file costs a string search. Thread-safe.
  */
 int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool live,
-		     struct ws_py_proc *out);
+		     const struct ws_reader_id *id, struct ws_py_proc *out);
 
 /*
  * Name the code objects of @raw now (cached), before the slower native half of the stack is

@@ -38,6 +38,8 @@ struct ws_stackcap {
 	struct ws_useropen *uo;
 	struct ws_symfile_log refused;
 	struct ws_pystack *py; /* which processes run CPython; their frames */
+	ws_stackcap_py_cb py_cb;
+	void *py_ctx;
 };
 
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
@@ -428,21 +430,23 @@ int ws_stackcap_data_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, c
 	return ws_data_name_format(sym, off, buf, len);
 }
 
-int ws_stackcap_python(struct ws_stackcap *sc, uint32_t pid, struct ws_py_proc *out)
+/* A process's maps were just read (mapsnap.h hook, any thread): does it run CPython? */
+static void maps_taken(void *ctx, uint32_t pid, const char *text, bool live,
+		       const struct ws_reader_id *id)
 {
-	struct ws_symfile_ctx ctx = { .uo = sc->uo, .log = &sc->refused };
-	const struct ws_symfile_ctx *prev;
-	struct ws_mapsnap_copy sn;
-	uint64_t dev, ino;
-	int ret;
+	struct ws_stackcap *sc = ctx;
+	struct ws_py_proc pp;
+	int how = ws_pystack_check(sc->py, pid, text, live, id, &pp);
 
-	if (ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text)
-		return WS_PYSTACK_SAME;
-	/* the runtime's file is opened as the process's user, as its libraries are */
-	ctx.id = sn.have_id ? &sn.id : NULL;
-	prev = ws_symfile_use(&ctx);
-	ret = ws_pystack_check(sc->py, pid, sn.text, ws_mapsnap_exe(pid, &dev, &ino), out);
-	ws_symfile_use(prev);
-	free(sn.text);
-	return ret;
+	if (how == WS_PYSTACK_FOUND)
+		sc->py_cb(sc->py_ctx, pid, &pp);
+	else if (how == WS_PYSTACK_GONE)
+		sc->py_cb(sc->py_ctx, pid, NULL);
+}
+
+void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx)
+{
+	sc->py_cb = cb;
+	sc->py_ctx = ctx;
+	ws_mapsnap_set_hook(sc->maps, cb ? maps_taken : NULL, sc);
 }

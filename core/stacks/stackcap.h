@@ -52,14 +52,16 @@ int ws_stackcap_watch(struct ws_stackcap *sc, int tgids_fd);
 struct ws_symfile_log;
 const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc);
 /*
- * After ws_stackcap_snapshot() took @pid's maps: does it run CPython (pystack.h)?
- * WS_PYSTACK_FOUND: write *@out into the BPF map ws_py_procs under @pid; WS_PYSTACK_GONE:
- * delete it from there; WS_PYSTACK_SAME: nothing changed.
+ * Have @cb called whenever a process whose maps are read (ws_stackcap_snapshot(), the watcher)
+ * is found to run CPython (pystack.h: @proc, to write into the BPF map ws_py_procs under @pid)
+ * or no longer does (@proc NULL: delete it). From the reader's thread or the watcher's, with
+ * the snapshots' lock held: @cb must be quick and call nothing of this module.
  */
 struct ws_py_proc;
-int ws_stackcap_python(struct ws_stackcap *sc, uint32_t pid, struct ws_py_proc *out);
+typedef void (*ws_stackcap_py_cb)(void *ctx, uint32_t pid, const struct ws_py_proc *proc);
+void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx);
 /* Process @pid is gone: drop its unwinder and what its addresses were known as. True if it was
- * known to run CPython (ws_stackcap_python()). */
+ * known to run CPython (ws_stackcap_on_python()). */
 bool ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid);
 /*
  * The data object of @pid that holds @addr, as "sym+0xoff" into @buf (symbols.h,
