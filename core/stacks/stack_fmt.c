@@ -242,12 +242,35 @@ void ws_stack_json(FILE *f, const char *key, const struct ws_stack *const parts[
 	fputs("]", f);
 }
 
+/*
+ * A stack with Python frames folds in Python: its Python frames and, inner to them, the
+ * interpreter's C function it waited in (the text's "via"); the interpreter's own frames
+ * between them (_PyEval_EvalFrameDefault's callers, vectorcall trampolines) would split equal
+ * Python paths into different towers. Returns the frames kept in @u.
+ */
+static int py_fold(const struct ws_sframe *u[], int nu)
+{
+	int k = 0, via = -1;
+
+	for (int i = 0; i < nu && !u[i]->python; i++)
+		if (via < 0 || system_lib(u[via]->f.module))
+			via = i;
+	if (via >= 0)
+		u[k++] = u[via];
+	for (int i = 0; i < nu; i++)
+		if (u[i]->python)
+			u[k++] = u[i];
+	return k;
+}
+
 void ws_stack_folded(FILE *f, const struct ws_stack *const parts[], int n, int max)
 {
 	const struct ws_sframe *u[WS_STACK_MAX_FRAMES];
 	int nu = collect(parts, n, false, u, WS_STACK_MAX_FRAMES);
 	char d[WS_DEMANGLE_MAX];
 
+	if (has_python(u, nu))
+		nu = py_fold(u, nu);
 	if (nu > max)
 		nu = max;
 	for (int i = nu - 1; i >= 0; i--) {
