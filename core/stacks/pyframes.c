@@ -85,8 +85,7 @@ static bool resident(uint32_t pid, uint64_t addr, size_t len)
 	return true;
 }
 
-/* Read @len bytes at @addr of @pid, from resident pages only. 0 or -EFAULT. */
-static int mem_read(uint32_t pid, uint64_t addr, void *buf, size_t len)
+int ws_py_mem_read(uint32_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
 
@@ -97,7 +96,7 @@ static int mem_read(uint32_t pid, uint64_t addr, void *buf, size_t len)
 
 static int read_u64(uint32_t pid, uint64_t addr, uint64_t *v)
 {
-	return mem_read(pid, addr, v, sizeof(*v));
+	return ws_py_mem_read(pid, addr, v, sizeof(*v));
 }
 
 /* Append code point @c as UTF-8 to @o (room checked by the caller: 4 bytes). */
@@ -141,7 +140,7 @@ static char *read_str(uint32_t pid, const struct ws_py_info *in, uint64_t addr, 
 
 	if (read_u64(pid, addr + l->ob_type, &type) || type != in->unicode_type ||
 	    read_u64(pid, addr + l->str_length, &len) || !len || len > max ||
-	    mem_read(pid, addr + l->str_state, &state, sizeof(state)))
+	    ws_py_mem_read(pid, addr + l->str_state, &state, sizeof(state)))
 		return NULL;
 	kind = (state >> 2) & 7;
 	/* compact (bit 5) and ready; ascii (bit 6) keeps its data after the shorter header */
@@ -151,8 +150,9 @@ static char *read_str(uint32_t pid, const struct ws_py_info *in, uint64_t addr, 
 	raw = malloc(len * kind);
 	out = malloc(len * 4 + 1);
 	if (!raw || !out ||
-	    mem_read(pid, addr + ((state & (1u << 6)) ? l->str_ascii_data : l->str_compact_data),
-		     raw, len * kind))
+	    ws_py_mem_read(pid,
+			   addr + ((state & (1u << 6)) ? l->str_ascii_data : l->str_compact_data),
+			   raw, len * kind))
 		goto bad;
 	for (uint64_t i = 0; i < len; i++) {
 		c = kind == 1 ? raw[i] : kind == 2 ? ((uint16_t *)raw)[i] : ((uint32_t *)raw)[i];
@@ -186,7 +186,7 @@ static int read_bytes(uint32_t pid, const struct ws_py_info *in, uint64_t addr, 
 	*out = malloc(n);
 	if (!*out)
 		return -ENOMEM;
-	if (mem_read(pid, addr + l->bytes_data, *out, n)) {
+	if (ws_py_mem_read(pid, addr + l->bytes_data, *out, n)) {
 		free(*out);
 		*out = NULL;
 		return -EFAULT;
@@ -203,7 +203,7 @@ static int read_code(uint32_t pid, const struct ws_py_info *in, uint64_t code, s
 
 	if (read_u64(pid, code + l->ob_type, &type) || type != in->code_type ||
 	    read_u64(pid, code + l->ob_size, &ncode) || ncode > (1u << 28) ||
-	    mem_read(pid, code + l->co_firstlineno, &first, sizeof(first)) ||
+	    ws_py_mem_read(pid, code + l->co_firstlineno, &first, sizeof(first)) ||
 	    read_u64(pid, code + l->co_qualname, &name) ||
 	    read_u64(pid, code + l->co_filename, &file) ||
 	    read_u64(pid, code + l->co_linetable, &lt))

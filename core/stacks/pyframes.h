@@ -45,6 +45,9 @@ int ws_pyframes_resolve(struct ws_pyframes *c, uint32_t pid, const struct ws_py_
 /* Free the strings of @n frames of @f. */
 void ws_pyframes_clear(struct ws_pyframe *f, int n);
 
+/* Read @len bytes (at most 64 KiB) at @addr of @pid from resident pages only. 0 or -EFAULT. */
+int ws_py_mem_read(uint32_t pid, uint64_t addr, void *buf, size_t len);
+
 /*
  * The source line of the instruction at byte offset @addrq of a code object whose first line is
  * @firstlineno and whose co_linetable (PEP 626/657 location table, 3.11+) is @lt (@len bytes).

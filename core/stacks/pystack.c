@@ -319,3 +319,100 @@ int ws_pystack_merge(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw 
 	pthread_mutex_unlock(&p->lock);
 	return err;
 }
+
+static bool rd(uint32_t pid, uint64_t addr, uint64_t *v)
+{
+	*v = 0;
+	return ws_py_mem_read(pid, addr, v, sizeof(*v)) == 0;
+}
+
+/* The thread state of @tid, as ws_py_tstate() in BPF; 0 with *@bad false: none. */
+static uint64_t tstate_now(const struct ws_py_proc *pp, uint32_t pid, uint32_t tid, bool *bad)
+{
+	uint64_t interp, ts, v;
+
+	*bad = true;
+	if (!rd(pid, pp->runtime + pp->interp_head, &interp))
+		return 0;
+	*bad = false;
+	if (!interp)
+		return 0;
+	*bad = true;
+	if (!rd(pid, interp + pp->threads_head, &ts))
+		return 0;
+	for (int i = 0; i < WS_PY_MAX_THREADS && ts; i++) {
+		if (!rd(pid, ts + pp->ts_native_tid, &v))
+			return 0;
+		if (v == tid) {
+			*bad = false;
+			return ts;
+		}
+		if (!rd(pid, ts + pp->ts_next, &ts))
+			return 0;
+	}
+	*bad = false;
+	return 0;
+}
+
+/* Frames from @frame on into @out (state set); false when one could not be read. */
+static void frames_now(const struct ws_py_proc *pp, uint32_t pid, uint64_t frame,
+		       struct ws_py_raw *out)
+{
+	for (int i = 0; i < WS_PY_MAX_FRAMES; i++) {
+		struct ws_py_raw_frame *f = &out->f[i];
+		uint64_t code, instr;
+
+		if (!frame) {
+			out->state = WS_PY_OK;
+			return;
+		}
+		memset(f, 0, sizeof(*f));
+		if (!rd(pid, frame + pp->fr_code, &code) ||
+		    !rd(pid, frame + pp->fr_instr, &instr) ||
+		    ws_py_mem_read(pid, frame + pp->fr_owner, &f->owner, 1) ||
+		    (pp->fr_entry != WS_PY_NO_OFF &&
+		     ws_py_mem_read(pid, frame + pp->fr_entry, &f->entry, 1)))
+			return;
+		f->code = code;
+		f->instr = instr;
+		out->n = (uint8_t)(i + 1);
+		if (!rd(pid, frame + pp->fr_previous, &frame))
+			return;
+	}
+	out->state = frame ? WS_PY_TRUNCATED : WS_PY_OK;
+}
+
+void ws_pystack_walk_now(struct ws_pystack *p, uint32_t pid, uint32_t tid, struct ws_py_raw *out)
+{
+	struct ws_py_proc pp = { 0 };
+	uint64_t ts, base, frame;
+	struct slot *s;
+	bool bad, found;
+
+	memset(out, 0, sizeof(*out));
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	s = slot_of(p, pid);
+	found = s && s->state == S_FOUND;
+	if (found)
+		pp = s->info.bpf;
+	pthread_mutex_unlock(&p->lock);
+	if (!found)
+		return;
+	ts = tstate_now(&pp, pid, tid, &bad);
+	out->state = bad ? WS_PY_UNREADABLE : WS_PY_NO_THREAD;
+	if (!ts)
+		return;
+	out->state = WS_PY_UNREADABLE;
+	base = ts;
+	if (pp.ts_cframe != WS_PY_NO_OFF && !rd(pid, ts + pp.ts_cframe, &base))
+		return;
+	if (!base) {
+		out->state = WS_PY_OK; /* no frame: it runs no Python code */
+		return;
+	}
+	if (!rd(pid, base + pp.cur_frame, &frame))
+		return;
+	frames_now(&pp, pid, frame, out);
+}

@@ -43,6 +43,13 @@ int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool 
 void ws_pystack_prefetch(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw);
 
 /*
+ * The BPF walk (sched/pystack.bpf.h) done from here, for thread @tid of @pid blocked now (its
+ * frame chain does not move while it sleeps): into @out, state WS_PY_NONE when @pid is not
+ * known to run CPython. Memory is read as pyframes.h reads it (resident pages only).
+ */
+void ws_pystack_walk_now(struct ws_pystack *p, uint32_t pid, uint32_t tid, struct ws_py_raw *out);
+
+/*
  * Merge the Python frames @raw of process @pid into its user frames @fr (*@n of them, innermost
  * first, room for @max): each run of Python frames in place of the _PyEval_EvalFrameDefault
  * frame that ran it (those left over outermost). Frames that cannot be named become one frame

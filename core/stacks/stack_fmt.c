@@ -304,11 +304,7 @@ void ws_stack_lines(FILE *f, const struct ws_stack *const parts[], int n)
 		struct ws_frame x = i < nu ? u[i]->f : k[i - nu]->f;
 
 		if (i < nu && u[i]->python) {
-			if (x.sym)
-				snprintf(buf, sizeof(buf), "%s %s:%u (python)", x.sym,
-					 x.file ? x.file : "?", x.line);
-			else
-				snprintf(buf, sizeof(buf), "python frames unreadable");
+			ws_sframe_format(u[i], buf, sizeof(buf));
 			fprintf(f, "%s%s", i ? "\n" : "", buf);
 			continue;
 		}
@@ -331,6 +327,16 @@ int ws_frame_format(const struct ws_frame *f, char *buf, size_t len)
 	if (mod)
 		return snprintf(buf, len, "%s+0x%" PRIx64, mod, f->off);
 	return snprintf(buf, len, "0x%" PRIx64, f->ip);
+}
+
+int ws_sframe_format(const struct ws_sframe *f, char *buf, size_t len)
+{
+	if (!f->python)
+		return ws_frame_format(&f->f, buf, len);
+	if (!f->f.sym)
+		return snprintf(buf, len, "python frames unreadable");
+	return snprintf(buf, len, "%s %s:%u (python)", f->f.sym, f->f.file ? f->f.file : "?",
+			f->f.line);
 }
 
 const char *ws_unwind_stop_str(enum ws_unwind_stop stop)

@@ -450,3 +450,19 @@ void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *c
 	sc->py_ctx = ctx;
 	ws_mapsnap_set_hook(sc->maps, cb ? maps_taken : NULL, sc);
 }
+
+void ws_stackcap_python_now(struct ws_stackcap *sc, struct ws_rec_stack_raw *r)
+{
+	struct ws_reader_id id;
+	struct ws_py_proc pp;
+	char *text = NULL;
+
+	if (ws_procmaps_read_text(r->pid, &text) || !text) {
+		free(text);
+		return;
+	}
+	ws_pystack_check(sc->py, r->pid, text, true,
+			 ws_reader_id_of((pid_t)r->pid, &id) ? NULL : &id, &pp);
+	free(text);
+	ws_pystack_walk_now(sc->py, r->pid, r->tid, &r->py);
+}

@@ -58,6 +58,12 @@ const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc);
  * the snapshots' lock held: @cb must be quick and call nothing of this module.
  */
 struct ws_py_proc;
+/*
+ * For a stack read from /proc (stuck, open waits): if @r's process runs CPython, walk its
+ * thread's Python frames now into @r->py (the thread is asleep: its chain does not move), for
+ * ws_stackcap_resolve() to merge.
+ */
+void ws_stackcap_python_now(struct ws_stackcap *sc, struct ws_rec_stack_raw *r);
 typedef void (*ws_stackcap_py_cb)(void *ctx, uint32_t pid, const struct ws_py_proc *proc);
 void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx);
 /* Process @pid is gone: drop its unwinder and what its addresses were known as. True if it was
