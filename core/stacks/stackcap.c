@@ -40,6 +40,7 @@ struct ws_stackcap {
 	struct ws_pystack *py; /* which processes run CPython; their frames */
 	ws_stackcap_py_cb py_cb;
 	void *py_ctx;
+	uint32_t py_now_pid; /* the process ws_stackcap_python_now() last checked */
 };
 
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
@@ -457,12 +458,11 @@ void ws_stackcap_python_now(struct ws_stackcap *sc, struct ws_rec_stack_raw *r)
 	struct ws_py_proc pp;
 	char *text = NULL;
 
-	if (ws_procmaps_read_text(r->pid, &text) || !text) {
-		free(text);
-		return;
-	}
-	ws_pystack_check(sc->py, r->pid, text, true,
-			 ws_reader_id_of((pid_t)r->pid, &id) ? NULL : &id, &pp);
+	/* its maps once for all its threads (stuck reads them one after the other) */
+	if (r->pid != sc->py_now_pid && !ws_procmaps_read_text(r->pid, &text) && text)
+		ws_pystack_check(sc->py, r->pid, text, true,
+				 ws_reader_id_of((pid_t)r->pid, &id) ? NULL : &id, &pp);
 	free(text);
+	sc->py_now_pid = r->pid;
 	ws_pystack_walk_now(sc->py, r->pid, r->tid, &r->py);
 }
