@@ -132,7 +132,7 @@ static void text_ustack(FILE *f, const struct ws_stuck_thread *t)
 	parts[0] = t->ustack;
 	n = t->ustack->n;
 	for (uint32_t i = 0; i < n && i < TEXT_FRAMES; i++) {
-		ws_frame_format(&t->ustack->frames[i].f, buf, sizeof(buf));
+		ws_sframe_format(&t->ustack->frames[i], buf, sizeof(buf));
 		fprintf(f, "    %s\n", ws_text_esc(buf, e, sizeof(e)));
 	}
 	if (n > TEXT_FRAMES)

@@ -208,6 +208,8 @@ int ws_ustack_now_read(struct ws_ustack_now *u, const struct ws_task_snap *t, st
 	}
 	if ((err = capture(u, t, &raw, why)))
 		return err;
+	/* a CPython thread: its Python frames, merged with the native ones */
+	ws_stackcap_python_now(u->sc, raw);
 	err = ws_stackcap_resolve(u->sc, &raw->hdr, out);
 	free(raw);
 	if (err) {

@@ -14,6 +14,7 @@
 #define WS_SCHED_STACK_BPF_H
 
 #include "stacks/capture.h"
+#include "pystack.bpf.h"
 
 #if defined(__TARGET_ARCH_x86)
 #define WS_REGS_PC(regs) ((regs)->ip)
@@ -93,6 +94,8 @@ static __always_inline void ws_stack_ident(struct ws_rec_stack_raw *r, struct ta
 	r->uregs.valid = 0;
 	r->uregs.arch = WS_ARCH;
 	r->uregs.nouser = 0;
+	r->py.state = WS_PY_NONE;
+	r->py.n = 0;
 	/* the record stands for the moment the stack was as captured: just before @end's event */
 	r->hdr.ts = end - 1;
 }
@@ -120,6 +123,8 @@ static __always_inline void ws_stack_user(struct ws_rec_stack_raw *r, struct tas
 		r->uregs.nouser = WS_NOUSER_KTHREAD;
 		return;
 	}
+	/* the Python frames it is in now: the ones it waited in (or woke from) */
+	ws_py_walk(&r->py, cur);
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 	if (!regs) {
 		r->uregs.nouser = WS_NOUSER_UNREADABLE;

@@ -103,8 +103,9 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 		/* its window was noted when it arrived: see session_note_loss() */
 	} else if (rec->kind == WS_KIND_PROC_EXIT) {
 		session_pid_gone(s, rec->pid, rec->ts);
-		if (s->stackcap)
-			ws_stackcap_forget(s->stackcap, rec->pid);
+		/* a CPython process leaves ws_py_procs: its pid may come back as another program */
+		if (s->stackcap && ws_stackcap_forget(s->stackcap, rec->pid))
+			session_py_forget(s, rec->pid);
 	} else if (rec->kind == WS_KIND_OPEN_WAIT) {
 		open_wait(s, rec);
 	} else if (rec->kind == WS_KIND_STACK) {

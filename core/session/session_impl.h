@@ -189,6 +189,8 @@ int session_plugins_init(struct ws_session *s);
 uint64_t session_recursion_misses(struct ws_session *s);
 /* The ring's callback (ring_buffer__new): one record in (session_ring.c). */
 int session_ring_record(void *ctx, void *data, size_t size);
+/* Process @pid, which ran CPython, is gone: drop it from BPF's ws_py_procs. */
+void session_py_forget(struct ws_session *s, uint32_t pid);
 int session_resource(void *ctx, const struct ws_claim *c, char *buf, size_t len);
 int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, char *buf,
 		       size_t len);

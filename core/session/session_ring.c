@@ -5,6 +5,9 @@
  * counts. Loading and attaching the programs that write it is session_bpf.c.
  */
 #include "session_impl.h"
+#include "stacks/pystack.h"
+
+static void python_found(void *ctx, uint32_t pid, const struct ws_py_proc *proc);
 
 /* The stack resolver, with its maps watcher (the trace goes on without either). */
 static int stackcap_new(struct ws_session *s)
@@ -13,6 +16,7 @@ static int stackcap_new(struct ws_session *s)
 
 	if (err)
 		return err;
+	ws_stackcap_on_python(s->stackcap, python_found, s);
 	if ((err = ws_stackcap_watch(s->stackcap, s->tgids_fd)))
 		ws_log(WS_LOG_ERROR,
 		       "no thread to read the maps of new processes: %s; a short program's stacks may lack names",
@@ -56,6 +60,38 @@ static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
 	 * be decoded was */
 	ws_stacks_keep(s->stacks, st);
 	return err ? -ENOMEM : 0;
+}
+
+/* The scheduler object's ws_py_procs (sched/pystack.bpf.h), or -1. */
+static int py_procs_fd(struct ws_session *s)
+{
+	for (int i = 0; i < s->nplugins; i++) {
+		struct bpf_map *m =
+			s->objs[i] ? bpf_object__find_map_by_name(s->objs[i], "ws_py_procs") : NULL;
+
+		if (m)
+			return bpf_map__fd(m);
+	}
+	return -1;
+}
+
+/*
+ * A traced process runs CPython (or no longer does): tell BPF, which walks the Python frames
+ * of the processes in ws_py_procs where it copies their stacks. Any thread (stackcap.h).
+ */
+static void python_found(void *ctx, uint32_t pid, const struct ws_py_proc *proc)
+{
+	int fd = py_procs_fd(ctx);
+
+	if (fd >= 0 && proc)
+		bpf_map_update_elem(fd, &pid, proc, BPF_ANY);
+	else if (fd >= 0)
+		bpf_map_delete_elem(fd, &pid);
+}
+
+void session_py_forget(struct ws_session *s, uint32_t pid)
+{
+	python_found(s, pid, NULL);
 }
 
 int session_ring_record(void *ctx, void *data, size_t size)

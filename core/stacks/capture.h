@@ -19,6 +19,8 @@
 
 #include <whyslow/record.h>
 
+#include "pycapture.h"
+
 /* WS_KIND_STACK_RAW: struct ws_rec_stack_raw; WS_KIND_STACK: struct ws_rec_stack + frames */
 
 /* Whose stack, relative to the wait it explains. */
@@ -80,7 +82,8 @@ struct ws_rec_stack_raw {
 	struct ws_syscall sys; /* the waiter's, read at switch-in (nr WS_SYSCALL_NONE otherwise) */
 	__u64 kframes[WS_STACK_KFRAMES];
 	struct ws_stack_uregs uregs;
-	__u8 ustack[]; /* @ulen bytes; hdr.size covers them */
+	struct ws_py_raw py; /* its CPython frames, walked with its user stack (pycapture.h) */
+	__u8 ustack[];	     /* @ulen bytes; hdr.size covers them */
 };
 
 /*
@@ -90,6 +93,9 @@ struct ws_rec_stack_raw {
  * each present when its length is not 0), padded to 8 bytes.
  */
 #define WS_STACK_FRAME_KERNEL 0x1 /* ws_stack_frame.flags: a kernel address */
+/* a CPython frame: sym its qualified name, file and line its source's, ip its code object,
+ * off the byte offset of its instruction, module the interpreter that ran it */
+#define WS_STACK_FRAME_PYTHON 0x2
 
 /* ws_rec_stack.ustop: why the user walk ended (enum ws_unwind_stop + 1), 0: no user part */
 struct ws_rec_stack {

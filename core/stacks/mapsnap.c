@@ -38,7 +38,18 @@ struct ws_mapsnap {
 	uint64_t busy_since;
 	int tgids_fd;
 	pthread_cond_t wake;
+	/* called with @lock held after each snapshot taken, in whichever thread took it */
+	ws_mapsnap_hook hook;
+	void *hook_ctx;
 };
+
+void ws_mapsnap_set_hook(struct ws_mapsnap *ms, ws_mapsnap_hook hook, void *ctx)
+{
+	pthread_mutex_lock(&ms->lock);
+	ms->hook = hook;
+	ms->hook_ctx = ctx;
+	pthread_mutex_unlock(&ms->lock);
+}
 
 bool ws_mapsnap_exe(uint32_t pid, uint64_t *dev, uint64_t *ino)
 {
@@ -167,6 +178,8 @@ static int take(struct ws_mapsnap *ms, uint32_t pid, uint64_t now)
 	sn->have_id = id_ok;
 	if (id_ok)
 		sn->id = id;
+	if (ms->hook)
+		ms->hook(ms->hook_ctx, pid, text, live, id_ok ? &sn->id : NULL);
 	return 1;
 }
 

@@ -32,6 +32,14 @@ struct ws_mapsnap;
 #define WS_MAPSNAP_POLL_NS 5000000ULL
 
 int ws_mapsnap_new(struct ws_mapsnap **out);
+/*
+ * Called after each snapshot is taken (@text: the maps just read; @live: @pid runs them; @id:
+ * its user, NULL when unknown), by the reader or by the watcher, with the snapshots' lock held:
+ * it must not call ws_mapsnap_*() itself.
+ */
+typedef void (*ws_mapsnap_hook)(void *ctx, uint32_t pid, const char *text, bool live,
+				const struct ws_reader_id *id);
+void ws_mapsnap_set_hook(struct ws_mapsnap *ms, ws_mapsnap_hook hook, void *ctx);
 /* Stops the watcher, if any. */
 void ws_mapsnap_free(struct ws_mapsnap *ms);
 

@@ -84,6 +84,59 @@ static bool same_module(const struct ws_frame *a, const struct ws_frame *b)
 	return a->module && b->module && !strcmp(a->module, b->module);
 }
 
+/* "handle (app.py:41)"; a frame that could not be read says so. */
+static void py_text(FILE *f, const struct ws_frame *fr)
+{
+	char e[WS_ESC_LEN], e2[WS_ESC_LEN];
+
+	if (!fr->sym) {
+		fputs("python frames unreadable", f);
+		return;
+	}
+	fprintf(f, "%s (%s", ws_text_esc(fr->sym, e, sizeof(e)),
+		ws_text_esc(base(fr->file), e2, sizeof(e2)));
+	if (fr->line)
+		fprintf(f, ":%u", fr->line);
+	fputc(')', f);
+}
+
+/*
+ * A stack with Python frames reads in Python: its Python frames, innermost first, then the
+ * interpreter's C code it was in ("via take_gil (python3.11)"): its innermost frame outside the
+ * C library.
+ */
+static int py_user_text(FILE *f, const struct ws_sframe *const u[], int nu, int user_depth)
+{
+	int shown = 0, via = -1;
+	char e[WS_ESC_LEN];
+
+	for (int i = 0; i < nu && shown < user_depth; i++) {
+		if (!u[i]->python)
+			continue;
+		fputs(shown++ ? " " : "in ", f);
+		if (shown > 1)
+			fprintf(f, "%s ", ws_arrow());
+		py_text(f, &u[i]->f);
+	}
+	for (int i = 0; i < nu && !u[i]->python; i++)
+		if (via < 0 || system_lib(u[via]->f.module))
+			via = i;
+	if (via >= 0) {
+		fputs(", via ", f);
+		text_name(f, &u[via]->f);
+		fprintf(f, " (%s)", ws_text_esc(base(u[via]->f.module), e, sizeof(e)));
+	}
+	return shown;
+}
+
+static bool has_python(const struct ws_sframe *const u[], int nu)
+{
+	for (int i = 0; i < nu; i++)
+		if (u[i]->python)
+			return true;
+	return false;
+}
+
 int ws_stack_text(FILE *f, const struct ws_stack *const parts[], int n, int user_depth)
 {
 	const struct ws_sframe *u[WS_STACK_MAX_FRAMES], *k[WS_STACK_MAX_FRAMES];
@@ -94,6 +147,10 @@ int ws_stack_text(FILE *f, const struct ws_stack *const parts[], int n, int user
 
 	if (user_depth <= 0 || (!nu && !nk))
 		return 0;
+	if (has_python(u, nu)) {
+		shown = py_user_text(f, u, nu, user_depth);
+		goto kernel;
+	}
 	/* the program's own code is where it waited; the library call it made is named after */
 	while (first < nu && system_lib(u[first]->f.module))
 		first++;
@@ -113,6 +170,7 @@ int ws_stack_text(FILE *f, const struct ws_stack *const parts[], int n, int user
 		text_name(f, &u[first - 1]->f);
 		fprintf(f, " (%s)", ws_text_esc(base(u[first - 1]->f.module), e, sizeof(e)));
 	}
+kernel:
 	while (ki < nk && kernel_machinery(k[ki]->f.sym))
 		ki++;
 	if (ki == nk)
@@ -133,8 +191,18 @@ static void json_frames(FILE *f, const struct ws_sframe *const fr[], int n, bool
 		const struct ws_frame *x = &fr[i]->f;
 		const char *sym = ws_demangle(x->sym, d, sizeof(d));
 
-		fprintf(f, "%s{\"ip\":\"0x%" PRIx64 "\",\"sym\":", *first ? "" : ",", x->ip);
+		fprintf(f, "%s{", *first ? "" : ",");
 		*first = false;
+		/* a Python frame: its language and function first; sym, file and line as any */
+		if (fr[i]->python) {
+			fputs("\"lang\":\"python\",\"function\":", f);
+			if (x->sym)
+				ws_json_str(f, x->sym);
+			else
+				fputs("null,\"unreadable\":true", f);
+			fputc(',', f);
+		}
+		fprintf(f, "\"ip\":\"0x%" PRIx64 "\",\"sym\":", x->ip);
 		if (sym)
 			ws_json_str(f, sym);
 		else
@@ -174,18 +242,49 @@ void ws_stack_json(FILE *f, const char *key, const struct ws_stack *const parts[
 	fputs("]", f);
 }
 
+/*
+ * A stack with Python frames folds in Python: its Python frames and, inner to them, the
+ * interpreter's C function it waited in (the text's "via"); the interpreter's own frames
+ * between them (_PyEval_EvalFrameDefault's callers, vectorcall trampolines) would split equal
+ * Python paths into different towers. Returns the frames kept in @u.
+ */
+static int py_fold(const struct ws_sframe *u[], int nu)
+{
+	int k = 0, via = -1;
+
+	for (int i = 0; i < nu && !u[i]->python; i++)
+		if (via < 0 || system_lib(u[via]->f.module))
+			via = i;
+	if (via >= 0)
+		u[k++] = u[via];
+	for (int i = 0; i < nu; i++)
+		if (u[i]->python)
+			u[k++] = u[i];
+	return k;
+}
+
 void ws_stack_folded(FILE *f, const struct ws_stack *const parts[], int n, int max)
 {
 	const struct ws_sframe *u[WS_STACK_MAX_FRAMES];
 	int nu = collect(parts, n, false, u, WS_STACK_MAX_FRAMES);
 	char d[WS_DEMANGLE_MAX];
 
+	if (has_python(u, nu))
+		nu = py_fold(u, nu);
 	if (nu > max)
 		nu = max;
 	for (int i = nu - 1; i >= 0; i--) {
 		const struct ws_frame *x = &u[i]->f;
 		const char *name = x->sym ? ws_demangle(x->sym, d, sizeof(d)) : base(x->module);
+		char py[WS_ESC_LEN];
 
+		/* a Python function with its file, as py-spy names it (no line: one box per
+		 * function) */
+		if (u[i]->python) {
+			snprintf(py, sizeof(py), "%s (%s)", x->sym ? x->sym : "[python unreadable]",
+				 x->sym ? base(x->file) : "?");
+			name = py;
+		}
 		fputc(';', f);
 		/* names only (no offsets), so equal code paths stack together; a space may stay
 		 * ("void (*)()"): the weight is after the line's last one */
@@ -204,6 +303,11 @@ void ws_stack_lines(FILE *f, const struct ws_stack *const parts[], int n)
 	for (int i = 0; i < nu + nk; i++) {
 		struct ws_frame x = i < nu ? u[i]->f : k[i - nu]->f;
 
+		if (i < nu && u[i]->python) {
+			ws_sframe_format(u[i], buf, sizeof(buf));
+			fprintf(f, "%s%s", i ? "\n" : "", buf);
+			continue;
+		}
 		x.sym = ws_demangle(x.sym, d, sizeof(d));
 		ws_frame_format(&x, buf, sizeof(buf));
 		fprintf(f, "%s%s", i ? "\n" : "", buf);
@@ -223,6 +327,16 @@ int ws_frame_format(const struct ws_frame *f, char *buf, size_t len)
 	if (mod)
 		return snprintf(buf, len, "%s+0x%" PRIx64, mod, f->off);
 	return snprintf(buf, len, "0x%" PRIx64, f->ip);
+}
+
+int ws_sframe_format(const struct ws_sframe *f, char *buf, size_t len)
+{
+	if (!f->python)
+		return ws_frame_format(&f->f, buf, len);
+	if (!f->f.sym)
+		return snprintf(buf, len, "python frames unreadable");
+	return snprintf(buf, len, "%s %s:%u (python)", f->f.sym, f->f.file ? f->f.file : "?",
+			f->f.line);
 }
 
 const char *ws_unwind_stop_str(enum ws_unwind_stop stop)

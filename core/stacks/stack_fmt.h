@@ -26,6 +26,8 @@ void ws_stack_lines(FILE *f, const struct ws_stack *const parts[], int n);
 /* "sym+0xoff (module) file:line", "sym+0xoff (module)" or "module+0xoff" ("0x…" unmapped), with
  * the module's directory left out.  Returns what snprintf returns. */
 int ws_frame_format(const struct ws_frame *f, char *buf, size_t len);
+/* The same for a stack's frame: a Python frame as "function /path/file.py:41 (python)". */
+int ws_sframe_format(const struct ws_sframe *f, char *buf, size_t len);
 
 /*
  * Why the user walk of @parts (@n of them) ended before the outermost frame ("time limit",

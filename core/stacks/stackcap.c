@@ -9,6 +9,7 @@
 #include "stackcap.h"
 #include "mapsnap.h"
 #include "procmaps.h"
+#include "pystack.h"
 #include "stackrec.h"
 #include "symbols.h"
 #include "symfile.h"
@@ -36,6 +37,10 @@ struct ws_stackcap {
 	struct ws_mapsnap *maps; /* its maps: what its stacks unwind with once it is gone */
 	struct ws_useropen *uo;
 	struct ws_symfile_log refused;
+	struct ws_pystack *py; /* which processes run CPython; their frames */
+	ws_stackcap_py_cb py_cb;
+	void *py_ctx;
+	uint32_t py_now_pid; /* the process ws_stackcap_python_now() last checked */
 };
 
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
@@ -69,7 +74,9 @@ int ws_stackcap_new(struct ws_stackcap **out)
 		free(sc);
 		return err;
 	}
-	if ((err = ws_useropen_new(&sc->uo)) || (err = ws_mapsnap_new(&sc->maps))) {
+	if ((err = ws_useropen_new(&sc->uo)) || (err = ws_mapsnap_new(&sc->maps)) ||
+	    (err = ws_pystack_new(&sc->py))) {
+		ws_mapsnap_free(sc->maps);
 		ws_useropen_free(sc->uo);
 		ws_symbols_free(sc->syms);
 		free(sc);
@@ -84,6 +91,7 @@ void ws_stackcap_free(struct ws_stackcap *sc)
 	if (!sc)
 		return;
 	ws_mapsnap_free(sc->maps);
+	ws_pystack_free(sc->py);
 	for (int i = 0; i < UNWINDERS; i++)
 		ws_unwinder_free(sc->slots[i].u);
 	ws_symbols_free(sc->syms);
@@ -97,7 +105,7 @@ void ws_stackcap_set_lines(struct ws_stackcap *sc, bool lines)
 	ws_symbols_set_lines(sc->syms, lines);
 }
 
-void ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid)
+bool ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid)
 {
 	for (int i = 0; i < UNWINDERS; i++) {
 		if (sc->slots[i].u && sc->slots[i].pid == pid) {
@@ -107,6 +115,7 @@ void ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid)
 	}
 	ws_symbols_forget(sc->syms, pid);
 	ws_mapsnap_forget(sc->maps, pid);
+	return ws_pystack_forget(sc->py, pid);
 }
 
 static bool live_maps(uint32_t pid)
@@ -184,6 +193,7 @@ static int keep_frame(struct ws_sframe *dst, const struct ws_frame *f, bool kern
 {
 	dst->f = *f;
 	dst->kernel = kernel;
+	dst->python = false;
 	dst->f.sym = f->sym ? strdup(f->sym) : NULL;
 	dst->f.module = f->module ? strdup(f->module) : NULL;
 	dst->f.file = f->file ? strdup(f->file) : NULL;
@@ -341,6 +351,9 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 	st.wait_end = r->wait_end;
 	st.fd = fd_path(r, path, sizeof(path));
 	st.path = st.fd >= 0 ? path : NULL;
+	/* its Python code objects first: named from its memory, which goes when it exits */
+	if (r->py.state != WS_PY_NONE)
+		ws_pystack_prefetch(sc->py, r->pid, &r->py);
 	if ((r->uregs.valid & (WS_SREG_PC | WS_SREG_SP)) == (WS_SREG_PC | WS_SREG_SP)) {
 		struct ws_unwinder *u = unwinder_of(sc, r->pid);
 		struct ws_unwind_opts o = { .max_frames = WS_UNWIND_DEFAULT_FRAMES };
@@ -361,6 +374,10 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 		/* a kernel half (0: its user half follows), or a note saying why none comes */
 		st.nouser = r->uregs.nouser;
 	}
+	/* its Python frames in place of the interpreter's, kernel frames keeping their room */
+	if (!err && r->py.state != WS_PY_NONE)
+		err = ws_pystack_merge(sc->py, r->pid, &r->py, fr, &n,
+				       WS_STACK_MAX_FRAMES - WS_STACK_KFRAMES);
 	kfirst = n;
 	for (uint32_t i = 0; i < r->nkframes && n < WS_STACK_MAX_FRAMES && !err; i++) {
 		/* every kernel address of a task's stack is a return address */
@@ -412,4 +429,40 @@ int ws_stackcap_data_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, c
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	return ws_data_name_format(sym, off, buf, len);
+}
+
+/* A process's maps were just read (mapsnap.h hook, any thread): does it run CPython? */
+static void maps_taken(void *ctx, uint32_t pid, const char *text, bool live,
+		       const struct ws_reader_id *id)
+{
+	struct ws_stackcap *sc = ctx;
+	struct ws_py_proc pp;
+	int how = ws_pystack_check(sc->py, pid, text, live, id, &pp);
+
+	if (how == WS_PYSTACK_FOUND)
+		sc->py_cb(sc->py_ctx, pid, &pp);
+	else if (how == WS_PYSTACK_GONE)
+		sc->py_cb(sc->py_ctx, pid, NULL);
+}
+
+void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx)
+{
+	sc->py_cb = cb;
+	sc->py_ctx = ctx;
+	ws_mapsnap_set_hook(sc->maps, cb ? maps_taken : NULL, sc);
+}
+
+void ws_stackcap_python_now(struct ws_stackcap *sc, struct ws_rec_stack_raw *r)
+{
+	struct ws_reader_id id;
+	struct ws_py_proc pp;
+	char *text = NULL;
+
+	/* its maps once for all its threads (stuck reads them one after the other) */
+	if (r->pid != sc->py_now_pid && !ws_procmaps_read_text(r->pid, &text) && text)
+		ws_pystack_check(sc->py, r->pid, text, true,
+				 ws_reader_id_of((pid_t)r->pid, &id) ? NULL : &id, &pp);
+	free(text);
+	sc->py_now_pid = r->pid;
+	ws_pystack_walk_now(sc->py, r->pid, r->tid, &r->py);
 }

@@ -51,8 +51,24 @@ int ws_stackcap_watch(struct ws_stackcap *sc, int tgids_fd);
 /* Files whose symbols were not read (symfile.h), for the summary. */
 struct ws_symfile_log;
 const struct ws_symfile_log *ws_stackcap_refused(const struct ws_stackcap *sc);
-/* Process @pid is gone: drop its unwinder and what its addresses were known as. */
-void ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid);
+/*
+ * Have @cb called whenever a process whose maps are read (ws_stackcap_snapshot(), the watcher)
+ * is found to run CPython (pystack.h: @proc, to write into the BPF map ws_py_procs under @pid)
+ * or no longer does (@proc NULL: delete it). From the reader's thread or the watcher's, with
+ * the snapshots' lock held: @cb must be quick and call nothing of this module.
+ */
+struct ws_py_proc;
+/*
+ * For a stack read from /proc (stuck, open waits): if @r's process runs CPython, walk its
+ * thread's Python frames now into @r->py (the thread is asleep: its chain does not move), for
+ * ws_stackcap_resolve() to merge.
+ */
+void ws_stackcap_python_now(struct ws_stackcap *sc, struct ws_rec_stack_raw *r);
+typedef void (*ws_stackcap_py_cb)(void *ctx, uint32_t pid, const struct ws_py_proc *proc);
+void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx);
+/* Process @pid is gone: drop its unwinder and what its addresses were known as. True if it was
+ * known to run CPython (ws_stackcap_on_python()). */
+bool ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid);
 /*
  * The data object of @pid that holds @addr, as "sym+0xoff" into @buf (symbols.h,
  * ws_symbols_data): read from its files as its user, from its last saved maps once it is gone.

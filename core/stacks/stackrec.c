@@ -85,7 +85,8 @@ int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
 		sf->ip = f->f.ip;
 		sf->off = f->f.off;
 		sf->line = f->f.line;
-		sf->flags = f->kernel ? WS_STACK_FRAME_KERNEL : 0;
+		sf->flags = (f->kernel ? WS_STACK_FRAME_KERNEL : 0) |
+			    (f->python ? WS_STACK_FRAME_PYTHON : 0);
 		sf->sym_len = slen(f->f.sym);
 		sf->module_len = slen(f->f.module);
 		sf->file_len = slen(f->f.file);
@@ -144,6 +145,7 @@ int ws_stack_dup(const struct ws_stack *st, struct ws_stack **out)
 		g->f.off = f->f.off;
 		g->f.line = f->f.line;
 		g->kernel = f->kernel;
+		g->python = f->python;
 		/* an empty string is absent, as in a record */
 		if ((len = slen(f->f.sym))) {
 			g->f.sym = p;
@@ -234,6 +236,7 @@ int ws_stackrec_decode(const struct ws_rec_hdr *rec, struct ws_stack **out)
 		f->f.off = sf.off;
 		f->f.line = sf.line;
 		f->kernel = sf.flags & WS_STACK_FRAME_KERNEL;
+		f->python = !f->kernel && (sf.flags & WS_STACK_FRAME_PYTHON);
 		f->f.sym = get_str(&p, end, sf.sym_len, &bad);
 		f->f.module = get_str(&p, end, sf.module_len, &bad);
 		f->f.file = get_str(&p, end, sf.file_len, &bad);

@@ -19,6 +19,9 @@
 struct ws_sframe {
 	struct ws_frame f; /* strings owned by the ws_stack */
 	bool kernel;
+	/* a CPython frame (WS_STACK_FRAME_PYTHON): f.sym its function, f.file and f.line its
+	 * source, f.module its interpreter; f.sym NULL: the Python frames could not be read */
+	bool python;
 };
 
 /* One thread's stack for one wait; user frames first (innermost first), then kernel frames. */

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * BPF side of CPython frames (see core/stacks/pycapture.h): the thread's frame chain, walked in
+ * its own context where its user stack is copied. Bounded: WS_PY_MAX_THREADS thread states,
+ * WS_PY_MAX_FRAMES frames, one user-memory read per field (a read that faults fails, it never
+ * sleeps). Pointers only: the core names them, and checks them, from the process's memory.
+ * Include from stack.bpf.h.
+ */
+#ifndef WS_SCHED_PYSTACK_BPF_H
+#define WS_SCHED_PYSTACK_BPF_H
+
+#include "stacks/pycapture.h"
+
+/* Written by the core: the processes that run CPython, and where their state lies. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WS_PY_PROCS_MAX);
+	__type(key, __u32);
+	__type(value, struct ws_py_proc);
+} ws_py_procs SEC(".maps");
+
+static __always_inline int ws_py_read(__u64 *out, __u64 addr)
+{
+	*out = 0;
+	return bpf_probe_read_user(out, sizeof(*out), (const void *)addr);
+}
+
+/* The thread state of thread @tid, or 0: the list is the interpreter's, newest first. */
+static __always_inline __u64 ws_py_tstate(const struct ws_py_proc *pp, __u32 tid, bool *bad)
+{
+	__u64 interp, ts, v;
+
+	if (ws_py_read(&interp, pp->runtime + pp->interp_head)) {
+		*bad = true;
+		return 0;
+	}
+	if (!interp)
+		return 0; /* not initialized yet, or finalized: no Python thread */
+	if (ws_py_read(&ts, interp + pp->threads_head)) {
+		*bad = true;
+		return 0;
+	}
+	for (int i = 0; i < WS_PY_MAX_THREADS && ts; i++) {
+		if (ws_py_read(&v, ts + pp->ts_native_tid)) {
+			*bad = true;
+			return 0;
+		}
+		if (v == tid)
+			return ts;
+		if (ws_py_read(&ts, ts + pp->ts_next)) {
+			*bad = true;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* The innermost frame the thread state @ts points at (0: none), or false if unreadable. */
+static __always_inline bool ws_py_top(const struct ws_py_proc *pp, __u64 ts, __u64 *frame)
+{
+	__u64 base = ts;
+
+	*frame = 0;
+	if (pp->ts_cframe != WS_PY_NO_OFF) {
+		if (ws_py_read(&base, ts + pp->ts_cframe))
+			return false;
+		if (!base)
+			return true; /* no frame: the thread runs no Python code */
+	}
+	return !ws_py_read(frame, base + pp->cur_frame);
+}
+
+/* Walk current's Python frames into @py (state WS_PY_NONE: not a Python process). */
+static __always_inline void ws_py_walk(struct ws_py_raw *py, struct task_struct *cur)
+{
+	__u32 tgid = cur->tgid;
+	struct ws_py_proc *pp = bpf_map_lookup_elem(&ws_py_procs, &tgid);
+	bool bad = false;
+	__u64 ts, frame;
+
+	py->state = WS_PY_NONE;
+	py->n = 0;
+	if (!pp)
+		return;
+	ts = ws_py_tstate(pp, cur->pid, &bad);
+	py->state = bad ? WS_PY_UNREADABLE : WS_PY_NO_THREAD;
+	if (!ts)
+		return;
+	py->state = WS_PY_UNREADABLE;
+	if (!ws_py_top(pp, ts, &frame))
+		return;
+	for (int i = 0; i < WS_PY_MAX_FRAMES; i++) {
+		struct ws_py_raw_frame *f = &py->f[i];
+		__u8 b = 0;
+
+		if (!frame) {
+			py->state = WS_PY_OK;
+			return;
+		}
+		if (ws_py_read(&f->code, frame + pp->fr_code) ||
+		    ws_py_read(&f->instr, frame + pp->fr_instr) ||
+		    bpf_probe_read_user(&f->owner, 1, (const void *)(frame + pp->fr_owner)))
+			return;
+		if (pp->fr_entry != WS_PY_NO_OFF &&
+		    bpf_probe_read_user(&b, 1, (const void *)(frame + pp->fr_entry)))
+			return;
+		f->entry = b;
+		py->n = i + 1;
+		if (ws_py_read(&frame, frame + pp->fr_previous))
+			return;
+	}
+	py->state = frame ? WS_PY_TRUNCATED : WS_PY_OK;
+}
+
+#endif /* WS_SCHED_PYSTACK_BPF_H */

@@ -1,0 +1,98 @@
+#!/bin/bash
+# Ground truth "python" (issue 33): tests/programs/gt_python.py blocks thread py-victim in
+# Worker.wait_for_lock() on a threading.Lock that py-holder holds in hold_lock() across a 300 ms
+# sleep. whyslow's chain must name, with file and line as the interpreter itself wrote them in
+# the truth file: the victim's Python frames at its wait (Worker.wait_for_lock <- run_victim),
+# the holder's at the wakeup (its release) and at its own wait (its sleep) — in JSON (live and
+# from a recording), text, folded stacks and Perfetto (tests/e2e/check_python.py). Then
+# `whyslow stuck` on a Python deadlock (Debian's 3.11): each thread's stack, read from /proc and
+# the process's memory, names its Python function at the line of the lock it waits for.
+# Debian's /usr/bin/python3.11 always (CI fails without it); pyenv's 3.11.7 (libpython), 3.12.1
+# and 3.13.0 when present (said when not).
+#   gt_python.sh WHYSLOW PROGRAM CHECK      (exit 0 pass, 1 fail, 77 skip)
+set -u
+WHYSLOW=$1 PROG=$2 CHECK=$3
+skip() {
+	[ "${CI:-}" = true ] && { echo "FAIL: $* (CI=true: not skipping)"; exit 1; }
+	echo "SKIP: $*"; exit 77
+}
+[ "$(id -u)" = 0 ] || skip "needs root"
+[ -x /usr/bin/python3.11 ] || skip "no /usr/bin/python3.11 (Debian 12's python3.11)"
+work=$(mktemp -d /tmp/whyslow-python.XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# one run, retried once when the program says its scenario did not happen (a loaded machine)
+one() { # PY TAG
+	local py=$1 d=$work/$2 st
+	mkdir -p "$d"
+	for try in 1 2; do
+		"$WHYSLOW" run --format json -o "$d/live.jsonl" --perfetto "$d/trace.json" -- \
+			"$py" "$PROG" "$d/truth.json"
+		st=$?
+		[ $st = 2 ] && continue
+		[ $st = 0 ] || fail "$2: whyslow run exit $st"
+		break
+	done
+	[ $st = 0 ] || fail "$2: the scenario did not happen twice"
+	"$WHYSLOW" record -o "$d/rec.data" -- "$py" "$PROG" "$d/truth-rec.json" >/dev/null 2>&1 ||
+		fail "$2: whyslow record exit $?"
+	"$WHYSLOW" report "$d/rec.data" --format json >"$d/rec.jsonl" || fail "$2: report exit $?"
+	"$WHYSLOW" report "$d/rec.data" --format folded >"$d/folded.txt" || fail "$2: folded exit $?"
+	# the victim's own waits in text (the main thread's join is as long as its wait)
+	tid=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["victim"]["tid"])' \
+		"$d/truth-rec.json") || fail "$2: no truth file"
+	"$WHYSLOW" report "$d/rec.data" --tid "$tid" >"$d/report.txt" || fail "$2: report exit $?"
+	python3 "$CHECK" "$d" || fail "$2: see above"
+}
+
+# `whyslow stuck` on a Python deadlock: each thread's stack, read from /proc and the process's
+# memory (not BPF), names its Python function at the line of the lock it waits for.
+stuck() { # PY
+	local py=$1 d=$work/stuck pid st
+	mkdir -p "$d"
+	cat >"$d/dead.py" <<'PYEOF'
+import json, sys, threading, time
+a, b = threading.Lock(), threading.Lock()
+truth = {}
+def a_then_b():
+    with a:
+        time.sleep(0.2)
+        truth["a_then_b"] = {"tid": threading.get_native_id(), "line": sys._getframe().f_lineno + 1}
+        with b:
+            pass
+def b_then_a():
+    with b:
+        time.sleep(0.2)
+        truth["b_then_a"] = {"tid": threading.get_native_id(), "line": sys._getframe().f_lineno + 1}
+        with a:
+            pass
+ts = [threading.Thread(target=a_then_b, daemon=True), threading.Thread(target=b_then_a, daemon=True)]
+for t in ts: t.start()
+time.sleep(0.6)
+json.dump(truth, open(sys.argv[1], "w"))
+time.sleep(30)
+PYEOF
+	"$py" "$d/dead.py" "$d/truth.json" & pid=$!
+	for _ in $(seq 50); do [ -s "$d/truth.json" ] && break; sleep 0.1; done
+	"$WHYSLOW" stuck --format json "$pid" >"$d/stuck.jsonl"; st=$?
+	kill "$pid"; wait "$pid" 2>/dev/null
+	python3 - "$d" <<'PYEOF' || fail "stuck: see above"
+import json, sys
+d = sys.argv[1]
+truth = json.load(open(d + "/truth.json"))
+waits = {o["tid"]: o for o in map(json.loads, open(d + "/stuck.jsonl")) if o.get("type") == "open_wait"}
+for fn, t in truth.items():
+    py = [f for f in waits.get(t["tid"], {}).get("ustack", []) if f.get("lang") == "python"]
+    print("  stuck: tid %d: %s" % (t["tid"], " <- ".join("%s:%s" % (f["function"], f["line"]) for f in py)))
+    assert py and (py[0]["function"], py[0]["line"]) == (fn, t["line"]), "want %s:%d" % (fn, t["line"])
+PYEOF
+}
+
+one /usr/bin/python3.11 debian-3.11
+stuck /usr/bin/python3.11
+for v in 3.11.7 3.12.1 3.13.0; do
+	py=/root/.pyenv/versions/$v/bin/python3
+	if [ -x "$py" ]; then one "$py" "pyenv-$v"; else echo "  skipped pyenv $v: not installed"; fi
+done
+echo "PASS"

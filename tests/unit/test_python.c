@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPython frames named from process memory (core/stacks/pyframes.c): the 3.11 location table,
+ * and code objects laid out as 3.11 lays them out, in this process's own memory, named only when
+ * every pointer is of the interpreter's type ("python frames unreadable" otherwise).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stacks/pyframes.h"
+#include "stacks/pyproc.h"
+
+/* firstlineno 10; entries: no-column +0 (1 unit), one-line +1 (2 units), no location (1 unit),
+ * long form -1 (3 units), short form (1 unit), no-column +40 in a two-byte varint (1 unit) */
+static const uint8_t table[] = { 0xE8, 0x00, 0xD9, 0x04, 0x08, 0xF8, 0xF2, 0x03,
+				 0x00, 0x01, 0x05, 0x80, 0x05, 0xE8, 0x50, 0x01 };
+
+Test(pyline, entries_of_every_form)
+{
+	const int want[][2] = { { -2, 10 }, { 0, 10 },	{ 1, 10 },  { 2, 11 },
+				{ 5, 11 },  { 6, -1 },	{ 8, 10 },  { 13, 10 },
+				{ 14, 10 }, { 16, 50 }, { 17, 50 }, { 18, -1 } };
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect_eq(ws_py_line(table, sizeof(table), 10, want[i][0]), want[i][1],
+			     "offset %d: line %d, want %d", want[i][0],
+			     ws_py_line(table, sizeof(table), 10, want[i][0]), want[i][1]);
+}
+
+Test(pyline, cut_or_foreign_tables_give_no_line)
+{
+	const uint8_t cut[] = { 0xE8 };		  /* a varint the table ends inside */
+	const uint8_t foreign[] = { 0x12, 0x34 }; /* no entry's first byte (3.10's lnotab) */
+
+	cr_expect_eq(ws_py_line(cut, sizeof(cut), 7, 0), 7); /* delta read as 0 */
+	cr_expect_eq(ws_py_line(foreign, sizeof(foreign), 7, 0), -1);
+	cr_expect_eq(ws_py_line(table, 0, 7, 0), -1);
+}
+
+/* Objects as CPython 3.11 lays them out (x86_64/arm64), in this process. */
+static char code_type, unicode_type, bytes_type; /* their addresses stand for the types */
+
+struct fake_str {
+	uint64_t refcnt, type, length, hash;
+	uint32_t state, pad;
+	uint64_t wstr;
+	char data[32];
+};
+
+struct fake_bytes {
+	uint64_t refcnt, type, size, hash;
+	uint8_t data[16];
+};
+
+static struct fake_str *str_of(const char *s)
+{
+	struct fake_str *o = calloc(1, sizeof(*o));
+
+	o->type = (uint64_t)(uintptr_t)&unicode_type;
+	o->length = strlen(s);
+	o->state = (1u << 2) | (1u << 5) | (1u << 6) | (1u << 7); /* 1-byte, compact, ascii */
+	memcpy(o->data, s, o->length);
+	return o;
+}
+
+static uint8_t *code_of(const char *name, const char *file, struct fake_bytes *lt)
+{
+	uint8_t *c = calloc(1, 184 + 64);
+	uint64_t v;
+	int32_t first = 10;
+
+	v = (uint64_t)(uintptr_t)&code_type;
+	memcpy(c + 8, &v, 8);
+	v = 32; /* code units */
+	memcpy(c + 16, &v, 8);
+	memcpy(c + 72, &first, 4);
+	v = (uint64_t)(uintptr_t)str_of(file);
+	memcpy(c + 112, &v, 8);
+	v = (uint64_t)(uintptr_t)str_of(name);
+	memcpy(c + 128, &v, 8);
+	v = (uint64_t)(uintptr_t)lt;
+	memcpy(c + 136, &v, 8);
+	return c;
+}
+
+static struct ws_py_info info_311(void)
+{
+	struct ws_py_info in = { 0 };
+
+	in.layout = ws_py_layout_of(11);
+	in.code_type = (uint64_t)(uintptr_t)&code_type;
+	in.unicode_type = (uint64_t)(uintptr_t)&unicode_type;
+	in.bytes_type = (uint64_t)(uintptr_t)&bytes_type;
+	return in;
+}
+
+static struct fake_bytes *lt_of(void)
+{
+	struct fake_bytes *b = calloc(1, sizeof(*b));
+
+	b->type = (uint64_t)(uintptr_t)&bytes_type;
+	b->size = sizeof(table);
+	memcpy(b->data, table, sizeof(table));
+	return b;
+}
+
+Test(pyframes, names_valid_code_objects_with_lines)
+{
+	struct ws_py_info in = info_311();
+	struct fake_bytes *lt = lt_of();
+	uint8_t *code = code_of("Worker.wait", "/srv/app.py", lt);
+	struct ws_py_raw raw = { .state = WS_PY_OK, .n = 1 };
+	struct ws_pyframe out[4];
+	struct ws_pyframes *c;
+	int n;
+
+	cr_assert_not_null(in.layout);
+	cr_assert_eq(ws_pyframes_new(&c), 0);
+	raw.f[0].code = (uint64_t)(uintptr_t)code;
+	raw.f[0].instr = raw.f[0].code + 184 + 2 * 1; /* code unit 1: byte offset 2, line 11 */
+	raw.f[0].entry = 1;
+	n = ws_pyframes_resolve(c, (uint32_t)getpid(), &in, &raw, out, 4);
+	cr_assert_eq(n, 1);
+	cr_expect_str_eq(out[0].name, "Worker.wait");
+	cr_expect_str_eq(out[0].file, "/srv/app.py");
+	cr_expect_eq(out[0].line, 11);
+	cr_expect(out[0].entry);
+	ws_pyframes_clear(out, n);
+	ws_pyframes_free(c);
+}
+
+Test(pyframes, refuses_what_is_not_the_interpreters)
+{
+	struct ws_py_info in = info_311();
+	struct fake_bytes *lt = lt_of();
+	uint8_t *code = code_of("f", "/srv/app.py", lt);
+	struct ws_py_raw raw = { .state = WS_PY_OK, .n = 1 };
+	struct ws_pyframe out[4];
+	struct ws_pyframes *c;
+	uint64_t name;
+
+	cr_assert_eq(ws_pyframes_new(&c), 0);
+	raw.f[0].code = (uint64_t)(uintptr_t)code;
+	raw.f[0].instr = raw.f[0].code + 184;
+	/* not a code object of this interpreter: its type is another */
+	in.code_type++;
+	cr_expect_eq(ws_pyframes_resolve(c, (uint32_t)getpid(), &in, &raw, out, 4), -EFAULT);
+	in.code_type--;
+	/* an instruction pointer outside its code */
+	raw.f[0].instr = raw.f[0].code + 184 + 2 * 32;
+	cr_expect_eq(ws_pyframes_resolve(c, (uint32_t)getpid(), &in, &raw, out, 4), -EFAULT);
+	raw.f[0].instr = raw.f[0].code + 184;
+	/* a name that is no str: the code object is not named at all */
+	memcpy(&name, code + 128, 8);
+	((struct fake_str *)(uintptr_t)name)->type++;
+	ws_pyframes_forget(c, (uint32_t)getpid());
+	cr_expect_eq(ws_pyframes_resolve(c, (uint32_t)getpid(), &in, &raw, out, 4), -EFAULT);
+	/* a pointer to nowhere */
+	raw.f[0].code = 16;
+	cr_expect_eq(ws_pyframes_resolve(c, (uint32_t)getpid(), &in, &raw, out, 4), -EFAULT);
+	/* a frame owner no interpreter writes */
+	raw.f[0].code = (uint64_t)(uintptr_t)code;
+	raw.f[0].owner = 9;
+	cr_expect_eq(ws_pyframes_resolve(c, (uint32_t)getpid(), &in, &raw, out, 4), -EFAULT);
+	ws_pyframes_free(c);
+}
