@@ -34,6 +34,24 @@ static bool system_lib(const char *module)
 	       !strncmp(b, "libpthread", 10) || !strncmp(b, "ld-linux", 8);
 }
 
+/*
+ * A frame named by a perf map (/tmp/perf-PID.map): JIT-compiled code, a Node.js or JVM function.
+ * Like a Python frame, it is the program's own code, which the runtime's C++ frames are not.
+ */
+static bool jit_frame(const struct ws_sframe *f)
+{
+	const char *b = base(f->f.module);
+	size_t n = strlen(b);
+
+	return f->f.sym && !strncmp(b, "perf-", 5) && n > 4 && !strcmp(b + n - 4, ".map");
+}
+
+/* Is @f the program's own code in its own language (Python, JIT-compiled)? */
+static bool lang_frame(const struct ws_sframe *f)
+{
+	return f->python || jit_frame(f);
+}
+
 /* Scheduler and tracing frames on top of every sleeping or waking kernel stack say nothing. */
 static bool kernel_machinery(const char *sym)
 {
@@ -101,9 +119,9 @@ static void py_text(FILE *f, const struct ws_frame *fr)
 }
 
 /*
- * A stack with Python frames reads in Python: its Python frames, innermost first, then the
- * interpreter's C code it was in ("via take_gil (python3.11)"): its innermost frame outside the
- * C library.
+ * A stack with Python (or JIT-compiled) frames reads in that language: those frames, innermost
+ * first, then the runtime's code it was in ("via take_gil (python3.11)"): its innermost frame
+ * outside the C library.
  */
 static int py_user_text(FILE *f, const struct ws_sframe *const u[], int nu, int user_depth)
 {
@@ -111,14 +129,17 @@ static int py_user_text(FILE *f, const struct ws_sframe *const u[], int nu, int 
 	char e[WS_ESC_LEN];
 
 	for (int i = 0; i < nu && shown < user_depth; i++) {
-		if (!u[i]->python)
+		if (!lang_frame(u[i]))
 			continue;
 		fputs(shown++ ? " " : "in ", f);
 		if (shown > 1)
 			fprintf(f, "%s ", ws_arrow());
-		py_text(f, &u[i]->f);
+		if (u[i]->python)
+			py_text(f, &u[i]->f);
+		else
+			text_name(f, &u[i]->f);
 	}
-	for (int i = 0; i < nu && !u[i]->python; i++)
+	for (int i = 0; i < nu && !lang_frame(u[i]); i++)
 		if (via < 0 || system_lib(u[via]->f.module))
 			via = i;
 	if (via >= 0) {
@@ -129,10 +150,10 @@ static int py_user_text(FILE *f, const struct ws_sframe *const u[], int nu, int 
 	return shown;
 }
 
-static bool has_python(const struct ws_sframe *const u[], int nu)
+static bool has_lang(const struct ws_sframe *const u[], int nu)
 {
 	for (int i = 0; i < nu; i++)
-		if (u[i]->python)
+		if (lang_frame(u[i]))
 			return true;
 	return false;
 }
@@ -147,7 +168,7 @@ int ws_stack_text(FILE *f, const struct ws_stack *const parts[], int n, int user
 
 	if (user_depth <= 0 || (!nu && !nk))
 		return 0;
-	if (has_python(u, nu)) {
+	if (has_lang(u, nu)) {
 		shown = py_user_text(f, u, nu, user_depth);
 		goto kernel;
 	}
@@ -243,22 +264,22 @@ void ws_stack_json(FILE *f, const char *key, const struct ws_stack *const parts[
 }
 
 /*
- * A stack with Python frames folds in Python: its Python frames and, inner to them, the
- * interpreter's C function it waited in (the text's "via"); the interpreter's own frames
- * between them (_PyEval_EvalFrameDefault's callers, vectorcall trampolines) would split equal
- * Python paths into different towers. Returns the frames kept in @u.
+ * A stack with Python (or JIT-compiled) frames folds in that language: those frames and, inner
+ * to them, the runtime's C function it waited in (the text's "via"); the runtime's own frames
+ * between them (_PyEval_EvalFrameDefault's callers, vectorcall trampolines, V8's builtins) would
+ * split equal paths into different towers. Returns the frames kept in @u.
  */
 static int py_fold(const struct ws_sframe *u[], int nu)
 {
 	int k = 0, via = -1;
 
-	for (int i = 0; i < nu && !u[i]->python; i++)
+	for (int i = 0; i < nu && !lang_frame(u[i]); i++)
 		if (via < 0 || system_lib(u[via]->f.module))
 			via = i;
 	if (via >= 0)
 		u[k++] = u[via];
 	for (int i = 0; i < nu; i++)
-		if (u[i]->python)
+		if (lang_frame(u[i]))
 			u[k++] = u[i];
 	return k;
 }
@@ -269,7 +290,7 @@ void ws_stack_folded(FILE *f, const struct ws_stack *const parts[], int n, int m
 	int nu = collect(parts, n, false, u, WS_STACK_MAX_FRAMES);
 	char d[WS_DEMANGLE_MAX];
 
-	if (has_python(u, nu))
+	if (has_lang(u, nu))
 		nu = py_fold(u, nu);
 	if (nu > max)
 		nu = max;

@@ -53,5 +53,12 @@ want = ["waitHere", "outerCaller"]
 got = [n.split()[0].lstrip("JS:~*") for n in best]
 if got[:2] != want or sys.argv[2] not in best[0]:
     sys.exit("FAIL: JavaScript frames %r, want %r from %s" % (best, want, sys.argv[2]))
-print("PASS node_frames: " + " <- ".join(best[:2]))
+print("JSON: " + " <- ".join(best[:2]))
 PY
+# the text reads in JavaScript too: its frames first, V8's C++ after "via"
+"$WHYSLOW" run --as-root --top 20 -o "$work/r.txt" -- node --perf-basic-prof \
+	--interpreted-frames-native-stack "$work/wait.js" 2>"$work/err" ||
+	fail "whyslow run (text) exited $?: $(cat "$work/err")"
+grep -q "in JS:~waitHere .*wait.js:1:18 .* JS:~outerCaller .*, via " "$work/r.txt" ||
+	fail "the text does not read in JavaScript: $(grep -m3 ' in ' "$work/r.txt")"
+echo "PASS node_frames"
