@@ -25,7 +25,8 @@
  * wait reaches the resolution, the wakeup carries the switch-out (@off_ts); if
  * only its queueing does, the switch-in does. An off-CPU period shorter than
  * the resolution is never written: it is added to @sh, which rides on the
- * thread's next written switch-in (or its exit), so its time is still counted.
+ * thread's next written switch-in (or its exit), so its time is still counted, and to the
+ * bucket of its cause (@causes: what it blocked in, who woke it), written just before.
  * Once a switch-out was written (@off_emitted), the wakeup and the switch-in
  * that end that period are written too, so the analysis sees it whole.
  */
@@ -64,6 +65,16 @@ struct task_state {
 	__u64 thr_cfs_rq; /* the thread's own cfs_rq then (compared only, never followed) */
 	__u64 thr_start;  /* that cfs_rq's throttled_clock_self (rq clock) */
 	__u64 thr_self_sum; /* and its throttled_clock_self_time */
+	/*
+	 * The current period's cause, as far as it is known: the syscall it blocked in and its
+	 * first argument, read at its switch-out from its own registers (hot there, cold at the
+	 * wakeup on another CPU); the task that woke it, at a wakeup summarised in task context.
+	 */
+	__u64 cause_res;
+	__s32 cause_nr;
+	__u32 cause_waker;
+	/* its summarised periods by cause (sched_rec.h), flushed with its next written record */
+	struct ws_sched_cause causes[WS_SCHED_CAUSES];
 };
 
 struct {
@@ -259,6 +270,7 @@ static __always_inline void period_end(struct task_state *s)
 	s->off_emitted = 0;
 	s->maybe_woken = 0;
 	s->off_throttled = 0;
+	s->cause_waker = 0;
 }
 
 #endif
