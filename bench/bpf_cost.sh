@@ -15,9 +15,9 @@
 #   MINIMAL=1 bench/bpf_cost.sh        # adds "minimal": bench/minimal_tracer.bpf.c, the least
 #                                      # a tracer with per-thread task storage does per event
 #
-# The programs counted are the ws_* programs that appeared when this script's whyslow attached
-# (bpftool 7.1 shows no owner pids): another whyslow started in the same second could be
-# counted too. The stats themselves add ~20 ns to every invocation; the pipe µs/op printed
+# The programs counted are those of this script's whyslow, by the program ids its link fds name
+# in /proc/PID/fdinfo (bpftool 7.1 shows no owner pids; another whyslow benchmarked on the same
+# machine at the same time loads programs of the same names). The stats themselves add ~20 ns to every invocation; the pipe µs/op printed
 # here includes that (bench/overhead.sh measures µs/op without stats). Programs that never
 # ran during the benchmark are listed with 0 calls.
 set -u
@@ -77,6 +77,10 @@ run_round() { # run_round CONFIG BINARY ROUND
 		sleep "$ATTACH_WAIT"
 		kill -0 "$TOOL_PID" 2>/dev/null || echo "# $cfg: whyslow exited early: $(tail -2 "$OUT/tool.log")" >&2
 	fi
+	# the tool's own programs, by the ids its link fds name: another whyslow running meanwhile
+	# (a colleague's benchmark) loads programs of the same names
+	grep -h '^prog_id:' /proc/"$TOOL_PID"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u \
+		> "$OUT/ids.own"
 	prog_stats | sort > "$OUT/s0"
 	echo go > "$gate"
 	wait "$bench"
@@ -88,11 +92,17 @@ run_round() { # run_round CONFIG BINARY ROUND
 	local us; us=$(awk -v u="$UNIT" '{for (i = 2; i <= NF; i++) if ($i == u) print $(i - 1)}' "$OUT/bench.out")
 	printf '%s\t%s\t_pipe\t%s\t0\n' "$cfg" "$r" "$us" >> "$RAW"
 	[ "$cfg" = baseline ] && return
-	# programs new since before the attach: delta of time and count over the benchmark
+	# the tool's own programs (else those new since before the attach): delta of time and
+	# count over the benchmark
+	local own=$OUT/ids.own
+	[ -s "$own" ] || own=/dev/null
 	join <(sort "$OUT/s0") <(sort "$OUT/s1") |
-		awk -v c="$cfg" -v r="$r" 'FILENAME != "-" {old[$1] = 1; next}
-			!($1 in old) {printf "%s\t%s\t%s\t%s\t%s\n", c, r, $2, $6 - $3, $7 - $4}' \
-			"$OUT/ids.before" - >> "$RAW"
+		awk -v c="$cfg" -v r="$r" -v byown="$([ "$own" = /dev/null ] && echo 0 || echo 1)" '
+			FILENAME == "'"$own"'" {mine[$1] = 1; next}
+			FILENAME != "-" {old[$1] = 1; next}
+			(byown && ($1 in mine)) || (!byown && !($1 in old)) {
+				printf "%s\t%s\t%s\t%s\t%s\n", c, r, $2, $6 - $3, $7 - $4}' \
+			"$own" "$OUT/ids.before" - >> "$RAW"
 }
 
 configs=(baseline after)

@@ -259,16 +259,10 @@ int main(int argc, char **argv)
 	}
 	if (without_tracing(&c, &rc) || load_config(&c, &cfg))
 		goto out;
+	/* every command at the same default resolution, min_block/64: a recording keeps what a
+	 * report at any --min-block of at least 64 times it needs (ws_resolution_ns) */
 	recording = c.cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH);
 	if (binary_to_terminal(&c, &cfg, recording))
-		goto out;
-	/*
-	 * A live report needs nothing finer than min_block/64, the default resolution; a
-	 * recording is reported again at any --min-block, and a Perfetto timeline shows every
-	 * switch: those record every period unless [core] resolution says otherwise.
-	 */
-	if ((recording || c.perfetto) && !ws_config_get(&cfg, "core", "resolution") &&
-	    ws_config_set(&cfg, "core", "resolution", "0"))
 		goto out;
 	so.verbose = c.verbose;
 	so.sources = c.sources ? c.sources : ws_config_get(&cfg, "core", "sources");

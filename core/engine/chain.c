@@ -231,6 +231,10 @@ static void fill_link(struct ws_graph *g, struct ws_link *l, const struct ws_thr
 		l->has_woken_by = cl->woken_by != 0;
 	} else if (!iv || iv->state == WS_STATE_UNKNOWN) {
 		l->evidence = "this thread's timeline was not observed here";
+	} else if (iv->state == WS_STATE_RUNNING && (flags & WS_IVAL_SHORT_INSIDE) &&
+		   ws_graph_short_in(t, s, e, &l->shorts)) {
+		l->evidence =
+			"on CPU, but also off it in between for periods shorter than the resolution, summed in the kernel by cause";
 	} else if (iv->state == WS_STATE_RUNNING && (flags & WS_IVAL_SHORT_INSIDE)) {
 		l->evidence =
 			"on CPU, but also off it in between for periods shorter than the resolution, summed in the kernel: their causes were not recorded";

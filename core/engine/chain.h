@@ -53,6 +53,9 @@ struct ws_link {
 	uint64_t longest;
 	/* WS_IVAL_* of the stretch it stands for (running: WS_IVAL_SHORT_INSIDE) */
 	uint8_t flags;
+	/* running, WS_IVAL_SHORT_INSIDE: what the summarised periods in it waited for (n 0: not
+	 * said, a recording before sched 1.6) */
+	struct ws_short_summary shorts;
 };
 
 /*

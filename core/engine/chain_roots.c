@@ -28,6 +28,12 @@ void chain_root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf, 
 		snprintf(buf, len, "runqueue on CPU %u", l->cpu);
 	} else if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
 		snprintf(buf, len, "wakeup latency on CPU %u", l->cpu);
+	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0 && l->shorts.nc) {
+		char what[64];
+
+		/* grouped by the costliest cause, never by counts (every chain's differ) */
+		ws_short_cause_label(&l->shorts.c[0], what, sizeof(what));
+		snprintf(buf, len, "CPU work and short waits (mostly %s) in %s", what, l->comm);
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
 		snprintf(buf, len, "%s in %s", ws_ival_work(l->flags), l->comm);
 	} else if (cl && ws_graph_root_label(g, cl, l->comm, buf, len) > 0) {

@@ -22,6 +22,25 @@ struct ws_short_waits {
 };
 
 /*
+ * What some of those periods waited for, summed per cause in the kernel (sched 1.6): the
+ * syscall the thread blocked in, @nr of table @arch (WS_SYSCALL_NONE: in none), and its first
+ * argument @res (the futex word, the fd), or WS_SHORT_RUNQUEUE (it was preempted); with the last
+ * thread that woke it (@waker, 0: none seen). 32 bytes: the graph keeps some per stretch.
+ */
+#define WS_SHORT_CAUSES 4
+#define WS_SHORT_RUNQUEUE (-2)
+struct ws_short_cause {
+	uint64_t res;
+	int32_t nr;
+	uint32_t waker;
+	uint32_t n;
+	uint16_t arch;
+	uint8_t state; /* the task state it blocked in (its low byte) */
+	uint8_t reserved;
+	uint64_t ns; /* off CPU in all: blocked and then runnable */
+};
+
+/*
  * A context switch, as the scheduler model decoded it. @prev_state is the kernel's task state at
  * switch-out: 0 means preempted (still runnable); anything else means it blocked (1 interruptible,
  * 2 uninterruptible, ...).
@@ -65,6 +84,11 @@ enum ws_thread_event_type {
 	WS_THREAD_NEW = 1,  /* created (fork/clone): @tid is the child */
 	WS_THREAD_EXIT = 2, /* exited: @tid will not run again */
 	WS_THREAD_COMM = 3, /* took the name @comm (exec, prctl, pthread_setname_np) */
+	/*
+	 * @causes: what its periods summarised since its last written record waited for; the
+	 * record that carries their totals (a switch-in's next_short, its exit) comes next
+	 */
+	WS_THREAD_SHORT_CAUSES = 4,
 };
 
 struct ws_thread_event {
@@ -85,6 +109,10 @@ struct ws_thread_event {
 	struct ws_syscall sys;
 	const uint8_t *mem;
 	uint32_t mem_len;
+	/* WS_THREAD_SHORT_CAUSES: @ncauses causes, and the totals they are part of */
+	const struct ws_short_cause *causes;
+	uint32_t ncauses;
+	struct ws_short_waits causes_total;
 };
 
 #endif

@@ -610,6 +610,11 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 		if (t)
 			short_add(t, &ev->short_waits);
 		break;
+	case WS_THREAD_SHORT_CAUSES:
+		t = ws_graph_thread(g, ev->tid);
+		if (t)
+			graph_short_causes(g, t, ev);
+		break;
 	}
 }
 

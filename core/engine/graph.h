@@ -70,6 +70,26 @@ struct ws_span {
 	uint8_t flags;	/* WS_IVAL_* */
 };
 
+/*
+ * The causes of a thread's summarised periods (events.h, graph_short.c): summed over its life,
+ * the first WS_SHORT_KEPT causes (the rest only in its short_waits totals); and per running
+ * stretch they were in (the stretch's start), in time order, evicted with the stretch.
+ */
+#define WS_SHORT_KEPT 8
+struct ws_short_batch {
+	uint64_t start;
+	struct ws_short_waits total; /* every summarised period of the stretch, named or not */
+	uint32_t nc;
+	struct ws_short_cause c[WS_SHORT_CAUSES];
+};
+
+struct ws_short_sum {
+	uint32_t nkept;
+	struct ws_short_cause kept[WS_SHORT_KEPT];
+	struct ws_short_batch *b;
+	size_t n, cap;
+};
+
 struct ws_thread {
 	uint32_t tid, pid;
 	char comm[WS_COMM];
@@ -98,6 +118,7 @@ struct ws_thread {
 	/* off-CPU periods the source summarised instead of reporting (shorter than the resolution)
 	 */
 	struct ws_short_waits short_waits;
+	struct ws_short_sum *shs; /* what they waited for (NULL: nothing said) */
 
 	struct ws_thread *next_dead;
 	/* the previous incarnation of this tid that exited and is still kept (graph_evict.c) */
@@ -251,6 +272,25 @@ int ws_graph_resource(struct ws_graph *g, const struct ws_claim *c, char *buf, s
 /* The root cause a chain ending in @c has, from its source; 0 (buf empty) when it names none. */
 int ws_graph_root_label(struct ws_graph *g, const struct ws_claim *c, const char *comm, char *buf,
 			size_t len);
+/*
+ * The summarised periods of @t's running stretches from the one @a falls in to those that
+ * began before @b, and the WS_SHORT_SHOWN costliest of their causes (other_*: the rest). False
+ * when none of them had causes said (a recording before sched 1.6, or none summarised).
+ */
+#define WS_SHORT_SHOWN 4
+struct ws_short_summary {
+	uint64_t n, ns;
+	uint32_t nc;
+	struct ws_short_cause c[WS_SHORT_SHOWN];
+	uint64_t other_n, other_ns;
+};
+bool ws_graph_short_in(const struct ws_thread *t, uint64_t a, uint64_t b,
+		       struct ws_short_summary *out);
+/* What @c waited for: "futex 0x7f…", "read fd 5", "the runqueue (preempted)". As snprintf. */
+int ws_short_cause_label(const struct ws_short_cause *c, char *buf, size_t len);
+/* @out->n and ns set: the costliest WS_SHORT_SHOWN of the @n causes @v, the rest in other_*. */
+void ws_short_top(struct ws_short_summary *out, const struct ws_short_cause *v, uint32_t n);
+
 /* Index of the first interval of @t that ends after @ts (may be t->n). */
 size_t ws_thread_find(const struct ws_thread *t, uint64_t ts);
 /*

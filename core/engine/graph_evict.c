@@ -78,6 +78,7 @@ static size_t thread_evict(struct ws_graph *g, struct ws_thread *t, uint64_t bef
 		ival_drop(g, t, &iv);
 		t->head++;
 	}
+	graph_short_evict(g, t);
 	if (t->head > 64 && t->head * 2 > t->n) {
 		memmove(t->iv, t->iv + t->head, (t->n - t->head) * sizeof(*t->iv));
 		t->n -= t->head;
@@ -97,6 +98,9 @@ static size_t thread_free(struct ws_graph *g, struct ws_thread *t)
 	}
 	if (g->ops.on_gone)
 		g->ops.on_gone(g->ops.ctx, t);
+	if (t->shs)
+		bytes += sizeof(*t->shs) + t->shs->cap * sizeof(*t->shs->b);
+	graph_short_free(g, t);
 	free(t->iv);
 	free(t);
 	return bytes;
@@ -204,24 +208,31 @@ void ws_graph_flush(struct ws_graph *g)
 uint64_t graph_history_bytes(struct ws_graph *g)
 {
 	return g->st.live_intervals * sizeof(struct ws_span) +
-	       g->live_runs * sizeof(struct cpu_run);
+	       g->live_runs * sizeof(struct cpu_run) +
+	       g->live_batches * sizeof(struct ws_short_batch);
 }
 
 /* Bytes of history that eviction at @before would keep. */
 static uint64_t bytes_kept(struct ws_graph *g, uint64_t before)
 {
-	uint64_t iv = 0;
+	uint64_t iv = 0, sb = 0;
 
 	for (size_t i = 0; i < g->threads.cap; i++) {
 		struct ws_thread *t = graph_thread_at(g, i);
 
-		if (t)
+		if (t) {
 			iv += t->n - ws_thread_find(t, before);
+			sb += graph_short_kept(t, before);
+		}
 	}
-	for (struct ws_thread *t = g->dead; t; t = t->next_dead)
-		if (t->died >= before)
+	for (struct ws_thread *t = g->dead; t; t = t->next_dead) {
+		if (t->died >= before) {
 			iv += t->n - t->head;
-	return iv * sizeof(struct ws_span) + graph_runs_kept(g, before) * sizeof(struct cpu_run);
+			sb += t->shs ? t->shs->n : 0;
+		}
+	}
+	return iv * sizeof(struct ws_span) + graph_runs_kept(g, before) * sizeof(struct cpu_run) +
+	       sb * sizeof(struct ws_short_batch);
 }
 
 /*

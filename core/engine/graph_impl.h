@@ -106,6 +106,7 @@ struct ws_graph {
 	 * incomplete */
 	uint64_t oom_from, oom_to;
 	uint64_t follow_min;
+	uint64_t live_batches; /* struct ws_short_batch kept, counted in the history's bytes */
 	struct ws_graph_stats st;
 };
 
@@ -127,6 +128,13 @@ uint32_t graph_claim_intern_near(struct ws_graph *g, const struct ws_claim *c, u
 uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evidence);
 void graph_claim_put(struct ws_graph *g, uint32_t id);
 void graph_claims_free(struct ws_graph *g);
+
+/* graph_short.c */
+void graph_short_causes(struct ws_graph *g, struct ws_thread *t, const struct ws_thread_event *ev);
+void graph_short_evict(struct ws_graph *g, struct ws_thread *t);
+uint64_t graph_short_kept(const struct ws_thread *t, uint64_t before);
+/* @g NULL: the whole graph goes, nothing is counted down */
+void graph_short_free(struct ws_graph *g, struct ws_thread *t);
 
 /* graph_cpus.c */
 /*

@@ -38,6 +38,7 @@ void ws_graph_follow(struct ws_graph *g, uint32_t tid, uint64_t min_ns)
  */
 static void thread_drop(struct ws_thread *t)
 {
+	graph_short_free(NULL, t);
 	free(t->iv);
 	free(t);
 }

@@ -139,9 +139,27 @@ void ws_critpath_ival(struct ws_critpath *cp, const struct ws_thread *t, const s
 	add(cp, what, iv->end - iv->start, open);
 }
 
+/* "CPU work and short waits (mostly futex 0x…) in app", as a chain's root says it; false: none */
+static bool work_with_causes(const struct ws_thread *t, const struct ws_ival *iv, char *what,
+			     size_t len)
+{
+	struct ws_short_summary sh;
+	char cause[64];
+
+	if (!(iv->flags & WS_IVAL_SHORT_INSIDE) || !ws_graph_short_in(t, iv->start, iv->end, &sh) ||
+	    !sh.nc)
+		return false;
+	ws_short_cause_label(&sh.c[0], cause, sizeof(cause));
+	snprintf(what, len, "CPU work and short waits (mostly %s) in %s", cause,
+		 t->comm[0] ? t->comm : "?");
+	return true;
+}
+
 void ws_stretch_label(const struct ws_thread *t, const struct ws_ival *iv,
 		      const struct ws_claim *claim, char *what, size_t len)
 {
+	if (iv->state == WS_STATE_RUNNING && work_with_causes(t, iv, what, len))
+		return;
 	if (iv->state == WS_STATE_RUNNING)
 		snprintf(what, len, "%s in %s", ws_ival_work(iv->flags),
 			 t->comm[0] ? t->comm : "?");

@@ -7,6 +7,7 @@
 #include <whyslow/table.h>
 
 #include "offcpu.h"
+#include "short_text.h"
 #include "base/util.h"
 
 #define RES_LEN 96
@@ -34,6 +35,14 @@ struct thr {
 	struct res_total res[RES_KEPT];
 	struct res_total other;
 	struct ws_short_waits summ; /* the kernel's counters for this thread, cumulative */
+	/* what they waited for (the graph's whole-life sums, sched 1.6), and the wakers' names */
+	uint32_t summ_nc;
+	uint64_t summ_at; /* summ.n when they were copied */
+	struct ws_short_cause summ_c[WS_SHORT_KEPT];
+	struct waker_name {
+		uint32_t tid;
+		char comm[WS_COMM];
+	} summ_wk[WS_SHORT_KEPT];
 	uint32_t older; /* index + 1 of this tid's previous incarnation in the array; 0: none */
 	bool gone;	/* its thread left the graph: no interval of it comes again */
 };
@@ -302,6 +311,41 @@ static void res_of_claim(struct ws_offcpu *oc, struct ws_graph *g, const struct 
 	memcpy(buf, oc->res, RES_LEN);
 }
 
+/*
+ * @e takes the graph's sums of its summarised periods by cause, and the names of their wakers
+ * now, while the graph still knows them (the report is printed after it is gone).
+ */
+static void causes_copy(struct thr *e, struct ws_graph *g, const struct ws_short_sum *s)
+{
+	e->summ_nc = s->nkept;
+	memcpy(e->summ_c, s->kept, s->nkept * sizeof(*e->summ_c));
+	for (uint32_t i = 0; i < s->nkept; i++) {
+		e->summ_wk[i].tid = s->kept[i].waker;
+		snprintf(e->summ_wk[i].comm, sizeof(e->summ_wk[i].comm), "%s",
+			 s->kept[i].waker && g ? ws_graph_comm(g, s->kept[i].waker) : "");
+	}
+}
+
+/* The name of waker @tid that causes_copy() kept in @ctx (a struct thr). */
+static const char *waker_comm(void *ctx, uint32_t tid)
+{
+	const struct thr *e = ctx;
+
+	for (uint32_t i = 0; i < e->summ_nc; i++)
+		if (e->summ_wk[i].tid == tid && e->summ_wk[i].comm[0])
+			return e->summ_wk[i].comm;
+	return NULL;
+}
+
+/* @e's summarised periods, their costliest causes first (nc 0: no cause said). */
+static void summ_top(const struct thr *e, struct ws_short_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->n = e->summ.n;
+	s->ns = e->summ.blocked_ns + e->summ.runnable_ns;
+	ws_short_top(s, e->summ_c, e->summ_nc);
+}
+
 int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thread *t,
 		   const struct ws_ival *iv, const struct ws_claim *claim)
 {
@@ -313,6 +357,11 @@ int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thr
 	memcpy(e->comm, t->comm, WS_COMM);
 	e->comm[WS_COMM - 1] = 0;
 	e->summ = t->short_waits;
+	/* the sums change only with the counters: not copied again for every interval */
+	if (t->shs && e->summ_at != e->summ.n) {
+		causes_copy(e, g, t->shs);
+		e->summ_at = e->summ.n;
+	}
 	if (iv->end == WS_NO_END || iv->end < iv->start)
 		return 0;
 	len = iv->end - iv->start;
@@ -371,6 +420,7 @@ void ws_offcpu_totals(const struct ws_offcpu *oc, struct ws_offcpu_totals *o)
 		o->short_n += e->short_n;
 		o->open_ns += e->cur_off;
 		o->summarised_n += e->summ.n;
+		o->summarised_causes |= e->summ_nc > 0;
 		o->summarised_ns += e->summ.blocked_ns + e->summ.runnable_ns;
 	}
 	o->chains_ns = oc->chains_ns;
@@ -410,6 +460,25 @@ static const char *sum_sep(int *nterm)
 	return (*nterm)++ ? " + " : " = ";
 }
 
+/* ", 412 of 41us summarised in the kernel = 17ms: 300 on futex 0x… = 12ms, …" */
+static void summ_text(FILE *out, const struct thr *h, bool more)
+{
+	struct ws_short_summary s;
+	char a[32], b[32];
+
+	summ_top(h, &s);
+	ws_format_duration(s.ns, a, sizeof(a));
+	ws_format_duration(s.ns / h->summ.n, b, sizeof(b));
+	fprintf(out, "%s %" PRIu64 " of %s summarised in the kernel = %s", more ? "," : "",
+		h->summ.n, b, a);
+	if (!s.nc) {
+		fprintf(out, " (cause not recorded)");
+		return;
+	}
+	fprintf(out, ": ");
+	ws_short_text(out, &s, waker_comm, (void *)h);
+}
+
 void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 {
 	struct ws_offcpu_totals t;
@@ -447,11 +516,11 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 	if (t.short_n)
 		fprintf(out, "%s%s in %" PRIu64 " wait%s shorter than %s", sum_sep(&nterm), c,
 			t.short_n, ws_plural(t.short_n, "", "s"), mb);
-	/* none without a resolution (record, --perfetto, [core] resolution = 0) */
+	/* none without a resolution ([core] resolution = 0) */
 	if (t.summarised_n)
-		fprintf(out,
-			"%s%s in %" PRIu64 " wait%s summarised in the kernel (cause not recorded)",
-			sum_sep(&nterm), d, t.summarised_n, ws_plural(t.summarised_n, "", "s"));
+		fprintf(out, "%s%s in %" PRIu64 " wait%s summarised in the kernel (%s)",
+			sum_sep(&nterm), d, t.summarised_n, ws_plural(t.summarised_n, "", "s"),
+			t.summarised_causes ? "by cause below" : "cause not recorded");
 	if (t.open_ns) {
 		ws_format_duration(t.open_ns, a, sizeof(a));
 		fprintf(out, "%s%s still off CPU at the end", sum_sep(&nterm), a);
@@ -487,15 +556,8 @@ void ws_offcpu_text(const struct ws_offcpu *oc, FILE *out, int top)
 			ws_format_duration(h->other.ns, a, sizeof(a));
 			fprintf(out, ", %" PRIu64 " on other things = %s", h->other.n, a);
 		}
-		if (h->summ.n) {
-			ws_format_duration(h->summ.blocked_ns + h->summ.runnable_ns, a, sizeof(a));
-			ws_format_duration((h->summ.blocked_ns + h->summ.runnable_ns) / h->summ.n,
-					   b, sizeof(b));
-			fprintf(out,
-				"%s %" PRIu64
-				" of %s summarised in the kernel = %s (cause not recorded)",
-				h->res[0].n || h->other.n ? "," : "", h->summ.n, b, a);
-		}
+		if (h->summ.n)
+			summ_text(out, h, h->res[0].n || h->other.n);
 		fprintf(out, "\n");
 	}
 	free(v);
@@ -510,6 +572,7 @@ void ws_offcpu_json_threads(const struct ws_offcpu *oc, FILE *out)
 {
 	for (size_t i = 0; i < oc->n; i++) {
 		const struct thr *h = &oc->t[i];
+		struct ws_short_summary s;
 
 		if (!short_total(h))
 			continue;
@@ -528,6 +591,10 @@ void ws_offcpu_json_threads(const struct ws_offcpu *oc, FILE *out)
 			fprintf(out,
 				"%s{\"resource\":null,\"waits\":%" PRIu64 ",\"ns\":%" PRIu64 "}",
 				h->res[0].n ? "," : "", h->other.n, h->other.ns);
+		summ_top(h, &s);
+		/* the summarised ones by cause, marked: "waits" and "ns" above do not count them */
+		if (s.nc)
+			ws_short_json(out, &s, !h->res[0].n && !h->other.n);
 		fprintf(out,
 			"],\"summarised_waits\":%" PRIu64 ",\"summarised_blocked_ns\":%" PRIu64
 			",\"summarised_runnable_ns\":%" PRIu64 "}\n",

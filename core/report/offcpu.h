@@ -3,7 +3,7 @@
  * Where every traced thread's time off CPU went, conserved: the waits reported as chains (at
  * least min_block), the shorter waits the analysis saw one by one (counted per thread and
  * resource, not chained), and the periods the kernel summarised below the resolution (counted,
- * cause not recorded). Fed with every final interval of every timeline and every chain.
+ * by cause from sched 1.6). Fed with every final interval of every timeline and every chain.
  */
 #ifndef WS_OFFCPU_H
 #define WS_OFFCPU_H
@@ -23,6 +23,7 @@ struct ws_offcpu_totals {
 	uint64_t short_ns, short_n;	      /* in shorter periods, seen one by one */
 	uint64_t open_ns;		      /* in a period still going on at the end */
 	uint64_t summarised_ns, summarised_n; /* summarised in the kernel (not in any interval) */
+	bool summarised_causes;		      /* and the kernel said what some waited for */
 	/*
 	 * The reported waits (reported_ns) by what the report did with them: ranked in the
 	 * reasons, their root naming a cause or not; idle and not ranked (--include-idle ranks

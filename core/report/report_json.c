@@ -12,6 +12,7 @@
 #include "idle.h"
 #include "offcpu.h"
 #include "reasons.h"
+#include "short_text.h"
 #include "base/syscall_fmt.h"
 #include "base/util.h"
 #include "stacks/stack_fmt.h"
@@ -72,6 +73,14 @@ static void link_wait_json(struct ws_report *r, const struct ws_link *l, FILE *b
 	ws_json_str(b, l->evidence ? l->evidence : "");
 	if ((l->flags & WS_IVAL_SHORT_INSIDE))
 		fprintf(b, ",\"short_waits_inside\":true");
+	if ((l->flags & WS_IVAL_SHORT_INSIDE) && l->shorts.n) {
+		fprintf(b,
+			",\"short_waits\":{\"waits\":%" PRIu64 ",\"ns\":%" PRIu64
+			",\"by_resource\":[",
+			l->shorts.n, l->shorts.ns);
+		ws_short_json(b, &l->shorts, true);
+		fprintf(b, "]}");
+	}
 	if (l->waits > 1) {
 		char res[128];
 

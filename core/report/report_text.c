@@ -12,6 +12,7 @@
 #include "idle.h"
 #include "offcpu.h"
 #include "reasons.h"
+#include "short_text.h"
 #include "base/syscall_fmt.h"
 #include "base/util.h"
 #include "stacks/stack_fmt.h"
@@ -43,6 +44,11 @@ static void text_many(FILE *b, uint32_t n, uint64_t total, uint64_t longest, con
 		fprintf(b, " in %u %s (%s on average, longest %s)", n, what, avg, lng);
 	else
 		fprintf(b, " (%s on average, longest %s)", avg, lng);
+}
+
+static const char *graph_comm(void *g, uint32_t tid)
+{
+	return ws_graph_comm(g, tid);
 }
 
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
@@ -93,9 +99,16 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 		fprintf(b, "was running (on CPU) for %s of it", dur);
 		if (l->waits > 1)
 			text_many(b, l->waits, l->dur, l->longest, "stretches");
-		if ((l->flags & WS_IVAL_SHORT_INSIDE))
+		if ((l->flags & WS_IVAL_SHORT_INSIDE) && l->shorts.n) {
+			fprintf(b,
+				", with %" PRIu64
+				" short wait%s in between (each under the resolution, summed in the kernel): ",
+				l->shorts.n, ws_plural(l->shorts.n, "", "s"));
+			ws_short_text(b, &l->shorts, graph_comm, r->g);
+		} else if ((l->flags & WS_IVAL_SHORT_INSIDE)) {
 			fprintf(b,
 				", with short waits in between (each under the resolution: causes not recorded)");
+		}
 	} else if (!l->claim) {
 		fprintf(b, "not observed for %s", dur);
 	} else if (l->waits > 1) {

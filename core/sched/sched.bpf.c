@@ -88,6 +88,35 @@ static __always_inline bool slept(const struct task_state *s)
 }
 
 /*
+ * Add a summarised period, @blocked then @runnable ns, to @s's bucket of its cause: the syscall
+ * and argument it blocked in (cause_nr, cause_res), or the runqueue when it was preempted. Four
+ * buckets, compared in place: a period whose cause finds none free is only in @s->sh ("other").
+ */
+static __always_inline void cause_add(struct task_state *s, __u64 blocked, __u64 runnable)
+{
+	bool asleep = s->off_state != 0;
+	__s32 nr = asleep ? s->cause_nr : WS_SCHED_CAUSE_RUNQUEUE;
+	__u64 res = asleep ? s->cause_res : 0;
+
+	for (int i = 0; i < WS_SCHED_CAUSES; i++) {
+		struct ws_sched_cause *c = &s->causes[i];
+
+		if (c->n && (c->nr != nr || c->res != res))
+			continue;
+		c->nr = nr;
+		c->res = res;
+		c->n++;
+		c->blocked_ns += blocked;
+		c->runnable_ns += runnable;
+		if (asleep) {
+			c->state = s->off_state;
+			c->waker = s->cause_waker;
+		}
+		return;
+	}
+}
+
+/*
  * Must the switch-in of traced @s at @now be written? Yes if the analysis saw
  * it leave, if there is no state to summarise into, or if its period off CPU
  * reached the resolution. Otherwise the period goes into its counters.
@@ -104,6 +133,7 @@ static __always_inline bool switch_in_written(struct task_state *s, __u64 now)
 	s->sh.n++;
 	s->sh.blocked_ns += woke - s->off_ts;
 	s->sh.runnable_ns += now - woke;
+	cause_add(s, woke - s->off_ts, now - woke);
 	return false;
 }
 
@@ -195,6 +225,26 @@ static __always_inline void stack_if_slept_long(struct task_struct *next, struct
 }
 
 /*
+ * What traced @prev blocks in, should its period be summarised: its syscall and first argument,
+ * from its own saved registers (it is current: they were written at its syscall's entry, still
+ * in its CPU's cache). A kernel thread, or a worker with no user registers, has none.
+ */
+static __always_inline void cause_begin(struct task_struct *prev, struct task_state *ps)
+{
+	struct pt_regs *regs;
+
+	ps->cause_nr = WS_SYSCALL_NONE;
+	ps->cause_res = 0;
+	if (ws_task_no_user(prev))
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (!regs)
+		return;
+	ps->cause_nr = WS_SYS_NR(regs);
+	ps->cause_res = WS_SYS_ARG0(regs);
+}
+
+/*
  * Traced prev leaves the CPU at @now: its period begins. @emitted: this switch-out is written
  * now, not later with the record that ends the period.
  */
@@ -212,8 +262,14 @@ static __always_inline void period_begin(struct task_struct *prev, struct task_s
 	ps->off_cpu = bpf_get_smp_processor_id();
 	ps->off_emitted = emitted;
 	ps->off_throttled = state == 0 && quota_throttled(prev, ps);
-	if (state == 0)
+	if (state == 0) {
 		ps->wake_ts = now;
+		/* one a wakeup later finds asleep after all (slept_after_all): cause not read */
+		ps->cause_nr = WS_SYSCALL_NONE;
+		ps->cause_res = 0;
+	} else if (resolution_ns) {
+		cause_begin(prev, ps);
+	}
 }
 
 /* The switch record's fields but next's period (switch_record_next). */
@@ -246,6 +302,29 @@ static __always_inline void switch_record_fill(struct ws_sched_switch *r, struct
 	__builtin_memset(&r->next_short, 0, sizeof(r->next_short));
 	r->next_throttle_cg = 0;
 	r->next_unthrottled_ts = 0;
+}
+
+/*
+ * @s's buckets of summarised periods (cause_add), if any is used, as a record of its thread
+ * @tid written just before the one that carries their totals (@s->sh); the buckets start
+ * over. Not written (ring full): the totals still say how many and how long.
+ */
+static __always_inline void causes_flush(struct task_state *s, __u32 tid)
+{
+	struct ws_sched_short_causes *r;
+
+	if (!s->causes[0].n)
+		return;
+	r = ws_reserve(sizeof(*r), WS_SCHED_SHORT_CAUSES);
+	if (r) {
+		r->tid = tid;
+		r->arch = WS_ARCH;
+		r->reserved = 0;
+		r->total = s->sh;
+		__builtin_memcpy(r->c, s->causes, sizeof(r->c));
+		ws_submit(r);
+	}
+	__builtin_memset(s->causes, 0, sizeof(s->causes));
 }
 
 /* Traced next's period, which its switch-in at @now ends, rides on the record: it is over. */
@@ -334,6 +413,9 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	prev_later = resolution_ns && prev_traced && ps && !dying && !in_unseen;
 	if (prev_traced && ps)
 		period_begin(prev, ps, state, now, write && !prev_later);
+	/* what next's summarised periods waited for: just before the record that counts them */
+	if (write && next_traced && ns)
+		causes_flush(ns, next->pid);
 	/* not written, or lost (counted): next's short waits ride on a later record, its period is
 	 * over */
 	r = write ? ws_reserve(sizeof(*r), WS_SCHED_SWITCH) : NULL;
@@ -421,6 +503,8 @@ static __always_inline bool wakeup_summarised(struct task_state *s, __u64 now, _
 	if (now - s->off_ts < resolution_ns && *cs && !(*cs)->depth && !sigpending) {
 		if (!s->wake_ts)
 			s->wake_ts = now;
+		/* in task context current is the waker: its cause's bucket names it */
+		s->cause_waker = (__u32)bpf_get_current_pid_tgid();
 		return true;
 	}
 	return false;
@@ -457,15 +541,29 @@ static __always_inline void waking_record_wakee(struct ws_sched_waking *r, struc
 	r->reserved3 = 0;
 }
 
+/*
+ * Current wakes a thread and the wakeup is written: current is the waker (@task_ctx), and its
+ * stretch "running" up to now may hold summarised periods. A chain through that stretch is
+ * built when the wakee's wait ends, before the waker's next written record: their causes go
+ * now, before the wakeup. Its state (NULL: none, or not summarising).
+ */
+static __always_inline struct task_state *waker_flush(struct task_struct *cur, bool task_ctx)
+{
+	/* only summarising leaves periods unwritten: no lookup otherwise */
+	struct task_state *ws =
+		resolution_ns && task_ctx ? bpf_task_storage_get(&task_state, cur, 0, 0) : NULL;
+
+	if (ws)
+		causes_flush(ws, cur->pid);
+	return ws;
+}
+
 /* The waker's side of the record, when current is the waker (@task_ctx: see the caller). */
 static __always_inline void waking_record_waker(struct ws_sched_waking *r, struct task_state *s,
-						struct task_struct *cur, bool task_ctx)
+						struct task_struct *cur, bool task_ctx,
+						const struct task_state *ws)
 {
 	if (task_ctx) {
-		/* only summarising leaves periods unwritten: no lookup otherwise */
-		struct task_state *ws =
-			resolution_ns ? bpf_task_storage_get(&task_state, cur, 0, 0) : NULL;
-
 		ws_read_syscall(cur, &r->waker_sys);
 		if (ws)
 			r->waker_short = ws->sh.n;
@@ -482,7 +580,7 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(ws_sched_waking, struct task_struct *p)
 {
 	bool known = seeded(); /* before the lookup: see state_of */
-	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0);
+	struct task_state *s = bpf_task_storage_get(&task_state, p, 0, 0), *ws;
 	struct ws_cpu_state *cs = NULL;
 	struct task_struct *cur;
 	struct ws_sched_waking *r;
@@ -509,16 +607,17 @@ int BPF_PROG(ws_sched_waking, struct task_struct *p)
 	sigpending = signals_pending(p);
 	if (s && resolution_ns && !s->off_emitted && wakeup_summarised(s, now, sigpending, &cs))
 		return 0;
-	r = ws_reserve(sizeof(*r), WS_SCHED_WAKING);
-	if (!r)
-		return 0;
-	waking_record_wakee(r, p, s, sigpending);
 	/* current did the wakeup only in task context: in an interrupt it is whoever was hit */
 	if (!cs)
 		cs = ws_cpu_state();
 	cur = bpf_get_current_task_btf();
 	task_ctx = cs && cs->depth == 0 && cur->pid;
-	waking_record_waker(r, s, cur, task_ctx);
+	ws = waker_flush(cur, task_ctx);
+	r = ws_reserve(sizeof(*r), WS_SCHED_WAKING);
+	if (!r)
+		return 0;
+	waking_record_wakee(r, p, s, sigpending);
+	waking_record_waker(r, s, cur, task_ctx, ws);
 	now = r->hdr.ts;
 	ws_submit(r);
 	/* a long wait: who woke it, from where (current is the waker only in task context) */
@@ -673,6 +772,8 @@ int BPF_PROG(ws_sched_exit, struct task_struct *p)
 		return 0;
 	rq_wait_end(s);
 	ws_stack_forget(p->pid);
+	if (s)
+		causes_flush(s, p->pid);
 	r = ws_reserve(sizeof(*r), WS_SCHED_EXIT);
 	if (!r)
 		return 0;

@@ -164,6 +164,38 @@ static int decode_exit(const struct ws_rec_hdr *rec, const struct ws_sched_feed 
 	return 0;
 }
 
+/* The buckets of a thread's summarised periods (sched 1.6), those in use, in order. */
+static int decode_causes(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
+{
+	const struct ws_sched_short_causes *r = (const void *)rec;
+	struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_SHORT_CAUSES };
+	struct ws_short_cause c[WS_SCHED_CAUSES];
+	uint32_t n = 0;
+
+	if (rec->size < sizeof(*r))
+		return -EINVAL;
+	memset(c, 0, sizeof(c));
+	for (int i = 0; i < WS_SCHED_CAUSES && r->c[i].n; i++, n++) {
+		c[n].res = r->c[i].res;
+		c[n].nr = r->c[i].nr == WS_SCHED_CAUSE_RUNQUEUE ? WS_SHORT_RUNQUEUE : r->c[i].nr;
+		c[n].arch = r->arch;
+		c[n].state = (uint8_t)r->c[i].state;
+		c[n].waker = r->c[i].waker;
+		c[n].n = r->c[i].n;
+		c[n].ns = r->c[i].blocked_ns + r->c[i].runnable_ns;
+	}
+	ev.ts = rec->ts;
+	ev.tid = r->tid;
+	/* hdr's pid is current's: in a switch, prev's */
+	ev.pid = rec->tid == r->tid ? rec->pid : 0;
+	ev.causes = c;
+	ev.ncauses = n;
+	short_copy(&ev.causes_total, &r->total);
+	ev.sys.nr = WS_SYSCALL_NONE;
+	feed->on_thread(feed->ctx, &ev);
+	return 0;
+}
+
 static int decode_comm(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
 {
 	const struct ws_sched_comm *r = (const void *)rec;
@@ -187,6 +219,8 @@ int ws_sched_decode(const struct ws_rec_hdr *rec, const struct ws_sched_feed *fe
 		return decode_exit(rec, feed);
 	case WS_SCHED_COMM:
 		return decode_comm(rec, feed);
+	case WS_SCHED_SHORT_CAUSES:
+		return decode_causes(rec, feed);
 	default:
 		return -EINVAL;
 	}

@@ -11,6 +11,7 @@
 #define WS_SCHED_FORK (WS_KIND_SCHED + 3)
 #define WS_SCHED_EXIT (WS_KIND_SCHED + 4)
 #define WS_SCHED_COMM (WS_KIND_SCHED + 5)
+#define WS_SCHED_SHORT_CAUSES (WS_KIND_SCHED + 6)
 
 #define WS_COMM_LEN 16
 
@@ -24,6 +25,43 @@ struct ws_sched_short {
 	__u32 reserved;
 	__u64 blocked_ns;
 	__u64 runnable_ns;
+};
+
+/*
+ * sched 1.6: what a thread's summarised periods waited for, kept per thread in the kernel in
+ * WS_SCHED_CAUSES buckets, each one class and resource: the syscall it blocked in and that
+ * call's first argument (a futex word, an fd), or WS_SCHED_CAUSE_RUNQUEUE for a period it was
+ * preempted (runnable throughout). Periods that found no bucket free are only in the totals
+ * (struct ws_sched_short): the rest, "other".
+ */
+#define WS_SCHED_CAUSES 4
+#define WS_SCHED_CAUSE_RUNQUEUE (-2)
+struct ws_sched_cause {
+	__u64 res;   /* the syscall's first argument (0 for the runqueue) */
+	__s32 nr;    /* syscall number (of WS_ARCH_*: @arch of the record), WS_SYSCALL_NONE, or
+		      * WS_SCHED_CAUSE_RUNQUEUE */
+	__u32 waker; /* tid of the last task that woke it in task context (0: none seen) */
+	__u32 n;
+	__u32 state; /* the task state it last blocked in (0 for the runqueue) */
+	__u64 blocked_ns;
+	__u64 runnable_ns;
+};
+
+/*
+ * sched 1.6: thread @tid's buckets (WS_SCHED_CAUSES, n 0: unused) of the periods summarised
+ * since the last such record, written only when a bucket is used (no switch record grows): just
+ * before the record that carries their totals (its switch-in's next_short, or its exit's
+ * short_waits), or before a written wakeup it does (a chain through its stretch is built before
+ * its next switch-in). The buckets start over; @total, the totals so far since its last written
+ * switch-in (they run on until then), tells what no bucket holds.
+ */
+struct ws_sched_short_causes {
+	struct ws_rec_hdr hdr;
+	__u32 tid;  /* whose periods (hdr.tid is current: in a switch, prev) */
+	__u16 arch; /* WS_ARCH_* of the syscall numbers */
+	__u16 reserved;
+	struct ws_sched_short total;
+	struct ws_sched_cause c[WS_SCHED_CAUSES];
 };
 
 /*

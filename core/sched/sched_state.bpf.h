@@ -25,7 +25,8 @@
  * wait reaches the resolution, the wakeup carries the switch-out (@off_ts); if
  * only its queueing does, the switch-in does. An off-CPU period shorter than
  * the resolution is never written: it is added to @sh, which rides on the
- * thread's next written switch-in (or its exit), so its time is still counted.
+ * thread's next written switch-in (or its exit), so its time is still counted, and to the
+ * bucket of its cause (@causes: what it blocked in, who woke it), written just before.
  * Once a switch-out was written (@off_emitted), the wakeup and the switch-in
  * that end that period are written too, so the analysis sees it whole.
  */
@@ -45,9 +46,17 @@ struct task_state {
 	 * dequeue of the sleep now beginning (see woken_leaving). Cleared by its next switch.
 	 */
 	__u8 maybe_woken;
-	__u8 reserved0[3];
+	__u8 off_throttled; /* it left the CPU throttled by a CPU quota (quota_throttled) */
+	__u8 reserved0[2];
 	__u32 off_state; /* task state it left the CPU in */
-	__u64 off_ts;	 /* when it left the CPU (0: on CPU) */
+	/*
+	 * Who woke it, at a wakeup of its current period summarised in task context (current):
+	 * written from the waker's CPU, so among the few bytes a wakeup touches already
+	 * (maybe_woken, off_ts, wake_ts), not in a cache line of its own: what another CPU has
+	 * just written is most of what a cross-CPU ping-pong pays here (BENCHMARKS 6j).
+	 */
+	__u32 cause_waker;
+	__u64 off_ts; /* when it left the CPU (0: on CPU) */
 	/*
 	 * When it was woken in its current off-CPU period, or while leaving the CPU (0: not
 	 * yet). Cleared by the switch-in that ends the period; the switch-out only reads it
@@ -56,14 +65,21 @@ struct task_state {
 	 */
 	__u64 wake_ts;
 	__u32 off_cpu;
-	__u8 off_throttled; /* it left the CPU throttled by a CPU quota (quota_throttled) */
-	__u8 reserved[2];
+	/*
+	 * What its current period blocked in, should it be summarised: the syscall and its first
+	 * argument, read at its switch-out from its own registers (hot there: written at the
+	 * syscall's entry; cold at a wakeup on another CPU).
+	 */
+	__s32 cause_nr;
+	__u64 cause_res;
 	struct ws_sched_short sh;
 	/* only while off_throttled, read at its switch-out (quota_throttled) */
 	__u64 thr_cg;	  /* the cgroup whose quota ran out: its id (kernfs inode), ~0: not found */
 	__u64 thr_cfs_rq; /* the thread's own cfs_rq then (compared only, never followed) */
 	__u64 thr_start;  /* that cfs_rq's throttled_clock_self (rq clock) */
 	__u64 thr_self_sum; /* and its throttled_clock_self_time */
+	/* its summarised periods by cause (sched_rec.h), flushed with its next written record */
+	struct ws_sched_cause causes[WS_SCHED_CAUSES];
 };
 
 struct {
@@ -259,6 +275,7 @@ static __always_inline void period_end(struct task_state *s)
 	s->off_emitted = 0;
 	s->maybe_woken = 0;
 	s->off_throttled = 0;
+	s->cause_waker = 0;
 }
 
 #endif

@@ -13,7 +13,7 @@ const struct ws_config_key ws_core_keys[] = {
 	{ "min_block", WS_CFG_DURATION, "10ms", 0, 3600000000000ULL,
 	  "report waits (time off CPU) at least this long" },
 	{ "resolution", WS_CFG_DURATION, NULL, 0, 3600000000000ULL,
-	  "off-CPU periods shorter than this that another task ended (not an interrupt) are summed per thread in the kernel, not recorded one by one (default: min_block/64, the finest piece a chain shows; 0 for record and --perfetto: every switch; 0: always every switch)" },
+	  "off-CPU periods shorter than this that another task ended (not an interrupt) are summed per thread and cause (syscall and its first argument, or the runqueue) in the kernel, not recorded one by one (default: min_block/64, the finest piece a chain shows, for every command; a recording can be reported at any --min-block of at least 64 times it; 0: every switch)" },
 	{ "top", WS_CFG_U64, "5", 1, 100000, "text output: how many of the longest chains" },
 	{ "include_idle", WS_CFG_BOOL, "false", 0, 0,
 	  "rank idle waits (nobody was working to end them) with the rest" },

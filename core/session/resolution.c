@@ -4,10 +4,11 @@
 #include "engine/chain.h"
 
 /*
- * Unset: min_block / WS_CHAIN_SEG_PARTS, the finest piece a chain of the live report shows (record
- * and --perfetto set 0 unless told otherwise: main.c). A short period another task ended is then
- * summed in the kernel; one an interrupt ended is still written (sched.bpf.c), so what a waker
- * did is still named where a source can prove it (200 short disk reads stay block I/O).
+ * Unset: min_block / WS_CHAIN_SEG_PARTS, the finest piece a chain of the live report shows, for
+ * every command (record and --perfetto too, from sched 1.6). A short period another task ended
+ * is then summed in the kernel by cause (what it blocked in, who woke it); one an interrupt
+ * ended is still written (sched.bpf.c), so what a waker did is still named where a source can
+ * prove it (200 short disk reads stay block I/O).
  */
 uint64_t ws_resolution_ns(const struct ws_config *cfg)
 {

@@ -96,19 +96,20 @@ cat "$GT_WORK/cut.err"
 "$WHYSLOW" report "$data" --top 3 | head -20
 
 echo "--- 5. a --min-block finer than the recording's resolution is refused ---"
-# recorded at resolution min_block 10ms / 64 (opt-in): 9ms needs what was not recorded
-printf '[core]\nresolution = 156250ns\n' >"$GT_WORK/res.ini"
-"$WHYSLOW" -c "$GT_WORK/res.ini" record --as-root -o "$GT_WORK/res.data" -- true ||
-	gt_fail "whyslow record at resolution 156us failed"
-"$WHYSLOW" report "$data" --min-block 9ms >/dev/null ||
-	gt_fail "report --min-block 9ms of a recording at resolution 0 was refused"
-"$WHYSLOW" report "$GT_WORK/res.data" --min-block 9ms >/dev/null 2>"$GT_WORK/fine.err" &&
-	gt_fail "report --min-block 9ms of a recording at resolution 156us was accepted"
+# recorded at the default resolution, min_block 10ms / 64: 9ms needs what was not recorded
+"$WHYSLOW" report "$data" --min-block 9ms >/dev/null 2>"$GT_WORK/fine.err" &&
+	gt_fail "report --min-block 9ms of a recording at the default resolution 156us was accepted"
 [ "$(wc -l <"$GT_WORK/fine.err")" = 1 ] &&
 	grep -q 'was recorded at resolution 156us: use --min-block 10ms or more' "$GT_WORK/fine.err" ||
 	gt_fail "not one line naming the resolution and the least --min-block: $(cat "$GT_WORK/fine.err")"
 cat "$GT_WORK/fine.err"
-"$WHYSLOW" report "$GT_WORK/res.data" --min-block 20ms >/dev/null || gt_fail "report --min-block 20ms failed"
+"$WHYSLOW" report "$data" --min-block 20ms >/dev/null || gt_fail "report --min-block 20ms failed"
+# resolution 0 (opt-in): every switch recorded, any --min-block
+printf '[core]\nresolution = 0\n' >"$GT_WORK/full.ini"
+"$WHYSLOW" -c "$GT_WORK/full.ini" record --as-root -o "$GT_WORK/full.data" -- true ||
+	gt_fail "whyslow record at resolution 0 failed"
+"$WHYSLOW" report "$GT_WORK/full.data" --min-block 9ms >/dev/null ||
+	gt_fail "report --min-block 9ms of a recording at resolution 0 was refused"
 
 if [ -n "${RECORD_SAVE:-}" ]; then
 	mkdir -p "$RECORD_SAVE" && cp "$data" "$truth" "$RECORD_SAVE/" && echo "saved to $RECORD_SAVE"

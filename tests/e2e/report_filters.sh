@@ -14,7 +14,8 @@ work=$(mktemp -d /tmp/whyslow-filters.XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 D=$work/load.data
-"$WHYSLOW" record -o "$D" -- "$PROG" --mode load --requests 6 >"$work/rec" 2>&1 ||
+# reported at --min-block 1ms: recorded at its resolution (1ms / 64), not the default's
+"$WHYSLOW" record --min-block 1ms -o "$D" -- "$PROG" --mode load --requests 6 >"$work/rec" 2>&1 ||
 	{ cat "$work/rec"; fail "whyslow record exit $?"; }
 
 # report [ARGS...] into $work/out.jsonl (all chains, idle ones too, so every thread shows)

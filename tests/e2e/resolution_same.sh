@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 19.5: one ground-truth workload (gt_chain3: a futex held by a thread blocked on a slow
-# disk read, behind another futex) run at resolution 0 (every switch recorded: record and --perfetto) and at
-# min_block/64 (the live default; short periods summarised in the kernel) gives the same victim chain.
+# disk read, behind another futex) run at resolution 0 (every switch recorded) and at
+# min_block/64 (the default of every command; short periods summarised in the kernel by cause)
+# gives the same victim chain.
 #   resolution_same.sh WHYSLOW PROGRAM CHECK_CHAIN      (exit 0 pass, 1 fail, 77 skip)
 DIR=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d "${TMPDIR:-/tmp}/whyslow-res.XXXXXX") || exit 1

@@ -117,6 +117,27 @@ static inline struct ws_sched_exit syn_exit(uint64_t ts, uint16_t cpu, uint32_t 
 	return r;
 }
 
+/*
+ * On @cpu, with @cur_tid current, the kernel reports what @tid's summarised periods waited for
+ * (sched 1.6): @n of @c used, and the totals they are part of.
+ */
+static inline struct ws_sched_short_causes
+syn_short_causes(uint64_t ts, uint16_t cpu, uint32_t cur_tid, uint32_t cur_pid, uint32_t tid,
+		 const struct ws_sched_cause *c, int n, struct ws_sched_short total)
+{
+	struct ws_sched_short_causes r;
+
+	memset(&r, 0, sizeof(r));
+	syn_hdr(&r.hdr, sizeof(r), WS_SCHED_SHORT_CAUSES, ts, cpu, cur_tid, cur_pid, WS_CTX_TASK,
+		SYN_TASK_CTX_ID(cpu));
+	r.tid = tid;
+	r.arch = WS_ARCH_X86_64;
+	for (int i = 0; i < n && i < WS_SCHED_CAUSES; i++)
+		r.c[i] = c[i];
+	r.total = total;
+	return r;
+}
+
 /* @tid enters futex(2) with command @cmd (WS_FUTEX_WAIT, WS_FUTEX_WAKE, ...) on @uaddr. */
 static inline struct ws_futex_enter syn_futex_enter(uint64_t ts, uint16_t cpu, uint32_t tid,
 						    uint32_t pid, uint32_t cmd, uint64_t uaddr)

@@ -1946,6 +1946,105 @@ Test(chain, text_of_a_waker_with_summarised_waits_says_so)
 	text_free();
 }
 
+/*
+ * sched 1.6: what B's summarised periods waited for comes before B's wakeup of A (a
+ * WS_SCHED_SHORT_CAUSES record): 30 on futex X, woken by C; 8 in read(fd 5); 2 preempted; 4
+ * that no bucket held. @split: in two reports within the stretch (the totals run on, the
+ * buckets start over), as the kernel sends them when B's earlier wakeups were written too.
+ */
+static void causes_records(bool split)
+{
+	const struct ws_sched_cause
+		futex = { .res = X,
+			  .nr = 202,
+			  .waker = C,
+			  .n = 30,
+			  .state = 1,
+			  .blocked_ns = 2 * MS,
+			  .runnable_ns = MS },
+		rd = { .res = 5, .nr = 0, .n = 8, .state = 1, .blocked_ns = MS },
+		rq = { .nr = WS_SCHED_CAUSE_RUNQUEUE, .n = 2, .runnable_ns = MS / 2 };
+	struct ws_sched_cause all[3] = { futex, rd, rq }, half = futex;
+	struct ws_sched_short total = { .n = 44, .blocked_ns = 4 * MS, .runnable_ns = 2 * MS };
+	struct ws_sched_short_causes r;
+	struct ws_sched_waking w;
+
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(0), 2, 0, 0, C); /* named: the futex's waker */
+	sw(T(1), 0, A, 1, 0);
+	if (split) {
+		half.n = 15;
+		half.blocked_ns = MS;
+		half.runnable_ns = MS / 2;
+		r = syn_short_causes(T(50), 1, B, P, B, &half, 1,
+				     (struct ws_sched_short){
+					     .n = 15, .blocked_ns = MS, .runnable_ns = MS / 2 });
+		FEED(r);
+		all[0] = half;
+	}
+	r = syn_short_causes(T(95), 1, B, P, B, all, 3, total);
+	FEED(r);
+	w = syn_waking(T(95), 1, B, P, comm_of(B), WS_CTX_TASK, SYN_TASK_CTX_ID(1), A, P);
+	w.waker_short = 44;
+	FEED(w);
+	sw(T(96), 0, 0, 0, A);
+}
+
+Test(chain, summarised_waits_with_causes_name_them)
+{
+	const struct chain *c;
+
+	begin();
+	causes_records(false);
+	finish();
+	c = chain_of(A);
+	cr_assert_eq(c->nlinks, 2, "%s", c->line);
+	cr_expect_str_eq(c->links[1].kind, "running", "%s", c->line);
+	cr_expect_str_eq(c->root, "CPU work and short waits (mostly futex 0x7f2a3c001000) in t102",
+			 "%s", c->line);
+	cr_expect(strstr(c->line,
+			 "\"short_waits\":{\"waits\":44,\"ns\":6000000,\"by_resource\":["
+			 "{\"resource\":\"futex 0x7f2a3c001000\",\"waits\":30,\"ns\":3000000,"
+			 "\"summarised\":true,\"woken_by\":104},"
+			 "{\"resource\":\"read fd 5\",\"waits\":8,\"ns\":1000000,"
+			 "\"summarised\":true,\"woken_by\":null},"
+			 "{\"resource\":\"the runqueue (preempted)\",\"waits\":2,\"ns\":500000,"
+			 "\"summarised\":true,\"woken_by\":null},"
+			 "{\"resource\":null,\"waits\":4,\"ns\":1500000,\"summarised\":true,"
+			 "\"woken_by\":null}]}") != NULL,
+		  "%s", c->line);
+}
+
+/* Two reports in one stretch: the buckets add up, the totals are the last one's. */
+Test(chain, summarised_causes_reported_twice_in_a_stretch_add_up)
+{
+	const struct chain *c;
+
+	begin();
+	causes_records(true);
+	finish();
+	c = chain_of(A);
+	cr_expect(strstr(c->line, "\"short_waits\":{\"waits\":44,") != NULL, "%s", c->line);
+	cr_expect(strstr(c->line, "{\"resource\":\"futex 0x7f2a3c001000\",\"waits\":30,"
+				  "\"ns\":3000000,") != NULL,
+		  "%s", c->line);
+}
+
+Test(chain, text_of_summarised_waits_with_causes_names_them)
+{
+	text_begin();
+	causes_records(false);
+	text_finish();
+	cr_expect(strstr(R.text,
+			 "was running (on CPU) for 94ms of it, with 44 short waits in between "
+			 "(each under the resolution, summed in the kernel): 30 on futex "
+			 "0x7f2a3c001000 (woken by tid 104 (t104)) = 3ms, 8 on read fd 5 = 1ms, "
+			 "2 on the runqueue (preempted) = 500us, 4 on other things = 1.5ms"),
+		  "%s", R.text);
+	text_free();
+}
+
 Test(chain, text_says_where_the_links_end_when_the_root_is_elsewhere)
 {
 	text_begin();

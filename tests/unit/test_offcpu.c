@@ -77,6 +77,46 @@ Test(offcpu, every_wait_counted_once)
 }
 
 /*
+ * sched 1.6: the thread's summarised periods by cause (the graph's whole-life sums) are listed
+ * by resource, in text and in JSON by_resource (marked "summarised"), costliest first; the rest
+ * is "other"; the sum no longer says their cause was not recorded.
+ */
+Test(offcpu, summarised_waits_are_listed_by_cause)
+{
+	struct ws_offcpu *oc = ws_offcpu_new(50);
+	struct ws_thread t = { .tid = 7, .pid = 7, .comm = "worker" };
+	struct ws_short_sum sum = { .nkept = 2 };
+	char *text;
+
+	cr_assert_not_null(oc);
+	sum.kept[0] = (struct ws_short_cause){ .nr = WS_SHORT_RUNQUEUE, .n = 1, .ns = 10 };
+	sum.kept[1] = (struct ws_short_cause){
+		.nr = 202, .arch = WS_ARCH_X86_64, .res = 0x1000, .waker = 9, .n = 2, .ns = 20
+	};
+	t.shs = &sum;
+	t.short_waits = (struct ws_short_waits){ .n = 4, .blocked_ns = 30, .runnable_ns = 12 };
+	feed(oc, &t, 0, 100, WS_STATE_RUNNING);
+	text = printed(oc);
+	cr_expect_not_null(strstr(text, "in 4 waits summarised in the kernel (by cause below)"),
+			   "%s", text);
+	cr_expect_not_null(strstr(text,
+				  "worker (tid 7): 4 waits shorter than 50ns = 42ns: 4 of 10ns "
+				  "summarised in the kernel = 42ns: 2 on futex 0x1000 (woken by "
+				  "tid 9 (?)) = 20ns, 1 on the runqueue (preempted) = 10ns, 1 on "
+				  "other things = 12ns"),
+			   "%s", text);
+	cr_expect_not_null(
+		strstr(text, "\"by_resource\":[{\"resource\":\"futex 0x1000\",\"waits\":2,"
+			     "\"ns\":20,\"summarised\":true,\"woken_by\":9},{\"resource\":"
+			     "\"the runqueue (preempted)\",\"waits\":1,\"ns\":10,\"summarised\":"
+			     "true,\"woken_by\":null},{\"resource\":null,\"waits\":1,\"ns\":12,"
+			     "\"summarised\":true,\"woken_by\":null}],\"summarised_waits\":4"),
+		"%s", text);
+	free(text);
+	ws_offcpu_free(oc);
+}
+
+/*
  * A wait whose switch-in was never traced: the graph ends it where the stretch not observed
  * begins (and hands it out so), and the off-CPU totals end it there too.
  */
