@@ -44,7 +44,7 @@ json_num() { grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2; }
 
 machine_line() {
 	echo "# machine: $(nproc) vCPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/{print $2}') GiB, kernel $(uname -r), $(. /etc/os-release; echo "$PRETTY_NAME")"
-	echo "# whyslow: $("$WHYSLOW" --version 2>/dev/null) ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo +dirty)), $(date -u +%FT%TZ)"
+	echo "# whyslow: $("$WHYSLOW" --version 2>/dev/null | head -1) ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo +dirty)), $(date -u +%FT%TZ)"
 }
 
 # bpf_stats_begin NAME: a work dir $OUT with an empty $RAW, kernel.bpf_stats_enabled on until exit

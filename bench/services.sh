@@ -19,6 +19,8 @@
 # are never touched. Output: $OUT (default a new /tmp/whyslow-services.*): services.tsv
 # ("workload config round value", value a throughput, or seconds for gil), whyslow's CPU per
 # traced round in cpu.tsv, and per workload the median and bench/paired.py's per-round slowdown.
+# WHYSLOW_BEFORE=<another build's whyslow> adds a third configuration, "before", traced by it
+# (its plugins beside it, as bench/overhead.sh takes them); the order rotates each round.
 set -u
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -64,27 +66,39 @@ mkdir -p "$OUT"
 : >"$OUT/cpu.tsv"
 machine_line | tee "$OUT/machine.txt"
 
-# attach_tracer PID: whyslow attach in the background ($TRACER_PID), 3 s to load
+CONFIGS=(untraced traced)
+[ -n "${WHYSLOW_BEFORE:-}" ] && CONFIGS+=(before)
+# the whyslow of configuration $1 (traced: this tree's; before: $WHYSLOW_BEFORE's)
+tracer_of() {
+	if [ "$1" = before ]; then
+		echo "WHYSLOW_PLUGIN_DIR=$(plugins_of "$WHYSLOW_BEFORE") $WHYSLOW_BEFORE"
+	else
+		echo "WHYSLOW_PLUGIN_DIR=$WHYSLOW_PLUGIN_DIR $WHYSLOW"
+	fi
+}
+# attach_tracer CONFIG PID: that configuration's whyslow attached in the background
+# ($TRACER_PID), 3 s to load
 attach_tracer() {
-	"$WHYSLOW" attach --format json -o /dev/null "$1" 2>/dev/null &
+	env $(tracer_of "$1") attach --format json -o /dev/null "$2" 2>/dev/null &
 	TRACER_PID=$!
 	sleep 3
 }
-stop_tracer() { # WORKLOAD ROUND: its CPU into cpu.tsv
-	printf '%s\t%s\t%s\n' "$1" "$2" "$(cpu_secs "$TRACER_PID")" >>"$OUT/cpu.tsv"
+stop_tracer() { # WORKLOAD CONFIG ROUND: its CPU into cpu.tsv
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$(cpu_secs "$TRACER_PID")" >>"$OUT/cpu.tsv"
 	kill -INT "$TRACER_PID"
 	wait "$TRACER_PID"
 	TRACER_PID=
 }
 row() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" | tee -a "$OUT/services.tsv"; }
 
-# rounds WORKLOAD: each round runs "untraced" and "traced" (the order alternating) through
+# rounds WORKLOAD: each round runs every configuration (the order rotating) through
 # one_WORKLOAD CONFIG ROUND, which leaves the round's value in $WORK/value (not a subshell: the
 # tracer it starts stays known to cleanup)
 rounds() {
-	local w=$1 r c v
+	local w=$1 r c i v n=${#CONFIGS[@]}
 	for ((r = 0; r < ROUNDS; r++)); do
-		for c in $([ $((r % 2)) = 0 ] && echo untraced traced || echo traced untraced); do
+		for ((i = 0; i < n; i++)); do
+			c=${CONFIGS[(i + r) % n]}
 			: >"$WORK/value"
 			"one_$w" "$c" "$r" || die "$w: round $r ($c) failed"
 			v=$(cat "$WORK/value")
@@ -105,10 +119,10 @@ redis_start() {
 }
 one_redis() {
 	local v
-	[ "$1" = traced ] && attach_tracer "$SERVER_PID"
+	[ "$1" != untraced ] && attach_tracer "$1" "$SERVER_PID"
 	v=$(redis-benchmark -p "$RPORT" -t set,get -n "$REDIS_N" -c 50 -q --csv 2>/dev/null |
 		awk -F, 'NR > 1 {gsub(/"/, "", $2); s += $2} END {if (s) printf "%.0f", s}')
-	[ "$1" = traced ] && stop_tracer redis "$2"
+	[ "$1" != untraced ] && stop_tracer redis "$1" "$2"
 	echo "$v" >"$WORK/value"
 }
 
@@ -140,7 +154,7 @@ one_gil() { # the program's own time, from its threads' start to their end (whys
 	    # and report are not in it)
 	local pre=()
 	rm -f "$WORK/gil.out"
-	[ "$1" = traced ] && pre=("$WHYSLOW" run --as-root --format json -o /dev/null --)
+	[ "$1" != untraced ] && pre=(env $(tracer_of "$1") run --as-root --format json -o /dev/null --)
 	"${pre[@]}" /usr/bin/python3.11 "$WORK/gil.py" "$WORK/gil.out" "$GIL_N" "$WORK/value" \
 		>/dev/null 2>&1
 }
@@ -163,9 +177,9 @@ mariadb_start() {
 }
 one_mariadb() {
 	local v
-	[ "$1" = traced ] && attach_tracer "$SERVER_PID"
+	[ "$1" != untraced ] && attach_tracer "$1" "$SERVER_PID"
 	v=$("${SB[@]}" --time="$OVH_T" run 2>/dev/null | awk '/transactions:/ {gsub(/\(/, "", $3); print $3; exit}')
-	[ "$1" = traced ] && stop_tracer mariadb "$2"
+	[ "$1" != untraced ] && stop_tracer mariadb "$1" "$2"
 	echo "$v" >"$WORK/value"
 }
 
@@ -182,12 +196,12 @@ for w in $WORKLOADS; do
 	fi
 	hib=--higher-is-better
 	[ "$w" = gil ] && hib=
-	for c in untraced traced; do
+	for c in "${CONFIGS[@]}"; do
 		printf '%-8s %-9s median %s' "$w" "$c" \
 			"$(awk -v w="$w" -v c="$c" '$1==w && $2==c {print $4}' "$OUT/services.tsv" | median)"
-		[ "$c" = traced ] && printf '  slowdown per round %s  whyslow CPU %s s' \
-			"$(python3 "$BENCH_DIR/paired.py" "$OUT/services.tsv" "$w" traced $hib)" \
-			"$(awk -v w="$w" '$1==w {print $3}' "$OUT/cpu.tsv" | median)"
+		[ "$c" != untraced ] && printf '  slowdown per round %s  whyslow CPU %s s' \
+			"$(python3 "$BENCH_DIR/paired.py" "$OUT/services.tsv" "$w" "$c" $hib)" \
+			"$(awk -v w="$w" -v c="$c" '$1==w && $2==c {print $4}' "$OUT/cpu.tsv" | median)"
 		echo
 	done | tee -a "$OUT/summary.txt"
 done
