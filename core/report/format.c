@@ -6,10 +6,8 @@
 #include "format.h"
 
 static const char *const names[] = {
-	[WS_FORMAT_TEXT] = "text",
-	[WS_FORMAT_JSON] = "json",
-	[WS_FORMAT_FOLDED] = "folded",
-	[WS_FORMAT_PERFETTO] = "perfetto",
+	[WS_FORMAT_TEXT] = "text",     [WS_FORMAT_JSON] = "json",
+	[WS_FORMAT_FOLDED] = "folded", [WS_FORMAT_PERFETTO] = "perfetto",
 	[WS_FORMAT_PPROF] = "pprof",
 };
 
