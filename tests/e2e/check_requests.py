@@ -178,6 +178,11 @@ def main(argv=None):
             fail("%d request(s) with peer port %s, not a connection of the client (ports %s)" % (
                 len(by_port_seen[p]), p, sorted(by_port_truth)))
     worst = {"c": 0, "l": 0, "b": 0}
+    # a switch the kernel never reported (this VM's agent threads, README "switch_ins_unseen")
+    # leaves the thread's timeline not observed up to its next switch-out: a CPU-only request
+    # there is honestly "not observed", when the run says it missed one
+    whole = [o for o in objs if o.get("type") == "summary"]
+    UNSEEN[0] = whole[-1].get("switch_ins_unseen", 0) if whole else 0
     for p, ts in sorted(by_port_truth.items()):
         seen = sorted(by_port_seen.get(p, []), key=lambda o: o.get("start_ns", 0))
         if len(seen) != len(ts):
@@ -189,6 +194,13 @@ def main(argv=None):
             check_one(a, t, o, calm[t["seq"]], worst)
     print("  largest |duration - latency| per type: %s" % ", ".join(
         "%s %s" % (k, ms(worst[k])) for k in "clb"))
+    if EXCUSED:
+        nc = sum(1 for t in truth if t["kind"] == "c")
+        print("  %d 'c' request(s) not observed, the run having missed %d switch-in(s): %s" % (
+            len(EXCUSED), UNSEEN[0], "; ".join(EXCUSED[:3])))
+        if len(EXCUSED) > max(2, nc // 20):
+            fail("%d of %d 'c' requests not observed: more than a missed switch explains" % (
+                len(EXCUSED), nc))
 
     # --- the summary ---------------------------------------------------------------------------
     summ = [o for o in objs if o.get("type") == "requests"]
@@ -203,6 +215,10 @@ def main(argv=None):
         return 1
     print("ok: %d requests matched the client's log" % len(truth))
     return 0
+
+
+UNSEEN = [0]
+EXCUSED = []
 
 
 def check_one(a, t, o, calm, worst):
@@ -257,7 +273,9 @@ def check_one(a, t, o, calm, worst):
             fail("%s: the backend's parts (%s) are neither the largest nor half of it (parts:"
                  " %s)" % (name, ms(backend), show_parts(o)))
     else:
-        if calm and cause is not None:
+        if calm and cause == "not observed" and UNSEEN[0] > 0:
+            EXCUSED.append(name)
+        elif calm and cause is not None:
             fail("%s: CPU only, so \"cause\" should be null, got %r (parts: %s)" % (
                 name, cause, show_parts(o)))
         if not calm and cause is not None and (
