@@ -193,9 +193,17 @@ static int capture(struct ws_ustack_now *u, const struct ws_task_snap *t,
 	return 0;
 }
 
+/* Is @b, a later snapshot of @a's thread, blocked in the same call as @a? */
+static bool same_wait(const struct ws_task_snap *a, const struct ws_task_snap *b)
+{
+	return ws_task_blocked(b) && b->have_user_regs && a->in_syscall == b->in_syscall &&
+	       a->nr == b->nr;
+}
+
 int ws_ustack_now_read(struct ws_ustack_now *u, const struct ws_task_snap *t, struct ws_stack **out,
 		       const char **why)
 {
+	struct ws_task_snap fresh[2];
 	struct ws_rec_stack_raw *raw;
 	int err;
 
@@ -206,7 +214,18 @@ int ws_ustack_now_read(struct ws_ustack_now *u, const struct ws_task_snap *t, st
 					 : "its registers are not known";
 		return t->syscall_denied ? -EPERM : -ENODATA;
 	}
-	if ((err = capture(u, t, &raw, why)))
+	/*
+	 * A thread that ran while its stack was read (a poll loop's short sleeps: SQLite's busy
+	 * handler) is read again where it waits now, if that is the same call: twice at most
+	 */
+	for (int tries = 0; (err = capture(u, t, &raw, why)) == -EAGAIN && tries < 2; tries++) {
+		struct ws_task_snap *next = &fresh[tries];
+
+		if (ws_procsnap_task(t->pid, t->tid, 0, next) || !same_wait(t, next))
+			break;
+		t = next;
+	}
+	if (err)
 		return err;
 	/* a CPython thread: its Python frames, merged with the native ones */
 	ws_stackcap_python_now(u->sc, raw);
