@@ -25,6 +25,9 @@ command -v node >/dev/null || skip "no node (apt-get install nodejs)"
 work=$(mktemp -d /tmp/whyslow-node.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
+# node writes V8 logs (isolate-*.log) where it runs: in the temp dir, not the build dir
+WHYSLOW=$(realpath "$WHYSLOW")
+cd "$work" || fail "cannot enter $work"
 cat >"$work/wait.js" <<'JS'
 function waitHere(ms) {
   const sab = new SharedArrayBuffer(4);
