@@ -373,13 +373,19 @@ static const char *tmp_name(const struct ws_outfile *o)
 	return s ? s + 1 : o->tmp;
 }
 
-bool ws_outfile_is_terminal(const char *path)
+bool ws_outfile_binary_to_terminal(const char *path, const char *format)
 {
+	int fd = -1;
+
 	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
-		return isatty(STDOUT_FILENO);
-	if (!strcmp(path, "/dev/stderr") || !strcmp(path, WS_OUTFILE_STDERR))
-		return isatty(STDERR_FILENO);
-	return false;
+		fd = STDOUT_FILENO;
+	else if (!strcmp(path, "/dev/stderr") || !strcmp(path, WS_OUTFILE_STDERR))
+		fd = STDERR_FILENO;
+	if (fd < 0 || !isatty(fd))
+		return false;
+	ws_log(WS_LOG_ERROR,
+	       "--format %s writes a binary profile, not for a terminal: give -o FILE", format);
+	return true;
 }
 
 int ws_outfile_open(struct ws_outfile *o, const char *path)

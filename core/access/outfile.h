@@ -57,8 +57,11 @@ void ws_outfile_guard_std(void);
 /* The report's default for `run`: the traced command's stdout stays its own. */
 #define WS_OUTFILE_STDERR "<stderr>"
 
-/* Does @path (as ws_outfile_open takes it) name whyslow's stdout or stderr on a terminal? */
-bool ws_outfile_is_terminal(const char *path);
+/*
+ * A binary output (@format, e.g. "pprof") to @path (as ws_outfile_open takes it) is refused when
+ * @path is whyslow's stdout or stderr on a terminal: true, having said so.
+ */
+bool ws_outfile_binary_to_terminal(const char *path, const char *format);
 
 /* Open @path (NULL: stdout; WS_OUTFILE_STDERR: stderr). 0, or -errno having said why. */
 int ws_outfile_open(struct ws_outfile *o, const char *path);

@@ -536,10 +536,8 @@ int ws_cmd_report(const struct ws_cli *cli)
 		free_comms(&r);
 		return 2; /* a bad command line, as for the other commands' usage errors */
 	}
-	if (ws_format_binary(r.format) && ws_outfile_is_terminal(output)) {
-		ws_log(WS_LOG_ERROR,
-		       "--format %s writes a binary profile, not for a terminal: give -o FILE",
-		       ws_format_name(r.format));
+	if (ws_format_binary(r.format) &&
+	    ws_outfile_binary_to_terminal(output, ws_format_name(r.format))) {
 		free_comms(&r);
 		return 2;
 	}

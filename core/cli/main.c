@@ -171,12 +171,8 @@ static bool binary_to_terminal(const struct ws_cli *c, struct ws_config *cfg, bo
 		output = c->live ? c->live : "/dev/null";
 	else if (!output && c->cmd == WS_CMD_RUN)
 		output = WS_OUTFILE_STDERR;
-	if (!ws_format_binary(format) || !ws_outfile_is_terminal(output))
-		return false;
-	ws_log(WS_LOG_ERROR,
-	       "--format %s writes a binary profile, not for a terminal: give -o FILE",
-	       ws_format_name(format));
-	return true;
+	return ws_format_binary(format) &&
+	       ws_outfile_binary_to_terminal(output, ws_format_name(format));
 }
 
 /* attach --cgroup PATH: its processes now, after those named with -p. 0 or -errno, said. */

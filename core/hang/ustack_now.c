@@ -115,11 +115,17 @@ static size_t resident(uint32_t pid, uint64_t sp, size_t len)
 	return (first + ok) * (uint64_t)psz - sp < len ? (first + ok) * (uint64_t)psz - sp : len;
 }
 
+/* Is @b, a later snapshot of @a's thread, blocked in the same call as @a? */
+static bool same_wait(const struct ws_task_snap *a, const struct ws_task_snap *b)
+{
+	return ws_task_blocked(b) && b->have_user_regs && a->in_syscall == b->in_syscall &&
+	       a->nr == b->nr;
+}
+
 /* The thread is where the snapshot saw it: the same call, the same registers, no timeslice. */
 static bool unmoved(const struct ws_task_snap *a, const struct ws_task_snap *b)
 {
-	return ws_task_blocked(b) && a->in_syscall == b->in_syscall && a->nr == b->nr &&
-	       !memcmp(a->args, b->args, sizeof(a->args)) && b->have_user_regs &&
+	return same_wait(a, b) && !memcmp(a->args, b->args, sizeof(a->args)) &&
 	       a->user_sp == b->user_sp && a->user_pc == b->user_pc &&
 	       (!a->have_timeslices || !b->have_timeslices || a->timeslices == b->timeslices);
 }
@@ -191,13 +197,6 @@ static int capture(struct ws_ustack_now *u, const struct ws_task_snap *t,
 	r->uregs.arch = t->arch;
 	*out = r;
 	return 0;
-}
-
-/* Is @b, a later snapshot of @a's thread, blocked in the same call as @a? */
-static bool same_wait(const struct ws_task_snap *a, const struct ws_task_snap *b)
-{
-	return ws_task_blocked(b) && b->have_user_regs && a->in_syscall == b->in_syscall &&
-	       a->nr == b->nr;
 }
 
 int ws_ustack_now_read(struct ws_ustack_now *u, const struct ws_task_snap *t, struct ws_stack **out,
