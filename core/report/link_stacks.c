@@ -22,7 +22,7 @@ const char *ws_stack_missing_str(enum ws_stack_missing why)
 	case WS_SM_NOT_YET:
 		return "user stack not copied before the chain was made (the thread had not returned to user space)";
 	case WS_SM_NO_TASK_WORK:
-		return "this kernel cannot copy a waiter's user stack (no BPF task work)";
+		return "waited outside a syscall, and this kernel has no BPF task work to copy its user stack then";
 	case WS_SM_RING_BUSY:
 		return "ring buffer too full to copy the user stack";
 	case WS_SM_NOT_QUEUED:

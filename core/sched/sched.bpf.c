@@ -761,6 +761,17 @@ int ws_sched_seed(struct bpf_iter__task *ctx)
 	return 0;
 }
 
+/*
+ * A waiter's user stack on a kernel that refuses BPF task work here (stack.bpf.h,
+ * WS_STACK_DEFER_SYSCALL_EXIT): the core loads this only then, with stacks on.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ws_stack_sys_exit, struct pt_regs *regs, long ret)
+{
+	ws_stack_syscall_exit();
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ws_sched_exit, struct task_struct *p)
 {

@@ -29,9 +29,15 @@ struct bpf_task_work {
 	__u64 __opaque;
 } __attribute__((aligned(8)));
 
-/* Set by the core before load: the report's threshold (0: no stacks) and bytes of user stack. */
+/*
+ * Set by the core before load: the report's threshold (0: no stacks), bytes of user stack, and
+ * where a waiter's user stack is copied in its own context (WS_STACK_DEFER_*). The branch not
+ * taken is dead code to the verifier, so a kernel that refuses task work from a tracepoint
+ * never sees the call.
+ */
 const volatile __u64 ws_stack_min_ns = 0;
 const volatile __u32 ws_stack_user_bytes = WS_STACK_USER_DEFAULT;
+const volatile __u8 ws_stack_defer = WS_STACK_DEFER_TASK_WORK;
 
 extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw,
 					      void *map__map,
@@ -43,7 +49,8 @@ extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct b
 struct ws_stack_work {
 	struct bpf_task_work tw;
 	__u64 wait_start, wait_end;
-	__u64 pc, sp; /* its user registers at switch-in: where it must still be */
+	__u64 pc, sp;  /* its user registers at switch-in: where it must still be */
+	__u64 pending; /* WS_STACK_DEFER_SYSCALL_EXIT: a copy waits for its syscall's return */
 };
 
 struct {
@@ -189,37 +196,58 @@ static __always_inline void ws_stack_note(struct task_struct *t, __u32 wait_tid,
 	ws_stack_submit(r);
 }
 
-static int ws_stack_work_cb(struct bpf_map *map, void *key, void *value)
+/* Copy the user half of the wait @w describes, in the waiter's own context (current). */
+static __always_inline void ws_stack_copy_own(struct ws_stack_work *w)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct ws_stack_work *w = value;
 	struct ws_rec_stack_raw *r;
 	struct pt_regs *regs;
 
 	/*
-	 * The work may run later than the first return to user space (it is queued through an
-	 * irq_work): only a thread still at the pc and sp it slept with has the stack of that
-	 * wait. Anywhere else it has moved on, and its stack would be another one's.
+	 * The copy may run later than the first return to user space (a task work is queued
+	 * through an irq_work): only a thread still at the pc and sp it slept with has the stack
+	 * of that wait. Anywhere else it has moved on, and its stack would be another one's.
 	 */
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 	if (!regs || WS_REGS_PC(regs) != w->pc || WS_REGS_SP(regs) != w->sp) {
 		ws_stack_note(cur, cur->pid, WS_STACK_WAITER, w->wait_start, w->wait_end,
 			      WS_NOUSER_MOVED_ON);
-		return 0;
+		return;
 	}
 	if (!ws_stack_room(WS_STACK_RAW_MAX)) {
 		ws_stack_note(cur, cur->pid, WS_STACK_WAITER, w->wait_start, w->wait_end,
 			      WS_NOUSER_RING_BUSY);
-		return 0;
+		return;
 	}
 	r = ws_reserve(WS_STACK_RAW_MAX, WS_KIND_STACK_RAW);
 	if (!r)
-		return 0;
+		return;
 	ws_stack_ident(r, cur, cur->pid, WS_STACK_WAITER, w->wait_start, w->wait_end);
 	ws_stack_user(r, cur);
 	r->hdr.size = sizeof(*r) + r->ulen;
 	ws_stack_submit(r);
+}
+
+static int ws_stack_work_cb(struct bpf_map *map, void *key, void *value)
+{
+	ws_stack_copy_own(value);
 	return 0;
+}
+
+/*
+ * WS_STACK_DEFER_SYSCALL_EXIT (sched.bpf.c attaches it only then): a waiter whose copy is
+ * pending returns from the syscall it slept in. Every syscall exit of the machine runs this,
+ * so the common case is one lookup that finds nothing.
+ */
+static __always_inline void ws_stack_syscall_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ws_stack_work *w = bpf_map_lookup_elem(&ws_stack_works, &tid);
+
+	if (!w || !w->pending)
+		return;
+	w->pending = 0;
+	ws_stack_copy_own(w);
 }
 
 /*
@@ -237,7 +265,7 @@ static __always_inline __u16 ws_stack_work_queue(struct task_struct *next, __u64
 
 	if (ws_task_no_user(next))
 		return WS_NOUSER_KTHREAD;
-	if (!bpf_task_work_schedule_resume_impl)
+	if (ws_stack_defer == WS_STACK_DEFER_TASK_WORK && !bpf_task_work_schedule_resume_impl)
 		return WS_NOUSER_NO_TASK_WORK;
 	w = bpf_map_lookup_elem(&ws_stack_works, &tid);
 	if (!w) {
@@ -253,6 +281,11 @@ static __always_inline __u16 ws_stack_work_queue(struct task_struct *next, __u64
 	w->wait_end = now;
 	w->pc = WS_REGS_PC(regs);
 	w->sp = WS_REGS_SP(regs);
+	if (ws_stack_defer == WS_STACK_DEFER_SYSCALL_EXIT) {
+		/* a wait outside a syscall (a page fault) never passes a syscall's exit */
+		w->pending = (long)WS_SYS_NR(regs) >= 0;
+		return w->pending ? 0 : WS_NOUSER_NO_TASK_WORK;
+	}
 	err = bpf_task_work_schedule_resume_impl(next, &w->tw, &ws_stack_works, ws_stack_work_cb,
 						 NULL);
 	/* -EBUSY (16): a copy is still pending; it reads this wait's pc, sp and times when it

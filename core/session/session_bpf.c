@@ -5,6 +5,7 @@
 
 #include "core_bpf.skel.h"
 #include "cgroup.h"
+#include "stacks/capture.h"
 #include "session_impl.h"
 
 /* Change the read-only global @name in @obj's .rodata image before load. */
@@ -313,6 +314,7 @@ static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
 {
 	uint64_t min_ns = 0, bytes = 0;
 	bool on = false; /* set from [core] stacks, whose default is ws_core_keys' */
+	struct bpf_program *sys_exit;
 	__u32 b32;
 
 	ws_config_bool(s->cfg, "core", ws_core_keys, "stacks", &on);
@@ -325,6 +327,21 @@ static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
 	b32 = bytes;
 	ws_bpf_set_rodata(obj, "ws_stack_min_ns", &min_ns, sizeof(min_ns));
 	ws_bpf_set_rodata(obj, "ws_stack_user_bytes", &b32, sizeof(b32));
+	ws_bpf_set_rodata(obj, "ws_stack_defer", &s->stack_defer, sizeof(s->stack_defer));
+	/* every syscall exit of the machine would run it: only when it copies stacks */
+	sys_exit = bpf_object__find_program_by_name(obj, "ws_stack_sys_exit");
+	if (sys_exit)
+		bpf_program__set_autoload(sys_exit,
+					  min_ns && s->stack_defer == WS_STACK_DEFER_SYSCALL_EXIT);
+}
+
+/* Does this kernel have BPF task work at all? (Whether it accepts it is the load's to say.) */
+static uint8_t stack_defer_of(const struct btf *vmlinux)
+{
+	return vmlinux && btf__find_by_name_kind(vmlinux, "bpf_task_work_schedule_resume_impl",
+						 BTF_KIND_FUNC) >= 0
+		       ? WS_STACK_DEFER_TASK_WORK
+		       : WS_STACK_DEFER_SYSCALL_EXIT;
 }
 
 /* Open a plugin's object and get it ready to load: shared maps, programs, its configure. */
@@ -383,11 +400,43 @@ static void *load_thread(void *arg)
 }
 
 /*
+ * The scheduler model's object was refused while it copies waiters' user stacks by BPF task
+ * work: a kernel may have the kfunc yet refuse it from a tracepoint program (6.18.44's verifier:
+ * "sleepable callback in a program that is not sleepable"). Open it again to copy them at the
+ * exit of the syscall each waiter slept in, and load that. 0, or the load's error.
+ */
+static int load_sched_without_task_work(struct ws_session *s, int i, const struct btf *vmlinux,
+					int err)
+{
+	unsigned int logged = log_next;
+
+	if (s->plugins[i].p != &ws_sched_source || s->stack_defer != WS_STACK_DEFER_TASK_WORK ||
+	    !bpf_object__find_program_by_name(s->objs[i], "ws_stack_sys_exit"))
+		return err;
+	bpf_object__close(s->objs[i]);
+	s->objs[i] = NULL;
+	s->stack_defer = WS_STACK_DEFER_SYSCALL_EXIT;
+	if ((err = prepare_plugin_object(s, i, vmlinux)))
+		return err;
+	log_owner = i;
+	err = bpf_object__load(s->objs[i]);
+	log_owner = -1;
+	if (!err) {
+		/* the first attempt's log explains nothing that went wrong now */
+		log_next = logged;
+		if (s->verbose)
+			ws_log(WS_LOG_INFO,
+			       "sched: this kernel refuses BPF task work from a tracepoint; a waiter's user stack is copied when the syscall it slept in returns");
+	}
+	return err;
+}
+
+/*
  * Load every object at once: each load parses the kernel's BTF for its CO-RE
  * relocations, which is most of whyslow's start-up; in parallel it costs one
  * parse per CPU rather than one per object. Index WS_MAX_PLUGINS is the core.
  */
-static int load_all(struct ws_session *s)
+static int load_all(struct ws_session *s, const struct btf *vmlinux)
 {
 	struct load_job jobs[WS_MAX_PLUGINS + 1] = { 0 };
 	int err = 0;
@@ -409,6 +458,8 @@ static int load_all(struct ws_session *s)
 
 		if (j->started)
 			pthread_join(j->thread, NULL);
+		if (j->err && i < s->nplugins)
+			j->err = load_sched_without_task_work(s, i, vmlinux, j->err);
 		if (!j->obj || !j->err || err)
 			continue;
 		err = j->err;
@@ -500,12 +551,13 @@ int ws_session_attach(struct ws_session *s)
 	/* the scheduler model closes the brackets in its own switch program (ws_cpu_switch) */
 	if (!err && sched_closes_brackets(s))
 		bpf_program__set_autoload(s->core_skel->progs.ws_ctx_switch, false);
+	s->stack_defer = stack_defer_of(vmlinux);
 	for (int i = 0; !err && i < s->nplugins; i++)
 		err = prepare_plugin_object(s, i, vmlinux);
-	btf__free(vmlinux);
 	log_next = 0;
 	if (!err)
-		err = load_all(s);
+		err = load_all(s, vmlinux);
+	btf__free(vmlinux);
 	/* the core first: records carry its interrupt context from the start */
 	if (!err)
 		err = attach_object(s, s->core_skel->obj, "core");

@@ -90,6 +90,7 @@ struct ws_session {
 	size_t nprogs, progs_cap;
 	struct ring_buffer *rb;
 	uint64_t recursion_misses, last_poll_ns;
+	uint8_t stack_defer; /* WS_STACK_DEFER_*: how waiters' user stacks are copied */
 
 	/* analysis */
 	struct ws_clock clock;

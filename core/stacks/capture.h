@@ -54,6 +54,15 @@ struct ws_stack_uregs {
  * In a resolved record: the same codes, and the core's own (16 and up). 0 in records written
  * before these codes existed: unknown.
  */
+/*
+ * Where a waiter's user stack is copied, in its own context (sched/stack.bpf.h): a BPF task work
+ * run as it returns to user space, or, on a kernel whose verifier refuses task work from a
+ * tracepoint program (6.18.44 says "sleepable callback in a program that is not sleepable"),
+ * the exit of the syscall it slept in.
+ */
+#define WS_STACK_DEFER_TASK_WORK 0
+#define WS_STACK_DEFER_SYSCALL_EXIT 1
+
 #define WS_NOUSER_KTHREAD 1	 /* the task runs no user code (kernel thread, io_uring worker) */
 #define WS_NOUSER_NO_TASK_WORK 2 /* the kernel cannot copy a waiter's user stack (no task work) */
 #define WS_NOUSER_RING_BUSY 3	 /* the ring was too full for a user stack copy */
