@@ -315,6 +315,7 @@ static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
 	uint64_t min_ns = 0, bytes = 0;
 	bool on = false; /* set from [core] stacks, whose default is ws_core_keys' */
 	struct bpf_program *sys_exit;
+	struct bpf_map *pending;
 	__u32 b32;
 
 	ws_config_bool(s->cfg, "core", ws_core_keys, "stacks", &on);
@@ -329,6 +330,9 @@ static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
 	ws_bpf_set_rodata(obj, "ws_stack_user_bytes", &b32, sizeof(b32));
 	ws_bpf_set_rodata(obj, "ws_stack_defer", &s->stack_defer, sizeof(s->stack_defer));
 	/* every syscall exit of the machine would run it: only when it copies stacks */
+	pending = bpf_object__find_map_by_name(obj, "ws_stack_pending");
+	if (pending && s->stack_defer != WS_STACK_DEFER_SYSCALL_EXIT)
+		bpf_map__set_max_entries(pending, 1); /* unused: no 256 KiB for nothing */
 	sys_exit = bpf_object__find_program_by_name(obj, "ws_stack_sys_exit");
 	if (sys_exit)
 		bpf_program__set_autoload(sys_exit,
