@@ -52,6 +52,9 @@ def check_json(path, truth):
         first = links[0]
         mine = py_frames(first.get("stack"))
         print("  %s: victim %s" % (os.path.basename(path), show(mine)))
+        if not mine:  # what the link has instead, so a failure on a loaded machine says why
+            print("  the link's stack fields: %s" % json.dumps(
+                {k: v for k, v in first.items() if "stack" in k})[:2000])
         expect(mine, victim["acquire"], "victim's wait")
         if len(mine) < 2 or mine[1]["function"] != victim["caller"]:
             fail("victim's wait: %s is not called from %s" % (show(mine), victim["caller"]))
