@@ -501,6 +501,7 @@ int ws_session_drain(struct ws_session *s)
 {
 	if (s->rb) {
 		ring_buffer__consume(s->rb);
+		session_stacks_resolve(s);
 		s->recursion_misses = session_recursion_misses(s);
 	}
 	ws_reorder_drain(s->ro);
@@ -696,6 +697,8 @@ void ws_session_free(struct ws_session *s)
 	ws_report_free(s->rep);
 	ws_reorder_free(s->ro);
 	ws_graph_free(s->g);
+	for (size_t i = 0; i < s->nstacks_later; i++)
+		free(s->stacks_later[i]);
 	ws_stacks_free(s->stacks);
 	ws_stackcap_free(s->stackcap);
 	ws_table_free(&s->pids);

@@ -555,6 +555,8 @@ int ws_session_attach(struct ws_session *s)
 	/* the scheduler model closes the brackets in its own switch program (ws_cpu_switch) */
 	if (!err && sched_closes_brackets(s))
 		bpf_program__set_autoload(s->core_skel->progs.ws_ctx_switch, false);
+	/* the kernel's symbols are read while the objects load */
+	session_stacks_warm(s);
 	s->stack_defer = stack_defer_of(vmlinux);
 	for (int i = 0; !err && i < s->nplugins; i++)
 		err = prepare_plugin_object(s, i, vmlinux);

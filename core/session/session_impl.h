@@ -99,6 +99,9 @@ struct ws_session {
 	struct ws_report *rep;
 	struct ws_chain chain;
 	struct ws_stackcap *stackcap; /* raw captures -> frames, made at the first one */
+#define SESSION_STACKS_LATER 64
+	struct ws_rec_hdr *stacks_later[SESSION_STACKS_LATER]; /* of this batch (session_ring.c) */
+	size_t nstacks_later;
 	struct ws_stacks *stacks;
 	uint64_t max_window;
 	struct ws_table pids; /* traced thread groups (keys only) */
@@ -192,6 +195,10 @@ uint64_t session_recursion_misses(struct ws_session *s);
 int session_ring_record(void *ctx, void *data, size_t size);
 /* Process @pid, which ran CPython, is gone: drop it from BPF's ws_py_procs. */
 void session_py_forget(struct ws_session *s, uint32_t pid);
+/* Stacks on: make the resolver now and let it read what the first stack needs meanwhile. */
+void session_stacks_warm(struct ws_session *s);
+/* Resolve the raw captures the ring's last batch left for later: 0 or -ENOMEM. */
+int session_stacks_resolve(struct ws_session *s);
 int session_resource(void *ctx, const struct ws_claim *c, char *buf, size_t len);
 int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, char *buf,
 		       size_t len);

@@ -24,20 +24,25 @@ static int stackcap_new(struct ws_session *s)
 	return 0;
 }
 
+void session_stacks_warm(struct ws_session *s)
+{
+	/* the first stack would read the kernel's symbols itself: slower, never wrong */
+	if (!s->stackcap && ws_stack_capture_ns(s->cfg) && !stackcap_new(s))
+		ws_stackcap_preload(s->stackcap);
+}
+
 /*
  * A raw stack capture is unwound and named now, while its process lives; only the resolved
  * frames go on (to the report and to a recording), so nothing later needs the traced binaries.
  * They stay a struct in-process: kept now, not when the stream reaches their time (the store
  * evicts and finds them by their wait's interval, stacks.h), and encoded only for a recording.
  */
-static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
+static int stack_resolve(struct ws_session *s, const struct ws_rec_hdr *h)
 {
 	struct ws_rec_hdr *rec = NULL;
 	struct ws_stack *st;
 	int err = 0;
 
-	if (!s->stackcap && stackcap_new(s))
-		return 0; /* no stacks, the trace goes on */
 	err = ws_stackcap_resolve(s->stackcap, h, &st);
 	if (err == -EINVAL)
 		s->bad_records++;
@@ -60,6 +65,40 @@ static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
 	 * be decoded was */
 	ws_stacks_keep(s->stacks, st);
 	return err ? -ENOMEM : 0;
+}
+
+/*
+ * A raw capture from the ring: what goes with its process is read now, and the rest (unwinding,
+ * naming: a program's first stack can take 100 ms) once the ring's batch is read, so that a
+ * batch's later captures of a program that is exiting still find it (a Python program that
+ * exits right after its waits: each capture's code objects are named from its memory).
+ */
+static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
+{
+	struct ws_rec_hdr *copy;
+
+	if (!s->stackcap && stackcap_new(s))
+		return 0; /* no stacks, the trace goes on */
+	ws_stackcap_prefetch(s->stackcap, h);
+	if (s->nstacks_later < SESSION_STACKS_LATER && (copy = malloc(h->size))) {
+		memcpy(copy, h, h->size);
+		s->stacks_later[s->nstacks_later++] = copy;
+		return 0;
+	}
+	return stack_resolve(s, h);
+}
+
+int session_stacks_resolve(struct ws_session *s)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < s->nstacks_later; i++) {
+		if (!err)
+			err = stack_resolve(s, s->stacks_later[i]);
+		free(s->stacks_later[i]);
+	}
+	s->nstacks_later = 0;
+	return err;
 }
 
 /* The scheduler object's ws_py_procs (sched/pystack.bpf.h), or -1. */
@@ -196,6 +235,8 @@ int ws_session_poll(struct ws_session *s, int timeout_ms)
 	n = ring_buffer__poll(s->rb, timeout_ms);
 	if (n >= 0)
 		n = ring_buffer__consume(s->rb);
+	if (session_stacks_resolve(s))
+		return -ENOMEM;
 	if (n < 0 && n != -EINTR)
 		return n;
 	now = ws_clock_mono_now();

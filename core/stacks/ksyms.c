@@ -95,13 +95,43 @@ static void ksyms_load(struct ws_ksyms *s)
 		s->syms[n++] = k;
 	}
 	if (!nonzero) { /* kptr_restrict hides the addresses: nothing can be resolved */
-		ws_ksyms_free(s);
-		s->tried = true;
+		free(s->syms);
+		free(s->text);
+		s->syms = NULL;
+		s->text = NULL;
 		return;
 	}
 	if (!sorted)
 		qsort(s->syms, n, sizeof(*s->syms), ksym_cmp);
 	s->n = n;
+}
+
+static void *ksyms_loader(void *arg)
+{
+	ksyms_load(arg);
+	return NULL;
+}
+
+int ws_ksyms_preload(struct ws_ksyms *k)
+{
+	int err;
+
+	if (k->tried || k->loading)
+		return 0;
+	err = pthread_create(&k->loader, NULL, ksyms_loader, k);
+	if (err)
+		return -err;
+	k->loading = true;
+	return 0;
+}
+
+/* The loader's work is done and seen (it alone touches @k until then). */
+static void ksyms_loaded(struct ws_ksyms *k)
+{
+	if (k->loading) {
+		pthread_join(k->loader, NULL);
+		k->loading = false;
+	}
 }
 
 void ws_ksyms_resolve(struct ws_ksyms *s, struct ws_strpool *strs, uint64_t ip, uint64_t look,
@@ -110,6 +140,7 @@ void ws_ksyms_resolve(struct ws_ksyms *s, struct ws_strpool *strs, uint64_t ip, 
 	size_t lo = 0, hi, best;
 	char mod[160];
 
+	ksyms_loaded(s);
 	if (!s->tried)
 		ksyms_load(s);
 	out->module = ws_strpool_intern(strs, "[kernel]");
@@ -142,6 +173,7 @@ void ws_ksyms_resolve(struct ws_ksyms *s, struct ws_strpool *strs, uint64_t ip, 
 
 void ws_ksyms_free(struct ws_ksyms *k)
 {
+	ksyms_loaded(k);
 	free(k->syms);
 	free(k->text);
 	k->syms = NULL;

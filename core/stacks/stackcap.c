@@ -105,6 +105,11 @@ void ws_stackcap_set_lines(struct ws_stackcap *sc, bool lines)
 	ws_symbols_set_lines(sc->syms, lines);
 }
 
+int ws_stackcap_preload(struct ws_stackcap *sc)
+{
+	return ws_symbols_preload_kernel(sc->syms);
+}
+
 bool ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid)
 {
 	for (int i = 0; i < UNWINDERS; i++) {
@@ -252,6 +257,18 @@ static const struct ws_reader_id *user_of(struct ws_stackcap *sc, uint32_t pid,
 	else if (have || ws_reader_id_of((pid_t)pid, id))
 		return NULL;
 	return id;
+}
+
+void ws_stackcap_prefetch(struct ws_stackcap *sc, const struct ws_rec_hdr *rec)
+{
+	const struct ws_rec_stack_raw *r = (const void *)rec;
+
+	if (rec->size < sizeof(*r))
+		return;
+	if (!ws_mapsnap_has(sc->maps, r->pid))
+		ws_mapsnap_take(sc->maps, r->pid, ws_clock_mono_now());
+	if (r->py.state != WS_PY_NONE && r->py.n <= WS_PY_MAX_FRAMES)
+		ws_pystack_prefetch(sc->py, r->pid, &r->py);
 }
 
 /*

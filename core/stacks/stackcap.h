@@ -19,12 +19,19 @@ int ws_stackcap_new(struct ws_stackcap **out);
 void ws_stackcap_free(struct ws_stackcap *sc);
 /* Include file:line from debug info (slower the first time a library is met). Default on. */
 void ws_stackcap_set_lines(struct ws_stackcap *sc, bool lines);
+/* Start reading what every stack needs (the kernel's symbols) before the first one comes. */
+int ws_stackcap_preload(struct ws_stackcap *sc);
 
 /*
  * Resolve the raw record @rec into a malloc'd stack (ws_stack_free()), as a recording of it
  * would give it back (ws_stack_dup(): ws_stackrec_encode() with @rec's header makes its
  * WS_KIND_STACK record). 0, -EINVAL (malformed) or -ENOMEM.
  */
+/*
+ * What of raw capture @rec goes when its process exits, read now: its maps if none were taken,
+ * and its Python code objects' names (cheap). The caller may resolve it later in its batch.
+ */
+void ws_stackcap_prefetch(struct ws_stackcap *sc, const struct ws_rec_hdr *rec);
 int ws_stackcap_resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec,
 			struct ws_stack **out);
 /*

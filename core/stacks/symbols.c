@@ -81,6 +81,11 @@ int ws_symbols_new(struct ws_symbols **out)
 	return 0;
 }
 
+int ws_symbols_preload_kernel(struct ws_symbols *s)
+{
+	return ws_ksyms_preload(&s->ksyms);
+}
+
 static void proc_free(struct proc *p)
 {
 	ws_procmaps_free(&p->maps);

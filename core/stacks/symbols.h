@@ -25,6 +25,8 @@ void ws_symbols_free(struct ws_symbols *s);
 /* Look up file:line (default on).  The first address of a library with a debug file installed
  * decompresses its DWARF: ~0.7 s for glibc's here; names alone cost ~2 ms per file. */
 void ws_symbols_set_lines(struct ws_symbols *s, bool lines);
+/* Read the kernel's symbols now, in the background (ksyms.h: ws_ksyms_preload). */
+int ws_symbols_preload_kernel(struct ws_symbols *s);
 
 /* Where perf-PID.map files are looked for (default /tmp; a container's would be under
  * /proc/PID/root/tmp).  0 or -ENOMEM. */
