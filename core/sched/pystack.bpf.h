@@ -112,4 +112,27 @@ static __always_inline void ws_py_walk(struct ws_py_raw *py, struct task_struct 
 	py->state = frame ? WS_PY_TRUNCATED : WS_PY_OK;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, WS_PY_CODES_MAX);
+	__type(key, struct ws_py_code_key);
+	__type(value, __u8);
+} ws_py_codes SEC(".maps");
+
+/*
+ * The code objects of @py, for the core to name at once even while its reader is busy: their
+ * capture may wait in the ring behind a slow one, and the program exit meanwhile. Long waits
+ * only (where stacks are captured).
+ */
+static __always_inline void ws_py_publish(const struct ws_py_raw *py, __u32 tgid)
+{
+	struct ws_py_code_key k = { .pid = tgid };
+	__u8 one = 1;
+
+	for (int i = 0; i < WS_PY_MAX_FRAMES && i < py->n; i++) {
+		k.code = py->f[i].code;
+		bpf_map_update_elem(&ws_py_codes, &k, &one, BPF_ANY);
+	}
+}
+
 #endif /* WS_SCHED_PYSTACK_BPF_H */

@@ -155,6 +155,7 @@ static __always_inline void ws_stack_user(struct ws_rec_stack_raw *r, struct tas
 	}
 	/* the Python frames it is in now: the ones it waited in (or woke from) */
 	ws_py_walk(&r->py, cur);
+	ws_py_publish(&r->py, cur->tgid);
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 	if (!regs) {
 		r->uregs.nouser = WS_NOUSER_UNREADABLE;

@@ -671,6 +671,9 @@ void ws_session_free(struct ws_session *s)
 {
 	if (!s)
 		return;
+	/* first: its watcher thread writes to the BPF objects' maps (the Python processes) */
+	ws_stackcap_free(s->stackcap);
+	s->stackcap = NULL;
 	ring_buffer__free(s->rb);
 	for (size_t i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
@@ -700,7 +703,6 @@ void ws_session_free(struct ws_session *s)
 	for (size_t i = 0; i < s->nstacks_later; i++)
 		free(s->stacks_later[i]);
 	ws_stacks_free(s->stacks);
-	ws_stackcap_free(s->stackcap);
 	ws_table_free(&s->pids);
 	free(s->gone);
 	free(s->names);

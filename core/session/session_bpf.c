@@ -564,6 +564,8 @@ int ws_session_attach(struct ws_session *s)
 	if (!err)
 		err = load_all(s, vmlinux);
 	btf__free(vmlinux);
+	if (!err)
+		session_stacks_watch_python(s);
 	/* the core first: records carry its interrupt context from the start */
 	if (!err)
 		err = attach_object(s, s->core_skel->obj, "core");

@@ -197,6 +197,8 @@ int session_ring_record(void *ctx, void *data, size_t size);
 void session_py_forget(struct ws_session *s, uint32_t pid);
 /* Stacks on: make the resolver now and let it read what the first stack needs meanwhile. */
 void session_stacks_warm(struct ws_session *s);
+/* Once loaded: the resolver names BPF's latest Python code objects while it is busy. */
+void session_stacks_watch_python(struct ws_session *s);
 /* Resolve the raw captures the ring's last batch left for later: 0 or -ENOMEM. */
 int session_stacks_resolve(struct ws_session *s);
 int session_resource(void *ctx, const struct ws_claim *c, char *buf, size_t len);

@@ -128,6 +128,17 @@ static void python_found(void *ctx, uint32_t pid, const struct ws_py_proc *proc)
 		bpf_map_delete_elem(fd, &pid);
 }
 
+void session_stacks_watch_python(struct ws_session *s)
+{
+	for (int i = 0; s->stackcap && i < s->nplugins; i++) {
+		struct bpf_map *m =
+			s->objs[i] ? bpf_object__find_map_by_name(s->objs[i], "ws_py_codes") : NULL;
+
+		if (m)
+			ws_stackcap_watch_python_codes(s->stackcap, bpf_map__fd(m));
+	}
+}
+
 void session_py_forget(struct ws_session *s, uint32_t pid)
 {
 	python_found(s, pid, NULL);

@@ -41,7 +41,17 @@ struct ws_mapsnap {
 	/* called with @lock held after each snapshot taken, in whichever thread took it */
 	ws_mapsnap_hook hook;
 	void *hook_ctx;
+	ws_mapsnap_busy_hook busy_hook; /* the watcher's, while the reader is busy */
+	void *busy_hook_ctx;
 };
+
+void ws_mapsnap_set_busy_hook(struct ws_mapsnap *ms, ws_mapsnap_busy_hook hook, void *ctx)
+{
+	pthread_mutex_lock(&ms->lock);
+	ms->busy_hook = hook;
+	ms->busy_hook_ctx = ctx;
+	pthread_mutex_unlock(&ms->lock);
+}
 
 void ws_mapsnap_set_hook(struct ws_mapsnap *ms, ws_mapsnap_hook hook, void *ctx)
 {
@@ -313,8 +323,13 @@ static void *watch(void *arg)
 		pthread_mutex_lock(&ms->lock);
 		/* busy for a while: the reader cannot take what is due */
 		if (ms->busy && now - ms->busy_since >= WS_MAPSNAP_POLL_NS && !ms->stop) {
+			ws_mapsnap_busy_hook hook = ms->busy_hook;
+			void *ctx = ms->busy_hook_ctx;
+
 			pthread_mutex_unlock(&ms->lock);
 			take_traced(ms, now);
+			if (hook)
+				hook(ctx);
 			pthread_mutex_lock(&ms->lock);
 		}
 	}

@@ -40,6 +40,12 @@ int ws_mapsnap_new(struct ws_mapsnap **out);
 typedef void (*ws_mapsnap_hook)(void *ctx, uint32_t pid, const char *text, bool live,
 				const struct ws_reader_id *id);
 void ws_mapsnap_set_hook(struct ws_mapsnap *ms, ws_mapsnap_hook hook, void *ctx);
+/*
+ * Called by the watcher after each round it takes while the reader is busy (no lock held):
+ * other work that must not wait for the reader.
+ */
+typedef void (*ws_mapsnap_busy_hook)(void *ctx);
+void ws_mapsnap_set_busy_hook(struct ws_mapsnap *ms, ws_mapsnap_busy_hook hook, void *ctx);
 /* Stops the watcher, if any. */
 void ws_mapsnap_free(struct ws_mapsnap *ms);
 

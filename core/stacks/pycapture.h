@@ -54,6 +54,17 @@ struct ws_py_raw_frame {
 	__u8 pad[6];
 };
 
+/*
+ * ws_py_codes: the code objects BPF walked lately, per process, for the core to name while its
+ * reader is busy elsewhere (an LRU map: the oldest go first; the core deletes those it took).
+ */
+#define WS_PY_CODES_MAX 4096
+struct ws_py_code_key {
+	__u32 pid;
+	__u32 pad;
+	__u64 code;
+};
+
 struct ws_py_raw {
 	__u8 state; /* WS_PY_* */
 	__u8 n;

@@ -340,6 +340,12 @@ int ws_pyframes_resolve(struct ws_pyframes *c, uint32_t pid, const struct ws_py_
 	return n;
 }
 
+int ws_pyframes_warm(struct ws_pyframes *c, uint32_t pid, const struct ws_py_info *info,
+		     uint64_t code)
+{
+	return code_of(c, pid, info, code) ? 0 : -EFAULT;
+}
+
 void ws_pyframes_clear(struct ws_pyframe *f, int n)
 {
 	for (int i = 0; i < n; i++) {

@@ -42,6 +42,9 @@ void ws_pyframes_forget(struct ws_pyframes *c, uint32_t pid);
  */
 int ws_pyframes_resolve(struct ws_pyframes *c, uint32_t pid, const struct ws_py_info *info,
 			const struct ws_py_raw *raw, struct ws_pyframe *out, int max);
+/* Read code object @code of @pid into the cache now (validated as for a frame). 0 or -EFAULT. */
+int ws_pyframes_warm(struct ws_pyframes *c, uint32_t pid, const struct ws_py_info *info,
+		     uint64_t code);
 /* Free the strings of @n frames of @f. */
 void ws_pyframes_clear(struct ws_pyframe *f, int n);
 

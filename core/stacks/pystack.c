@@ -263,6 +263,19 @@ void ws_pystack_prefetch(struct ws_pystack *p, uint32_t pid, const struct ws_py_
 		ws_pyframes_clear(py, np);
 }
 
+void ws_pystack_warm(struct ws_pystack *p, uint32_t pid, uint64_t code)
+{
+	struct slot *s;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	s = slot_of(p, pid);
+	if (s && s->state == S_FOUND)
+		ws_pyframes_warm(p->frames, pid, &s->info, code);
+	pthread_mutex_unlock(&p->lock);
+}
+
 /* ws_pystack_merge() with the lock held. */
 static int merge(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw,
 		 struct ws_sframe *fr, uint32_t *n, uint32_t max)

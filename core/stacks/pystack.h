@@ -41,6 +41,8 @@ int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool 
  * unwound and named: they are read from @pid's live memory, and a program may exit meanwhile.
  */
 void ws_pystack_prefetch(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw);
+/* The same for one code object of @pid, known only by its address (BPF's ws_py_codes). */
+void ws_pystack_warm(struct ws_pystack *p, uint32_t pid, uint64_t code);
 
 /*
  * The BPF walk (sched/pystack.bpf.h) done from here, for thread @tid of @pid blocked now (its

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -41,6 +42,7 @@ struct ws_stackcap {
 	ws_stackcap_py_cb py_cb;
 	void *py_ctx;
 	uint32_t py_now_pid; /* the process ws_stackcap_python_now() last checked */
+	int py_codes_fd;     /* BPF's ws_py_codes, or -1 */
 };
 
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
@@ -70,6 +72,7 @@ int ws_stackcap_new(struct ws_stackcap **out)
 
 	if (!sc)
 		return -ENOMEM;
+	sc->py_codes_fd = -1;
 	if ((err = ws_symbols_new(&sc->syms))) {
 		free(sc);
 		return err;
@@ -460,6 +463,29 @@ static void maps_taken(void *ctx, uint32_t pid, const char *text, bool live,
 		sc->py_cb(sc->py_ctx, pid, &pp);
 	else if (how == WS_PYSTACK_GONE)
 		sc->py_cb(sc->py_ctx, pid, NULL);
+}
+
+/* At most this many per round of the watcher (each is a few syscalls). */
+#define PY_CODES_PER_ROUND 256
+
+/* The watcher's busy hook: name the code objects BPF listed, and take them off the list. */
+static void python_codes_named(void *ctx)
+{
+	struct ws_stackcap *sc = ctx;
+	struct ws_py_code_key key;
+
+	for (int i = 0; i < PY_CODES_PER_ROUND; i++) {
+		if (bpf_map_get_next_key(sc->py_codes_fd, NULL, &key))
+			break;
+		ws_pystack_warm(sc->py, key.pid, key.code);
+		bpf_map_delete_elem(sc->py_codes_fd, &key);
+	}
+}
+
+void ws_stackcap_watch_python_codes(struct ws_stackcap *sc, int codes_fd)
+{
+	sc->py_codes_fd = codes_fd;
+	ws_mapsnap_set_busy_hook(sc->maps, codes_fd >= 0 ? python_codes_named : NULL, sc);
 }
 
 void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx)

@@ -72,6 +72,11 @@ struct ws_py_proc;
  */
 void ws_stackcap_python_now(struct ws_stackcap *sc, struct ws_rec_stack_raw *r);
 typedef void (*ws_stackcap_py_cb)(void *ctx, uint32_t pid, const struct ws_py_proc *proc);
+/*
+ * BPF's ws_py_codes map (pycapture.h): while the reader is busy, the maps watcher names the
+ * code objects listed there, so captures still in the ring find them named.
+ */
+void ws_stackcap_watch_python_codes(struct ws_stackcap *sc, int codes_fd);
 void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx);
 /* Process @pid is gone: drop its unwinder and what its addresses were known as. True if it was
  * known to run CPython (ws_stackcap_on_python()). */

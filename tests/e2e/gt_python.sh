@@ -89,7 +89,24 @@ for fn, t in truth.items():
 PYEOF
 }
 
+# A program that exits right after its waits: its frames are still named (from its memory,
+# read while the capture waited in the ring behind slower ones), never "unreadable".
+exit_at_once() { # PY
+	local d=$work/at-once st
+	mkdir -p "$d"
+	for try in 1 2; do
+		GT_PYTHON_EXIT_AT_ONCE=1 "$WHYSLOW" run --format json -o "$d/live.jsonl" -- \
+			"$1" "$PROG" "$d/truth.json"
+		st=$?
+		[ $st = 2 ] && continue
+		break
+	done
+	[ $st = 0 ] || fail "exit at once: whyslow run exit $st"
+	python3 "$CHECK" --json "$d/live.jsonl" "$d/truth.json" || fail "exit at once: see above"
+}
+
 one /usr/bin/python3.11 debian-3.11
+exit_at_once /usr/bin/python3.11
 stuck /usr/bin/python3.11
 for v in 3.11.7 3.12.1 3.13.0; do
 	py=/root/.pyenv/versions/$v/bin/python3
