@@ -10,6 +10,9 @@
 #
 #   bench/stack_cost.sh                     # taskset -c 0 perf bench sched pipe -l 50000
 #   WORKLOAD=mutex bench/stack_cost.sh      # bench/mutex_bench 2 50000
+#   WORKLOAD=syscall bench/stack_cost.sh    # taskset -c 0 perf bench syscall basic: on a kernel
+#             that refuses BPF task work, stacks on attach tp_btf/sys_exit (ws_stack_sys_exit):
+#             every syscall of the machine takes the slow path and runs it; "off" does not
 #   ROUNDS=5 OPS=100000 bench/stack_cost.sh
 # The task work's own run time is not in bpf_stats (it is not a program of its own): "every"
 # shows it in the workload's µs/op. Run as root.
@@ -32,6 +35,9 @@ run_round() { # CONFIG ROUND
 	rm -f "$gate"; mkfifo "$gate"
 	if [ "$WORKLOAD" = mutex ]; then
 		sh -c 'read _ < "$0"; exec "$@"' "$gate" "$OUT/mutex_bench" 2 "$OPS" > "$OUT/bench.out" 2>&1 &
+	elif [ "$WORKLOAD" = syscall ]; then
+		sh -c 'read _ < "$0"; exec "$@"' "$gate" taskset -c 0 perf bench syscall basic -l "$OPS" \
+			> "$OUT/bench.out" 2>&1 &
 	else
 		sh -c 'read _ < "$0"; exec "$@"' "$gate" taskset -c 0 perf bench sched pipe -l "$OPS" \
 			> "$OUT/bench.out" 2>&1 &
