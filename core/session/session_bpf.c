@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 
 #include "core_bpf.skel.h"
+#include "task_work_probe.skel.h"
 #include "cgroup.h"
 #include "stacks/capture.h"
 #include "session_impl.h"
@@ -339,13 +340,61 @@ static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
 					  min_ns && s->stack_defer == WS_STACK_DEFER_SYSCALL_EXIT);
 }
 
-/* Does this kernel have BPF task work at all? (Whether it accepts it is the load's to say.) */
-static uint8_t stack_defer_of(const struct btf *vmlinux)
+/*
+ * Whether the verifier accepts BPF task work from a tracepoint program, asked of a tiny object
+ * (bpf/task_work_probe.bpf.c) in a thread of its own while the main thread reads the kernel's
+ * BTF: asking the scheduler object itself costs a second verification of it (~250 ms here).
+ */
+struct task_work_probe {
+	pthread_t thread;
+	bool started, asked, accepted;
+};
+
+#define PROBE_LOG_OWNER (WS_MAX_PLUGINS + 1) /* its refusal explains no failure */
+
+static void *task_work_probe_run(void *arg)
 {
-	return vmlinux && btf__find_by_name_kind(vmlinux, "bpf_task_work_schedule_resume_impl",
-						 BTF_KIND_FUNC) >= 0
-		       ? WS_STACK_DEFER_TASK_WORK
-		       : WS_STACK_DEFER_SYSCALL_EXIT;
+	struct task_work_probe *p = arg;
+	struct task_work_probe_bpf *obj;
+
+	log_owner = PROBE_LOG_OWNER;
+	obj = task_work_probe_bpf__open_and_load();
+	p->accepted = obj != NULL;
+	task_work_probe_bpf__destroy(obj);
+	return NULL;
+}
+
+static void task_work_probe_start(struct ws_session *s, struct task_work_probe *p)
+{
+	/* only stacks copy waiters' user stacks */
+	if (ws_stack_capture_ns(s->cfg))
+		p->started = p->asked =
+			pthread_create(&p->thread, NULL, task_work_probe_run, p) == 0;
+}
+
+static void task_work_probe_join(struct task_work_probe *p)
+{
+	if (p->started)
+		pthread_join(p->thread, NULL);
+	p->started = false;
+}
+
+/*
+ * How waiters' user stacks are copied: by task work where the kernel has the kfunc and the
+ * probe saw it accepted (or could not ask: the scheduler object's load is then the test).
+ */
+static uint8_t stack_defer_of(struct ws_session *s, struct task_work_probe *p,
+			      const struct btf *vmlinux)
+{
+	bool have = vmlinux && btf__find_by_name_kind(vmlinux, "bpf_task_work_schedule_resume_impl",
+						      BTF_KIND_FUNC) >= 0;
+
+	task_work_probe_join(p);
+	if (have && p->asked && !p->accepted && s->verbose)
+		ws_log(WS_LOG_INFO,
+		       "sched: this kernel refuses BPF task work from a tracepoint; a waiter's user stack is copied when the syscall it slept in returns");
+	return have && (p->accepted || !p->asked) ? WS_STACK_DEFER_TASK_WORK
+						  : WS_STACK_DEFER_SYSCALL_EXIT;
 }
 
 /* Open a plugin's object and get it ready to load: shared maps, programs, its configure. */
@@ -503,15 +552,13 @@ static int follow_cgroup(struct ws_session *s)
 	return 0;
 }
 
-int ws_session_attach(struct ws_session *s)
+static int session_attach(struct ws_session *s, struct task_work_probe *probe)
 {
 	/* both have their default in ws_core_keys, the only copy: the lookups always set them */
 	uint64_t ring_size = 0, max_procs = 0;
 	struct btf *vmlinux;
 	int err;
 
-	libbpf_verbose = s->verbose;
-	libbpf_set_print(libbpf_print);
 	ws_config_u64(s->cfg, "core", ws_core_keys, "ring_size", &ring_size);
 	if (ring_size & (ring_size - 1)) {
 		ws_log(WS_LOG_ERROR, "ring_size %" PRIu64 " is not a power of 2 (e.g. 16M)",
@@ -557,7 +604,7 @@ int ws_session_attach(struct ws_session *s)
 		bpf_program__set_autoload(s->core_skel->progs.ws_ctx_switch, false);
 	/* the kernel's symbols are read while the objects load */
 	session_stacks_warm(s);
-	s->stack_defer = stack_defer_of(vmlinux);
+	s->stack_defer = stack_defer_of(s, probe, vmlinux);
 	for (int i = 0; !err && i < s->nplugins; i++)
 		err = prepare_plugin_object(s, i, vmlinux);
 	log_next = 0;
@@ -581,6 +628,19 @@ int ws_session_attach(struct ws_session *s)
 		return err;
 	}
 	return 0;
+}
+
+int ws_session_attach(struct ws_session *s)
+{
+	struct task_work_probe probe = { 0 };
+	int err;
+
+	libbpf_verbose = s->verbose;
+	libbpf_set_print(libbpf_print);
+	task_work_probe_start(s, &probe);
+	err = session_attach(s, &probe);
+	task_work_probe_join(&probe); /* an attach that failed before it asked */
+	return err;
 }
 
 int ws_session_trace_pid(struct ws_session *s, uint32_t pid)
