@@ -165,6 +165,8 @@ int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 			/* not ranked, but still part of the command's wall time */
 			ws_report_follow_chain(r, c);
 			ws_offcpu_chain(r->oc, c, false, 0);
+			if (r->wait_sink)
+				r->wait_sink(r->wait_sink_ctx, r->g, c, false);
 			return 0;
 		}
 	}
@@ -185,6 +187,8 @@ int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 		add_root(r, comm, root->key, c->segs[i].dur);
 	}
 	ws_offcpu_chain(r->oc, c, true, unexplained);
+	if (r->wait_sink)
+		r->wait_sink(r->wait_sink_ctx, r->g, c, true);
 	if (r->o.format == WS_FORMAT_JSON) {
 		report_json_chain(r, c, r->o.out);
 		return ferror(r->o.out) ? -EIO : 0;
@@ -215,6 +219,12 @@ int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 	r->top[slot].blocked = blocked;
 	r->top[slot].text = text;
 	return 0;
+}
+
+void ws_report_set_wait_sink(struct ws_report *r, ws_wait_sink_fn fn, void *ctx)
+{
+	r->wait_sink = fn;
+	r->wait_sink_ctx = ctx;
 }
 
 int ws_report_follow(struct ws_report *r, uint32_t tid)

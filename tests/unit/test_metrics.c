@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/* The Prometheus metrics (core/report/metrics.c): root kinds into classes, the text exposition
+ * format 0.0.4 as written, label values escaped, the process and device bounds, the histogram. */
+#include <criterion/criterion.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/metrics.h"
+
+static const struct ws_metrics_self self = { .user_ns = 1500000000ULL,
+					     .system_ns = 250000000ULL,
+					     .rss_bytes = 4096 * 1000 };
+
+/* The metrics as a scrape returns them (malloc'd). */
+static char *scrape(struct ws_metrics *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(ws_metrics_write(m, &self, f), 0);
+	cr_assert_eq(fclose(f), 0);
+	return text;
+}
+
+/* Does @text hold @line as a whole line? */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+static int count_prefix(const char *text, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n += !strncmp(p, prefix, strlen(prefix));
+	return n;
+}
+
+Test(metrics, root_kinds_fall_into_their_classes)
+{
+	cr_assert_eq(ws_cause_of("block_io", true), WS_CAUSE_BLOCK_IO);
+	cr_assert_eq(ws_cause_of("futex", true), WS_CAUSE_LOCK);
+	cr_assert_eq(ws_cause_of("kernel_lock", true), WS_CAUSE_LOCK);
+	cr_assert_eq(ws_cause_of("runqueue", true), WS_CAUSE_RUNQUEUE);
+	cr_assert_eq(ws_cause_of("wakeup_latency", true), WS_CAUSE_RUNQUEUE);
+	cr_assert_eq(ws_cause_of("cpu_quota", true), WS_CAUSE_CPU_QUOTA);
+	cr_assert_eq(ws_cause_of("sleep", true), WS_CAUSE_SLEEP);
+	cr_assert_eq(ws_cause_of("timer", true), WS_CAUSE_SLEEP);
+	cr_assert_eq(ws_cause_of("timeout", true), WS_CAUSE_SLEEP);
+	cr_assert_eq(ws_cause_of("network", true), WS_CAUSE_NETWORK);
+	cr_assert_eq(ws_cause_of("socket", true), WS_CAUSE_NETWORK);
+	cr_assert_eq(ws_cause_of("running", true), WS_CAUSE_CPU_WORK);
+	cr_assert_eq(ws_cause_of("signal", true), WS_CAUSE_OTHER);
+	cr_assert_eq(ws_cause_of("untraced", true), WS_CAUSE_OTHER);
+	cr_assert_eq(ws_cause_of("unknown", true), WS_CAUSE_UNKNOWN);
+	/* a root that names no cause is unknown, whatever link it ends in */
+	cr_assert_eq(ws_cause_of("block_io", false), WS_CAUSE_UNKNOWN);
+	cr_assert_str_eq(ws_cause_name(WS_CAUSE_CPU_QUOTA), "cpu_quota");
+}
+
+Test(metrics, counters_are_exact_sums_in_seconds)
+{
+	struct ws_metrics *m = ws_metrics_new();
+	char *t;
+
+	cr_assert_not_null(m);
+	ws_metrics_add(m, 42, "app", WS_CAUSE_BLOCK_IO, "vda", 367000000ULL);
+	ws_metrics_add(m, 42, "app", WS_CAUSE_BLOCK_IO, "vda", 1);
+	ws_metrics_add(m, 42, "app", WS_CAUSE_BLOCK_IO, "loop0", 2500000000ULL);
+	ws_metrics_add(m, 42, "app", WS_CAUSE_LOCK, NULL, 5000);
+	ws_metrics_add(m, 7, "db", WS_CAUSE_SLEEP, NULL, 12000000000ULL);
+	ws_metrics_idle(m, 7, "db", 3000000000ULL);
+	ws_metrics_progress(m, 1234, 5, 9);
+	t = scrape(m);
+	cr_assert(
+		has_line(
+			t,
+			"whyslow_offcpu_seconds_total{pid=\"42\",comm=\"app\",cause=\"block_io\"} 2.867000001"),
+		"%s", t);
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"42\",comm=\"app\",cause=\"lock\"} 0.000005000"));
+	/* every class of a process that has series, zero or not: rate() sees each one start */
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"42\",comm=\"app\",cause=\"cpu_quota\"} 0.000000000"));
+	cr_assert_eq(count_prefix(t, "whyslow_offcpu_seconds_total{pid=\"42\""), WS_CAUSE_COUNT);
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"7\",comm=\"db\",cause=\"sleep\"} 12.000000000"));
+	cr_assert(has_line(
+		t,
+		"whyslow_block_io_seconds_total{pid=\"42\",comm=\"app\",device=\"vda\"} 0.367000001"));
+	cr_assert(has_line(
+		t,
+		"whyslow_block_io_seconds_total{pid=\"42\",comm=\"app\",device=\"loop0\"} 2.500000000"));
+	cr_assert_eq(count_prefix(t, "whyslow_block_io_seconds_total{"), 2,
+		     "no device line without time");
+	cr_assert(
+		has_line(t, "whyslow_idle_wait_seconds_total{pid=\"7\",comm=\"db\"} 3.000000000"));
+	cr_assert_eq(count_prefix(t, "whyslow_idle_wait_seconds_total{"), 1);
+	cr_assert(has_line(t, "whyslow_records_total 1234"));
+	cr_assert(has_line(t, "whyslow_records_lost_total 5"));
+	cr_assert(has_line(t, "whyslow_threads 9"));
+	cr_assert(has_line(t, "whyslow_cpu_seconds_total{mode=\"user\"} 1.500000000"));
+	cr_assert(has_line(t, "whyslow_cpu_seconds_total{mode=\"system\"} 0.250000000"));
+	cr_assert(has_line(t, "whyslow_resident_memory_bytes 4096000"));
+	/* nobody past the bound: no "other" series */
+	cr_assert_null(strstr(t, "{pid=\"other\""));
+	free(t);
+	ws_metrics_free(m);
+}
+
+/*
+ * The exposition format's grammar, line by line: each family's HELP then TYPE before its
+ * samples, sample names of the family (a histogram's _bucket/_sum/_count), counters named
+ * _total, label values quoted, the value a number, and the text ending in a newline.
+ */
+Test(metrics, every_line_is_valid_exposition_format)
+{
+	struct ws_metrics *m = ws_metrics_new();
+	regex_t sample;
+	char family[128] = "", type[16] = "";
+	char *t, *save = NULL;
+	int samples = 0;
+
+	cr_assert_not_null(m);
+	ws_metrics_add(m, 1, "a \"quoted\" \\ name", WS_CAUSE_RUNQUEUE, NULL, 10);
+	ws_metrics_add(m, 2, "b", WS_CAUSE_BLOCK_IO, "nvme0n1", 10);
+	ws_metrics_observe(m, WS_CAUSE_BLOCK_IO, 20000000ULL);
+	ws_metrics_idle(m, 2, "b", 1);
+	t = scrape(m);
+	cr_assert_eq(t[strlen(t) - 1], '\n');
+	cr_assert_eq(
+		regcomp(&sample,
+			"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\\n]|\\\\[\"\\\\n])*\",?)*\\})? [0-9]+(\\.[0-9]+)?$",
+			REG_EXTENDED),
+		0);
+	for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		regmatch_t mt[2];
+		char name[128];
+
+		if (!strncmp(line, "# HELP ", 7)) {
+			cr_assert_eq(sscanf(line, "# HELP %127s", family), 1);
+			type[0] = 0;
+			continue;
+		}
+		if (!strncmp(line, "# TYPE ", 7)) {
+			char tf[128];
+
+			cr_assert_eq(sscanf(line, "# TYPE %127s %15s", tf, type), 2, "%s", line);
+			cr_assert_str_eq(tf, family, "TYPE of another family than HELP: %s", line);
+			cr_assert(!strcmp(type, "counter") || !strcmp(type, "gauge") ||
+				  !strcmp(type, "histogram"));
+			if (!strcmp(type, "counter"))
+				cr_assert(strstr(family, "_total") == family + strlen(family) - 6,
+					  "counter %s without _total", family);
+			continue;
+		}
+		cr_assert_neq(line[0], '#', "a comment that is not HELP/TYPE: %s", line);
+		cr_assert_eq(regexec(&sample, line, 2, mt, 0), 0, "not a sample line: %s", line);
+		snprintf(name, sizeof(name), "%.*s", (int)(mt[1].rm_eo - mt[1].rm_so), line);
+		cr_assert_neq(type[0], 0, "sample before its TYPE: %s", line);
+		if (!strcmp(type, "histogram")) {
+			size_t n = strlen(family);
+
+			cr_assert(!strncmp(name, family, n) && (!strcmp(name + n, "_bucket") ||
+								!strcmp(name + n, "_sum") ||
+								!strcmp(name + n, "_count")),
+				  "%s is not of %s", line, family);
+		} else {
+			cr_assert_str_eq(name, family, "%s", line);
+		}
+		samples++;
+	}
+	cr_assert_gt(samples, 50);
+	regfree(&sample);
+	free(t);
+	ws_metrics_free(m);
+}
+
+Test(metrics, label_values_are_escaped_and_ascii)
+{
+	struct ws_metrics *m = ws_metrics_new();
+	char *t;
+
+	cr_assert_not_null(m);
+	ws_metrics_add(m, 3, "a\"b\\c\nd\xc3\xa9", WS_CAUSE_OTHER, NULL, 1000000000ULL);
+	t = scrape(m);
+	cr_assert(
+		has_line(
+			t,
+			"whyslow_offcpu_seconds_total{pid=\"3\",comm=\"a\\\"b\\\\c\\nd??\",cause=\"other\"} 1.000000000"),
+		"%s", t);
+	free(t);
+	ws_metrics_free(m);
+}
+
+Test(metrics, processes_past_the_bound_are_summed_as_other)
+{
+	struct ws_metrics *m = ws_metrics_new();
+	char *t, comm[16];
+
+	cr_assert_not_null(m);
+	for (int i = 0; i < WS_METRICS_MAX_PROCS + 10; i++) {
+		snprintf(comm, sizeof(comm), "p%d", i);
+		ws_metrics_add(m, 1000 + i, comm, WS_CAUSE_SLEEP, NULL, 1000000000ULL);
+	}
+	/* one already seen keeps its series */
+	ws_metrics_add(m, 1000, "p0", WS_CAUSE_SLEEP, NULL, 1000000000ULL);
+	/* same pid, another name (an exec): another process */
+	ws_metrics_add(m, 1001, "renamed", WS_CAUSE_SLEEP, NULL, 1000000000ULL);
+	t = scrape(m);
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"1000\",comm=\"p0\",cause=\"sleep\"} 2.000000000"));
+	cr_assert(
+		has_line(
+			t,
+			"whyslow_offcpu_seconds_total{pid=\"other\",comm=\"other\",cause=\"sleep\"} 11.000000000"),
+		"%s", t);
+	/* the bound, plus other: the number of series per class */
+	cr_assert_eq(count_prefix(t, "whyslow_offcpu_seconds_total{"),
+		     (WS_METRICS_MAX_PROCS + 1) * WS_CAUSE_COUNT);
+	cr_assert_null(strstr(t, "pid=\"1064\""));
+	cr_assert(strstr(t, "first 64 processes seen have series of their own"),
+		  "the HELP says the bound");
+	free(t);
+	ws_metrics_free(m);
+}
+
+Test(metrics, devices_past_the_bound_are_other)
+{
+	struct ws_metrics *m = ws_metrics_new();
+	char *t, dev[16];
+
+	cr_assert_not_null(m);
+	for (int i = 0; i < WS_METRICS_MAX_DEVICES + 2; i++) {
+		snprintf(dev, sizeof(dev), "sd%c", 'a' + i);
+		ws_metrics_add(m, 5, "io", WS_CAUSE_BLOCK_IO, dev, 1000000ULL);
+	}
+	t = scrape(m);
+	cr_assert(has_line(
+		t,
+		"whyslow_block_io_seconds_total{pid=\"5\",comm=\"io\",device=\"sda\"} 0.001000000"));
+	cr_assert(
+		has_line(
+			t,
+			"whyslow_block_io_seconds_total{pid=\"5\",comm=\"io\",device=\"other\"} 0.002000000"),
+		"%s", t);
+	cr_assert_eq(count_prefix(t, "whyslow_block_io_seconds_total{"),
+		     WS_METRICS_MAX_DEVICES + 1);
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"5\",comm=\"io\",cause=\"block_io\"} 0.018000000"));
+	free(t);
+	ws_metrics_free(m);
+}
+
+Test(metrics, histogram_buckets_are_cumulative_with_inclusive_bounds)
+{
+	struct ws_metrics *m = ws_metrics_new();
+	char *t;
+
+	cr_assert_not_null(m);
+	ws_metrics_observe(m, WS_CAUSE_LOCK, 3000000ULL);     /* in le 0.005 */
+	ws_metrics_observe(m, WS_CAUSE_LOCK, 10000000ULL);    /* exactly 0.01: in le 0.01 */
+	ws_metrics_observe(m, WS_CAUSE_LOCK, 10000001ULL);    /* in le 0.025 */
+	ws_metrics_observe(m, WS_CAUSE_LOCK, 70000000000ULL); /* past every bound: +Inf only */
+	t = scrape(m);
+	cr_assert(
+		has_line(
+			t,
+			"whyslow_wait_duration_seconds_bucket{cause=\"lock\",le=\"0.002500000\"} 0"),
+		"%s", t);
+	cr_assert(has_line(
+		t, "whyslow_wait_duration_seconds_bucket{cause=\"lock\",le=\"0.005000000\"} 1"));
+	cr_assert(has_line(
+		t, "whyslow_wait_duration_seconds_bucket{cause=\"lock\",le=\"0.010000000\"} 2"));
+	cr_assert(has_line(
+		t, "whyslow_wait_duration_seconds_bucket{cause=\"lock\",le=\"0.025000000\"} 3"));
+	cr_assert(has_line(
+		t, "whyslow_wait_duration_seconds_bucket{cause=\"lock\",le=\"60.000000000\"} 3"));
+	cr_assert(
+		has_line(t, "whyslow_wait_duration_seconds_bucket{cause=\"lock\",le=\"+Inf\"} 4"));
+	cr_assert(has_line(t, "whyslow_wait_duration_seconds_sum{cause=\"lock\"} 70.023000001"));
+	cr_assert(has_line(t, "whyslow_wait_duration_seconds_count{cause=\"lock\"} 4"));
+	cr_assert(has_line(t, "whyslow_wait_duration_seconds_count{cause=\"sleep\"} 0"));
+	free(t);
+	ws_metrics_free(m);
+}
