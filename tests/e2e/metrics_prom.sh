@@ -5,7 +5,8 @@
 # config and storage in the work directory, scrape_interval 1s), whose HTTP API answers a PromQL
 # query with the process's block I/O time.
 #
-# Checked: the response's status and content type; 404 for another path; the block I/O time of
+# Checked: the response's status and content type; 404 for another path; a client that never
+# ends its request dropped after 2 s, and one too large answered 431; the block I/O time of
 # the ground truth's process on its device, from curl and from Prometheus, against the truth
 # (no more than it plus 2 ms: the reads' own CPU time is in the truth, not off CPU; at least 90%
 # of it: the victim's queueing for a CPU after each read is runqueue, not block I/O) and equal to
@@ -97,6 +98,45 @@ head -n1 "$GT_WORK/headers" | grep -q '^HTTP/1.1 200 ' || gt_fail "/metrics: $(h
 grep -qi '^Content-Type: text/plain; version=0.0.4' "$GT_WORK/headers" || gt_fail "/metrics: not the text format 0.0.4: $(cat "$GT_WORK/headers")"
 code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$wport/other") || gt_fail "curl /other failed"
 [ "$code" = 404 ] || gt_fail "/other answered $code, not 404"
+
+echo "== hostile clients: one that never ends its request, one too large"
+# The server answers one connection at a time, each within 2 s: a client that stalls is dropped
+# then, and the next one answered; the tracer, on its own thread, never waits for either.
+"$PYTHON" - "$wport" <<'EOF' || gt_fail "the server did not deal with hostile clients (see above)"
+import socket, sys, time
+port = int(sys.argv[1])
+stall = socket.create_connection(("127.0.0.1", port))
+stall.sendall(b"GET /metrics HTTP/1.1\r\n")  # and never the blank line
+time.sleep(0.2)  # accepted first
+t0 = time.monotonic()
+big = socket.create_connection(("127.0.0.1", port))
+big.settimeout(10)
+try:
+    big.sendall(b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 8192 + b"\r\n\r\n")
+except OSError:
+    pass  # the server may close before taking it all
+answer = b""
+while True:
+    try:
+        chunk = big.recv(4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    answer += chunk
+waited = time.monotonic() - t0
+stall.settimeout(1)
+try:
+    dropped = stall.recv(1) == b""
+except OSError:
+    dropped = True
+print("large request: %r after %.2f s; the stalled client dropped: %s"
+      % (answer.split(b"\r\n")[0], waited, dropped))
+if not answer.startswith(b"HTTP/1.1 431 "):
+    sys.exit("a request of 8 KiB got %r, not 431" % answer[:80])
+if not dropped or not 1.5 <= waited <= 5:
+    sys.exit("the stalled client was not dropped after about 2 s (%.2f s)" % waited)
+EOF
 
 echo "== the ground truth reads"
 echo go >&3
