@@ -150,8 +150,12 @@ static void metrics_tick(struct ws_session *s, const struct ws_run_opts *o, bool
 /* Analysis started: every reported wait goes to the metrics too. */
 static void metrics_start(struct ws_session *s, const struct ws_run_opts *o)
 {
+	struct ws_wait_sink sink = { .wait = ws_metrics_wait_sink,
+				     .gone = ws_metrics_gone,
+				     .ctx = o->metrics };
+
 	if (o->metrics)
-		ws_session_set_wait_sink(s, ws_metrics_wait_sink, o->metrics);
+		ws_session_set_wait_sink(s, &sink);
 }
 
 /* Poll until @done says so or a stop is requested; then drain and report. */

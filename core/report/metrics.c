@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,8 +11,6 @@
 
 #define BLOCK_IO_PREFIX "block I/O on "
 #define OTHER "other"
-#define STR_(x) #x
-#define STR(x) STR_(x) /* a bound in the HELP text as the code has it */
 
 /* Upper bounds of the wait-duration histogram, in ns (+Inf follows). */
 static const uint64_t bucket_ns[] = {
@@ -53,6 +52,7 @@ struct proc {
 	uint32_t pid;
 	char comm[WS_COMM];
 	bool other; /* the sum of the processes past the bound */
+	bool used;  /* a process's, now (one that exited frees its place) */
 	uint64_t ns[WS_CAUSE_COUNT];
 	uint64_t dev_ns[WS_METRICS_MAX_DEVICES + 1]; /* by devices[]; the last: "other" */
 	uint64_t idle_ns;
@@ -108,17 +108,26 @@ void ws_metrics_free(struct ws_metrics *m)
 	free(m);
 }
 
-/* The entry of (@pid, @comm), made if there is room, else the "other" one. Under the lock. */
+/*
+ * The entry of (@pid, @comm), made in a free place if there is one (a gone process's, or a new
+ * one), else the "other" one. Under the lock.
+ */
 static struct proc *proc_of(struct ws_metrics *m, uint32_t pid, const char *comm)
 {
-	struct proc *p;
+	struct proc *p = NULL;
 
-	for (int i = 0; i < m->nprocs; i++)
-		if (m->procs[i].pid == pid && !strncmp(m->procs[i].comm, comm, WS_COMM - 1))
+	for (int i = 0; i < m->nprocs; i++) {
+		if (!m->procs[i].used)
+			p = p ? p : &m->procs[i];
+		else if (m->procs[i].pid == pid && !strncmp(m->procs[i].comm, comm, WS_COMM - 1))
 			return &m->procs[i];
-	if (m->nprocs == WS_METRICS_MAX_PROCS)
+	}
+	if (!p && m->nprocs == WS_METRICS_MAX_PROCS)
 		return &m->procs[WS_METRICS_MAX_PROCS];
-	p = &m->procs[m->nprocs++];
+	if (!p)
+		p = &m->procs[m->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->used = true;
 	p->pid = pid;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	return p;
@@ -230,6 +239,20 @@ void ws_metrics_wait_sink(void *ctx, struct ws_graph *g, const struct ws_chain *
 	ws_metrics_observe(m, root, c->end - c->start);
 }
 
+void ws_metrics_gone(void *ctx, const struct ws_thread *t)
+{
+	struct ws_metrics *m = ctx;
+
+	/* its series end (Prometheus marks them stale); the other threads' waits are all in */
+	if (t->tid != t->pid)
+		return;
+	pthread_mutex_lock(&m->lock);
+	for (int i = 0; i < m->nprocs; i++)
+		if (m->procs[i].used && m->procs[i].pid == t->pid)
+			m->procs[i].used = false;
+	pthread_mutex_unlock(&m->lock);
+}
+
 /* ---- the exposition format ---------------------------------------------------------------- */
 
 /*
@@ -258,9 +281,17 @@ static void put_seconds(FILE *out, uint64_t ns)
 		ns % UINT64_C(1000000000));
 }
 
-static void put_head(FILE *out, const char *name, const char *type, const char *help)
+/* HELP (@help_fmt: printf's, so a bound is said as the code has it) and TYPE of family @name. */
+__attribute__((format(printf, 4, 5))) static void
+put_head(FILE *out, const char *name, const char *type, const char *help_fmt, ...)
 {
-	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	va_list ap;
+
+	fprintf(out, "# HELP %s ", name);
+	va_start(ap, help_fmt);
+	vfprintf(out, help_fmt, ap);
+	va_end(ap);
+	fprintf(out, "\n# TYPE %s %s\n", name, type);
 }
 
 /* `name{pid="...",comm="..."` of @p, the brace left open for more labels. */
@@ -282,22 +313,22 @@ static const struct proc *proc_at(const struct ws_metrics *m, int i)
 	return i < m->nprocs ? &m->procs[i] : &m->procs[WS_METRICS_MAX_PROCS];
 }
 
-/* "other" has series once some time went there; a process, from its first wait. */
+/* "other" has series once some time went there; a process, from its first wait to its end. */
 static bool proc_used(const struct proc *p)
 {
 	uint64_t any = p->idle_ns;
 
 	for (int c = 0; c < WS_CAUSE_COUNT; c++)
 		any |= p->ns[c];
-	return !p->other || any;
+	return p->other ? any != 0 : p->used;
 }
 
 static void write_offcpu(struct ws_metrics *m, FILE *out)
 {
 	put_head(
 		out, "whyslow_offcpu_seconds_total", "counter",
-		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, sleep, network, cpu_work, other, unknown. The first " STR(
-			WS_METRICS_MAX_PROCS) " processes seen have series of their own; the time of the rest is summed under pid=\"other\", comm=\"other\".");
+		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, sleep, network, cpu_work, other, unknown. At most %d processes at a time have series of their own (an exited process's series end, its place taken by the next); the time of the others is summed under pid=\"other\", comm=\"other\".",
+		WS_METRICS_MAX_PROCS);
 	for (int i = 0; i <= m->nprocs; i++) {
 		const struct proc *p = proc_at(m, i);
 
@@ -314,12 +345,12 @@ static void write_block_io(struct ws_metrics *m, FILE *out)
 {
 	put_head(
 		out, "whyslow_block_io_seconds_total", "counter",
-		"Of whyslow_offcpu_seconds_total{cause=\"block_io\"}, the time by block device (the first " STR(
-			WS_METRICS_MAX_DEVICES) " devices seen; the rest as device=\"other\"); processes bounded as there.");
+		"Of whyslow_offcpu_seconds_total{cause=\"block_io\"}, the time by block device (the first %d devices seen; the rest as device=\"other\"); processes bounded as there.",
+		WS_METRICS_MAX_DEVICES);
 	for (int i = 0; i <= m->nprocs; i++) {
 		const struct proc *p = proc_at(m, i);
 
-		for (int d = 0; d <= WS_METRICS_MAX_DEVICES; d++) {
+		for (int d = 0; d <= WS_METRICS_MAX_DEVICES && proc_used(p); d++) {
 			if (!p->dev_ns[d])
 				continue;
 			put_proc(out, "whyslow_block_io_seconds_total", p);
@@ -340,7 +371,7 @@ static void write_idle(struct ws_metrics *m, FILE *out)
 	for (int i = 0; i <= m->nprocs; i++) {
 		const struct proc *p = proc_at(m, i);
 
-		if (!p->idle_ns)
+		if (!p->idle_ns || !proc_used(p))
 			continue;
 		put_proc(out, "whyslow_idle_wait_seconds_total", p);
 		fputs("} ", out);

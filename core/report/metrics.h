@@ -15,7 +15,10 @@
 
 #include "engine/chain.h"
 
-/* Processes with series of their own; the rest are summed under pid="other", comm="other". */
+/*
+ * Processes with series of their own at a time (an exited one's place is taken by the next); the
+ * rest are summed under pid="other", comm="other".
+ */
 #define WS_METRICS_MAX_PROCS 64
 /* Block devices named in a label; the rest are device="other". */
 #define WS_METRICS_MAX_DEVICES 16
@@ -54,8 +57,13 @@ struct ws_metrics_self {
 struct ws_metrics *ws_metrics_new(void);
 void ws_metrics_free(struct ws_metrics *m);
 
-/* A reported wait (report.h: ws_wait_sink_fn, @ctx the metrics). */
+/* A reported wait (report.h: ws_wait_sink.wait, @ctx the metrics). */
 void ws_metrics_wait_sink(void *ctx, struct ws_graph *g, const struct ws_chain *c, bool ranked);
+/*
+ * Thread @t left the history (ws_wait_sink.gone): when it is a process's main thread, that
+ * process's series end and its place goes to the next process.
+ */
+void ws_metrics_gone(void *ctx, const struct ws_thread *t);
 
 /*
  * The parts the sink adds, for the tests: @ns of process @pid (@comm) off CPU for @cause, on

@@ -232,7 +232,7 @@ Test(metrics, processes_past_the_bound_are_summed_as_other)
 	cr_assert_eq(count_prefix(t, "whyslow_offcpu_seconds_total{"),
 		     (WS_METRICS_MAX_PROCS + 1) * WS_CAUSE_COUNT);
 	cr_assert_null(strstr(t, "pid=\"1064\""));
-	cr_assert(strstr(t, "first 64 processes seen have series of their own"),
+	cr_assert(strstr(t, "At most 64 processes at a time have series of their own"),
 		  "the HELP says the bound");
 	free(t);
 	ws_metrics_free(m);
@@ -295,6 +295,48 @@ Test(metrics, histogram_buckets_are_cumulative_with_inclusive_bounds)
 	cr_assert(has_line(t, "whyslow_wait_duration_seconds_sum{cause=\"lock\"} 70.023000001"));
 	cr_assert(has_line(t, "whyslow_wait_duration_seconds_count{cause=\"lock\"} 4"));
 	cr_assert(has_line(t, "whyslow_wait_duration_seconds_count{cause=\"sleep\"} 0"));
+	free(t);
+	ws_metrics_free(m);
+}
+
+Test(metrics, an_exited_process_gives_its_place_to_the_next)
+{
+	struct ws_metrics *m = ws_metrics_new();
+	struct ws_thread worker = { .tid = 1001, .pid = 1000 }, main = { .tid = 1000, .pid = 1000 };
+	char *t, comm[16];
+
+	cr_assert_not_null(m);
+	for (int i = 0; i < WS_METRICS_MAX_PROCS; i++) {
+		snprintf(comm, sizeof(comm), "p%d", i);
+		ws_metrics_add(m, 1000 + i, comm, WS_CAUSE_SLEEP, NULL, 1000000000ULL);
+	}
+	/* another thread of it leaving changes nothing */
+	ws_metrics_gone(m, &worker);
+	ws_metrics_add(m, 5000, "late", WS_CAUSE_SLEEP, NULL, 1000000000ULL);
+	t = scrape(m);
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"1000\",comm=\"p0\",cause=\"sleep\"} 1.000000000"));
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"other\",comm=\"other\",cause=\"sleep\"} 1.000000000"));
+	free(t);
+	/* its main thread leaving ends its series; the next process has its place, from zero */
+	ws_metrics_gone(m, &main);
+	ws_metrics_add(m, 6000, "next", WS_CAUSE_LOCK, NULL, 2000000000ULL);
+	t = scrape(m);
+	cr_assert_null(strstr(t, "{pid=\"1000\""), "%s", t);
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"6000\",comm=\"next\",cause=\"lock\"} 2.000000000"));
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"6000\",comm=\"next\",cause=\"sleep\"} 0.000000000"));
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"other\",comm=\"other\",cause=\"sleep\"} 1.000000000"));
+	cr_assert_eq(count_prefix(t, "whyslow_offcpu_seconds_total{"),
+		     (WS_METRICS_MAX_PROCS + 1) * WS_CAUSE_COUNT);
 	free(t);
 	ws_metrics_free(m);
 }
