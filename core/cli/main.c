@@ -268,6 +268,9 @@ static int metrics_start(struct ws_config *cfg, struct ws_metrics **m, struct ws
 		*m = NULL;
 		return err;
 	}
+	/* where to point Prometheus, said once: the address may come from an ini file */
+	ws_log(WS_LOG_INFO, "metrics at http://%s%s/metrics",
+	       strchr(spec, ':') ? "" : "127.0.0.1:", spec);
 	return 0;
 }
 
