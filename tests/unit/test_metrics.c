@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* The Prometheus metrics (core/report/metrics.c): root kinds into classes, the text exposition
- * format 0.0.4 as written, label values escaped, the process and device bounds, the histogram. */
+ * format 0.0.4 as written, label values escaped, the process and device bounds, the histogram;
+ * and the sink fed real chains counting what the report's root causes sum. */
 #include <criterion/criterion.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_infer.h"
 #include "report/metrics.h"
 
 static const struct ws_metrics_self self = { .user_ns = 1500000000ULL,
@@ -339,4 +341,138 @@ Test(metrics, an_exited_process_gives_its_place_to_the_next)
 		     (WS_METRICS_MAX_PROCS + 1) * WS_CAUSE_COUNT);
 	free(t);
 	ws_metrics_free(m);
+}
+
+/* ---- the sink on real chains: what the report's root causes sum, the metrics count ---- */
+
+enum {
+	VICTIM = GRAPH_TEST_PID, /* the process's main thread: its name is the process's */
+	WAKER = GRAPH_TEST_PID + 1,
+	IRQ = 7 /* a thread outside the process, standing for the disk's interrupt */
+};
+
+static struct ws_graph *sink_g;
+static struct ws_metrics *sink_m;
+static uint64_t waits_ns, block_key_ns; /* summed as the report does: by each segment's root */
+
+static const char *sink_comm(uint32_t tid)
+{
+	return tid == VICTIM ? "victim" : tid == WAKER ? "waker" : "irq";
+}
+
+/* The waker's wait is block I/O (a root naming its disk); every other wakeup, its waker's. */
+static int sink_infer(void *ctx, const struct ws_wait *w, struct ws_claim *out)
+{
+	if (w->tid != WAKER)
+		return graph_infer_waker(ctx, w, out);
+	out->strength = WS_CLAIM_SPECIFIC;
+	snprintf(out->kind, sizeof(out->kind), "block_io");
+	snprintf(out->evidence, sizeof(out->evidence), "test");
+	out->root = true;
+	return 1;
+}
+
+static int sink_resource(void *ctx, const struct ws_claim *c, char *buf, size_t len)
+{
+	(void)ctx;
+	return strcmp(c->kind, "block_io") ? 0 : snprintf(buf, len, "block I/O on vda");
+}
+
+static void sink_on_wait(void *ctx, const struct ws_wait_done *d)
+{
+	struct ws_chain c = { 0 };
+
+	(void)ctx;
+	cr_assert_eq(ws_chain_build(sink_g, d, &c), 0);
+	ws_chain_settle_root(sink_g, &c);
+	for (size_t i = 0; i < c.nsegs; i++) {
+		struct ws_seg_root scratch;
+		const struct ws_seg_root *r = ws_chain_seg_root(sink_g, &c, i, &scratch);
+
+		if (!strcmp(r->key, "block I/O on vda"))
+			block_key_ns += c.segs[i].dur;
+	}
+	waits_ns += c.end - c.start;
+	ws_metrics_wait_sink(sink_m, sink_g, &c, true);
+	ws_chain_release(&c);
+}
+
+static void sink_sw(uint64_t ms, uint16_t cpu, uint32_t prev, uint32_t state, uint32_t next)
+{
+	graph_test_switch_named(sink_g, ms, cpu, prev, state, next, next ? sink_comm(next) : NULL);
+}
+
+static void sink_wake(uint64_t ms, uint16_t cpu, uint32_t waker, uint32_t wakee)
+{
+	struct ws_wake w = { .sz = sizeof(w),
+			     .ts = ms * GRAPH_TEST_MS,
+			     .cpu = cpu,
+			     .waker_tid = waker,
+			     .waker_pid = waker == IRQ ? IRQ : GRAPH_TEST_PID,
+			     .waker_comm = sink_comm(waker),
+			     .wakee_tid = wakee,
+			     .wakee_pid = GRAPH_TEST_PID };
+
+	ws_graph_wake(sink_g, &w);
+}
+
+Test(metrics, the_sink_counts_what_the_report_sums)
+{
+	struct ws_graph_ops ops = { .infer = sink_infer,
+				    .on_wait = sink_on_wait,
+				    .pid_traced = graph_test_pid_traced,
+				    .resource = sink_resource };
+	char *t;
+
+	sink_m = ws_metrics_new();
+	cr_assert_not_null(sink_m);
+	sink_g = ws_graph_new(&ops, 10 * GRAPH_TEST_MS, 10000000000ULL, 0);
+	cr_assert_not_null(sink_g);
+	sink_sw(0, 0, 0, 0, VICTIM);
+	sink_sw(0, 1, 0, 0, WAKER);
+	sink_sw(1, 0, VICTIM, 1, 0); /* the victim waits for the waker, 1 ms to 63 ms */
+	sink_sw(11, 1, WAKER, 2, 0); /* the waker: 10 ms on CPU, then 40 ms of block I/O */
+	sink_wake(51, 1, IRQ, WAKER);
+	sink_sw(51, 1, 0, 0, WAKER);
+	sink_wake(61, 1, WAKER, VICTIM); /* 10 ms more on CPU, then it wakes the victim */
+	sink_sw(63, 0, 0, 0, VICTIM);
+	sink_sw(70, 0, VICTIM, 1, 0);
+	cr_assert_eq(waits_ns, 102 * GRAPH_TEST_MS,
+		     "two waits: the victim's 62 ms, the waker's 40 ms");
+	/* 40 ms of the victim's wait and the waker's own 40 ms wait */
+	cr_assert_eq(block_key_ns, 80 * GRAPH_TEST_MS);
+	t = scrape(sink_m);
+	cr_assert(
+		has_line(
+			t,
+			"whyslow_offcpu_seconds_total{pid=\"100\",comm=\"victim\",cause=\"block_io\"} 0.080000000"),
+		"%s", t);
+	cr_assert(has_line(
+		t,
+		"whyslow_block_io_seconds_total{pid=\"100\",comm=\"victim\",device=\"vda\"} 0.080000000"));
+	/* the rest of the victim's 62 ms: 20 ms of the waker's work, 2 of its own queueing */
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"100\",comm=\"victim\",cause=\"cpu_work\"} 0.020000000"));
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"100\",comm=\"victim\",cause=\"runqueue\"} 0.002000000"));
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"100\",comm=\"victim\",cause=\"unknown\"} 0.000000000"));
+	/* both waits settled on block I/O (the victim's: 40 of its 62 ms), whole in the histogram
+	 */
+	cr_assert(has_line(t, "whyslow_wait_duration_seconds_count{cause=\"block_io\"} 2"), "%s",
+		  t);
+	cr_assert(has_line(t, "whyslow_wait_duration_seconds_sum{cause=\"block_io\"} 0.102000000"));
+	cr_assert(has_line(
+		t,
+		"whyslow_wait_duration_seconds_bucket{cause=\"block_io\",le=\"0.050000000\"} 1"));
+	cr_assert(has_line(
+		t,
+		"whyslow_wait_duration_seconds_bucket{cause=\"block_io\",le=\"0.100000000\"} 2"));
+	cr_assert(has_line(t, "whyslow_wait_duration_seconds_count{cause=\"cpu_work\"} 0"));
+	free(t);
+	ws_graph_free(sink_g);
+	ws_metrics_free(sink_m);
 }
