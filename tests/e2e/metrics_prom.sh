@@ -6,7 +6,9 @@
 # query with the process's block I/O time.
 #
 # Checked: the response's status and content type; 404 for another path; a client that never
-# ends its request dropped after 2 s, and one too large answered 431; the block I/O time of
+# ends its request dropped after 2 s, and one too large answered 431; an address that cannot be
+# served (a bad port, one in use, a v6 address without brackets) said in one line
+# with exit status 1 before anything is traced; the block I/O time of
 # the ground truth's process on its device, from curl and from Prometheus, against the truth
 # (no more than it plus 2 ms: the reads' own CPU time is in the truth, not off CPU; at least 90%
 # of it: the victim's queueing for a CPU after each read is runqueue, not block I/O) and equal to
@@ -98,6 +100,17 @@ head -n1 "$GT_WORK/headers" | grep -q '^HTTP/1.1 200 ' || gt_fail "/metrics: $(h
 grep -qi '^Content-Type: text/plain; version=0.0.4' "$GT_WORK/headers" || gt_fail "/metrics: not the text format 0.0.4: $(cat "$GT_WORK/headers")"
 code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$wport/other") || gt_fail "curl /other failed"
 [ "$code" = 404 ] || gt_fail "/other answered $code, not 404"
+
+echo "== an address that cannot be served: one line, exit 1, nothing traced"
+for bad in 70000 "127.0.0.1:$wport" "::1:9464"; do
+	"$WHYSLOW" attach --metrics "$bad" "$gt_pid" >"$GT_WORK/bad.out" 2>"$GT_WORK/bad.err" 3>&-
+	rc=$?
+	[ $rc = 1 ] || gt_fail "--metrics $bad: exit $rc, not 1"
+	[ "$(wc -l <"$GT_WORK/bad.err")" = 1 ] && grep -q "^whyslow: --metrics " "$GT_WORK/bad.err" ||
+		gt_fail "--metrics $bad: not one line saying so: $(cat "$GT_WORK/bad.err")"
+	[ ! -s "$GT_WORK/bad.out" ] || gt_fail "--metrics $bad: a report was written"
+	echo "--metrics $bad: $(cat "$GT_WORK/bad.err")"
+done
 
 echo "== hostile clients: one that never ends its request, one too large"
 # The server answers one connection at a time, each within 2 s: a client that stalls is dropped
