@@ -245,8 +245,13 @@ static void *serve_thread(void *arg)
 		if (!(p[0].revents & POLLIN))
 			continue;
 		fd = accept4(h->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM)) {
+			/* the connection stays queued: a pause, not a loop on the same failure */
+			poll(&p[1], 1, 100);
+			continue;
+		}
 		if (fd < 0)
-			continue; /* the client gave up, or no descriptor left: the next one */
+			continue; /* the client gave up: the next one */
 		serve(h, fd);
 		close(fd);
 	}
