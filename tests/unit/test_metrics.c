@@ -354,6 +354,7 @@ enum {
 static struct ws_graph *sink_g;
 static struct ws_metrics *sink_m;
 static uint64_t waits_ns, block_key_ns; /* summed as the report does: by each segment's root */
+static bool sink_ranked = true;		/* false: every wait handed on as an idle one */
 
 static const char *sink_comm(uint32_t tid)
 {
@@ -393,7 +394,7 @@ static void sink_on_wait(void *ctx, const struct ws_wait_done *d)
 			block_key_ns += c.segs[i].dur;
 	}
 	waits_ns += c.end - c.start;
-	ws_metrics_wait_sink(sink_m, sink_g, &c, true);
+	ws_metrics_wait_sink(sink_m, sink_g, &c, sink_ranked);
 	ws_chain_release(&c);
 }
 
@@ -416,13 +417,13 @@ static void sink_wake(uint64_t ms, uint16_t cpu, uint32_t waker, uint32_t wakee)
 	ws_graph_wake(sink_g, &w);
 }
 
-Test(metrics, the_sink_counts_what_the_report_sums)
+/* The victim waits 62 ms for the waker: its 10 ms on CPU, 40 ms of block I/O, 10 ms more. */
+static void sink_scenario(void)
 {
 	struct ws_graph_ops ops = { .infer = sink_infer,
 				    .on_wait = sink_on_wait,
 				    .pid_traced = graph_test_pid_traced,
 				    .resource = sink_resource };
-	char *t;
 
 	sink_m = ws_metrics_new();
 	cr_assert_not_null(sink_m);
@@ -437,6 +438,13 @@ Test(metrics, the_sink_counts_what_the_report_sums)
 	sink_wake(61, 1, WAKER, VICTIM); /* 10 ms more on CPU, then it wakes the victim */
 	sink_sw(63, 0, 0, 0, VICTIM);
 	sink_sw(70, 0, VICTIM, 1, 0);
+}
+
+Test(metrics, the_sink_counts_what_the_report_sums)
+{
+	char *t;
+
+	sink_scenario();
 	cr_assert_eq(waits_ns, 102 * GRAPH_TEST_MS,
 		     "two waits: the victim's 62 ms, the waker's 40 ms");
 	/* 40 ms of the victim's wait and the waker's own 40 ms wait */
@@ -472,6 +480,29 @@ Test(metrics, the_sink_counts_what_the_report_sums)
 		t,
 		"whyslow_wait_duration_seconds_bucket{cause=\"block_io\",le=\"0.100000000\"} 2"));
 	cr_assert(has_line(t, "whyslow_wait_duration_seconds_count{cause=\"cpu_work\"} 0"));
+	free(t);
+	ws_graph_free(sink_g);
+	ws_metrics_free(sink_m);
+}
+
+Test(metrics, idle_waits_are_counted_apart)
+{
+	char *t;
+
+	sink_ranked = false;
+	sink_scenario();
+	t = scrape(sink_m);
+	cr_assert(
+		has_line(
+			t,
+			"whyslow_idle_wait_seconds_total{pid=\"100\",comm=\"victim\"} 0.102000000"),
+		"%s", t);
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"100\",comm=\"victim\",cause=\"block_io\"} 0.000000000"));
+	cr_assert_eq(count_prefix(t, "whyslow_block_io_seconds_total{"), 0);
+	cr_assert(has_line(t, "whyslow_wait_duration_seconds_count{cause=\"block_io\"} 0"),
+		  "not ranked, not in the histogram");
 	free(t);
 	ws_graph_free(sink_g);
 	ws_metrics_free(sink_m);
