@@ -151,6 +151,7 @@ static void metrics_tick(struct ws_session *s, const struct ws_run_opts *o, bool
 static void metrics_start(struct ws_session *s, const struct ws_run_opts *o)
 {
 	struct ws_wait_sink sink = { .wait = ws_metrics_wait_sink,
+				     .short_waits = ws_metrics_short_sink,
 				     .gone = ws_metrics_gone,
 				     .ctx = o->metrics };
 

@@ -56,6 +56,7 @@ struct proc {
 	uint64_t ns[WS_CAUSE_COUNT];
 	uint64_t dev_ns[WS_METRICS_MAX_DEVICES + 1]; /* by devices[]; the last: "other" */
 	uint64_t idle_ns;
+	uint64_t short_ns; /* waits shorter than min_block */
 };
 
 struct hist {
@@ -110,9 +111,9 @@ void ws_metrics_free(struct ws_metrics *m)
 
 /*
  * The entry of (@pid, @comm), made in a free place if there is one (a gone process's, or a new
- * one), else the "other" one. Under the lock.
+ * one) and @may_make, else the "other" one. Under the lock.
  */
-static struct proc *proc_of(struct ws_metrics *m, uint32_t pid, const char *comm)
+static struct proc *proc_find(struct ws_metrics *m, uint32_t pid, const char *comm, bool may_make)
 {
 	struct proc *p = NULL;
 
@@ -122,7 +123,7 @@ static struct proc *proc_of(struct ws_metrics *m, uint32_t pid, const char *comm
 		else if (m->procs[i].pid == pid && !strncmp(m->procs[i].comm, comm, WS_COMM - 1))
 			return &m->procs[i];
 	}
-	if (!p && m->nprocs == WS_METRICS_MAX_PROCS)
+	if (!may_make || (!p && m->nprocs == WS_METRICS_MAX_PROCS))
 		return &m->procs[WS_METRICS_MAX_PROCS];
 	if (!p)
 		p = &m->procs[m->nprocs++];
@@ -131,6 +132,11 @@ static struct proc *proc_of(struct ws_metrics *m, uint32_t pid, const char *comm
 	p->pid = pid;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	return p;
+}
+
+static struct proc *proc_of(struct ws_metrics *m, uint32_t pid, const char *comm)
+{
+	return proc_find(m, pid, comm, true);
 }
 
 /* The index of block device @name in devices[], added if there is room; else "other". */
@@ -182,6 +188,18 @@ void ws_metrics_idle(struct ws_metrics *m, uint32_t pid, const char *comm, uint6
 {
 	pthread_mutex_lock(&m->lock);
 	proc_of(m, pid, comm)->idle_ns += ns;
+	pthread_mutex_unlock(&m->lock);
+}
+
+void ws_metrics_short(struct ws_metrics *m, uint32_t pid, const char *comm, uint64_t ns,
+		      bool exited)
+{
+	pthread_mutex_lock(&m->lock);
+	/*
+	 * an exited thread's come late, maybe after its process's series ended: no place is made
+	 * for them, which nothing would free again
+	 */
+	proc_find(m, pid, comm, !exited)->short_ns += ns;
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -237,6 +255,11 @@ void ws_metrics_wait_sink(void *ctx, struct ws_graph *g, const struct ws_chain *
 		}
 	}
 	ws_metrics_observe(m, root, c->end - c->start);
+}
+
+void ws_metrics_short_sink(void *ctx, struct ws_graph *g, const struct ws_thread *t, uint64_t ns)
+{
+	ws_metrics_short(ctx, t->pid, process_comm(g, t), ns, t->exited);
 }
 
 void ws_metrics_gone(void *ctx, const struct ws_thread *t)
@@ -316,7 +339,7 @@ static const struct proc *proc_at(const struct ws_metrics *m, int i)
 /* "other" has series once some time went there; a process, from its first wait to its end. */
 static bool proc_used(const struct proc *p)
 {
-	uint64_t any = p->idle_ns;
+	uint64_t any = p->idle_ns | p->short_ns;
 
 	for (int c = 0; c < WS_CAUSE_COUNT; c++)
 		any |= p->ns[c];
@@ -380,6 +403,23 @@ static void write_idle(struct ws_metrics *m, FILE *out)
 	}
 }
 
+static void write_short(struct ws_metrics *m, FILE *out)
+{
+	put_head(
+		out, "whyslow_short_wait_seconds_total", "counter",
+		"Time off CPU in waits shorter than min_block (seen one by one, or summed in the kernel below the resolution): not chained, so in no cause class; counted as they leave the kept history, up to max_window late; processes bounded as there.");
+	for (int i = 0; i <= m->nprocs; i++) {
+		const struct proc *p = proc_at(m, i);
+
+		if (!p->short_ns || !proc_used(p))
+			continue;
+		put_proc(out, "whyslow_short_wait_seconds_total", p);
+		fputs("} ", out);
+		put_seconds(out, p->short_ns);
+		fputc('\n', out);
+	}
+}
+
 static void write_hist(struct ws_metrics *m, FILE *out)
 {
 	const char *name = "whyslow_wait_duration_seconds";
@@ -435,6 +475,7 @@ int ws_metrics_write(struct ws_metrics *m, const struct ws_metrics_self *self, F
 	write_offcpu(m, out);
 	write_block_io(m, out);
 	write_idle(m, out);
+	write_short(m, out);
 	write_hist(m, out);
 	write_self(m, self, out);
 	pthread_mutex_unlock(&m->lock);

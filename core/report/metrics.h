@@ -59,6 +59,8 @@ void ws_metrics_free(struct ws_metrics *m);
 
 /* A reported wait (report.h: ws_wait_sink.wait, @ctx the metrics). */
 void ws_metrics_wait_sink(void *ctx, struct ws_graph *g, const struct ws_chain *c, bool ranked);
+/* Thread @t's short waits (ws_wait_sink.short_waits). */
+void ws_metrics_short_sink(void *ctx, struct ws_graph *g, const struct ws_thread *t, uint64_t ns);
 /*
  * Thread @t left the history (ws_wait_sink.gone): when it is a process's main thread, that
  * process's series end and its place goes to the next process.
@@ -66,14 +68,17 @@ void ws_metrics_wait_sink(void *ctx, struct ws_graph *g, const struct ws_chain *
 void ws_metrics_gone(void *ctx, const struct ws_thread *t);
 
 /*
- * The parts the sink adds, for the tests: @ns of process @pid (@comm) off CPU for @cause, on
+ * The parts the sinks add, for the tests: @ns of process @pid (@comm) off CPU for @cause, on
  * @device (block I/O; NULL otherwise); a ranked wait of @ns whose root is @cause (histogram);
- * an idle wait of @ns (not ranked).
+ * an idle wait of @ns (not ranked); short waits.
  */
 void ws_metrics_add(struct ws_metrics *m, uint32_t pid, const char *comm, enum ws_cause cause,
 		    const char *device, uint64_t ns);
 void ws_metrics_observe(struct ws_metrics *m, enum ws_cause cause, uint64_t ns);
 void ws_metrics_idle(struct ws_metrics *m, uint32_t pid, const char *comm, uint64_t ns);
+/* @ns more of waits shorter than min_block; of a thread that @exited: no process made for it. */
+void ws_metrics_short(struct ws_metrics *m, uint32_t pid, const char *comm, uint64_t ns,
+		      bool exited);
 
 /* The session's counts now (ws_session_progress): records read and lost, threads followed. */
 void ws_metrics_progress(struct ws_metrics *m, uint64_t records, uint64_t lost, uint64_t threads);

@@ -252,6 +252,12 @@ void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct
 		    const struct ws_claim *claim)
 {
 	ws_offcpu_ival(r->oc, r->g, t, iv, claim);
+	if (r->wait_sink.short_waits) {
+		uint64_t ns = ws_offcpu_short_since(r->oc, t);
+
+		if (ns)
+			r->wait_sink.short_waits(r->wait_sink.ctx, r->g, t, ns);
+	}
 	if (r->cp && t->tid == ws_critpath_tid(r->cp))
 		ws_critpath_ival(r->cp, t, iv, claim);
 }

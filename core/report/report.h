@@ -104,6 +104,11 @@ struct ws_wait_sink {
 	 * during the call.
 	 */
 	void (*wait)(void *ctx, struct ws_graph *g, const struct ws_chain *c, bool ranked);
+	/*
+	 * Thread @t spent @ns more in waits shorter than min_block (seen one by one, or summarised
+	 * in the kernel), counted as its intervals leave the history (up to max_window late).
+	 */
+	void (*short_waits)(void *ctx, struct ws_graph *g, const struct ws_thread *t, uint64_t ns);
 	/* Thread @t, exited, left the history (ws_graph_ops.on_gone): no wait of it comes again. */
 	void (*gone)(void *ctx, const struct ws_thread *t);
 	void *ctx;

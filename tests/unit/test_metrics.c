@@ -507,3 +507,27 @@ Test(metrics, idle_waits_are_counted_apart)
 	ws_graph_free(sink_g);
 	ws_metrics_free(sink_m);
 }
+
+Test(metrics, short_waits_of_an_exited_thread_make_no_process)
+{
+	struct ws_metrics *m = ws_metrics_new();
+	char *t;
+
+	cr_assert_not_null(m);
+	ws_metrics_short(m, 10, "app", 1500000, false);
+	ws_metrics_short(m, 10, "app", 500000, true);	/* its process has a place: there */
+	ws_metrics_short(m, 11, "gone", 3000000, true); /* no place, none made: other */
+	t = scrape(m);
+	cr_assert(has_line(t,
+			   "whyslow_short_wait_seconds_total{pid=\"10\",comm=\"app\"} 0.002000000"),
+		  "%s", t);
+	cr_assert(has_line(
+		t, "whyslow_short_wait_seconds_total{pid=\"other\",comm=\"other\"} 0.003000000"));
+	cr_assert_null(strstr(t, "{pid=\"11\""));
+	/* short waits are no cause class: the process's classes stay 0 */
+	cr_assert(has_line(
+		t,
+		"whyslow_offcpu_seconds_total{pid=\"10\",comm=\"app\",cause=\"unknown\"} 0.000000000"));
+	free(t);
+	ws_metrics_free(m);
+}
