@@ -266,7 +266,10 @@ void ws_metrics_gone(void *ctx, const struct ws_thread *t)
 {
 	struct ws_metrics *m = ctx;
 
-	/* its series end (Prometheus marks them stale); the other threads' waits are all in */
+	/*
+	 * its series end (Prometheus marks them stale): its threads' chains are all in; short
+	 * waits of its other threads let go later go to "other" (ws_metrics_short)
+	 */
 	if (t->tid != t->pid)
 		return;
 	pthread_mutex_lock(&m->lock);
