@@ -11,6 +11,7 @@
 #include "cmd_stuck.h"
 #include "cmd_trace.h"
 #include "config_help.h"
+#include "metrics_http.h"
 #include "options.h"
 #include "plugin_dir.h"
 #include "runner.h"
@@ -232,6 +233,47 @@ static void status_init(const struct ws_cli *c, enum ws_format format, const cha
 		ws_status_tty_shared(c->cmd & (WS_CMD_RUN | WS_CMD_RECORD), ro->pids, ro->npids));
 }
 
+/*
+ * --metrics / [core] metrics: the metrics made and their server listening, before anything is
+ * loaded or traced (an address that cannot be served stops whyslow now). 0 or -errno, said.
+ */
+static int metrics_start(struct ws_config *cfg, struct ws_metrics **m, struct ws_metrics_http **h)
+{
+	const char *spec = ws_config_get(cfg, "core", "metrics");
+	struct ws_metrics_addr a;
+	int err;
+
+	if (!spec)
+		return 0;
+	err = ws_metrics_addr_parse(spec, &a);
+	if (err == -EINVAL) {
+		ws_log(WS_LOG_ERROR,
+		       "--metrics %s: give PORT, ADDR:PORT or [IPV6]:PORT, the port from 1 to 65535",
+		       spec);
+		return err;
+	}
+	if (err) {
+		ws_log(WS_LOG_ERROR, "--metrics %s: no such address", spec);
+		return err;
+	}
+	*m = ws_metrics_new();
+	if (!*m) {
+		err = -errno;
+		ws_log(WS_LOG_ERROR, "--metrics %s: %s", spec, strerror(-err));
+		return err;
+	}
+	if ((err = ws_metrics_http_start(h, &a, *m))) {
+		ws_log(WS_LOG_ERROR, "--metrics %s: cannot serve there: %s", spec, strerror(-err));
+		ws_metrics_free(*m);
+		*m = NULL;
+		return err;
+	}
+	/* where to point Prometheus, said once: the address may come from an ini file */
+	ws_log(WS_LOG_INFO, "metrics at http://%s%s/metrics",
+	       strchr(spec, ':') ? "" : "127.0.0.1:", spec);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ws_session_opts so = { 0 };
@@ -240,6 +282,8 @@ int main(int argc, char **argv)
 	struct ws_session *s = NULL;
 	struct ws_config cfg = { 0 };
 	struct ws_cli c = { 0 };
+	struct ws_metrics *metrics = NULL;
+	struct ws_metrics_http *metrics_http = NULL;
 	enum ws_format format = WS_FORMAT_TEXT;
 	const char *output;
 	bool recording;
@@ -258,7 +302,7 @@ int main(int argc, char **argv)
 	/* every command at the same default resolution, min_block/64: a recording keeps what a
 	 * report at any --min-block of at least 64 times it needs (ws_resolution_ns) */
 	recording = c.cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH);
-	if (binary_to_terminal(&c, &cfg, recording))
+	if (binary_to_terminal(&c, &cfg, recording) || metrics_start(&cfg, &metrics, &metrics_http))
 		goto out;
 	so.verbose = c.verbose;
 	so.sources = c.sources ? c.sources : ws_config_get(&cfg, "core", "sources");
@@ -275,6 +319,7 @@ int main(int argc, char **argv)
 	ro.user = c.user;
 	ro.as_root = c.as_root;
 	ro.wait = c.wait;
+	ro.metrics = metrics;
 	if ((c.cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH)) && add_cgroup_pids(&cfg, &c.pids))
 		goto out;
 	ro.pids = c.pids.v;
@@ -312,6 +357,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	rc = c.cmd & (WS_CMD_RUN | WS_CMD_RECORD) ? ws_run_command(s, &ro) : ws_attach(s, &ro);
 out:
+	/* the server reads the metrics: stopped first */
+	ws_metrics_http_stop(metrics_http);
+	ws_metrics_free(metrics);
 	ws_session_free(s);
 	ws_config_free(&cfg);
 	ws_cli_free(&c);

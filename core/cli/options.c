@@ -56,6 +56,11 @@ const struct ws_opt ws_opts[] = {
 	{ WS_CMD_TRACING, 0, "perfetto", WS_ARG_STRING, "FILE", NULL, F(perfetto), 0,
 	  "also write the chains as a Perfetto trace (ui.perfetto.dev)", NULL, false },
 
+	{ WS_CMD_TRACING, 0, "metrics", WS_ARG_STRING, "[ADDR:]PORT", "metrics", 0, 0,
+	  "serve Prometheus metrics at http://ADDR:PORT/metrics while tracing (a port alone: 127.0.0.1)",
+	  "Off-CPU seconds of the reported waits per process by root-cause class, a histogram of their durations, the records lost, whyslow's own CPU time and memory; whyslow(1) METRICS lists them. ADDR is an IPv4 address, a host name or [IPv6]; an address that cannot be served stops whyslow before anything is traced. One request per connection, answered within 2 seconds or dropped, so a client never holds up the tracing.",
+	  false },
+
 	/* the report's own settings, live and from a recording */
 	{ WS_CMD_TRACING | WS_CMD_STUCK, 0, "min-block", WS_ARG_DURATION, "DUR", "min_block", 0, 0,
 	  "report waits (time off CPU) at least this long; units required", NULL, false },

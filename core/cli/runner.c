@@ -27,6 +27,8 @@
 #define OPEN_SAMPLE_GAP_NS 100000000ULL
 /* run --duration: how long the command has to end after SIGTERM before SIGKILL */
 #define KILL_GRACE_MS 1000
+/* --metrics: how often the session's counts (records, losses: a map read per CPU) are copied */
+#define METRICS_EVERY_NS 1000000000ULL
 
 static volatile sig_atomic_t stop_requests;
 static volatile sig_atomic_t forward_sig;
@@ -131,6 +133,32 @@ static uint64_t left_behind(struct ws_session *s, const struct ws_run_opts *o)
 	return o->wait ? 0 : ws_clock_mono_now() + WS_RUN_GRACE_NS;
 }
 
+/* --metrics: the session's counts, at most every METRICS_EVERY_NS unless @now_anyway. */
+static void metrics_tick(struct ws_session *s, const struct ws_run_opts *o, bool now_anyway)
+{
+	static uint64_t last;
+	struct ws_progress p;
+	uint64_t now = ws_clock_mono_now();
+
+	if (!o->metrics || (!now_anyway && now - last < METRICS_EVERY_NS))
+		return;
+	last = now;
+	ws_session_progress(s, &p);
+	ws_metrics_progress(o->metrics, p.records, p.lost, p.threads);
+}
+
+/* Analysis started: every reported wait goes to the metrics too. */
+static void metrics_start(struct ws_session *s, const struct ws_run_opts *o)
+{
+	struct ws_wait_sink sink = { .wait = ws_metrics_wait_sink,
+				     .short_waits = ws_metrics_short_sink,
+				     .gone = ws_metrics_gone,
+				     .ctx = o->metrics };
+
+	if (o->metrics)
+		ws_session_set_wait_sink(s, &sink);
+}
+
 /* Poll until @done says so or a stop is requested; then drain and report. */
 static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t deadline,
 		const struct ws_run_opts *o)
@@ -144,6 +172,7 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 		if (err)
 			break;
 		ws_status_tick(s);
+		metrics_tick(s, o, false);
 		/* reap first: a signal forwarded to a command that has exited would be lost */
 		if (!child_done && waitpid(child, child_status, WNOHANG) == child) {
 			child_done = true;
@@ -175,6 +204,7 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 		if (child <= 0 && !ws_session_any_traced(s))
 			break;
 	}
+	metrics_tick(s, o, true);
 	return err;
 }
 
@@ -440,6 +470,8 @@ static int trace_command(struct ws_session *s, const struct ws_run_opts *o, pid_
 	if (!err)
 		err = ws_session_start(s, out);
 	if (!err)
+		metrics_start(s, o);
+	if (!err)
 		err = ws_session_follow(s, pid);
 	if (!err && o->on_start) {
 		uint32_t traced = pid;
@@ -670,6 +702,8 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		err = ws_session_attach(s);
 	if (!err)
 		err = ws_session_start(s, out.f);
+	if (!err)
+		metrics_start(s, o);
 	if (!err && o->on_start)
 		err = o->on_start(o->hook_ctx, s, o->pids, o->npids);
 	if (err) {

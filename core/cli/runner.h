@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "hang/stuck.h"
+#include "report/metrics.h"
 #include "session/session.h"
 
 /* run: how long what the command left behind is still traced, without --wait */
@@ -39,6 +40,8 @@ struct ws_run_opts {
 	 */
 	void (*on_open_waits)(void *ctx, const struct ws_stuck *open);
 	void *hook_ctx;
+	/* --metrics: fed every reported wait and, each second, the session's counts; NULL: off */
+	struct ws_metrics *metrics;
 };
 
 /*

@@ -86,6 +86,9 @@ struct ws_segment {
 /* A segment's root cause, as ws_chain_root_of() gives it. */
 struct ws_seg_root {
 	char key[96];
+	/* the kind of the link the root is ("block_io", "runqueue"; the segment's own when no
+	 * walk explains it): what class of cause @key is, for the metrics */
+	char kind[16];
 	bool named; /* its answer: the root names a cause */
 	bool known; /* found already */
 };
@@ -144,6 +147,9 @@ int ws_chain_walk_segment(struct ws_graph *g, const struct ws_segment *s, struct
  * history.
  */
 bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len);
+/* ws_chain_root_of(), and the kind of the link it names into @kind (NUL-terminated, cut). */
+bool ws_chain_root_kind_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len,
+			   char *kind, size_t kind_len);
 /*
  * ws_chain_root_of() of segment @i of chain @c, from its cache (found now if not yet): the
  * key is valid while the chain is. @c is const as its readers hold it; only its cache fills.

@@ -75,16 +75,19 @@ void ws_quota_label(const struct ws_claim *c, char *buf, size_t len)
 }
 
 /* The blocked interval the wait @d began with, into @out; false when it has none. */
-bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len)
+bool ws_chain_root_kind_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len,
+			   char *kind, size_t kind_len)
 {
 	struct ws_chain tmp;
 
 	if (ws_chain_walk_segment(g, s, &tmp)) {
 		const struct ws_link *root = &tmp.links[tmp.nlinks - 1];
 
+		snprintf(kind, kind_len, "%s", root->kind);
 		chain_root_of_link(g, root, buf, len);
 		return strcmp(root->kind, WS_KIND_UNKNOWN) != 0;
 	}
+	snprintf(kind, kind_len, "%s", s->kind);
 	if (s->thread && strcmp(s->kind, WS_KIND_UNKNOWN) == 0 &&
 	    s->start + s->dur <= s->thread->evicted_to) {
 		/*
@@ -98,13 +101,21 @@ bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf,
 	return strcmp(s->kind, WS_KIND_UNKNOWN) != 0;
 }
 
+bool ws_chain_root_of(struct ws_graph *g, const struct ws_segment *s, char *buf, size_t len)
+{
+	char kind[16];
+
+	return ws_chain_root_kind_of(g, s, buf, len, kind, sizeof(kind));
+}
+
 const struct ws_seg_root *ws_chain_seg_root(struct ws_graph *g, const struct ws_chain *c, size_t i,
 					    struct ws_seg_root *scratch)
 {
 	struct ws_seg_root *r = i < c->nroots ? &c->roots[i] : scratch;
 
 	if (r == scratch || !r->known) {
-		r->named = ws_chain_root_of(g, &c->segs[i], r->key, sizeof(r->key));
+		r->named = ws_chain_root_kind_of(g, &c->segs[i], r->key, sizeof(r->key), r->kind,
+						 sizeof(r->kind));
 		r->known = true;
 	}
 	return r;

@@ -45,6 +45,7 @@ struct thr {
 	} summ_wk[WS_SHORT_KEPT];
 	uint32_t older; /* index + 1 of this tid's previous incarnation in the array; 0: none */
 	bool gone;	/* its thread left the graph: no interval of it comes again */
+	uint64_t short_taken; /* short_total() at the last ws_offcpu_short_since() */
 };
 
 struct ws_offcpu {
@@ -444,6 +445,19 @@ static int by_ns(const void *a, const void *b)
 static uint64_t short_total(const struct thr *e)
 {
 	return e->short_ns + e->summ.blocked_ns + e->summ.runnable_ns;
+}
+
+uint64_t ws_offcpu_short_since(struct ws_offcpu *oc, const struct ws_thread *t)
+{
+	struct thr *e = thr_find(oc, t);
+	uint64_t total, ns;
+
+	if (!e)
+		return 0;
+	total = short_total(e);
+	ns = total > e->short_taken ? total - e->short_taken : 0;
+	e->short_taken = total;
+	return ns;
 }
 
 static int by_short(const void *a, const void *b)

@@ -46,6 +46,11 @@ int ws_offcpu_ival(struct ws_offcpu *oc, struct ws_graph *g, const struct ws_thr
  * (their time stays in the totals). 0 or -ENOMEM.
  */
 int ws_offcpu_gone(struct ws_offcpu *oc, const struct ws_thread *t);
+/*
+ * Thread @t's time in short waits (seen one by one, and summarised in the kernel) counted since
+ * the last call for it (0: none, or @t not kept): what a counter of them adds (the metrics).
+ */
+uint64_t ws_offcpu_short_since(struct ws_offcpu *oc, const struct ws_thread *t);
 /* Gone threads no longer kept one by one: their short_waits lines are not written. */
 uint64_t ws_offcpu_dropped(const struct ws_offcpu *oc);
 /*

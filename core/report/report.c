@@ -165,6 +165,8 @@ int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 			/* not ranked, but still part of the command's wall time */
 			ws_report_follow_chain(r, c);
 			ws_offcpu_chain(r->oc, c, false, 0);
+			if (r->wait_sink.wait)
+				r->wait_sink.wait(r->wait_sink.ctx, r->g, c, false);
 			return 0;
 		}
 	}
@@ -185,6 +187,8 @@ int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 		add_root(r, comm, root->key, c->segs[i].dur);
 	}
 	ws_offcpu_chain(r->oc, c, true, unexplained);
+	if (r->wait_sink.wait)
+		r->wait_sink.wait(r->wait_sink.ctx, r->g, c, true);
 	if (r->o.format == WS_FORMAT_JSON) {
 		report_json_chain(r, c, r->o.out);
 		return ferror(r->o.out) ? -EIO : 0;
@@ -217,6 +221,14 @@ int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 	return 0;
 }
 
+void ws_report_set_wait_sink(struct ws_report *r, const struct ws_wait_sink *sink)
+{
+	if (sink)
+		r->wait_sink = *sink;
+	else
+		memset(&r->wait_sink, 0, sizeof(r->wait_sink));
+}
+
 int ws_report_follow(struct ws_report *r, uint32_t tid)
 {
 	ws_critpath_free(r->cp);
@@ -240,6 +252,12 @@ void ws_report_ival(struct ws_report *r, const struct ws_thread *t, const struct
 		    const struct ws_claim *claim)
 {
 	ws_offcpu_ival(r->oc, r->g, t, iv, claim);
+	if (r->wait_sink.short_waits) {
+		uint64_t ns = ws_offcpu_short_since(r->oc, t);
+
+		if (ns)
+			r->wait_sink.short_waits(r->wait_sink.ctx, r->g, t, ns);
+	}
 	if (r->cp && t->tid == ws_critpath_tid(r->cp))
 		ws_critpath_ival(r->cp, t, iv, claim);
 }
@@ -248,6 +266,8 @@ void ws_report_gone(struct ws_report *r, const struct ws_thread *t)
 {
 	/* without memory, its entry is kept: nothing is lost but the bound */
 	ws_offcpu_gone(r->oc, t);
+	if (r->wait_sink.gone)
+		r->wait_sink.gone(r->wait_sink.ctx, t);
 }
 
 static int by_comm_then_ns(const void *a, const void *b)

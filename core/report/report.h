@@ -96,6 +96,25 @@ void ws_report_sock_io(struct ws_report *r, const struct ws_sock_io *io);
 struct ws_request;
 void ws_report_set_request_sink(struct ws_report *r,
 				void (*fn)(void *ctx, const struct ws_request *q), void *ctx);
+/* Whoever else counts the reported waits (the metrics: report/metrics.h). */
+struct ws_wait_sink {
+	/*
+	 * A wait, after the report counted it: @ranked when it is ranked (its root settled,
+	 * ws_chain_settle_root()), false for an idle wait only counted. @c is valid only
+	 * during the call.
+	 */
+	void (*wait)(void *ctx, struct ws_graph *g, const struct ws_chain *c, bool ranked);
+	/*
+	 * Thread @t spent @ns more in waits shorter than min_block (seen one by one, or summarised
+	 * in the kernel), counted as its intervals leave the history (up to max_window late).
+	 */
+	void (*short_waits)(void *ctx, struct ws_graph *g, const struct ws_thread *t, uint64_t ns);
+	/* Thread @t, exited, left the history (ws_graph_ops.on_gone): no wait of it comes again. */
+	void (*gone)(void *ctx, const struct ws_thread *t);
+	void *ctx;
+};
+/* Hand every reported wait to @sink too (copied; NULL: to none). */
+void ws_report_set_wait_sink(struct ws_report *r, const struct ws_wait_sink *sink);
 /* The records have ended: requests still open end now, while the timelines are kept. */
 void ws_report_requests_end(struct ws_report *r);
 /* Text: the critical path, reasons, top N chains and root causes; JSON: the same objects. */

@@ -41,7 +41,8 @@ struct ws_report {
 	struct ws_requests *rq; /* NULL: --no-requests */
 	void (*request_sink)(void *ctx, const struct ws_request *q);
 	void *request_sink_ctx;
-	bool request_view; /* the summary ranks what cost requests, not thread waits */
+	struct ws_wait_sink wait_sink; /* .wait NULL: none */
+	bool request_view;	       /* the summary ranks what cost requests, not thread waits */
 	struct ws_requests_summary rs;
 	uint64_t stacks_missing[WS_SM_COUNT]; /* links of ranked chains without user frames, by why
 					       */

@@ -43,6 +43,8 @@ const struct ws_config_key ws_core_keys[] = {
 	  "with no run/attach on the command line: attach to these PIDs (space-separated)" },
 	{ "cgroup", WS_CFG_STRING, NULL, 0, 0,
 	  "attach: trace every process of this cgroup (its directory under /sys/fs/cgroup, v1 or v2) and its sub-cgroups, and each process that joins one later" },
+	{ "metrics", WS_CFG_STRING, NULL, 0, 0,
+	  "serve Prometheus metrics of the reported waits over HTTP at [ADDR:]PORT (a port alone: on 127.0.0.1), GET /metrics; unset: none" },
 	{ "stacks", WS_CFG_BOOL, "true", 0, 0,
 	  "capture the user and kernel stacks of waits of at least min_block (and of their wakers)" },
 	{ "stack_user_bytes", WS_CFG_U64, "16K", 0, WS_STACK_USER_MAX,

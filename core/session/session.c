@@ -612,6 +612,12 @@ void ws_session_set_request_sink(struct ws_session *s, ws_request_sink_fn fn, vo
 		ws_report_set_request_sink(s->rep, fn, ctx);
 }
 
+void ws_session_set_wait_sink(struct ws_session *s, const struct ws_wait_sink *sink)
+{
+	if (s->rep)
+		ws_report_set_wait_sink(s->rep, sink);
+}
+
 void ws_session_flush_timelines(struct ws_session *s)
 {
 	if (s->rep)

@@ -227,3 +227,34 @@ Test(offcpu, reported_waits_split)
 	free(text);
 	ws_offcpu_free(oc);
 }
+
+/* What a counter of short waits adds at each interval: the totals' short and summarised parts. */
+Test(offcpu, short_since_hands_each_short_wait_out_once)
+{
+	struct ws_offcpu *oc = ws_offcpu_new(50);
+	struct ws_thread t = { .tid = 7, .pid = 7, .comm = "worker" }, u = { .tid = 8, .pid = 7 };
+	struct ws_offcpu_totals tot;
+	uint64_t sum = 0;
+
+	cr_assert_not_null(oc);
+	cr_expect_eq(ws_offcpu_short_since(oc, &u), 0, "a thread never fed has none");
+	feed(oc, &t, 0, 100, WS_STATE_RUNNING);
+	sum += ws_offcpu_short_since(oc, &t);
+	cr_expect_eq(sum, 0);
+	feed(oc, &t, 100, 105, WS_STATE_BLOCKED);
+	/* the wait is not over yet (it may still reach min_block): not counted */
+	cr_expect_eq(ws_offcpu_short_since(oc, &t), 0);
+	feed(oc, &t, 105, 200, WS_STATE_RUNNING);
+	cr_expect_eq(ws_offcpu_short_since(oc, &t), 5);
+	cr_expect_eq(ws_offcpu_short_since(oc, &t), 0, "asked again: nothing new");
+	t.short_waits = (struct ws_short_waits){ .n = 2, .blocked_ns = 30, .runnable_ns = 12 };
+	feed(oc, &t, 200, 300, WS_STATE_BLOCKED); /* reported: not a short wait */
+	cr_expect_eq(ws_offcpu_short_since(oc, &t), 42, "the kernel's summarised waits");
+	feed(oc, &t, 300, 400, WS_STATE_RUNNING);
+	feed(oc, &t, 400, 410, WS_STATE_RUNNABLE);
+	feed(oc, &t, 410, 500, WS_STATE_RUNNING);
+	cr_expect_eq(ws_offcpu_short_since(oc, &t), 10);
+	ws_offcpu_totals(oc, &tot);
+	cr_expect_eq(5 + 42 + 10, tot.short_ns + tot.summarised_ns);
+	ws_offcpu_free(oc);
+}
