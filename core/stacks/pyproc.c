@@ -287,6 +287,22 @@ static int try_module(uint32_t pid, bool live, const struct ws_map *m, struct ws
 	return ret;
 }
 
+uint64_t ws_pyproc_files_hash(const struct ws_procmaps *pm)
+{
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+
+	for (size_t i = 0; i < pm->n; i++) {
+		const struct ws_map *m = &pm->maps[i];
+
+		if (!m->path || m->path[0] != '/' || !python_name(m->path))
+			continue;
+		for (const char *c = m->path; *c; c++)
+			h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+		h = (h ^ m->inode ^ m->start ^ m->deleted) * 1099511628211ULL;
+	}
+	return h;
+}
+
 int ws_pyproc_detect(uint32_t pid, bool live, const struct ws_procmaps *pm, struct ws_py_info *out)
 {
 	int ret = 0, err;

@@ -58,4 +58,10 @@ int ws_pyproc_detect(uint32_t pid, bool live, const struct ws_procmaps *pm, stru
 /* Could the maps text @text belong to a CPython process (a cheap test before parsing)? */
 bool ws_pyproc_maybe(const char *text);
 
+/*
+ * Which files of @pm could hold the interpreter (ws_pyproc_detect() looks at them), as one hash:
+ * a process whose answer was "not yet" is asked again only when it changed.
+ */
+uint64_t ws_pyproc_files_hash(const struct ws_procmaps *pm);
+
 #endif

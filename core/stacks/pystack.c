@@ -10,7 +10,11 @@
 #include "symfile.h"
 #include "base/log.h"
 
-/* a python file mapped but not readable yet (still being loaded) is tried this many times */
+/*
+ * a process whose python-named files do not hold the interpreter yet (python3.12's executable
+ * before ld.so maps its libpython, a file not readable yet) is asked again when they change, at
+ * most this many times
+ */
 #define LATER_TRIES 20
 
 enum slot_state {
@@ -23,6 +27,8 @@ struct slot {
 	uint32_t pid;
 	enum slot_state state;
 	int tries;
+	uint64_t files;	 /* ws_pyproc_files_hash() when last asked */
+	bool no_runtime; /* ... and none of them held the interpreter (not: could not be read) */
 	struct ws_py_info info;
 };
 
@@ -147,6 +153,7 @@ static int detect(struct ws_pystack *p, struct slot *s, uint32_t pid, bool live,
 		p->said_version = true;
 		return WS_PYSTACK_SAME;
 	}
+	s->no_runtime = ret == 0;
 	s->state = ++s->tries >= LATER_TRIES ? S_UNSUPPORTED : S_LATER;
 	return WS_PYSTACK_SAME;
 }
@@ -168,6 +175,15 @@ static int check(struct ws_pystack *p, uint32_t pid, const char *text, bool live
 		ws_procmaps_free(&pm);
 		return WS_PYSTACK_SAME;
 	}
+	/*
+	 * Not yet, and the same files: the same answer. Asked at every snapshot instead, a
+	 * process young for 100 ms (read at each of the reader's and the watcher's polls) used
+	 * all its tries before a slow ld.so mapped libpython, and its frames were never read.
+	 */
+	if (s && s->state == S_LATER && s->no_runtime && s->files == ws_pyproc_files_hash(&pm)) {
+		ws_procmaps_free(&pm);
+		return WS_PYSTACK_SAME;
+	}
 	had = s && s->state == S_FOUND;
 	if (had)
 		ws_pyframes_forget(p->frames, pid); /* another program: other code objects */
@@ -175,6 +191,7 @@ static int check(struct ws_pystack *p, uint32_t pid, const char *text, bool live
 		ws_procmaps_free(&pm);
 		return WS_PYSTACK_SAME;
 	}
+	s->files = ws_pyproc_files_hash(&pm);
 	ret = detect(p, s, pid, live, &pm, out);
 	ws_procmaps_free(&pm);
 	return ret == WS_PYSTACK_SAME && had ? WS_PYSTACK_GONE : ret;

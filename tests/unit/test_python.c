@@ -5,12 +5,15 @@
  * every pointer is of the interpreter's type ("python frames unreadable" otherwise).
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stacks/pyframes.h"
 #include "stacks/pyproc.h"
+#include "stacks/pystack.h"
 
 /* firstlineno 10; entries: no-column +0 (1 unit), one-line +1 (2 units), no location (1 unit),
  * long form -1 (3 units), short form (1 unit), no-column +40 in a two-byte varint (1 unit) */
@@ -197,4 +200,49 @@ Test(pyframes, refuses_what_is_not_the_interpreters)
 	cr_expect_eq(ws_pyframes_resolve(c, (uint32_t)getpid(), &in, &raw, out, 4), -EFAULT);
 	ws_pyframes_free(c);
 	code_free(code, lt);
+}
+
+/*
+ * A process whose python-named files do not hold the interpreter yet (pyenv's python3.12 before
+ * ld.so maps its libpython) stays "not yet" however often its maps are read unchanged, and is
+ * found once the interpreter's file is mapped: asked at every read, it used all its tries within
+ * the first 100 ms on a loaded machine, and its frames were never read.
+ */
+Test(pystack, not_yet_is_asked_again_only_when_the_files_change)
+{
+	char dir[] = "/tmp/ws-pystack.XXXXXX", exe[64], maps[512], both[1024];
+	struct ws_pystack *p = NULL;
+	struct ws_py_proc proc;
+	struct stat st, py;
+	int ret = 0;
+
+	if (access("/usr/bin/python3.11", R_OK))
+		cr_skip_test("no /usr/bin/python3.11");
+	cr_assert_not_null(mkdtemp(dir));
+	/* the interpreter's files are opened as the process's user would: not through a 0700 dir */
+	cr_assert_eq(chmod(dir, 0755), 0);
+	snprintf(exe, sizeof(exe), "%s/python3.12", dir);
+	/* an ELF named like an interpreter, without one: /bin/true's bytes */
+	{
+		char cmd[160];
+
+		snprintf(cmd, sizeof(cmd), "cp /bin/true '%s'", exe);
+		cr_assert_eq(system(cmd), 0);
+	}
+	cr_assert_eq(stat(exe, &st), 0);
+	cr_assert_eq(stat("/usr/bin/python3.11", &py), 0);
+	snprintf(maps, sizeof(maps), "55550000-55551000 r-xp 00000000 00:00 %lu %s\n",
+		 (unsigned long)st.st_ino, exe);
+	snprintf(both, sizeof(both),
+		 "%s7f000000-7f400000 r--p 00000000 00:00 %lu /usr/bin/python3.11\n", maps,
+		 (unsigned long)py.st_ino);
+	cr_assert_eq(ws_pystack_new(&p), 0);
+	for (int i = 0; i < 50; i++)
+		cr_assert_eq(ws_pystack_check(p, 4242, maps, false, NULL, &proc), WS_PYSTACK_SAME);
+	ret = ws_pystack_check(p, 4242, both, false, NULL, &proc);
+	ws_pystack_free(p);
+	unlink(exe);
+	rmdir(dir);
+	cr_assert_eq(ret, WS_PYSTACK_FOUND, "the interpreter mapped after 50 unchanged reads: %d",
+		     ret);
 }
