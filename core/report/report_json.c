@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "report_impl.h"
+#include "gil_holder.h"
 #include "critpath.h"
 #include "folded.h"
 #include "idle.h"
@@ -95,6 +96,29 @@ static void link_wait_json(struct ws_report *r, const struct ws_link *l, FILE *b
 		ws_syscall_json(b, &l->claim->syscall);
 }
 
+/*
+ * A wait for the GIL: its holder as the interpreter's state named it when the wait ended
+ * ("held_by", as a lock's owner is given, with "owner_evidence": "gil_last_holder"), that
+ * nobody held it then ("gil_free_at_end"), or why none is named ("held_by_unknown").
+ */
+static void link_gil_json(struct ws_report *r, const struct ws_link *l,
+			  const struct ws_link_stacks *st, FILE *b)
+{
+	struct ws_gil_holder h;
+
+	if (l->held_by)
+		return; /* the lock's own owner, said already */
+	ws_link_gil_holder(r->g, l, st, &h);
+	if (h.kind == WS_GH_HELD) {
+		fprintf(b, ",\"held_by\":%u,\"owner_evidence\":\"gil_last_holder\"", h.tid);
+	} else if (h.kind == WS_GH_FREE) {
+		fprintf(b, ",\"gil_free_at_end\":true");
+	} else if (h.kind == WS_GH_UNKNOWN) {
+		fprintf(b, ",\"held_by_unknown\":");
+		ws_json_str(b, h.why);
+	}
+}
+
 /* A link's stacks, its own and its waker's, with where they were cut or why they are missing. */
 static void link_stacks_json(struct ws_report *r, const struct ws_link *l, FILE *b)
 {
@@ -124,6 +148,7 @@ static void link_stacks_json(struct ws_report *r, const struct ws_link *l, FILE 
 		fprintf(b, ",\"waker_stack_missing\":");
 		ws_json_str(b, ws_stack_missing_str(st.waker_missing));
 	}
+	link_gil_json(r, l, &st, b);
 }
 
 /* A CPU link's CPU, its idle time and the threads that ran there meanwhile. */

@@ -126,6 +126,8 @@ static __always_inline void ws_stack_ident(struct ws_rec_stack_raw *r, struct ta
 	r->uregs.nouser = 0;
 	r->py.state = WS_PY_NONE;
 	r->py.n = 0;
+	r->py.gil = WS_GIL_NOT_READ;
+	r->py.gil_holder = 0;
 	/* the record stands for the moment the stack was as captured: just before @end's event */
 	r->hdr.ts = end - 1;
 }

@@ -122,6 +122,20 @@ struct ws_rec_stack {
 	__u16 nouser; /* WS_NOUSER_*: why the record has no user frames (0: it has, or unknown) */
 };
 
+/*
+ * ws_rec_stack.hdr.flags (format 1.8): WS_STACK_REC_GIL says the record ends in a struct
+ * ws_stack_gil (the last 8 bytes, after the frames and the path; a 1.7 reader never looks
+ * there). Only a waiter's stack in a CPython process has one: the GIL as the waiter read it in
+ * its own context as its wait ended.
+ */
+#define WS_STACK_REC_GIL 0x1
+
+struct ws_stack_gil {
+	__u32 holder_tid; /* WS_GIL_HELD: the holder's native thread id (not validated) */
+	__u8 state;	  /* WS_GIL_* (pycapture.h) */
+	__u8 pad[3];
+};
+
 struct ws_stack_frame {
 	__u64 ip;
 	__u64 off;

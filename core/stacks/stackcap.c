@@ -371,6 +371,11 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 	st.wait_end = r->wait_end;
 	st.fd = fd_path(r, path, sizeof(path));
 	st.path = st.fd >= 0 ? path : NULL;
+	/* the GIL as a waiter read it when its wait ended: who held what it may have waited for */
+	if (r->role == WS_STACK_WAITER && r->py.gil <= WS_GIL_ELSEWHERE) {
+		st.gil = r->py.gil;
+		st.gil_holder = r->py.gil == WS_GIL_HELD ? r->py.gil_holder : 0;
+	}
 	/* its Python code objects first: named from its memory, which goes when it exits */
 	if (r->py.state != WS_PY_NONE)
 		ws_pystack_prefetch(sc->py, r->pid, &r->py);
@@ -459,6 +464,8 @@ static void maps_taken(void *ctx, uint32_t pid, const char *text, bool live,
 	struct ws_py_proc pp;
 	int how = ws_pystack_check(sc->py, pid, text, live, id, &pp);
 
+	if (!sc->py_cb)
+		return;
 	if (how == WS_PYSTACK_FOUND)
 		sc->py_cb(sc->py_ctx, pid, &pp);
 	else if (how == WS_PYSTACK_GONE)
@@ -486,6 +493,23 @@ void ws_stackcap_watch_python_codes(struct ws_stackcap *sc, int codes_fd)
 {
 	sc->py_codes_fd = codes_fd;
 	ws_mapsnap_set_busy_hook(sc->maps, codes_fd >= 0 ? python_codes_named : NULL, sc);
+}
+
+int ws_stackcap_lock_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, char *buf,
+			  size_t len)
+{
+	struct ws_mapsnap_copy sn;
+	int ret = ws_pystack_lock(sc->py, pid, addr, buf, len);
+
+	/*
+	 * Not known to run CPython: its maps may have been read without the check (stacks
+	 * off), so check the last ones saved, which costs a string search for most processes.
+	 */
+	if (ret || ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text)
+		return ret;
+	maps_taken(sc, pid, sn.text, true, sn.have_id ? &sn.id : NULL);
+	free(sn.text);
+	return ws_pystack_lock(sc->py, pid, addr, buf, len);
 }
 
 void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx)

@@ -45,6 +45,7 @@ static uint32_t frames_fit(const struct ws_stack *st, size_t *size)
 
 	*size = sizeof(struct ws_rec_stack);
 	*size += plen ? ((plen + 1 + 7) & ~(size_t)7) : 0;
+	*size += st->gil != WS_GIL_NOT_READ ? sizeof(struct ws_stack_gil) : 0;
 	while (n < st->n && *size + frame_bytes(&st->frames[n]) <= REC_MAX)
 		*size += frame_bytes(&st->frames[n++]);
 	return n;
@@ -65,6 +66,15 @@ int ws_stackrec_encode(const struct ws_rec_hdr *hdr, const struct ws_stack *st,
 	r->hdr = *hdr;
 	r->hdr.kind = WS_KIND_STACK;
 	r->hdr.size = size;
+	r->hdr.flags = 0;
+	if (st->gil != WS_GIL_NOT_READ) {
+		/* the last bytes of the record, wherever the frames and the path end */
+		struct ws_stack_gil *g = (void *)((char *)r + size - sizeof(*g));
+
+		r->hdr.flags |= WS_STACK_REC_GIL;
+		g->state = st->gil;
+		g->holder_tid = st->gil == WS_GIL_HELD ? st->gil_holder : 0;
+	}
 	r->tid = st->tid;
 	r->pid = st->pid;
 	r->wait_tid = st->wait_tid;
@@ -134,6 +144,8 @@ int ws_stack_dup(const struct ws_stack *st, struct ws_stack **out)
 	d->nouser = st->nouser;
 	d->wait_start = st->wait_start;
 	d->wait_end = st->wait_end;
+	d->gil = st->gil;
+	d->gil_holder = st->gil == WS_GIL_HELD ? st->gil_holder : 0;
 	d->n = n;
 	p = d->strs;
 	for (uint32_t i = 0; i < n; i++) {
@@ -210,6 +222,21 @@ int ws_stackrec_decode(const struct ws_rec_hdr *rec, struct ws_stack **out)
 	st->wait_end = r->wait_end;
 	/* the strings are copied in one block: the frames point into it */
 	end = (const char *)rec + rec->size;
+	if (rec->flags & WS_STACK_REC_GIL) {
+		struct ws_stack_gil g;
+
+		if (rec->size < sizeof(*r) + sizeof(g)) {
+			ws_stack_free(st);
+			return -EINVAL;
+		}
+		end -= sizeof(g);
+		memcpy(&g, end, sizeof(g));
+		/* a state this version does not know is no holder */
+		st->gil = g.state <= WS_GIL_ELSEWHERE ? g.state : WS_GIL_UNREADABLE;
+		st->gil_holder = st->gil == WS_GIL_HELD ? g.holder_tid : 0;
+		if (st->gil == WS_GIL_NOT_READ)
+			st->gil = WS_GIL_UNREADABLE; /* flagged, so something was read */
+	}
 	strs = end - (const char *)(r + 1);
 	st->frames = calloc(r->nframes ? r->nframes : 1, sizeof(*st->frames));
 	st->strs = malloc(strs ? strs : 1);

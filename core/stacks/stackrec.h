@@ -36,6 +36,10 @@ struct ws_stack {
 	char *strs;
 	int32_t fd;	  /* -1: no file named */
 	const char *path; /* what fd named, or NULL */
+	/* a waiter in a CPython process: the GIL as it read it when its wait ended (capture.h,
+	 * struct ws_stack_gil; WS_GIL_NOT_READ: no such read) */
+	uint8_t gil;
+	uint32_t gil_holder;
 };
 
 /*

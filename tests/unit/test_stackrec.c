@@ -183,6 +183,8 @@ static void assert_same(const struct ws_stack *a, const struct ws_stack *b)
 	cr_assert_eq(a->wait_start, b->wait_start);
 	cr_assert_eq(a->wait_end, b->wait_end);
 	cr_assert_eq(a->fd, b->fd);
+	cr_assert_eq(a->gil, b->gil);
+	cr_assert_eq(a->gil_holder, b->gil_holder);
 	cr_assert_eq(!a->path, !b->path);
 	if (a->path)
 		cr_assert_str_eq(a->path, b->path);
@@ -290,4 +292,103 @@ Test(stacks, kept_struct_found_and_evicted_by_its_wait)
 	ws_stacks_evict(s, 5001);
 	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 7, 2000, 3000, out), 0);
 	ws_stacks_free(s);
+}
+
+/* ---- a Python waiter's read of the GIL (format 1.8): the last 8 bytes, said by a flag ---- */
+
+static struct ws_rec_hdr *make_gil(uint8_t gil, uint32_t holder, const char *path)
+{
+	struct ws_stack st = { .tid = 7,
+			       .pid = 100,
+			       .wait_tid = 7,
+			       .role = WS_STACK_WAITER,
+			       .ustop = 1,
+			       .wait_start = 1000,
+			       .wait_end = 5000,
+			       .n = 7,
+			       .frames = frames,
+			       .fd = path ? 5 : -1,
+			       .path = path,
+			       .gil = gil,
+			       .gil_holder = holder };
+	struct ws_rec_hdr hdr = { .ts = 4999, .cpu = 1, .flags = 0xfe }, *rec = NULL;
+
+	cr_assert_eq(ws_stackrec_encode(&hdr, &st, &rec), 0);
+	return rec;
+}
+
+Test(stackrec, gil_read_round_trip)
+{
+	struct ws_rec_hdr *plain = make(7, WS_STACK_WAITER, 1000, 5000, 7);
+	struct ws_rec_hdr *rec = make_gil(WS_GIL_HELD, 4242, "/tmp/x");
+	struct ws_stack *st, *d;
+
+	cr_assert_eq(plain->flags, 0, "no read: a 1.7 record, flags cleared");
+	cr_assert_eq(rec->flags, WS_STACK_REC_GIL);
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0);
+	cr_assert_eq(st->gil, WS_GIL_HELD);
+	cr_assert_eq(st->gil_holder, 4242);
+	cr_assert_eq(st->n, 7);
+	cr_assert_str_eq(st->path, "/tmp/x");
+	cr_assert_eq(ws_stack_dup(st, &d), 0);
+	assert_same(st, d);
+	ws_stack_free(d);
+	ws_stack_free(st);
+	free(rec);
+	/* a holder is kept only with WS_GIL_HELD */
+	rec = make_gil(WS_GIL_CHANGING, 4242, NULL);
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0);
+	cr_assert_eq(st->gil, WS_GIL_CHANGING);
+	cr_assert_eq(st->gil_holder, 0);
+	ws_stack_free(st);
+	free(rec);
+	/* a record without the flag (1.7) has no read */
+	cr_assert_eq(ws_stackrec_decode(plain, &st), 0);
+	cr_assert_eq(st->gil, WS_GIL_NOT_READ);
+	ws_stack_free(st);
+	free(plain);
+}
+
+/* A 1.7 reader parses frames and path by their lengths: the 8 bytes after them are unread. */
+Test(stackrec, gil_read_is_invisible_to_the_frames)
+{
+	struct ws_rec_hdr *rec = make_gil(WS_GIL_HELD, 4242, NULL);
+	struct ws_stack *st;
+	struct ws_stack_gil g;
+
+	memcpy(&g, (char *)rec + rec->size - sizeof(g), sizeof(g));
+	cr_assert_eq(g.state, WS_GIL_HELD);
+	cr_assert_eq(g.holder_tid, 4242);
+	/* as the old reader sees it: no flag, the same frames */
+	rec->flags = 0;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0);
+	cr_assert_eq(st->n, 7);
+	cr_assert_eq(st->gil, WS_GIL_NOT_READ);
+	ws_stack_free(st);
+	free(rec);
+}
+
+Test(stackrec, gil_read_malformed_is_refused_or_unknown)
+{
+	struct ws_rec_hdr *rec = make_gil(WS_GIL_HELD, 4242, NULL);
+	struct ws_stack_gil g;
+	struct ws_stack *st;
+	uint16_t size = rec->size;
+
+	/* a state this version does not know: no holder */
+	memcpy(&g, (char *)rec + size - sizeof(g), sizeof(g));
+	g.state = 77;
+	memcpy((char *)rec + size - sizeof(g), &g, sizeof(g));
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0);
+	cr_assert_eq(st->gil, WS_GIL_UNREADABLE);
+	cr_assert_eq(st->gil_holder, 0);
+	ws_stack_free(st);
+	/* flagged, but the frames run into the block */
+	rec->size = size - 8;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), -EINVAL);
+	/* flagged, and too short for even the block */
+	rec->size = sizeof(struct ws_rec_stack) + 4;
+	((struct ws_rec_stack *)rec)->nframes = 0;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), -EINVAL);
+	free(rec);
 }
