@@ -36,6 +36,11 @@ void ws_link_gil_holder(struct ws_graph *g, const struct ws_link *l,
 		    ws_graph_pid_of(g, read->gil_holder) == l->pid) {
 			out->kind = WS_GH_HELD;
 			out->tid = read->gil_holder;
+			out->frames.tid = read->gil_holder;
+			out->frames.pid = read->pid;
+			out->frames.n = read->nholder;
+			out->frames.frames = read->holder;
+			out->frames.fd = -1;
 		} else {
 			out->why = "the GIL's last holder read is no other thread of this process";
 		}

@@ -25,6 +25,9 @@ struct ws_gil_holder {
 	enum ws_gil_holder_kind kind;
 	uint32_t tid;
 	const char *why; /* WS_GH_UNKNOWN: why, as the text and JSON say it */
+	/* WS_GH_HELD: the holder's Python frames as the waiter read them while it ran on (its
+	 * switch_number unchanged: still the holder), as a stack of their own (n 0: none read) */
+	struct ws_stack frames;
 };
 
 /* The GIL's holder for link @l, from its own stacks @st (ws_link_stacks()). */

@@ -99,7 +99,8 @@ static void link_wait_json(struct ws_report *r, const struct ws_link *l, FILE *b
 /*
  * A wait for the GIL: its holder as the interpreter's state named it when the wait ended
  * ("held_by", as a lock's owner is given, with "owner_evidence": "gil_last_holder"), that
- * nobody held it then ("gil_free_at_end"), or why none is named ("held_by_unknown").
+ * nobody held it then ("gil_free_at_end"), or why none is named ("held_by_unknown"); with
+ * the holder's Python frames as the waiter read them while it ran ("holder_stack").
  */
 static void link_gil_json(struct ws_report *r, const struct ws_link *l,
 			  const struct ws_link_stacks *st, FILE *b)
@@ -110,7 +111,10 @@ static void link_gil_json(struct ws_report *r, const struct ws_link *l,
 		return; /* the lock's own owner, said already */
 	ws_link_gil_holder(r->g, l, st, &h);
 	if (h.kind == WS_GH_HELD) {
+		const struct ws_stack *parts[] = { &h.frames };
+
 		fprintf(b, ",\"held_by\":%u,\"owner_evidence\":\"gil_last_holder\"", h.tid);
+		ws_stack_json(b, "holder_stack", parts, 1);
 	} else if (h.kind == WS_GH_FREE) {
 		fprintf(b, ",\"gil_free_at_end\":true");
 	} else if (h.kind == WS_GH_UNKNOWN) {

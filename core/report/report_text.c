@@ -178,10 +178,17 @@ static void text_gil_holder(struct ws_report *r, const struct ws_link *l,
 	char e[WS_ESC_LEN];
 
 	ws_link_gil_holder(r->g, l, st, &h);
-	if (h.kind == WS_GH_HELD)
+	if (h.kind == WS_GH_HELD) {
+		const struct ws_stack *parts[] = { &h.frames };
+
 		fprintf(b, " %s held by tid %u (%s) (the GIL's last_holder as the wait ended)\n",
 			ws_arrow(), h.tid, ws_text_esc(ws_graph_comm(r->g, h.tid), e, sizeof(e)));
-	else if (h.kind == WS_GH_FREE && !l->has_woken_by)
+		if (h.frames.n && r->stack_depth > 0) {
+			fputs("       which ran ", b);
+			ws_stack_text(b, parts, 1, r->stack_depth);
+			fputs(" (read then, while it ran)\n", b);
+		}
+	} else if (h.kind == WS_GH_FREE && !l->has_woken_by)
 		fprintf(b, " %s held by: nobody as the wait ended (the GIL was free)\n",
 			ws_arrow());
 	else if (h.kind == WS_GH_UNKNOWN)

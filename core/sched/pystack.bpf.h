@@ -82,7 +82,8 @@ static __always_inline int ws_py_read32(__u32 *out, __u64 addr)
  * mutex held: a holder is claimed only if that mutex was free before and after the reads and
  * switch_number did not move, so last_holder is the thread that took it, not one half-replaced.
  */
-static __always_inline void ws_py_gil(struct ws_py_raw *py, const struct ws_py_proc *pp)
+static __always_inline void ws_py_gil(struct ws_py_raw *py, const struct ws_py_proc *pp,
+				      __u64 *holder_ts, __u64 *switch_number)
 {
 	__u64 gil = pp->runtime + pp->gil, interp, at, sw, sw2, holder, tid;
 	__u32 mu, mu2, locked;
@@ -121,27 +122,16 @@ static __always_inline void ws_py_gil(struct ws_py_raw *py, const struct ws_py_p
 		return;
 	py->gil = WS_GIL_HELD;
 	py->gil_holder = (__u32)tid;
+	*holder_ts = holder;
+	*switch_number = sw;
 }
 
-/* Walk current's Python frames into @py (state WS_PY_NONE: not a Python process). */
-static __always_inline void ws_py_walk(struct ws_py_raw *py, struct task_struct *cur)
+/* The frames of thread state @ts into @py (its state: WS_PY_OK, _TRUNCATED or _UNREADABLE). */
+static __always_inline void ws_py_frames(struct ws_py_raw *py, const struct ws_py_proc *pp,
+					 __u64 ts)
 {
-	__u32 tgid = cur->tgid;
-	struct ws_py_proc *pp = bpf_map_lookup_elem(&ws_py_procs, &tgid);
-	bool bad = false;
-	__u64 ts, frame;
+	__u64 frame;
 
-	py->state = WS_PY_NONE;
-	py->n = 0;
-	py->gil = WS_GIL_NOT_READ;
-	py->gil_holder = 0;
-	if (!pp)
-		return;
-	ws_py_gil(py, pp);
-	ts = ws_py_tstate(pp, cur->pid, &bad);
-	py->state = bad ? WS_PY_UNREADABLE : WS_PY_NO_THREAD;
-	if (!ts)
-		return;
 	py->state = WS_PY_UNREADABLE;
 	if (!ws_py_top(pp, ts, &frame))
 		return;
@@ -189,6 +179,47 @@ static __always_inline void ws_py_publish(const struct ws_py_raw *py, __u32 tgid
 		k.code = py->f[i].code;
 		bpf_map_update_elem(&ws_py_codes, &k, &one, BPF_ANY);
 	}
+}
+
+/*
+ * Walk current's Python frames into @py (state WS_PY_NONE: not a Python process), and read
+ * the GIL (py->gil). @holder, if @want_holder: the frames of the thread holding the GIL, read
+ * while it runs on: kept only if the GIL's switch_number and locked did not move meanwhile (it
+ * still held it; its frames may be of a moment later than the read of the holder, never of
+ * another holder).
+ */
+static __always_inline void ws_py_walk(struct ws_py_raw *py, struct task_struct *cur,
+				       struct ws_py_raw *holder, bool want_holder)
+{
+	__u32 tgid = cur->tgid;
+	struct ws_py_proc *pp = bpf_map_lookup_elem(&ws_py_procs, &tgid);
+	bool bad = false;
+	__u64 ts, holder_ts = 0, sw, sw2;
+	__u32 locked;
+
+	py->state = WS_PY_NONE;
+	py->n = 0;
+	py->gil = WS_GIL_NOT_READ;
+	py->gil_holder = 0;
+	if (!pp)
+		return;
+	ws_py_gil(py, pp, &holder_ts, &sw);
+	if (want_holder && holder_ts) {
+		__u64 gil = pp->runtime + pp->gil;
+
+		ws_py_frames(holder, pp, holder_ts);
+		/* the same switch_number as when the holder was read: nobody took it since */
+		if (ws_py_read(&sw2, gil + pp->gil_switch_number) ||
+		    ws_py_read32(&locked, gil + pp->gil_locked) || sw != sw2 || !locked) {
+			holder->state = WS_PY_NONE;
+			holder->n = 0;
+		}
+	}
+	ts = ws_py_tstate(pp, cur->pid, &bad);
+	py->state = bad ? WS_PY_UNREADABLE : WS_PY_NO_THREAD;
+	if (!ts)
+		return;
+	ws_py_frames(py, pp, ts);
 }
 
 #endif /* WS_SCHED_PYSTACK_BPF_H */

@@ -350,7 +350,7 @@ static int user_frames(struct ws_stackcap *sc, uint32_t pid, const struct ws_ufr
 static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_stack **out)
 {
 	const struct ws_rec_stack_raw *r = (const void *)rec;
-	struct ws_sframe fr[WS_STACK_MAX_FRAMES];
+	struct ws_sframe fr[WS_STACK_MAX_FRAMES], hfr[WS_PY_MAX_FRAMES + 1];
 	struct ws_uframe uf[WS_UNWIND_DEFAULT_FRAMES];
 	struct ws_stack st = { 0 };
 	char path[256];
@@ -376,6 +376,9 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 		st.gil = r->py.gil;
 		st.gil_holder = r->py.gil == WS_GIL_HELD ? r->py.gil_holder : 0;
 	}
+	/* and the holder's Python frames: named first too, while its code objects are there */
+	if (st.gil == WS_GIL_HELD && r->holder_py.state != WS_PY_NONE)
+		ws_pystack_prefetch(sc->py, r->pid, &r->holder_py);
 	/* its Python code objects first: named from its memory, which goes when it exits */
 	if (r->py.state != WS_PY_NONE)
 		ws_pystack_prefetch(sc->py, r->pid, &r->py);
@@ -422,10 +425,17 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 	}
 	st.n = n;
 	st.frames = fr;
+	/* the holder's frames are Python only: merged into no native frame, all of them */
+	if (!err && st.gil == WS_GIL_HELD && r->holder_py.state != WS_PY_NONE) {
+		err = ws_pystack_merge(sc->py, r->pid, &r->holder_py, hfr, &st.nholder,
+				       WS_PY_MAX_FRAMES + 1);
+		st.holder = hfr;
+	}
 	/* the frames' strings are the symbol tables' copies: one block of its own to keep */
 	if (!err)
 		err = ws_stack_dup(&st, out);
 	drop_frames(fr, n);
+	drop_frames(hfr, st.nholder);
 	return err;
 }
 

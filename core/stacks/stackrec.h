@@ -40,6 +40,10 @@ struct ws_stack {
 	 * struct ws_stack_gil; WS_GIL_NOT_READ: no such read) */
 	uint8_t gil;
 	uint32_t gil_holder;
+	/* WS_GIL_HELD: the holder's CPython frames as the waiter read them while it ran, innermost
+	 * first (@nholder of them; in a decoded or copied stack, right after @frames' @n) */
+	uint32_t nholder;
+	struct ws_sframe *holder;
 };
 
 /*

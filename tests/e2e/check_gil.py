@@ -7,8 +7,8 @@ DIR holds, from gt_gil.sh: live.jsonl (a live run, its truth in truth.json), rec
 report.txt (a recording's report, its truth in truth-rec.json). In each, the victim's waits in
 handle() that are waits for the GIL (a futex wait on its words) must say "lock": "gil" and
 "lock_name": "the GIL (python3.N pid P)" with the interpreter's version and pid; those whose
-holder was read must name the hog (compress()) as "held_by", never another thread, and enough
-of them must; a wait ended by the hog handing the GIL over names it as the waker, in compress()
+holder was read must name the hog as "held_by", never another thread, and enough of them must,
+with its Python frames in compress() ("holder_stack") for some; a wait ended by the hog handing the GIL over names it as the waker, in compress()
 where its frames were read. The truth is the interpreter's own (threading.get_native_id, sys._getframe).
 """
 import json
@@ -38,7 +38,7 @@ def check_json(path, truth):
     chains = [json.loads(l) for l in open(path) if l.strip()]
     links = [c["links"][0] for c in chains if c.get("type") == "chain" and c["links"]]
     mine = [l for l in links if l["tid"] == victim["tid"] and l["kind"] in ("futex", "timeout")]
-    gil, held, handed, free, unknown = [], 0, 0, 0, []
+    gil, held, held_frames, handed, free, unknown = [], 0, 0, 0, 0, []
     for l in mine:
         py = py_frames(l.get("stack"))
         in_handle = py and (py[0]["function"], py[0]["file"]) == (victim["function"], victim["file"])
@@ -56,17 +56,32 @@ def check_json(path, truth):
         if py[0]["line"] not in victim["lines"]:
             fail("%s: victim in handle at line %d, not one of its lines %s" % (path, py[0]["line"], victim["lines"]))
         gil.append(l)
-        if "held_by" in l:
+        if "held_by" in l and l["held_by"] == truth["main_tid"]:
+            pass  # the main thread, before it blocked in join(), holds the GIL too
+        elif "held_by" in l:
             if l["held_by"] != holder["tid"] or l.get("owner_evidence") != "gil_last_holder":
                 fail("%s: GIL wait held by %s (%s), the hog is %d" % (
                     path, l["held_by"], l.get("owner_evidence"), holder["tid"]))
             held += 1
+            # its Python frames as the waiter read them while it ran: in compress() (or a call
+            # of its loop, Event.is_set, above it)
+            hs = py_frames(l.get("holder_stack"))
+            mine = [f for f in hs if f["file"] == holder["file"]]
+            if hs and not mine:
+                fail("%s: the holder's frames %s never reach %s" % (path, hs, holder["file"]))
+            if mine:
+                if mine[0]["function"] != holder["function"] or mine[0]["line"] not in holder["lines"]:
+                    fail("%s: the holder ran %s:%d, not in compress() (lines %s)" % (
+                        path, mine[0]["function"], mine[0]["line"], holder["lines"]))
+                held_frames += 1
         elif "held_by_unknown" in l:
             unknown.append(l["held_by_unknown"])
         elif not l.get("gil_free_at_end"):
             fail("%s: a GIL wait names no holder and says not why: %s" % (path, l))
         elif l.get("woken_by") is None:
             free += 1  # it timed out just as the hog let the GIL go: nobody held it then
+        elif l.get("woken_by") == truth["main_tid"]:
+            pass  # handed over by the main thread as it blocked in join()
         else:
             # the GIL was free as the wait ended: it was handed over, by the hog's drop_gil
             if l["kind"] != "futex" or l.get("woken_by") != holder["tid"]:
@@ -78,14 +93,16 @@ def check_json(path, truth):
                 fail("%s: the hog in compress at line %d, not one of its lines %s" % (
                     path, waker[0]["line"], holder["lines"]))
             handed += waker != []
-    print("  %s: %d victim GIL waits in handle(): %d held by the hog tid %d, %d handed over by it "
-          "in compress(), %d free as they ended, %d holder not read %s"
-          % (os.path.basename(path), len(gil), held, holder["tid"], handed, free, len(unknown),
-             sorted(set(unknown))))
+    print("  %s: %d victim GIL waits in handle(): %d held by the hog tid %d (%d with its frames in "
+          "compress()), %d handed over by it in compress(), %d free as they ended, %d holder not "
+          "read %s" % (os.path.basename(path), len(gil), held, holder["tid"], held_frames, handed,
+                       free, len(unknown), sorted(set(unknown))))
     if len(gil) < MIN_WAITS:
         fail("%s: only %d waits of the victim named the GIL (want %d)" % (path, len(gil), MIN_WAITS))
     if held * 2 < len(gil):
         fail("%s: the holder named for only %d of %d GIL waits" % (path, held, len(gil)))
+    if not held_frames:
+        fail("%s: no GIL wait names the holder's Python frames" % path)
 
 
 def main():
@@ -96,9 +113,11 @@ def main():
     check_json(d + "/live.jsonl", live)
     check_json(d + "/rec.jsonl", rec)
     text = open(d + "/report.txt").read()
+    base = os.path.basename(rec["victim"]["file"])
     for want in ("on %s at futex 0x" % gil_name(rec),
                  "held by tid %d " % rec["holder"]["tid"],
-                 "in handle (%s:" % os.path.basename(rec["victim"]["file"])):
+                 "in handle (%s:" % base,
+                 "which ran in compress (%s:" % base):
         if want not in text:
             fail("the text report does not say %r:\n%s" % (want, text))
     print("  PASS: the GIL and its holder named in JSON (live, recorded) and text")

@@ -61,6 +61,8 @@ def main():
     victim.join()
     hog.join()
     truth["pid"] = os.getpid()
+    # it holds the GIL too until it blocks in join(): it may hand it to the victim once
+    truth["main_tid"] = threading.get_native_id()
     truth["python"] = "%d.%d.%d" % sys.version_info[:3]
     truth["executable"] = sys.executable
     with open(sys.argv[1], "w") as f:

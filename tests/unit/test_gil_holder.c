@@ -94,6 +94,30 @@ Test(gil_holder, names_the_thread_the_waiter_read)
 
 	cr_assert_eq(h.kind, WS_GH_HELD);
 	cr_assert_eq(h.tid, HOG);
+	cr_assert_eq(h.frames.n, 0, "no frames read: none shown");
+}
+
+Test(gil_holder, with_the_frames_the_waiter_read)
+{
+	static struct ws_sframe py[] = {
+		{ { 0x7f0000100000, "compress", 38, "/usr/bin/python3.11", "/app/gil.py", 38 },
+		  false,
+		  true },
+	};
+	struct ws_gil_holder h;
+
+	user_half.holder = py;
+	user_half.nholder = 1;
+	h = ask();
+	cr_assert_eq(h.kind, WS_GH_HELD);
+	cr_assert_eq(h.frames.n, 1);
+	cr_assert_eq(h.frames.frames, py);
+	cr_assert_eq(h.frames.tid, HOG);
+	/* a holder not believed shows no frames either */
+	user_half.gil_holder = VICTIM;
+	h = ask();
+	cr_assert_eq(h.kind, WS_GH_UNKNOWN);
+	cr_assert_eq(h.frames.n, 0);
 }
 
 Test(gil_holder, only_for_a_wait_for_the_gil)

@@ -185,6 +185,13 @@ static void assert_same(const struct ws_stack *a, const struct ws_stack *b)
 	cr_assert_eq(a->fd, b->fd);
 	cr_assert_eq(a->gil, b->gil);
 	cr_assert_eq(a->gil_holder, b->gil_holder);
+	cr_assert_eq(a->nholder, b->nholder);
+	for (uint32_t i = 0; i < a->nholder; i++) {
+		cr_assert_eq(a->holder[i].f.line, b->holder[i].f.line);
+		cr_assert_eq(a->holder[i].python, b->holder[i].python);
+		cr_assert_str_eq(a->holder[i].f.sym, b->holder[i].f.sym);
+		cr_assert_str_eq(a->holder[i].f.file, b->holder[i].f.file);
+	}
 	cr_assert_eq(!a->path, !b->path);
 	if (a->path)
 		cr_assert_str_eq(a->path, b->path);
@@ -390,5 +397,69 @@ Test(stackrec, gil_read_malformed_is_refused_or_unknown)
 	rec->size = sizeof(struct ws_rec_stack) + 4;
 	((struct ws_rec_stack *)rec)->nframes = 0;
 	cr_assert_eq(ws_stackrec_decode(rec, &st), -EINVAL);
+	free(rec);
+}
+
+/* The holder's Python frames ride before the read, after the stack's own frames and path. */
+Test(stackrec, gil_holder_frames_round_trip)
+{
+	static struct ws_sframe py[] = {
+		{ { 0x7f0000100000, "compress", 38, "/usr/bin/python3.11", "/app/gil.py", 38 },
+		  false,
+		  true },
+		{ { 0x7f0000200000, "Thread.run", 60, "/usr/bin/python3.11",
+		    "/usr/lib/python3.11/threading.py", 975 },
+		  false,
+		  true },
+	};
+	struct ws_stack st = { .tid = 7,
+			       .pid = 100,
+			       .wait_tid = 7,
+			       .role = WS_STACK_WAITER,
+			       .n = 7,
+			       .frames = frames,
+			       .fd = 5,
+			       .path = "/tmp/x",
+			       .gil = WS_GIL_HELD,
+			       .gil_holder = 4242,
+			       .nholder = 2,
+			       .holder = py };
+	struct ws_rec_hdr hdr = { .ts = 4999 }, *rec = NULL;
+	struct ws_stack *d, *e;
+	struct ws_stack_gil g;
+
+	cr_assert_eq(ws_stackrec_encode(&hdr, &st, &rec), 0);
+	memcpy(&g, (char *)rec + rec->size - sizeof(g), sizeof(g));
+	cr_assert_eq(g.nholder, 2);
+	cr_assert_eq(g.holder_bytes % 8, 0);
+	cr_assert_eq(ws_stackrec_decode(rec, &d), 0);
+	assert_same(&st, d);
+	cr_assert_str_eq(d->path, "/tmp/x");
+	cr_assert_eq(ws_stack_dup(d, &e), 0);
+	assert_same(d, e);
+	ws_stack_free(e);
+	ws_stack_free(d);
+	/* as a 1.7 reader sees it: the waiter's frames and path, nothing more */
+	rec->flags = 0;
+	cr_assert_eq(ws_stackrec_decode(rec, &d), 0);
+	cr_assert_eq(d->n, 7);
+	cr_assert_eq(d->nholder, 0);
+	cr_assert_str_eq(d->path, "/tmp/x");
+	ws_stack_free(d);
+	/* holder bytes claimed beyond the record, or not whole frames: refused */
+	rec->flags = WS_STACK_REC_GIL;
+	g.holder_bytes = rec->size;
+	memcpy((char *)rec + rec->size - sizeof(g), &g, sizeof(g));
+	cr_assert_eq(ws_stackrec_decode(rec, &d), -EINVAL);
+	g.holder_bytes = 12;
+	memcpy((char *)rec + rec->size - sizeof(g), &g, sizeof(g));
+	cr_assert_eq(ws_stackrec_decode(rec, &d), -EINVAL);
+	/* a holder's state other than held: its frames are not believed */
+	g.holder_bytes = 0;
+	g.state = WS_GIL_FREE;
+	memcpy((char *)rec + rec->size - sizeof(g), &g, sizeof(g));
+	cr_assert_eq(ws_stackrec_decode(rec, &d), 0);
+	cr_assert_eq(d->nholder, 0);
+	ws_stack_free(d);
 	free(rec);
 }
