@@ -25,7 +25,11 @@ void ws_link_gil_holder(struct ws_graph *g, const struct ws_link *l,
 			read = st->own[i];
 	out->kind = WS_GH_UNKNOWN;
 	if (!read) {
-		out->why = "the GIL was not read: no user stack of this wait was copied";
+		/* it is read where the waiter's user stack is copied */
+		out->why =
+			st->own_missing == WS_SM_OFF
+				? "the GIL was not read: it is read with the stacks, which were off"
+				: "the GIL was not read: no user stack of this wait was copied";
 		return;
 	}
 	switch (read->gil) {

@@ -10,6 +10,7 @@
 #include "stackcap.h"
 #include "mapsnap.h"
 #include "procmaps.h"
+#include "pyproc.h"
 #include "pystack.h"
 #include "stackrec.h"
 #include "symbols.h"
@@ -23,6 +24,9 @@
 #define UNWINDERS 64
 /* frames of the capture on top of current's kernel stack, at most */
 #define TOOL_FRAMES 8
+
+#define NOT_PY_SLOTS 64
+#define NOT_PY_NS 1000000000ULL /* a process's maps are read again for a lock after this */
 
 struct unwinder_slot {
 	uint32_t pid;
@@ -43,6 +47,13 @@ struct ws_stackcap {
 	void *py_ctx;
 	uint32_t py_now_pid; /* the process ws_stackcap_python_now() last checked */
 	int py_codes_fd;     /* BPF's ws_py_codes, or -1 */
+	/* processes whose maps named no python file when a lock was last asked about, and when:
+	 * their next words are answered without reading their maps again for a while */
+	struct {
+		uint32_t pid;
+		uint64_t at;
+	} not_py[NOT_PY_SLOTS];
+	unsigned int not_py_next;
 };
 
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
@@ -508,17 +519,35 @@ void ws_stackcap_watch_python_codes(struct ws_stackcap *sc, int codes_fd)
 int ws_stackcap_lock_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, char *buf,
 			  size_t len)
 {
-	struct ws_mapsnap_copy sn;
+	struct ws_mapsnap_copy sn = { 0 };
+	struct ws_reader_id id;
 	int ret = ws_pystack_lock(sc->py, pid, addr, buf, len);
+	uint64_t now = ws_clock_mono_now();
+	char *text = NULL;
 
-	/*
-	 * Not known to run CPython: its maps may have been read without the check (stacks
-	 * off), so check the last ones saved, which costs a string search for most processes.
-	 */
-	if (ret || ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text)
+	if (ret)
 		return ret;
-	maps_taken(sc, pid, sn.text, true, sn.have_id ? &sn.id : NULL);
-	free(sn.text);
+	for (unsigned int i = 0; i < NOT_PY_SLOTS; i++)
+		if (sc->not_py[i].pid == pid && now - sc->not_py[i].at < NOT_PY_NS)
+			return 0;
+	/*
+	 * Not known to run CPython (yet): a snapshot of its maps may predate its libpython, or
+	 * none was taken (stacks off). Its maps now, else the last ones saved (it exited).
+	 */
+	if (!ws_procmaps_read_text(pid, &text) && text) {
+		maps_taken(sc, pid, text, true, ws_reader_id_of((pid_t)pid, &id) ? NULL : &id);
+	} else if (!ws_mapsnap_get(sc->maps, pid, &sn) && sn.text) {
+		text = sn.text;
+		maps_taken(sc, pid, text, false, sn.have_id ? &sn.id : NULL);
+	}
+	/* maps that name no python file: not asked again for a while (a process with many
+	 * futex words would read its maps for each) */
+	if (text && !ws_pyproc_maybe(text)) {
+		sc->not_py[sc->not_py_next].pid = pid;
+		sc->not_py[sc->not_py_next].at = now;
+		sc->not_py_next = (sc->not_py_next + 1) % NOT_PY_SLOTS;
+	}
+	free(text);
 	return ws_pystack_lock(sc->py, pid, addr, buf, len);
 }
 

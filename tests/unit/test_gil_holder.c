@@ -165,4 +165,10 @@ Test(gil_holder, says_why_not)
 	h = ask();
 	cr_assert_eq(h.kind, WS_GH_UNKNOWN);
 	cr_assert(strstr(h.why, "not read"));
+	/* nothing captured because stacks were off: said so */
+	st.nown = 0;
+	st.own_missing = WS_SM_OFF;
+	h = ask();
+	cr_assert_eq(h.kind, WS_GH_UNKNOWN);
+	cr_assert(strstr(h.why, "stacks, which were off"), "%s", h.why);
 }
