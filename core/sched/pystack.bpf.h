@@ -182,19 +182,20 @@ static __always_inline void ws_py_publish(const struct ws_py_raw *py, __u32 tgid
 }
 
 /*
- * Walk current's Python frames into @py (state WS_PY_NONE: not a Python process), and read
- * the GIL (py->gil). @holder, if @want_holder: the frames of the thread holding the GIL, read
- * while it runs on: kept only if the GIL's switch_number and locked did not move meanwhile (it
- * still held it; its frames may be of a moment later than the read of the holder, never of
- * another holder).
+ * Walk current's Python frames into @py (state WS_PY_NONE: not a Python process). A @waiter
+ * (current as its wait ends) also reads the GIL (py->gil) and, if it is held, walks the
+ * holder's frames into @holder while the holder runs on: kept only if the GIL's switch_number
+ * and locked did not move meanwhile (it still held it; its frames may be of a moment later
+ * than the read of the holder, never of another holder). A waker's read would say nothing of
+ * the wait it ends: not made.
  */
 static __always_inline void ws_py_walk(struct ws_py_raw *py, struct task_struct *cur,
-				       struct ws_py_raw *holder, bool want_holder)
+				       struct ws_py_raw *holder, bool waiter)
 {
 	__u32 tgid = cur->tgid;
 	struct ws_py_proc *pp = bpf_map_lookup_elem(&ws_py_procs, &tgid);
 	bool bad = false;
-	__u64 ts, holder_ts = 0, sw, sw2;
+	__u64 ts, holder_ts = 0, sw = 0, sw2;
 	__u32 locked;
 
 	py->state = WS_PY_NONE;
@@ -203,8 +204,9 @@ static __always_inline void ws_py_walk(struct ws_py_raw *py, struct task_struct 
 	py->gil_holder = 0;
 	if (!pp)
 		return;
-	ws_py_gil(py, pp, &holder_ts, &sw);
-	if (want_holder && holder_ts) {
+	if (waiter)
+		ws_py_gil(py, pp, &holder_ts, &sw);
+	if (holder_ts) {
 		__u64 gil = pp->runtime + pp->gil;
 
 		ws_py_frames(holder, pp, holder_ts);
