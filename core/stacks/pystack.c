@@ -198,6 +198,20 @@ int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool 
 	return ret;
 }
 
+bool ws_pystack_decided(struct ws_pystack *p, uint32_t pid)
+{
+	struct slot *s;
+	bool ret;
+
+	if (!p)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	s = slot_of(p, pid);
+	ret = s && s->state != S_LATER;
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
 int ws_pystack_lock(struct ws_pystack *p, uint32_t pid, uint64_t addr, char *buf, size_t len)
 {
 	struct slot *s;

@@ -42,6 +42,9 @@ int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool 
  * GIL, or @pid not known to run a CPython whyslow knows).
  */
 #define WS_PYSTACK_LOCK_GIL 1
+/* Is @pid decided already: known to run CPython (of a version known or not)? Then its maps need
+ * not be read again to answer ws_pystack_lock(). */
+bool ws_pystack_decided(struct ws_pystack *p, uint32_t pid);
 int ws_pystack_lock(struct ws_pystack *p, uint32_t pid, uint64_t addr, char *buf, size_t len);
 
 /*

@@ -525,7 +525,9 @@ int ws_stackcap_lock_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, c
 	uint64_t now = ws_clock_mono_now();
 	char *text = NULL;
 
-	if (ret)
+	/* a process already known to run CPython: its answer stands (reading its maps again could
+	 * only lose it, e.g. an exited one's read empty) */
+	if (ret || ws_pystack_decided(sc->py, pid))
 		return ret;
 	for (unsigned int i = 0; i < NOT_PY_SLOTS; i++)
 		if (sc->not_py[i].pid == pid && now - sc->not_py[i].at < NOT_PY_NS)
@@ -534,9 +536,10 @@ int ws_stackcap_lock_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, c
 	 * Not known to run CPython (yet): a snapshot of its maps may predate its libpython, or
 	 * none was taken (stacks off). Its maps now, else the last ones saved (it exited).
 	 */
-	if (!ws_procmaps_read_text(pid, &text) && text) {
+	if (!ws_procmaps_read_text(pid, &text) && text && *text) {
 		maps_taken(sc, pid, text, true, ws_reader_id_of((pid_t)pid, &id) ? NULL : &id);
 	} else if (!ws_mapsnap_get(sc->maps, pid, &sn) && sn.text) {
+		free(text); /* an exited process's maps read empty */
 		text = sn.text;
 		maps_taken(sc, pid, text, false, sn.have_id ? &sn.id : NULL);
 	}
