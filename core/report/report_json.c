@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "report_impl.h"
+#include "gil_holder.h"
 #include "critpath.h"
 #include "folded.h"
 #include "idle.h"
@@ -95,6 +96,33 @@ static void link_wait_json(struct ws_report *r, const struct ws_link *l, FILE *b
 		ws_syscall_json(b, &l->claim->syscall);
 }
 
+/*
+ * A wait for the GIL: its holder as the interpreter's state named it when the wait ended
+ * ("held_by", as a lock's owner is given, with "owner_evidence": "gil_last_holder"), that
+ * nobody held it then ("gil_free_at_end"), or why none is named ("held_by_unknown"); with
+ * the holder's Python frames as the waiter read them while it ran ("holder_stack").
+ */
+static void link_gil_json(struct ws_report *r, const struct ws_link *l,
+			  const struct ws_link_stacks *st, FILE *b)
+{
+	struct ws_gil_holder h;
+
+	if (l->held_by)
+		return; /* the lock's own owner, said already */
+	ws_link_gil_holder(r->g, l, st, &h);
+	if (h.kind == WS_GH_HELD) {
+		const struct ws_stack *parts[] = { &h.frames };
+
+		fprintf(b, ",\"held_by\":%u,\"owner_evidence\":\"gil_last_holder\"", h.tid);
+		ws_stack_json(b, "holder_stack", parts, 1);
+	} else if (h.kind == WS_GH_FREE) {
+		fprintf(b, ",\"gil_free_at_end\":true");
+	} else if (h.kind == WS_GH_UNKNOWN) {
+		fprintf(b, ",\"held_by_unknown\":");
+		ws_json_str(b, h.why);
+	}
+}
+
 /* A link's stacks, its own and its waker's, with where they were cut or why they are missing. */
 static void link_stacks_json(struct ws_report *r, const struct ws_link *l, FILE *b)
 {
@@ -124,6 +152,7 @@ static void link_stacks_json(struct ws_report *r, const struct ws_link *l, FILE 
 		fprintf(b, ",\"waker_stack_missing\":");
 		ws_json_str(b, ws_stack_missing_str(st.waker_missing));
 	}
+	link_gil_json(r, l, &st, b);
 }
 
 /* A CPU link's CPU, its idle time and the threads that ran there meanwhile. */

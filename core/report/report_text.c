@@ -9,6 +9,7 @@
 #include "report_impl.h"
 #include "critpath.h"
 #include "folded.h"
+#include "gil_holder.h"
 #include "idle.h"
 #include "offcpu.h"
 #include "reasons.h"
@@ -166,6 +167,34 @@ static void text_held_by(struct ws_report *r, const struct ws_link *l, FILE *b)
 		ws_text_esc(ev, e, sizeof(e)));
 }
 
+/*
+ * " ← held by tid 4242 (python3.11) (the GIL's last_holder as the wait ended)": a wait for
+ * the GIL names the thread that held it, or says it could not.
+ */
+static void text_gil_holder(struct ws_report *r, const struct ws_link *l,
+			    const struct ws_link_stacks *st, FILE *b)
+{
+	struct ws_gil_holder h;
+	char e[WS_ESC_LEN];
+
+	ws_link_gil_holder(r->g, l, st, &h);
+	if (h.kind == WS_GH_HELD) {
+		const struct ws_stack *parts[] = { &h.frames };
+
+		fprintf(b, " %s held by tid %u (%s) (the GIL's last_holder as the wait ended)\n",
+			ws_arrow(), h.tid, ws_text_esc(ws_graph_comm(r->g, h.tid), e, sizeof(e)));
+		if (h.frames.n && r->stack_depth > 0) {
+			fputs("       which ran ", b);
+			ws_stack_text(b, parts, 1, r->stack_depth);
+			fputs(" (read then, while it ran)\n", b);
+		}
+	} else if (h.kind == WS_GH_FREE && !l->has_woken_by)
+		fprintf(b, " %s held by: nobody as the wait ended (the GIL was free)\n",
+			ws_arrow());
+	else if (h.kind == WS_GH_UNKNOWN)
+		fprintf(b, " %s held by: unknown (%s)\n", ws_arrow(), h.why);
+}
+
 static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
 	/* arrows and dashes only where the locale can show them (LC_ALL=C gets ASCII) */
@@ -195,6 +224,8 @@ static void text_chain(struct ws_report *r, const struct ws_chain *c, FILE *b)
 		}
 		if (l->held_by)
 			text_held_by(r, l, b);
+		else
+			text_gil_holder(r, l, &st, b);
 		if (l->has_woken_by) {
 			/* of several waits, the walk goes on through the longest one's waker */
 			fprintf(b, " %s %swoken by tid %u (%s)%s\n", from,

@@ -70,22 +70,68 @@ static __always_inline bool ws_py_top(const struct ws_py_proc *pp, __u64 ts, __u
 	return !ws_py_read(frame, base + pp->cur_frame);
 }
 
-/* Walk current's Python frames into @py (state WS_PY_NONE: not a Python process). */
-static __always_inline void ws_py_walk(struct ws_py_raw *py, struct task_struct *cur)
+static __always_inline int ws_py_read32(__u32 *out, __u64 addr)
 {
-	__u32 tgid = cur->tgid;
-	struct ws_py_proc *pp = bpf_map_lookup_elem(&ws_py_procs, &tgid);
-	bool bad = false;
-	__u64 ts, frame;
+	*out = 0;
+	return bpf_probe_read_user(out, sizeof(*out), (const void *)addr);
+}
 
-	py->state = WS_PY_NONE;
-	py->n = 0;
-	if (!pp)
+/*
+ * Who holds the main interpreter's GIL now (pycapture.h, WS_GIL_*), read in current's own
+ * context. take_gil and drop_gil change locked, last_holder and switch_number with the GIL's
+ * mutex held: a holder is claimed only if that mutex was free before and after the reads and
+ * switch_number did not move, so last_holder is the thread that took it, not one half-replaced.
+ */
+static __always_inline void ws_py_gil(struct ws_py_raw *py, const struct ws_py_proc *pp,
+				      __u64 *holder_ts, __u64 *switch_number)
+{
+	__u64 gil = pp->runtime + pp->gil, interp, at, sw, sw2, holder, tid;
+	__u32 mu, mu2, locked;
+
+	py->gil = WS_GIL_NOT_READ;
+	py->gil_holder = 0;
+	if (!pp->gil)
 		return;
-	ts = ws_py_tstate(pp, cur->pid, &bad);
-	py->state = bad ? WS_PY_UNREADABLE : WS_PY_NO_THREAD;
-	if (!ts)
+	py->gil = WS_GIL_UNREADABLE;
+	/* 3.12+: the interpreter points at its GIL once it made it (NULL before and after) */
+	if (pp->interp_gil != WS_PY_NO_OFF) {
+		if (ws_py_read(&interp, pp->runtime + pp->interp_main) || !interp ||
+		    ws_py_read(&at, interp + pp->interp_gil))
+			return;
+		if (at != gil) {
+			py->gil = WS_GIL_ELSEWHERE;
+			return;
+		}
+	}
+	if (ws_py_read32(&mu, gil + pp->gil_mutex) ||
+	    ws_py_read(&sw, gil + pp->gil_switch_number) ||
+	    ws_py_read32(&locked, gil + pp->gil_locked) ||
+	    ws_py_read(&holder, gil + pp->gil_last_holder) ||
+	    ws_py_read(&sw2, gil + pp->gil_switch_number) ||
+	    ws_py_read32(&mu2, gil + pp->gil_mutex))
 		return;
+	if (mu || mu2 || sw != sw2) {
+		py->gil = WS_GIL_CHANGING;
+		return;
+	}
+	if (!locked) {
+		py->gil = WS_GIL_FREE;
+		return;
+	}
+	if (!holder || ws_py_read(&tid, holder + pp->ts_native_tid))
+		return;
+	py->gil = WS_GIL_HELD;
+	py->gil_holder = (__u32)tid;
+	*holder_ts = holder;
+	*switch_number = sw;
+}
+
+/* The frames of thread state @ts into @py (its state: WS_PY_OK, _TRUNCATED or _UNREADABLE). */
+static __always_inline void ws_py_frames(struct ws_py_raw *py, const struct ws_py_proc *pp,
+					 __u64 ts)
+{
+	__u64 frame;
+
 	py->state = WS_PY_UNREADABLE;
 	if (!ws_py_top(pp, ts, &frame))
 		return;
@@ -133,6 +179,49 @@ static __always_inline void ws_py_publish(const struct ws_py_raw *py, __u32 tgid
 		k.code = py->f[i].code;
 		bpf_map_update_elem(&ws_py_codes, &k, &one, BPF_ANY);
 	}
+}
+
+/*
+ * Walk current's Python frames into @py (state WS_PY_NONE: not a Python process). A @waiter
+ * (current as its wait ends) also reads the GIL (py->gil) and, if it is held, walks the
+ * holder's frames into @holder while the holder runs on: kept only if the GIL's switch_number
+ * and locked did not move meanwhile (it still held it; its frames may be of a moment later
+ * than the read of the holder, never of another holder). A waker's read would say nothing of
+ * the wait it ends: not made.
+ */
+static __always_inline void ws_py_walk(struct ws_py_raw *py, struct task_struct *cur,
+				       struct ws_py_raw *holder, bool waiter)
+{
+	__u32 tgid = cur->tgid;
+	struct ws_py_proc *pp = bpf_map_lookup_elem(&ws_py_procs, &tgid);
+	bool bad = false;
+	__u64 ts, holder_ts = 0, sw = 0, sw2;
+	__u32 locked;
+
+	py->state = WS_PY_NONE;
+	py->n = 0;
+	py->gil = WS_GIL_NOT_READ;
+	py->gil_holder = 0;
+	if (!pp)
+		return;
+	if (waiter)
+		ws_py_gil(py, pp, &holder_ts, &sw);
+	if (holder_ts) {
+		__u64 gil = pp->runtime + pp->gil;
+
+		ws_py_frames(holder, pp, holder_ts);
+		/* the same switch_number as when the holder was read: nobody took it since */
+		if (ws_py_read(&sw2, gil + pp->gil_switch_number) ||
+		    ws_py_read32(&locked, gil + pp->gil_locked) || sw != sw2 || !locked) {
+			holder->state = WS_PY_NONE;
+			holder->n = 0;
+		}
+	}
+	ts = ws_py_tstate(pp, cur->pid, &bad);
+	py->state = bad ? WS_PY_UNREADABLE : WS_PY_NO_THREAD;
+	if (!ts)
+		return;
+	ws_py_frames(py, pp, ts);
 }
 
 #endif /* WS_SCHED_PYSTACK_BPF_H */

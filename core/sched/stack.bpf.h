@@ -126,6 +126,10 @@ static __always_inline void ws_stack_ident(struct ws_rec_stack_raw *r, struct ta
 	r->uregs.nouser = 0;
 	r->py.state = WS_PY_NONE;
 	r->py.n = 0;
+	r->py.gil = WS_GIL_NOT_READ;
+	r->py.gil_holder = 0;
+	r->holder_py.state = WS_PY_NONE;
+	r->holder_py.n = 0;
 	/* the record stands for the moment the stack was as captured: just before @end's event */
 	r->hdr.ts = end - 1;
 }
@@ -153,9 +157,11 @@ static __always_inline void ws_stack_user(struct ws_rec_stack_raw *r, struct tas
 		r->uregs.nouser = WS_NOUSER_KTHREAD;
 		return;
 	}
-	/* the Python frames it is in now: the ones it waited in (or woke from) */
-	ws_py_walk(&r->py, cur);
+	/* the Python frames it is in now: the ones it waited in (or woke from); a waiter's also
+	 * those of the thread holding the GIL */
+	ws_py_walk(&r->py, cur, &r->holder_py, r->role == WS_STACK_WAITER);
 	ws_py_publish(&r->py, cur->tgid);
+	ws_py_publish(&r->holder_py, cur->tgid);
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 	if (!regs) {
 		r->uregs.nouser = WS_NOUSER_UNREADABLE;

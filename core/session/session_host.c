@@ -4,6 +4,7 @@
 
 #include "session_impl.h"
 #include "base/syscall_fmt.h"
+#include "stacks/pystack.h"
 
 static struct ws_session *session_of(struct ws_plugin_ctx *ctx)
 {
@@ -65,6 +66,21 @@ static int host_data_symbol(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t ad
 	if (!s->stackcap && ws_stackcap_new(&s->stackcap))
 		return -ENOMEM;
 	return ws_stackcap_data_name(s->stackcap, pid, addr, buf, len);
+}
+
+/* The stacks know which processes run CPython, and where their GIL is (stacks/pygil.h). */
+static int host_lock_name(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr, char *buf,
+			  size_t len)
+{
+	struct ws_session *s = session_of(ctx);
+
+	if (s->replay || !session_pid_traced(s, pid))
+		return 0;
+	if (!s->stackcap && ws_stackcap_new(&s->stackcap))
+		return -ENOMEM;
+	return ws_stackcap_lock_name(s->stackcap, pid, addr, buf, len) == WS_PYSTACK_LOCK_GIL
+		       ? WS_LOCK_GIL
+		       : 0;
 }
 
 static int host_set_rodata(struct ws_plugin_ctx *ctx, struct bpf_object *obj, const char *name,
@@ -222,6 +238,7 @@ const struct ws_host ws_session_host = {
 	.resolution_ns = host_resolution_ns,
 	.data_symbol = host_data_symbol,
 	.sock_io = host_sock_io,
+	.lock_name = host_lock_name,
 };
 
 /*

@@ -92,7 +92,10 @@ struct ws_rec_stack_raw {
 	__u64 kframes[WS_STACK_KFRAMES];
 	struct ws_stack_uregs uregs;
 	struct ws_py_raw py; /* its CPython frames, walked with its user stack (pycapture.h) */
-	__u8 ustack[];	     /* @ulen bytes; hdr.size covers them */
+	/* a waiter whose read of the GIL found it held (py.gil WS_GIL_HELD): the holder's CPython
+	 * frames, walked from its thread state while it ran (state WS_PY_NONE: none) */
+	struct ws_py_raw holder_py;
+	__u8 ustack[]; /* @ulen bytes; hdr.size covers them */
 };
 
 /*
@@ -120,6 +123,22 @@ struct ws_rec_stack {
 	__s32 fd;
 	__u16 path_len;
 	__u16 nouser; /* WS_NOUSER_*: why the record has no user frames (0: it has, or unknown) */
+};
+
+/*
+ * ws_rec_stack.hdr.flags (format 1.8): WS_STACK_REC_GIL says the record ends in a struct
+ * ws_stack_gil (its last 8 bytes), preceded by @holder_bytes of the holder's frames (@nholder
+ * struct ws_stack_frame with their strings, as the record's own), all after the frames and the
+ * path: a 1.7 reader never looks there. Only a waiter's stack in a CPython process has one:
+ * the GIL as the waiter read it in its own context as its wait ended.
+ */
+#define WS_STACK_REC_GIL 0x1
+
+struct ws_stack_gil {
+	__u32 holder_tid;   /* WS_GIL_HELD: the holder's native thread id (not validated) */
+	__u8 state;	    /* WS_GIL_* (pycapture.h) */
+	__u8 nholder;	    /* the holder's frames before this block */
+	__u16 holder_bytes; /* and their bytes (a multiple of 8) */
 };
 
 struct ws_stack_frame {

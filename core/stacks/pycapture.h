@@ -37,6 +37,19 @@ struct ws_py_proc {
 	__u16 fr_owner;	     /* _PyInterpreterFrame.owner (a char) */
 	__u16 fr_entry;	     /* _PyInterpreterFrame.is_entry (a bool; WS_PY_NO_OFF: none) */
 	__u16 pad;
+	/*
+	 * The main interpreter's GIL (struct _gil_runtime_state), which lies inside _PyRuntime in
+	 * every version known (3.11: _PyRuntime.ceval.gil; 3.12+:
+	 * _PyRuntime._main_interpreter._gil, which the interpreter's ceval.gil points at once it
+	 * made its GIL).
+	 */
+	__u32 gil;		 /* its offset in _PyRuntime */
+	__u16 interp_main;	 /* _PyRuntime.interpreters.main */
+	__u16 interp_gil;	 /* PyInterpreterState.ceval.gil, a pointer (WS_PY_NO_OFF: 3.11) */
+	__u16 gil_locked;	 /* _gil_runtime_state.locked (an int) */
+	__u16 gil_last_holder;	 /* _gil_runtime_state.last_holder (a PyThreadState *) */
+	__u16 gil_switch_number; /* _gil_runtime_state.switch_number (an unsigned long) */
+	__u16 gil_mutex; /* _gil_runtime_state.mutex (a pthread_mutex_t: its lock word first) */
 };
 
 /* ws_py_raw.state */
@@ -65,10 +78,25 @@ struct ws_py_code_key {
 	__u64 code;
 };
 
+/*
+ * ws_py_raw.gil: the main interpreter's GIL as the thread read it where its stack was copied (a
+ * waiter: as its wait ended, in its own context). Held means: its mutex free before and after,
+ * locked, and the same switch_number around reading last_holder, whose native_thread_id is
+ * @gil_holder (unvalidated: the core checks it is a thread of the process).
+ */
+#define WS_GIL_NOT_READ 0   /* not a Python process, or no GIL known for its version */
+#define WS_GIL_FREE 1	    /* nobody held it */
+#define WS_GIL_HELD 2	    /* held by @gil_holder */
+#define WS_GIL_UNREADABLE 3 /* a read failed (a page not resident, a bad pointer) */
+#define WS_GIL_CHANGING 4   /* it changed hands while read: no holder is claimed */
+#define WS_GIL_ELSEWHERE 5  /* the interpreter's GIL is not (or not yet) the one in _PyRuntime */
+
 struct ws_py_raw {
 	__u8 state; /* WS_PY_* */
 	__u8 n;
-	__u8 pad[6];
+	__u8 gil; /* WS_GIL_* */
+	__u8 pad;
+	__u32 gil_holder;
 	struct ws_py_raw_frame f[WS_PY_MAX_FRAMES];
 };
 

@@ -18,6 +18,10 @@
  * pyenv's 3.11.7), 3.12 (3.12.1's headers), 3.13 (3.13.0's). 3.12 drops is_entry: each
  * evaluation's first frame follows a C shim frame (owner FRAME_OWNED_BY_CSTACK); 3.13 keeps
  * the current frame in the thread state itself and points at the current instruction.
+ * The GIL: the same struct _gil_runtime_state in all three (pycore_gil.h), inside _PyRuntime
+ * for the main interpreter: 3.11 in _PyRuntime.ceval, 3.12 and 3.13 in the main interpreter's
+ * own state (_PyRuntime._main_interpreter._gil: 76392 + 1040, 88352 + 7752), which its
+ * ceval.gil points at.
  */
 static const struct ws_py_layout layouts[] = {
 	{
@@ -32,7 +36,14 @@ static const struct ws_py_layout layouts[] = {
 			  .fr_previous = 48,
 			  .fr_instr = 56,
 			  .fr_owner = 69,
-			  .fr_entry = 68 },
+			  .fr_entry = 68,
+			  .gil = 360,
+			  .interp_main = 48,
+			  .interp_gil = WS_PY_NO_OFF,
+			  .gil_locked = 16,
+			  .gil_last_holder = 8,
+			  .gil_switch_number = 24,
+			  .gil_mutex = 80 },
 		.ob_type = 8,
 		.ob_size = 16,
 		.co_firstlineno = 72,
@@ -48,6 +59,11 @@ static const struct ws_py_layout layouts[] = {
 		.bytes_data = 32,
 		.owner_max = 2,
 		.owner_cstack = 0xff,
+		.gil_cond = 32,
+		.gil_switch_cond = 120,
+		.gil_switch_mutex = 168,
+		.cond_size = 48,
+		.mutex_size = 40,
 	},
 	{
 		.minor = 12,
@@ -61,7 +77,14 @@ static const struct ws_py_layout layouts[] = {
 			  .fr_previous = 8,
 			  .fr_instr = 56,
 			  .fr_owner = 70,
-			  .fr_entry = WS_PY_NO_OFF },
+			  .fr_entry = WS_PY_NO_OFF,
+			  .gil = 77432,
+			  .interp_main = 48,
+			  .interp_gil = 384,
+			  .gil_locked = 16,
+			  .gil_last_holder = 8,
+			  .gil_switch_number = 24,
+			  .gil_mutex = 80 },
 		.ob_type = 8,
 		.ob_size = 16,
 		.co_firstlineno = 68,
@@ -77,6 +100,11 @@ static const struct ws_py_layout layouts[] = {
 		.bytes_data = 32,
 		.owner_max = 3,
 		.owner_cstack = 3,
+		.gil_cond = 32,
+		.gil_switch_cond = 120,
+		.gil_switch_mutex = 168,
+		.cond_size = 48,
+		.mutex_size = 40,
 	},
 	{
 		.minor = 13,
@@ -90,7 +118,14 @@ static const struct ws_py_layout layouts[] = {
 			  .fr_previous = 8,
 			  .fr_instr = 56,
 			  .fr_owner = 70,
-			  .fr_entry = WS_PY_NO_OFF },
+			  .fr_entry = WS_PY_NO_OFF,
+			  .gil = 96104,
+			  .interp_main = 640,
+			  .interp_gil = 16,
+			  .gil_locked = 16,
+			  .gil_last_holder = 8,
+			  .gil_switch_number = 24,
+			  .gil_mutex = 80 },
 		.ob_type = 8,
 		.ob_size = 16,
 		.co_firstlineno = 68,
@@ -106,6 +141,11 @@ static const struct ws_py_layout layouts[] = {
 		.bytes_data = 32,
 		.owner_max = 3,
 		.owner_cstack = 3,
+		.gil_cond = 32,
+		.gil_switch_cond = 120,
+		.gil_switch_mutex = 168,
+		.cond_size = 48,
+		.mutex_size = 40,
 	},
 };
 

@@ -26,6 +26,10 @@ struct ws_py_layout {
 	uint16_t bytes_data;
 	uint8_t owner_max;    /* the largest valid frame owner */
 	uint8_t owner_cstack; /* owner of a C shim frame, skipped (0xff: none) */
+	/* the GIL's pthread objects (offsets in _gil_runtime_state; sizes of glibc's LP64 types):
+	 * the futex words a thread waiting for the GIL sleeps on */
+	uint16_t gil_cond, gil_switch_cond, gil_switch_mutex; /* the mutex: walk.gil_mutex */
+	uint16_t cond_size, mutex_size;
 };
 
 /* The layout of 3.@minor, or NULL when this version is not known. */

@@ -6,6 +6,7 @@
 
 #include "pystack.h"
 #include "pyframes.h"
+#include "pygil.h"
 #include "pyproc.h"
 #include "symfile.h"
 #include "base/log.h"
@@ -210,6 +211,37 @@ int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool 
 	prev = ws_symfile_use(&ctx);
 	ret = check(p, pid, text, live, out);
 	ws_symfile_use(prev);
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+bool ws_pystack_decided(struct ws_pystack *p, uint32_t pid)
+{
+	struct slot *s;
+	bool ret;
+
+	if (!p)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	s = slot_of(p, pid);
+	ret = s && s->state != S_LATER;
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+int ws_pystack_lock(struct ws_pystack *p, uint32_t pid, uint64_t addr, char *buf, size_t len)
+{
+	struct slot *s;
+	int ret = 0;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	s = slot_of(p, pid);
+	if (s && s->state == S_FOUND && ws_py_gil_part(&s->info, addr) != WS_PY_GIL_NONE) {
+		ws_py_gil_name(&s->info, pid, buf, len);
+		ret = WS_PYSTACK_LOCK_GIL;
+	}
 	pthread_mutex_unlock(&p->lock);
 	return ret;
 }

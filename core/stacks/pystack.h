@@ -37,6 +37,17 @@ int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool 
 		     const struct ws_reader_id *id, struct ws_py_proc *out);
 
 /*
+ * The lock CPython keeps at futex word @addr of @pid, when it is one: 1 (WS_PYSTACK_LOCK_GIL)
+ * and its name in @buf ("the GIL (python3.11 pid 4821)", pygil.h), or 0 (not a word of the
+ * GIL, or @pid not known to run a CPython whyslow knows).
+ */
+#define WS_PYSTACK_LOCK_GIL 1
+/* Is @pid decided already: known to run CPython (of a version known or not)? Then its maps need
+ * not be read again to answer ws_pystack_lock(). */
+bool ws_pystack_decided(struct ws_pystack *p, uint32_t pid);
+int ws_pystack_lock(struct ws_pystack *p, uint32_t pid, uint64_t addr, char *buf, size_t len);
+
+/*
  * Name the code objects of @raw now (cached), before the slower native half of the stack is
  * unwound and named: they are read from @pid's live memory, and a program may exit meanwhile.
  */

@@ -10,6 +10,7 @@
 #include "stackcap.h"
 #include "mapsnap.h"
 #include "procmaps.h"
+#include "pyproc.h"
 #include "pystack.h"
 #include "stackrec.h"
 #include "symbols.h"
@@ -23,6 +24,9 @@
 #define UNWINDERS 64
 /* frames of the capture on top of current's kernel stack, at most */
 #define TOOL_FRAMES 8
+
+#define NOT_PY_SLOTS 64
+#define NOT_PY_NS 1000000000ULL /* a process's maps are read again for a lock after this */
 
 struct unwinder_slot {
 	uint32_t pid;
@@ -43,6 +47,13 @@ struct ws_stackcap {
 	void *py_ctx;
 	uint32_t py_now_pid; /* the process ws_stackcap_python_now() last checked */
 	int py_codes_fd;     /* BPF's ws_py_codes, or -1 */
+	/* processes whose maps named no python file when a lock was last asked about, and when:
+	 * their next words are answered without reading their maps again for a while */
+	struct {
+		uint32_t pid;
+		uint64_t at;
+	} not_py[NOT_PY_SLOTS];
+	unsigned int not_py_next;
 };
 
 int ws_stackcap_snapshot(struct ws_stackcap *sc, uint32_t pid, uint64_t now)
@@ -350,7 +361,7 @@ static int user_frames(struct ws_stackcap *sc, uint32_t pid, const struct ws_ufr
 static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct ws_stack **out)
 {
 	const struct ws_rec_stack_raw *r = (const void *)rec;
-	struct ws_sframe fr[WS_STACK_MAX_FRAMES];
+	struct ws_sframe fr[WS_STACK_MAX_FRAMES], hfr[WS_PY_MAX_FRAMES + 1];
 	struct ws_uframe uf[WS_UNWIND_DEFAULT_FRAMES];
 	struct ws_stack st = { 0 };
 	char path[256];
@@ -371,6 +382,14 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 	st.wait_end = r->wait_end;
 	st.fd = fd_path(r, path, sizeof(path));
 	st.path = st.fd >= 0 ? path : NULL;
+	/* the GIL as a waiter read it when its wait ended: who held what it may have waited for */
+	if (r->role == WS_STACK_WAITER && r->py.gil <= WS_GIL_ELSEWHERE) {
+		st.gil = r->py.gil;
+		st.gil_holder = r->py.gil == WS_GIL_HELD ? r->py.gil_holder : 0;
+	}
+	/* and the holder's Python frames: named first too, while its code objects are there */
+	if (st.gil == WS_GIL_HELD && r->holder_py.state != WS_PY_NONE)
+		ws_pystack_prefetch(sc->py, r->pid, &r->holder_py);
 	/* its Python code objects first: named from its memory, which goes when it exits */
 	if (r->py.state != WS_PY_NONE)
 		ws_pystack_prefetch(sc->py, r->pid, &r->py);
@@ -417,10 +436,17 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 	}
 	st.n = n;
 	st.frames = fr;
+	/* the holder's frames are Python only: merged into no native frame, all of them */
+	if (!err && st.gil == WS_GIL_HELD && r->holder_py.state != WS_PY_NONE) {
+		err = ws_pystack_merge(sc->py, r->pid, &r->holder_py, hfr, &st.nholder,
+				       WS_PY_MAX_FRAMES + 1);
+		st.holder = hfr;
+	}
 	/* the frames' strings are the symbol tables' copies: one block of its own to keep */
 	if (!err)
 		err = ws_stack_dup(&st, out);
 	drop_frames(fr, n);
+	drop_frames(hfr, st.nholder);
 	return err;
 }
 
@@ -459,6 +485,8 @@ static void maps_taken(void *ctx, uint32_t pid, const char *text, bool live,
 	struct ws_py_proc pp;
 	int how = ws_pystack_check(sc->py, pid, text, live, id, &pp);
 
+	if (!sc->py_cb)
+		return;
 	if (how == WS_PYSTACK_FOUND)
 		sc->py_cb(sc->py_ctx, pid, &pp);
 	else if (how == WS_PYSTACK_GONE)
@@ -486,6 +514,44 @@ void ws_stackcap_watch_python_codes(struct ws_stackcap *sc, int codes_fd)
 {
 	sc->py_codes_fd = codes_fd;
 	ws_mapsnap_set_busy_hook(sc->maps, codes_fd >= 0 ? python_codes_named : NULL, sc);
+}
+
+int ws_stackcap_lock_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, char *buf,
+			  size_t len)
+{
+	struct ws_mapsnap_copy sn = { 0 };
+	struct ws_reader_id id;
+	int ret = ws_pystack_lock(sc->py, pid, addr, buf, len);
+	uint64_t now = ws_clock_mono_now();
+	char *text = NULL;
+
+	/* a process already known to run CPython: its answer stands (reading its maps again could
+	 * only lose it, e.g. an exited one's read empty) */
+	if (ret || ws_pystack_decided(sc->py, pid))
+		return ret;
+	for (unsigned int i = 0; i < NOT_PY_SLOTS; i++)
+		if (sc->not_py[i].pid == pid && now - sc->not_py[i].at < NOT_PY_NS)
+			return 0;
+	/*
+	 * Not known to run CPython (yet): a snapshot of its maps may predate its libpython, or
+	 * none was taken (stacks off). Its maps now, else the last ones saved (it exited).
+	 */
+	if (!ws_procmaps_read_text(pid, &text) && text && *text) {
+		maps_taken(sc, pid, text, true, ws_reader_id_of((pid_t)pid, &id) ? NULL : &id);
+	} else if (!ws_mapsnap_get(sc->maps, pid, &sn) && sn.text) {
+		free(text); /* an exited process's maps read empty */
+		text = sn.text;
+		maps_taken(sc, pid, text, false, sn.have_id ? &sn.id : NULL);
+	}
+	/* maps that name no python file: not asked again for a while (a process with many
+	 * futex words would read its maps for each) */
+	if (text && !ws_pyproc_maybe(text)) {
+		sc->not_py[sc->not_py_next].pid = pid;
+		sc->not_py[sc->not_py_next].at = now;
+		sc->not_py_next = (sc->not_py_next + 1) % NOT_PY_SLOTS;
+	}
+	free(text);
+	return ws_pystack_lock(sc->py, pid, addr, buf, len);
 }
 
 void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx)

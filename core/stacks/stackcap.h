@@ -88,5 +88,11 @@ bool ws_stackcap_forget(struct ws_stackcap *sc, uint32_t pid);
  */
 int ws_stackcap_data_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, char *buf,
 			  size_t len);
+/*
+ * The lock a language runtime of @pid keeps at futex word @addr: WS_PYSTACK_LOCK_GIL and its
+ * name in @buf ("the GIL (python3.11 pid 4821)", pystack.h), or 0 when none is known there.
+ */
+int ws_stackcap_lock_name(struct ws_stackcap *sc, uint32_t pid, uint64_t addr, char *buf,
+			  size_t len);
 
 #endif

@@ -36,6 +36,14 @@ struct ws_stack {
 	char *strs;
 	int32_t fd;	  /* -1: no file named */
 	const char *path; /* what fd named, or NULL */
+	/* a waiter in a CPython process: the GIL as it read it when its wait ended (capture.h,
+	 * struct ws_stack_gil; WS_GIL_NOT_READ: no such read) */
+	uint8_t gil;
+	uint32_t gil_holder;
+	/* WS_GIL_HELD: the holder's CPython frames as the waiter read them while it ran, innermost
+	 * first (@nholder of them; in a decoded or copied stack, right after @frames' @n) */
+	uint32_t nholder;
+	struct ws_sframe *holder;
 };
 
 /*

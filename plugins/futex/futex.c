@@ -66,7 +66,9 @@ struct recent {
 /* What a futex word of one process is called: "_PyRuntime+0x1b0", "M". */
 struct word_name {
 	bool named;
+	bool lock_asked; /* claim_word_lock() asked which lock it is */
 	char name[sizeof(((struct ws_field *)0)->s)];
+	char lock[sizeof(((struct ws_field *)0)->s)]; /* the lock's name ("": none) */
 };
 
 /* The plugin's state for one session (ws_plugin_ctx.priv). */
@@ -436,6 +438,52 @@ static void claim_word_name(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t ad
 		h->claim_str(out, "addr_symbol", wn->name);
 }
 
+/* The name-table key of the lock at a word (a key of its own beside the word's symbol). */
+static uint64_t lock_key(uint32_t pid, uint64_t addr)
+{
+	uint64_t k = mix64(word_key(pid, addr) ^ 0x6c6f636bULL);
+
+	return k ? k : 2;
+}
+
+/*
+ * Say which lock a language runtime keeps at futex word @addr of process @pid, when one does
+ * ("lock": "gil", "lock_name": "the GIL (python3.11 pid 4821)"): live, the core knows from the
+ * runtime's own layout; a replay takes what the live run kept ("gil:the GIL (...)"). Asked once
+ * per word: the answer sits in the word's entry.
+ */
+static void claim_word_lock(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr,
+			    struct ws_claim *out)
+{
+	const struct ws_host *h = ctx->host;
+	struct word_name *wn =
+		ws_table_get(&((struct futex *)ctx->priv)->words, word_key(pid, addr));
+	char buf[sizeof(wn->lock) + 8]; /* "gil:" and the name */
+
+	if (!wn || !h->lock_name)
+		return;
+	if (!wn->lock_asked) {
+		wn->lock_asked = true;
+		if (ctx->replay) {
+			if (h->name_get(ctx, lock_key(pid, addr), buf, sizeof(buf)) == 0 &&
+			    !strncmp(buf, "gil:", 4) && buf[4])
+				snprintf(wn->lock, sizeof(wn->lock), "%.*s",
+					 (int)sizeof(wn->lock) - 1, buf + 4);
+		} else if (h->lock_name(ctx, pid, addr, wn->lock, sizeof(wn->lock)) ==
+				   WS_LOCK_GIL &&
+			   wn->lock[0]) {
+			snprintf(buf, sizeof(buf), "gil:%s", wn->lock);
+			h->name_set(ctx, lock_key(pid, addr), buf);
+		} else {
+			wn->lock[0] = 0;
+		}
+	}
+	if (wn->lock[0]) {
+		h->claim_str(out, "lock", "gil");
+		h->claim_str(out, "lock_name", wn->lock);
+	}
+}
+
 /*
  * Fill @out if @waker's call wakes or hands over one of @victim's futexes
  * (the check both ways of learning the calls share).
@@ -486,6 +534,7 @@ static int claim_match(struct ws_plugin_ctx *ctx, const struct ws_wait *w,
 		ctx->host->claim_str(out, "op", vop);
 		ctx->host->claim_str(out, "waker_op", wop);
 		claim_word_name(ctx, w->pid, a, out);
+		claim_word_lock(ctx, w->pid, a, out);
 		return 1;
 	}
 	return 0;
@@ -525,6 +574,7 @@ static int claim_timeout(struct ws_plugin_ctx *ctx, const struct ws_wait *w,
 	ctx->host->claim_hex(out, "addr", a);
 	ctx->host->claim_str(out, "op", op_name(victim->syscall, victim->cmd));
 	claim_word_name(ctx, w->pid, a, out);
+	claim_word_lock(ctx, w->pid, a, out);
 	return 1;
 }
 
@@ -580,11 +630,15 @@ static int futex_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 }
 
 /* "futex 0x7f2a3c001000", "futex 0xa5b8f0 (_PyRuntime+0x1b0)": the word, and the global
- * holding it when one does. */
+ * holding it when one does; "the GIL (python3.11 pid 4821) at futex 0xa5b8f0": the lock a
+ * runtime keeps there. */
 static int word_text(const struct ws_claim *claim, uint64_t addr, char *buf, size_t len)
 {
 	const char *sym = ws_claim_str(claim, "addr_symbol", NULL);
+	const char *lock = ws_claim_str(claim, "lock_name", NULL);
 
+	if (lock && *lock)
+		return snprintf(buf, len, "%s at futex 0x%llx", lock, (unsigned long long)addr);
 	if (sym && *sym)
 		return snprintf(buf, len, "futex 0x%llx (%s)", (unsigned long long)addr, sym);
 	return snprintf(buf, len, "futex 0x%llx", (unsigned long long)addr);
@@ -615,13 +669,17 @@ static int futex_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *clai
 	return n;
 }
 
-/* Waits on one futex word are one cause, whoever woke each. */
+/* Waits on one futex word are one cause, whoever woke each; waits on one lock's words (the
+ * GIL's condition variable and mutexes) are one too. */
 static int futex_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *claim, char *buf,
 			  size_t len)
 {
 	const struct ws_field *addr = ws_claim_field(claim, "addr");
+	const char *lock = ws_claim_str(claim, "lock_name", NULL);
 
 	(void)ctx;
+	if (lock && *lock)
+		return snprintf(buf, len, "%s", lock);
 	if (!addr)
 		return 0;
 	return word_text(claim, addr->u, buf, len);

@@ -60,6 +60,13 @@ static int on_event(void *ctx, const struct ws_rec_hdr *rec)
 					(f->module ? strlen(f->module) : 0) +
 					(f->file ? strlen(f->file) : 0);
 			}
+			/* a Python waiter's GIL holder's frames (format 1.8) */
+			for (uint32_t i = 0; i < st->nholder; i++) {
+				const struct ws_frame *f = &st->holder[i].f;
+
+				sink += f->ip + f->line + (f->sym ? strlen(f->sym) : 0) +
+					(f->file ? strlen(f->file) : 0);
+			}
 			ws_stack_free(st);
 		}
 	}

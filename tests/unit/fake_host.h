@@ -33,6 +33,9 @@ struct fake_host {
 	/* ws_host.data_symbol's answer (NULL: no address is in a named object), and its calls */
 	int (*data_symbol)(uint32_t pid, uint64_t addr, char *buf, size_t len);
 	unsigned int data_symbol_calls;
+	/* ws_host.lock_name's answer (NULL: no word is a known lock), and its calls */
+	int (*lock_name)(uint32_t pid, uint64_t addr, char *buf, size_t len);
+	unsigned int lock_name_calls;
 };
 
 static struct fake_host fake;
@@ -156,6 +159,14 @@ static inline int fake_data_symbol(struct ws_plugin_ctx *ctx, uint32_t pid, uint
 	return fake.data_symbol ? fake.data_symbol(pid, addr, buf, len) : 0;
 }
 
+static inline int fake_lock_name(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr, char *buf,
+				 size_t len)
+{
+	(void)ctx;
+	fake.lock_name_calls++;
+	return fake.lock_name ? fake.lock_name(pid, addr, buf, len) : 0;
+}
+
 static const struct ws_host fake_host_table = {
 	.sz = sizeof(struct ws_host),
 	.abi_major = WS_ABI_MAJOR,
@@ -172,6 +183,7 @@ static const struct ws_host fake_host_table = {
 	.name_set = fake_name_set,
 	.name_get = fake_name_get,
 	.data_symbol = fake_data_symbol,
+	.lock_name = fake_lock_name,
 };
 
 /*

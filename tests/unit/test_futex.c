@@ -685,3 +685,86 @@ Test(futex, word_named_by_its_global)
 	cr_expect_null(get(&c, "addr_symbol"));
 	cr_expect_eq(fake.data_symbol_calls, 0);
 }
+
+/* ---- the lock a runtime keeps at a futex word (ws_host.lock_name): CPython's GIL ---- */
+
+static int gil_at_x(uint32_t pid, uint64_t addr, char *buf, size_t len)
+{
+	if (pid != PID || addr != X)
+		return 0;
+	snprintf(buf, len, "the GIL (python3.11 pid %u)", pid);
+	return WS_LOCK_GIL;
+}
+
+Test(futex, word_named_as_the_gil)
+{
+	char saved[sizeof(fake.names)], want[96];
+	const struct ws_field *f;
+	struct ws_claim c;
+	size_t nsaved;
+
+	fake.data_symbol = runtime_holds_x;
+	fake.lock_name = gil_at_x;
+	cr_assert_eq(hand_over(X, &c), 1);
+	expect_claim(&c, 12, X, "FUTEX_WAIT", "FUTEX_WAKE");
+	f = get(&c, "lock");
+	cr_assert_not_null(f);
+	cr_expect_str_eq(f->s, "gil");
+	f = get(&c, "lock_name");
+	cr_assert_not_null(f);
+	snprintf(want, sizeof(want), "the GIL (python3.11 pid %u)", PID);
+	cr_expect_str_eq(f->s, want);
+	/* the global is still named: the JSON keeps its keys */
+	cr_expect_not_null(get(&c, "addr_symbol"));
+	snprintf(want, sizeof(want), "the GIL (python3.11 pid %u) at futex 0x7f2a3c001000", PID);
+	described(&c, want);
+	/* asked once per word */
+	cr_assert_eq(hand_over(X, &c), 1);
+	cr_expect_eq(fake.lock_name_calls, 1);
+	/* another word is no lock: no key, the word as before */
+	cr_assert_eq(hand_over(Y, &c), 1);
+	cr_expect_null(get(&c, "lock"));
+	cr_expect_null(get(&c, "lock_name"));
+	described(&c, "futex 0x7f2a3c002000");
+	/* a timed wait for the GIL that timed out */
+	cr_assert_eq(ask_regs(11, PID, 100, 200, 0, 0, WS_CTX_HARDIRQ | WS_CTX_TIMER,
+			      sys_futex(WS_FUTEX_WAIT_BITSET | PRIV, X, 0x7ffd0000, 0), no_sys, &c),
+		     1);
+	cr_expect_str_eq(get(&c, "lock")->s, "gil");
+	snprintf(want, sizeof(want),
+		 "the GIL (python3.11 pid %u) at futex 0x7f2a3c001000: wait timed out", PID);
+	described(&c, want);
+
+	/* a replay names it from the recording's name table, never asking the core */
+	memcpy(saved, fake.names, sizeof(saved));
+	nsaved = fake.nnames;
+	fake_unload();
+	plug = fake_load("futex.so", true);
+	memcpy(fake.names, saved, sizeof(saved));
+	fake.nnames = nsaved;
+	fake.data_symbol = runtime_holds_x;
+	fake.lock_name = gil_at_x;
+	cr_assert_eq(hand_over(X, &c), 1);
+	cr_expect_str_eq(get(&c, "lock")->s, "gil");
+	snprintf(want, sizeof(want), "the GIL (python3.11 pid %u)", PID);
+	cr_expect_str_eq(get(&c, "lock_name")->s, want);
+	cr_assert_eq(hand_over(Y, &c), 1);
+	cr_expect_null(get(&c, "lock"));
+	cr_expect_eq(fake.lock_name_calls, 0);
+}
+
+/* A core of ABI 3.0 has no lock_name: the word is named as before, nothing more. */
+Test(futex, no_lock_name_on_an_older_core)
+{
+	struct ws_host old = *fake.ctx.host;
+	struct ws_claim c;
+
+	old.lock_name = NULL;
+	fake.ctx.host = &old;
+	fake.data_symbol = runtime_holds_x;
+	fake.lock_name = gil_at_x;
+	cr_assert_eq(hand_over(X, &c), 1);
+	cr_expect_null(get(&c, "lock"));
+	described(&c, "futex 0x7f2a3c001000 (_PyRuntime+0x1b0)");
+	fake.ctx.host = &fake_host_table;
+}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "stacks/pyframes.h"
+#include "stacks/pygil.h"
 #include "stacks/pyproc.h"
 #include "stacks/pystack.h"
 
@@ -245,4 +246,57 @@ Test(pystack, not_yet_is_asked_again_only_when_the_files_change)
 	rmdir(dir);
 	cr_assert_eq(ret, WS_PYSTACK_FOUND, "the interpreter mapped after 50 unchanged reads: %d",
 		     ret);
+}
+
+/* ---- the GIL's futex words (core/stacks/pygil.c), per version, without any header ---- */
+
+static struct ws_py_info info_at(unsigned minor, uint64_t runtime)
+{
+	struct ws_py_info in = { 0 };
+
+	in.layout = ws_py_layout_of(minor);
+	cr_assert_not_null(in.layout, "no layout for 3.%u", minor);
+	in.bpf = in.layout->walk;
+	in.bpf.runtime = runtime;
+	in.version = 0x03000000u | minor << 16;
+	return in;
+}
+
+Test(pygil, words_of_each_version)
+{
+	/* Debian's 3.11.2: its GIL waits sleep on _PyRuntime+0x1b0 and +0x1b4 (nm -D, observed:
+	 * docs/REAL-PROGRAMS.md), the condition variable's two signal words */
+	struct ws_py_info in = info_at(11, 0xa5b740);
+	char name[64];
+
+	cr_expect_eq(ws_py_gil_part(&in, 0xa5b740 + 0x1b0), WS_PY_GIL_COND);
+	cr_expect_eq(ws_py_gil_part(&in, 0xa5b740 + 0x1b4), WS_PY_GIL_COND);
+	cr_expect_eq(ws_py_gil_part(&in, 0xa5b740 + 0x1b8), WS_PY_GIL_MUTEX);
+	cr_expect_eq(ws_py_gil_part(&in, 0xa5b740 + 360 + 120), WS_PY_GIL_SWITCH_COND);
+	cr_expect_eq(ws_py_gil_part(&in, 0xa5b740 + 360 + 168), WS_PY_GIL_SWITCH_MUTEX);
+	/* before the condition variable (locked, last_holder) and after the last mutex: no */
+	cr_expect_eq(ws_py_gil_part(&in, 0xa5b740 + 360 + 16), WS_PY_GIL_NONE);
+	cr_expect_eq(ws_py_gil_part(&in, 0xa5b740 + 360 + 208), WS_PY_GIL_NONE);
+	cr_expect_eq(ws_py_gil_part(&in, 0), WS_PY_GIL_NONE);
+	cr_expect_eq(ws_py_gil_name(&in, 4821, name, sizeof(name)), 29);
+	cr_expect_str_eq(name, "the GIL (python3.11 pid 4821)");
+	/* 3.12 and 3.13: the main interpreter's own GIL, deeper in _PyRuntime */
+	in = info_at(12, 0x1000000);
+	cr_expect_eq(ws_py_gil_part(&in, 0x1000000 + 77432 + 32 + 40), WS_PY_GIL_COND);
+	cr_expect_eq(ws_py_gil_part(&in, 0x1000000 + 0x1b0), WS_PY_GIL_NONE);
+	in = info_at(13, 0x1000000);
+	cr_expect_eq(ws_py_gil_part(&in, 0x1000000 + 96104 + 80), WS_PY_GIL_MUTEX);
+	ws_py_gil_name(&in, 7, name, sizeof(name));
+	cr_expect_str_eq(name, "the GIL (python3.13 pid 7)");
+	cr_expect_str_eq(ws_py_gil_part_name(WS_PY_GIL_SWITCH_COND), "switch_cond");
+	cr_expect_null(ws_py_gil_part_name(WS_PY_GIL_NONE));
+}
+
+Test(pygil, nothing_without_a_layout)
+{
+	struct ws_py_info in = { 0 };
+
+	cr_expect_eq(ws_py_gil_part(&in, 0x1b0), WS_PY_GIL_NONE);
+	in = info_at(11, 0);
+	cr_expect_eq(ws_py_gil_part(&in, 0x1b0), WS_PY_GIL_NONE, "no runtime address: nothing");
 }

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "stacks/pystack.h"
 #include "stacks/stackcap.h"
 
 #define MS 1000000ULL
@@ -239,4 +240,59 @@ Test(stackcap, an_exited_process_reads_as_gone)
 	cr_assert_eq(ws_stackcap_snapshot(sc, c.pid, T0 + 551 * MS), -ENOENT);
 	ws_stackcap_free(sc);
 	reap(&c);
+}
+
+/* _PyRuntime's address in Debian's python3.11 (not PIE: the address it runs at), 0: none. */
+static uint64_t py311_runtime(void)
+{
+	FILE *f = popen("nm -D --defined-only /usr/bin/python3.11 2>/dev/null", "r");
+	char line[256];
+	uint64_t at = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char name[128];
+
+		if (sscanf(line, "%llx %*s %127s", &a, name) == 2 && !strcmp(name, "_PyRuntime"))
+			at = a;
+	}
+	if (f)
+		pclose(f);
+	return at;
+}
+
+/*
+ * ws_stackcap_lock_name() on a real Debian python3.11 (stacks/pygil.c's table, found from its
+ * files and maps now, as the futex source asks): the GIL's condition variable word is the
+ * GIL's; a word beside it is nothing, and so is any word of a program that is not Python.
+ */
+Test(stackcap, the_gils_words_of_a_running_python)
+{
+	uint64_t rt = py311_runtime();
+	struct child py, sl;
+	struct ws_stackcap *sc;
+	char buf[64], want[64], exe[PATH_MAX] = "";
+
+	if (!rt)
+		cr_skip_test("no /usr/bin/python3.11 (Debian 12's) or no nm");
+	py = spawn("exec /usr/bin/python3.11 -c 'import time; time.sleep(30)'");
+	for (int i = 0; i < 500 && !strstr(exe, "python3.11"); i++) {
+		exe_path(py.pid, exe, sizeof(exe));
+		usleep(10000);
+	}
+	sl = spawn("sleep");
+	cr_assert_eq(ws_stackcap_new(&sc), 0);
+	snprintf(want, sizeof(want), "the GIL (python3.11 pid %d)", py.pid);
+	/* _PyRuntime.ceval.gil.cond: glibc waits on its signal words at +40 and +44 */
+	cr_expect_eq(ws_stackcap_lock_name(sc, py.pid, rt + 0x1b0, buf, sizeof(buf)),
+		     WS_PYSTACK_LOCK_GIL);
+	cr_expect_str_eq(buf, want);
+	cr_expect_eq(ws_stackcap_lock_name(sc, py.pid, rt + 0x1b4, buf, sizeof(buf)),
+		     WS_PYSTACK_LOCK_GIL);
+	cr_expect_eq(ws_stackcap_lock_name(sc, py.pid, rt + 0x10, buf, sizeof(buf)), 0);
+	cr_expect_eq(ws_stackcap_lock_name(sc, sl.pid, rt + 0x1b0, buf, sizeof(buf)), 0);
+	cr_expect_eq(ws_stackcap_lock_name(sc, sl.pid, rt + 0x1b0, buf, sizeof(buf)), 0);
+	ws_stackcap_free(sc);
+	reap(&sl);
+	reap(&py);
 }

@@ -183,6 +183,15 @@ static void assert_same(const struct ws_stack *a, const struct ws_stack *b)
 	cr_assert_eq(a->wait_start, b->wait_start);
 	cr_assert_eq(a->wait_end, b->wait_end);
 	cr_assert_eq(a->fd, b->fd);
+	cr_assert_eq(a->gil, b->gil);
+	cr_assert_eq(a->gil_holder, b->gil_holder);
+	cr_assert_eq(a->nholder, b->nholder);
+	for (uint32_t i = 0; i < a->nholder; i++) {
+		cr_assert_eq(a->holder[i].f.line, b->holder[i].f.line);
+		cr_assert_eq(a->holder[i].python, b->holder[i].python);
+		cr_assert_str_eq(a->holder[i].f.sym, b->holder[i].f.sym);
+		cr_assert_str_eq(a->holder[i].f.file, b->holder[i].f.file);
+	}
 	cr_assert_eq(!a->path, !b->path);
 	if (a->path)
 		cr_assert_str_eq(a->path, b->path);
@@ -290,4 +299,167 @@ Test(stacks, kept_struct_found_and_evicted_by_its_wait)
 	ws_stacks_evict(s, 5001);
 	cr_assert_eq(ws_stacks_find(s, WS_STACK_WAITER, 7, 2000, 3000, out), 0);
 	ws_stacks_free(s);
+}
+
+/* ---- a Python waiter's read of the GIL (format 1.8): the last 8 bytes, said by a flag ---- */
+
+static struct ws_rec_hdr *make_gil(uint8_t gil, uint32_t holder, const char *path)
+{
+	struct ws_stack st = { .tid = 7,
+			       .pid = 100,
+			       .wait_tid = 7,
+			       .role = WS_STACK_WAITER,
+			       .ustop = 1,
+			       .wait_start = 1000,
+			       .wait_end = 5000,
+			       .n = 7,
+			       .frames = frames,
+			       .fd = path ? 5 : -1,
+			       .path = path,
+			       .gil = gil,
+			       .gil_holder = holder };
+	struct ws_rec_hdr hdr = { .ts = 4999, .cpu = 1, .flags = 0xfe }, *rec = NULL;
+
+	cr_assert_eq(ws_stackrec_encode(&hdr, &st, &rec), 0);
+	return rec;
+}
+
+Test(stackrec, gil_read_round_trip)
+{
+	struct ws_rec_hdr *plain = make(7, WS_STACK_WAITER, 1000, 5000, 7);
+	struct ws_rec_hdr *rec = make_gil(WS_GIL_HELD, 4242, "/tmp/x");
+	struct ws_stack *st, *d;
+
+	cr_assert_eq(plain->flags, 0, "no read: a 1.7 record, flags cleared");
+	cr_assert_eq(rec->flags, WS_STACK_REC_GIL);
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0);
+	cr_assert_eq(st->gil, WS_GIL_HELD);
+	cr_assert_eq(st->gil_holder, 4242);
+	cr_assert_eq(st->n, 7);
+	cr_assert_str_eq(st->path, "/tmp/x");
+	cr_assert_eq(ws_stack_dup(st, &d), 0);
+	assert_same(st, d);
+	ws_stack_free(d);
+	ws_stack_free(st);
+	free(rec);
+	/* a holder is kept only with WS_GIL_HELD */
+	rec = make_gil(WS_GIL_CHANGING, 4242, NULL);
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0);
+	cr_assert_eq(st->gil, WS_GIL_CHANGING);
+	cr_assert_eq(st->gil_holder, 0);
+	ws_stack_free(st);
+	free(rec);
+	/* a record without the flag (1.7) has no read */
+	cr_assert_eq(ws_stackrec_decode(plain, &st), 0);
+	cr_assert_eq(st->gil, WS_GIL_NOT_READ);
+	ws_stack_free(st);
+	free(plain);
+}
+
+/* A 1.7 reader parses frames and path by their lengths: the 8 bytes after them are unread. */
+Test(stackrec, gil_read_is_invisible_to_the_frames)
+{
+	struct ws_rec_hdr *rec = make_gil(WS_GIL_HELD, 4242, NULL);
+	struct ws_stack *st;
+	struct ws_stack_gil g;
+
+	memcpy(&g, (char *)rec + rec->size - sizeof(g), sizeof(g));
+	cr_assert_eq(g.state, WS_GIL_HELD);
+	cr_assert_eq(g.holder_tid, 4242);
+	/* as the old reader sees it: no flag, the same frames */
+	rec->flags = 0;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0);
+	cr_assert_eq(st->n, 7);
+	cr_assert_eq(st->gil, WS_GIL_NOT_READ);
+	ws_stack_free(st);
+	free(rec);
+}
+
+Test(stackrec, gil_read_malformed_is_refused_or_unknown)
+{
+	struct ws_rec_hdr *rec = make_gil(WS_GIL_HELD, 4242, NULL);
+	struct ws_stack_gil g;
+	struct ws_stack *st;
+	uint16_t size = rec->size;
+
+	/* a state this version does not know: no holder */
+	memcpy(&g, (char *)rec + size - sizeof(g), sizeof(g));
+	g.state = 77;
+	memcpy((char *)rec + size - sizeof(g), &g, sizeof(g));
+	cr_assert_eq(ws_stackrec_decode(rec, &st), 0);
+	cr_assert_eq(st->gil, WS_GIL_UNREADABLE);
+	cr_assert_eq(st->gil_holder, 0);
+	ws_stack_free(st);
+	/* flagged, but the frames run into the block */
+	rec->size = size - 8;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), -EINVAL);
+	/* flagged, and too short for even the block */
+	rec->size = sizeof(struct ws_rec_stack) + 4;
+	((struct ws_rec_stack *)rec)->nframes = 0;
+	cr_assert_eq(ws_stackrec_decode(rec, &st), -EINVAL);
+	free(rec);
+}
+
+/* The holder's Python frames ride before the read, after the stack's own frames and path. */
+Test(stackrec, gil_holder_frames_round_trip)
+{
+	static struct ws_sframe py[] = {
+		{ { 0x7f0000100000, "compress", 38, "/usr/bin/python3.11", "/app/gil.py", 38 },
+		  false,
+		  true },
+		{ { 0x7f0000200000, "Thread.run", 60, "/usr/bin/python3.11",
+		    "/usr/lib/python3.11/threading.py", 975 },
+		  false,
+		  true },
+	};
+	struct ws_stack st = { .tid = 7,
+			       .pid = 100,
+			       .wait_tid = 7,
+			       .role = WS_STACK_WAITER,
+			       .n = 7,
+			       .frames = frames,
+			       .fd = 5,
+			       .path = "/tmp/x",
+			       .gil = WS_GIL_HELD,
+			       .gil_holder = 4242,
+			       .nholder = 2,
+			       .holder = py };
+	struct ws_rec_hdr hdr = { .ts = 4999 }, *rec = NULL;
+	struct ws_stack *d, *e;
+	struct ws_stack_gil g;
+
+	cr_assert_eq(ws_stackrec_encode(&hdr, &st, &rec), 0);
+	memcpy(&g, (char *)rec + rec->size - sizeof(g), sizeof(g));
+	cr_assert_eq(g.nholder, 2);
+	cr_assert_eq(g.holder_bytes % 8, 0);
+	cr_assert_eq(ws_stackrec_decode(rec, &d), 0);
+	assert_same(&st, d);
+	cr_assert_str_eq(d->path, "/tmp/x");
+	cr_assert_eq(ws_stack_dup(d, &e), 0);
+	assert_same(d, e);
+	ws_stack_free(e);
+	ws_stack_free(d);
+	/* as a 1.7 reader sees it: the waiter's frames and path, nothing more */
+	rec->flags = 0;
+	cr_assert_eq(ws_stackrec_decode(rec, &d), 0);
+	cr_assert_eq(d->n, 7);
+	cr_assert_eq(d->nholder, 0);
+	cr_assert_str_eq(d->path, "/tmp/x");
+	ws_stack_free(d);
+	/* holder bytes claimed beyond the record, or not whole frames: refused */
+	rec->flags = WS_STACK_REC_GIL;
+	g.holder_bytes = rec->size;
+	memcpy((char *)rec + rec->size - sizeof(g), &g, sizeof(g));
+	cr_assert_eq(ws_stackrec_decode(rec, &d), -EINVAL);
+	g.holder_bytes = 12;
+	memcpy((char *)rec + rec->size - sizeof(g), &g, sizeof(g));
+	cr_assert_eq(ws_stackrec_decode(rec, &d), -EINVAL);
+	/* a holder's state other than held: its frames are not believed */
+	g.holder_bytes = 0;
+	g.state = WS_GIL_FREE;
+	memcpy((char *)rec + rec->size - sizeof(g), &g, sizeof(g));
+	cr_assert_eq(ws_stackrec_decode(rec, &d), 0);
+	cr_assert_eq(d->nholder, 0);
+	ws_stack_free(d);
+	free(rec);
 }

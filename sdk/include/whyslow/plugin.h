@@ -24,6 +24,7 @@
  *    own major only.
  *  - A NULL callback or host member means "not supported", never a crash; each member says what
  *    happens then.
+ *  - 3.1: ws_host.lock_name (the lock a language runtime keeps at a futex word: the GIL).
  *  - 3.0 (from 2.6): the scheduler model is the core's own (no ws_host.sched_switch, sched_wake,
  *    thread_event; no struct ws_switch, ws_thread_event); the structs were laid out again with
  *    explicit padding and reserved space; WS_HAS is gone (every 3.0 member is always there).
@@ -46,7 +47,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 3
-#define WS_ABI_MINOR 0
+#define WS_ABI_MINOR 1
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -419,9 +420,22 @@ struct ws_host {
 	/* A traced thread received or sent on a socket (struct ws_sock_io): requests. */
 	void (*sock_io)(struct ws_plugin_ctx *ctx, const struct ws_sock_io *io);
 
+	/*
+	 * 3.1. The lock a language runtime of traced process @pid keeps at futex word @addr, as
+	 * the runtime's own state says where it is (CPython's GIL: its condition variable and
+	 * mutexes in _PyRuntime): WS_LOCK_* (> 0) with its name in @buf ("the GIL (python3.11
+	 * pid 4821)", cut to fit), 0 when no lock whyslow knows lies there (and in a replay: keep
+	 * the answer with name_set), or -ENOMEM. NULL on a 3.0 core.
+	 */
+	int (*lock_name)(struct ws_plugin_ctx *ctx, uint32_t pid, uint64_t addr, char *buf,
+			 size_t len);
+
 	/* NULL: members appended in 3.x take these slots (check a member for NULL before use) */
-	void (*reserved[WS_RESERVED_WORDS])(void);
+	void (*reserved[WS_RESERVED_WORDS - 1])(void);
 };
+
+/* ws_host.lock_name's results: which lock a futex word is */
+#define WS_LOCK_GIL 1 /* CPython's global interpreter lock ("lock": "gil" in a futex claim) */
 
 /*
  * The descriptor a plugin's entry function returns. It must stay valid while
