@@ -483,6 +483,23 @@ int ws_useropen(struct ws_useropen *uo, const struct ws_reader_id *id, const cha
 	return ask(uo, helper_for(uo, id), path, flags);
 }
 
+int ws_useropen_prepare(struct ws_useropen *uo, const struct ws_reader_id *id)
+{
+	struct ws_reader_id self;
+	struct helper *h;
+
+	if (!uo || !id)
+		return 0;
+	if (geteuid() != 0) { /* as ws_useropen() would ask */
+		memset(&self, 0, sizeof(self));
+		self.uid = geteuid();
+		self.gid = getegid();
+		id = &self;
+	}
+	h = helper_for(uo, id);
+	return h->pid ? 0 : helper_start(h);
+}
+
 int ws_useropen_new(struct ws_useropen **out)
 {
 	struct ws_useropen *uo = calloc(1, sizeof(*uo));

@@ -63,6 +63,13 @@ void ws_useropen_set_timeout(struct ws_useropen *uo, int ms);
 int ws_useropen(struct ws_useropen *uo, const struct ws_reader_id *id, const char *path,
 		unsigned int flags);
 
+/*
+ * Start the helper for @id now if there is none, so that a first open waits for no fork: forked
+ * later from a grown reader under load, it took 700 ms, and a Python process whose interpreter
+ * was found that late had lost its first waits' frames. 0 or -errno.
+ */
+int ws_useropen_prepare(struct ws_useropen *uo, const struct ws_reader_id *id);
+
 /* The running helper's pid for @id, 0 when none (for tests). */
 pid_t ws_useropen_helper_pid(struct ws_useropen *uo, const struct ws_reader_id *id);
 

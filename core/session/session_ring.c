@@ -26,9 +26,12 @@ static int stackcap_new(struct ws_session *s)
 
 void session_stacks_warm(struct ws_session *s)
 {
-	/* the first stack would read the kernel's symbols itself: slower, never wrong */
+	struct ws_reader_id me;
+
+	/* the first stack would read the kernel's symbols itself, and fork the helpers: slower,
+	 * never wrong. Helpers for whyslow's own user: `run` as root, and tests */
 	if (!s->stackcap && ws_stack_capture_ns(s->cfg) && !stackcap_new(s))
-		ws_stackcap_preload(s->stackcap);
+		ws_stackcap_preload(s->stackcap, ws_reader_id_of(getpid(), &me) ? NULL : &me);
 }
 
 /*

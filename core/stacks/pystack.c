@@ -312,6 +312,16 @@ void ws_pystack_prefetch(struct ws_pystack *p, uint32_t pid, const struct ws_py_
 		ws_pyframes_clear(py, np);
 }
 
+int ws_pystack_prepare(struct ws_pystack *p, const struct ws_reader_id *id)
+{
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	err = ws_useropen_prepare(p->uo, id);
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
 void ws_pystack_warm(struct ws_pystack *p, uint32_t pid, uint64_t code)
 {
 	struct slot *s;

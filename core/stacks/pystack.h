@@ -52,6 +52,8 @@ int ws_pystack_lock(struct ws_pystack *p, uint32_t pid, uint64_t addr, char *buf
  * unwound and named: they are read from @pid's live memory, and a program may exit meanwhile.
  */
 void ws_pystack_prefetch(struct ws_pystack *p, uint32_t pid, const struct ws_py_raw *raw);
+/* Start its file opener's helper for @id before any process needs it (useropen.h). */
+int ws_pystack_prepare(struct ws_pystack *p, const struct ws_reader_id *id);
 /* The same for one code object of @pid, known only by its address (BPF's ws_py_codes). */
 void ws_pystack_warm(struct ws_pystack *p, uint32_t pid, uint64_t code);
 

@@ -119,8 +119,11 @@ void ws_stackcap_set_lines(struct ws_stackcap *sc, bool lines)
 	ws_symbols_set_lines(sc->syms, lines);
 }
 
-int ws_stackcap_preload(struct ws_stackcap *sc)
+int ws_stackcap_preload(struct ws_stackcap *sc, const struct ws_reader_id *id)
 {
+	/* forks first, while this process is small */
+	ws_useropen_prepare(sc->uo, id);
+	ws_pystack_prepare(sc->py, id);
 	return ws_symbols_preload_kernel(sc->syms);
 }
 

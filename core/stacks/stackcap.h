@@ -12,6 +12,7 @@
 
 #include "capture.h"
 #include "stackrec.h"
+#include "access/useropen.h"
 
 struct ws_stackcap;
 
@@ -19,8 +20,11 @@ int ws_stackcap_new(struct ws_stackcap **out);
 void ws_stackcap_free(struct ws_stackcap *sc);
 /* Include file:line from debug info (slower the first time a library is met). Default on. */
 void ws_stackcap_set_lines(struct ws_stackcap *sc, bool lines);
-/* Start reading what every stack needs (the kernel's symbols) before the first one comes. */
-int ws_stackcap_preload(struct ws_stackcap *sc);
+/*
+ * Start reading what every stack needs (the kernel's symbols) before the first one comes, and
+ * the file openers' helpers for processes of user @id (NULL: none).
+ */
+int ws_stackcap_preload(struct ws_stackcap *sc, const struct ws_reader_id *id);
 
 /*
  * Resolve the raw record @rec into a malloc'd stack (ws_stack_free()), as a recording of it
