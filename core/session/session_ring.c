@@ -247,6 +247,9 @@ int ws_session_poll(struct ws_session *s, int timeout_ms)
 	if (timeout_ms > 0 && due / 1000000 < (uint64_t)timeout_ms)
 		timeout_ms = (int)(due / 1000000);
 	n = ring_buffer__poll(s->rb, timeout_ms);
+	/* a capture's code objects before the capture: its process may be exiting (one syscall
+	 * when none is listed) */
+	ws_stackcap_name_python_codes(s->stackcap);
 	if (n >= 0)
 		n = ring_buffer__consume(s->rb);
 	if (session_stacks_resolve(s))

@@ -513,6 +513,12 @@ static void python_codes_named(void *ctx)
 	}
 }
 
+void ws_stackcap_name_python_codes(struct ws_stackcap *sc)
+{
+	if (sc && sc->py_codes_fd >= 0)
+		python_codes_named(sc);
+}
+
 void ws_stackcap_watch_python_codes(struct ws_stackcap *sc, int codes_fd)
 {
 	sc->py_codes_fd = codes_fd;

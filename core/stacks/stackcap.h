@@ -81,6 +81,8 @@ typedef void (*ws_stackcap_py_cb)(void *ctx, uint32_t pid, const struct ws_py_pr
  * code objects listed there, so captures still in the ring find them named.
  */
 void ws_stackcap_watch_python_codes(struct ws_stackcap *sc, int codes_fd);
+/* Name the code objects listed there now (the reader, before it reads the ring). */
+void ws_stackcap_name_python_codes(struct ws_stackcap *sc);
 void ws_stackcap_on_python(struct ws_stackcap *sc, ws_stackcap_py_cb cb, void *ctx);
 /* Process @pid is gone: drop its unwinder and what its addresses were known as. True if it was
  * known to run CPython (ws_stackcap_on_python()). */

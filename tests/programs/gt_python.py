@@ -69,9 +69,8 @@ def main():
         json.dump(truth, f, indent=1)
     # whyslow names Python frames from the live process's memory: stay alive while it reads
     # those of the last waits (under the test suite's MALLOC_PERTURB_ whyslow's first kernel
-    # symbols took 1.5 s here), unless the test asks for a program that exits at once
-    if not os.environ.get("GT_PYTHON_EXIT_AT_ONCE"):
-        time.sleep(3.0)
+    # symbols took 1.5 s here), unless the test asks for a program that exits almost at once
+    time.sleep(float(os.environ.get("GT_PYTHON_LINGER", "3.0")))
     if truth["victim"]["waited_s"] < HOLD_S * 0.6:
         print("gt_python: the victim waited only %.3fs: scenario not reproduced"
               % truth["victim"]["waited_s"], file=sys.stderr)
