@@ -72,9 +72,10 @@ static int stack_resolve(struct ws_session *s, const struct ws_rec_hdr *h)
 
 /*
  * A raw capture from the ring: what goes with its process is read now, and the rest (unwinding,
- * naming: a program's first stack can take 100 ms) once the ring's batch is read, so that a
- * batch's later captures of a program that is exiting still find it (a Python program that
- * exits right after its waits: each capture's code objects are named from its memory).
+ * naming: a program's first stack can take 100 ms) once the run of captures it came in is read
+ * (they come in bursts: a waiter's halves, its waker's), so that a later capture of a program
+ * that is exiting still finds it (a Python program that exits right after its waits: each
+ * capture's code objects are named from its memory).
  */
 static int stack_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
 {
@@ -169,6 +170,13 @@ int session_ring_record(void *ctx, void *data, size_t size)
 			ws_stackcap_snapshot(s->stackcap, h->pid, ws_clock_mono_now());
 		return 0;
 	}
+	/*
+	 * The captures put off so far go before any other record: a push can release a chain
+	 * (the reorder window), and one made before its stacks were kept has none, where the
+	 * recording's replay has them (record_report saw the live and replayed chains differ).
+	 */
+	if (s->nstacks_later && session_stacks_resolve(s))
+		return -ENOMEM;
 	if (ws_reorder_push(s->ro, h))
 		return -ENOMEM;
 	return 0;
