@@ -219,6 +219,10 @@ Test(pystack, not_yet_is_asked_again_only_when_the_files_change)
 
 	if (access("/usr/bin/python3.11", R_OK))
 		cr_skip_test("no /usr/bin/python3.11");
+	/* as root the files are opened by a helper under a seccomp filter, which qemu-user (the
+	 * arm64 unit run) cannot run: every open fails there, and "not yet" is never "not one" */
+	if (geteuid() == 0 && getenv("WHYSLOW_TEST_EMULATED"))
+		cr_skip_test("the file opener's helper runs under seccomp, which qemu-user cannot");
 	cr_assert_not_null(mkdtemp(dir));
 	/* the interpreter's files are opened as the process's user would: not through a 0700 dir */
 	cr_assert_eq(chmod(dir, 0755), 0);
