@@ -8,7 +8,9 @@ rec.jsonl + folded.txt + report.txt (a recording's report, its truth in truth-re
 each, the victim's futex link must carry Python frames Worker.wait_for_lock <- run_victim with
 the file and line of its lock.acquire(); its waker must be the holder, whose frames at the
 wakeup name hold_lock at its lock.release(); the holder's own wait in the chain must name
-hold_lock at its time.sleep(). The lines are those the interpreter wrote (sys._getframe).
+hold_lock at its time.sleep() — or, when the holder read a throttled disk instead (the truth has
+"read"), be that block_io read (device, sector) at its os.preadv(), and the chain's root that
+device. The lines are those the interpreter wrote (sys._getframe).
 """
 import json
 import os
@@ -45,6 +47,9 @@ def check_json(path, truth):
     victim, holder = truth["victim"], truth["holder"]
     chains = [json.loads(l) for l in open(path) if l.strip()]
     chains = [c for c in chains if c.get("type") == "chain"]
+    # its wait for the lock is the one whose length the program measured: before it, it waited
+    # for the holder to take the lock (an Event), longer when the holder moved into a cgroup
+    chains.sort(key=lambda c: abs(c.get("blocked_ns", 0) / 1e9 - victim["waited_s"]))
     for c in chains:
         links = c["links"]
         if not links or links[0]["tid"] != victim["tid"] or links[0]["kind"] != "futex":
@@ -64,11 +69,20 @@ def check_json(path, truth):
         print("  %s: waker  %s" % (os.path.basename(path), show(waker)))
         expect(waker, holder["release"], "holder at the wakeup")
         own = [l for l in links[1:] if l["tid"] == holder["tid"] and "stack" in l]
+        if "read" in holder:  # it read a throttled disk: that read, and the chain's root
+            rd = holder["read"]
+            own = [l for l in own if l["kind"] == "block_io"]
+            if not own or (own[0].get("dev"), own[0].get("sector")) != (rd["dev"], rd["sector"]):
+                fail("the chain has no block_io wait of the holder on %s sector %d: %s"
+                     % (rd["dev"], rd["sector"], links))
+            if c.get("root") != "block I/O on %s" % rd["dev"]:
+                fail("the chain's root is %r, not the holder's read of %s" % (c.get("root"),
+                                                                             rd["dev"]))
         if not own:
             fail("the chain has no wait of the holder with a stack: %s" % links)
         theirs = py_frames(own[0]["stack"])
         print("  %s: holder %s" % (os.path.basename(path), show(theirs)))
-        expect(theirs, holder["sleep"], "holder's own wait")
+        expect(theirs, holder.get("read") or holder["sleep"], "holder's own wait")
         return
     fail("%s: no futex chain of the victim tid %s" % (path, victim["tid"]))
 

@@ -4,7 +4,8 @@
 # sleep. whyslow's chain must name, with file and line as the interpreter itself wrote them in
 # the truth file: the victim's Python frames at its wait (Worker.wait_for_lock <- run_victim),
 # the holder's at the wakeup (its release) and at its own wait (its sleep) — in JSON (live and
-# from a recording), text, folded stacks and Perfetto (tests/e2e/check_python.py). Then
+# from a recording), text, folded stacks and Perfetto (tests/e2e/check_python.py). Then the
+# holder reads a throttled disk instead (a chain from Python to the device), and
 # `whyslow stuck` on a Python deadlock (Debian's 3.11): each thread's stack, read from /proc and
 # the process's memory, names its Python function at the line of the lock it waits for.
 # Debian's /usr/bin/python3.11 always (CI fails without it); pyenv's 3.11.7 (libpython), 3.12.1
@@ -19,7 +20,9 @@ skip() {
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -x /usr/bin/python3.11 ] || skip "no /usr/bin/python3.11 (Debian 12's python3.11)"
 work=$(mktemp -d /tmp/whyslow-python.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
+SLOWDISK=$(dirname "$0")/slowdisk.sh
+export SLOWDISK_STATE=$work/slowdisk
+trap '"$SLOWDISK" teardown >/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # one run, retried once when the program says its scenario did not happen (a loaded machine)
@@ -44,6 +47,34 @@ one() { # PY TAG
 		"$d/truth-rec.json") || fail "$2: no truth file"
 	"$WHYSLOW" report "$d/rec.data" --tid "$tid" >"$d/report.txt" || fail "$2: report exit $?"
 	python3 "$CHECK" "$d" || fail "$2: see above"
+}
+
+# Issue 33's "Done when": the holder reads a throttled disk while it holds the lock (one 4 KiB
+# O_DIRECT read at 3 IOPS from a fresh blkio group: ~330 ms). The chain goes from the victim's
+# Python function through the holder's release to its read, each at the line the interpreter
+# gives, and its root is that device (check_python.py). A fresh group for each try: a group that
+# let a read through may let the next one through at once.
+disk() { # PY
+	local d=$work/disk setup dev cg st
+	if [ ! -d /sys/fs/cgroup/blkio ]; then
+		[ "${CI:-}" = true ] && fail "disk: no cgroup-v1 blkio hierarchy (CI=true: not skipping)"
+		echo "  skipped disk: no cgroup-v1 blkio hierarchy"
+		return 0
+	fi
+	mkdir -p "$d"
+	setup=$("$SLOWDISK" setup) || fail "disk: slowdisk.sh setup"
+	dev=$(sed -n 's/^DEV=//p' <<<"$setup")
+	for try in 1 2 3; do
+		cg=$("$SLOWDISK" cgroup "$dev" 3) || fail "disk: slowdisk.sh cgroup"
+		"$WHYSLOW" run --format json -o "$d/live.jsonl" -- "$1" "$PROG" "$d/truth.json" \
+			--dev "$dev" --cgroup "$cg"
+		st=$?
+		[ $st = 2 ] && continue
+		[ $st = 0 ] || fail "disk: whyslow run exit $st"
+		break
+	done
+	[ $st = 0 ] || fail "disk: the scenario did not happen three times"
+	python3 "$CHECK" --json "$d/live.jsonl" "$d/truth.json" || fail "disk: see above"
 }
 
 # `whyslow stuck` on a Python deadlock: each thread's stack, read from /proc and the process's
@@ -112,6 +143,7 @@ exit_at_once() { # PY
 }
 
 one /usr/bin/python3.11 debian-3.11
+disk /usr/bin/python3.11
 exit_at_once /usr/bin/python3.11
 stuck /usr/bin/python3.11
 for v in 3.11.7 3.12.1 3.13.0; do
