@@ -54,27 +54,30 @@ one() { # PY TAG
 # Python function through the holder's release to its read, each at the line the interpreter
 # gives, and its root is that device (check_python.py). A fresh group for each try: a group that
 # let a read through may let the next one through at once.
-disk() { # PY
-	local d=$work/disk setup dev cg st
+disk() { # PY TAG
+	local d=$work/disk-$2 setup dev cg st
 	if [ ! -d /sys/fs/cgroup/blkio ]; then
 		[ "${CI:-}" = true ] && fail "disk: no cgroup-v1 blkio hierarchy (CI=true: not skipping)"
 		echo "  skipped disk: no cgroup-v1 blkio hierarchy"
 		return 0
 	fi
 	mkdir -p "$d"
-	setup=$("$SLOWDISK" setup) || fail "disk: slowdisk.sh setup"
-	dev=$(sed -n 's/^DEV=//p' <<<"$setup")
+	if [ -z "${slow_dev:-}" ]; then # one loop device for every interpreter
+		setup=$("$SLOWDISK" setup) || fail "disk: slowdisk.sh setup"
+		slow_dev=$(sed -n 's/^DEV=//p' <<<"$setup")
+	fi
+	dev=$slow_dev
 	for try in 1 2 3; do
 		cg=$("$SLOWDISK" cgroup "$dev" 3) || fail "disk: slowdisk.sh cgroup"
 		"$WHYSLOW" run --format json -o "$d/live.jsonl" -- "$1" "$PROG" "$d/truth.json" \
 			--dev "$dev" --cgroup "$cg"
 		st=$?
 		[ $st = 2 ] && continue
-		[ $st = 0 ] || fail "disk: whyslow run exit $st"
+		[ $st = 0 ] || fail "disk $2: whyslow run exit $st"
 		break
 	done
-	[ $st = 0 ] || fail "disk: the scenario did not happen three times"
-	python3 "$CHECK" --json "$d/live.jsonl" "$d/truth.json" || fail "disk: see above"
+	[ $st = 0 ] || fail "disk $2: the scenario did not happen three times"
+	python3 "$CHECK" --json "$d/live.jsonl" "$d/truth.json" || fail "disk $2: see above"
 }
 
 # `whyslow stuck` on a Python deadlock: each thread's stack, read from /proc and the process's
@@ -143,11 +146,11 @@ exit_at_once() { # PY
 }
 
 one /usr/bin/python3.11 debian-3.11
-disk /usr/bin/python3.11
+disk /usr/bin/python3.11 debian-3.11
 exit_at_once /usr/bin/python3.11
 stuck /usr/bin/python3.11
 for v in 3.11.7 3.12.1 3.13.0; do
 	py=/root/.pyenv/versions/$v/bin/python3
-	if [ -x "$py" ]; then one "$py" "pyenv-$v"; else echo "  skipped pyenv $v: not installed"; fi
+	if [ -x "$py" ]; then one "$py" "pyenv-$v" && disk "$py" "pyenv-$v"; else echo "  skipped pyenv $v: not installed"; fi
 done
 echo "PASS"
