@@ -31,6 +31,7 @@ struct sample {
 	const struct ws_open_sources *src;
 	struct ws_ustack_now *un; /* read the blocked threads' user stacks (NULL: not) */
 	size_t nstacks;
+	struct ws_gil_waits *gil; /* which waits are for a CPython GIL (NULL: not asked) */
 };
 
 struct live_ctx {
@@ -53,8 +54,8 @@ static bool tid_live(void *ctx, uint32_t tid, bool pshared)
 		return false;
 	if (tgid == l->pid)
 		return true;
-	return pshared && !ws_reader_id_of((pid_t)l->pid, &a) && !ws_reader_id_of((pid_t)tgid, &b) &&
-	       a.uid == b.uid;
+	return pshared && !ws_reader_id_of((pid_t)l->pid, &a) &&
+	       !ws_reader_id_of((pid_t)tgid, &b) && a.uid == b.uid;
 }
 
 static enum ws_open_kind core_kind(const struct ws_task_snap *s)
@@ -114,6 +115,37 @@ static void describe_thread(struct ws_stuck_thread *t, const struct ws_open_sour
 	t->source = src->describe(src->ctx, &w, &t->claim, t->what, sizeof(t->what));
 }
 
+/*
+ * A wait for the GIL: held by the thread state the GIL names as its last holder while it is
+ * locked (its condition variable's word names nobody; the futex source says only "futex").
+ */
+static void gil_owner(struct ws_stuck_thread *t)
+{
+	const struct ws_gil_wait *g = &t->gil;
+	struct live_ctx l = { t->s.pid };
+	const char *why = NULL;
+
+	memset(&t->owner, 0, sizeof(t->owner));
+	t->owner.sz = sizeof(t->owner);
+	t->lock = true;
+	t->owner.lock = g->addr;
+	snprintf(t->owner.lock_name, sizeof(t->owner.lock_name), "the GIL");
+	if (!g->read)
+		why = "the GIL's state is not readable in the process's memory now";
+	else if (!g->st.locked)
+		why = "the GIL was free when read: it was changing hands";
+	else if (!g->st.holder_tid || g->st.holder_tid == t->s.tid ||
+		 !tid_live(&l, g->st.holder_tid, false))
+		why = "the GIL's last holder is not another live thread of this process";
+	if (why) {
+		snprintf(t->owner.why, sizeof(t->owner.why), "%s", why);
+		return;
+	}
+	t->owner.tid = g->st.holder_tid;
+	snprintf(t->owner.evidence, sizeof(t->owner.evidence), "GIL's last_holder");
+	snprintf(t->owner.evidence_key, sizeof(t->owner.evidence_key), "gil_last_holder");
+}
+
 /* Who holds the lock @t waits for, if its source says it is one: from the lock itself. */
 static void read_owner(struct ws_stuck_thread *t, const struct ws_open_sources *src)
 {
@@ -124,11 +156,28 @@ static void read_owner(struct ws_stuck_thread *t, const struct ws_open_sources *
 	memset(&t->owner, 0, sizeof(t->owner));
 	t->owner.sz = sizeof(t->owner);
 	t->lock = false;
+	if (t->gil.waits) {
+		gil_owner(t);
+		return;
+	}
 	if (t->source < 0 || !src || !src->owner)
 		return;
 	open_wait_of(t, &w, &names);
 	ws_stuck_owner_of(t, src, &w, tid_live, &l,
 			  "the process's memory is not readable (needs ptrace access)");
+}
+
+/* Is blocked @t asleep where take_gil waits for a CPython GIL? */
+static void read_gil(struct sample *sm, struct ws_stuck_thread *t)
+{
+	if (!sm->gil || t->source < 0 || strcmp(t->claim.kind, "futex"))
+		return;
+	ws_gil_wait_read(sm->gil, t->s.pid, ws_claim_u64(&t->claim, "addr", 0), &t->gil);
+	/* what it waits for, from what it was doing: not "a condition variable, not a lock" */
+	if (t->gil.waits)
+		snprintf(t->what, sizeof(t->what),
+			 "%s (futex 0x%" PRIx64 ", where take_gil waits for it)", t->gil.name,
+			 t->gil.addr);
 }
 
 void ws_stuck_owner_of(struct ws_stuck_thread *t, const struct ws_open_sources *src,
@@ -239,6 +288,7 @@ static int sample_pid(struct sample *sm, uint32_t pid)
 			sm->no_syscall_access = true;
 		read_stack(sm, t);
 		describe_thread(t, sm->src);
+		read_gil(sm, t);
 	}
 	free(v);
 	return 0;
@@ -249,13 +299,15 @@ static int sample_pid(struct sample *sm, uint32_t pid)
  * for, and read those owners. 0, or -errno when none of @pids could be read.
  */
 static int sample(struct sample *sm, const uint32_t *pids, int npids,
-		  const struct ws_open_sources *src, struct ws_ustack_now *un)
+		  const struct ws_open_sources *src, struct ws_ustack_now *un,
+		  struct ws_gil_waits *gil)
 {
 	int ok = 0, err = -ESRCH;
 
 	memset(sm, 0, sizeof(*sm));
 	sm->src = src;
 	sm->un = un;
+	sm->gil = gil;
 	for (int i = 0; i < npids && sm->npids < MAX_PROCS; i++) {
 		if (have_pid(sm, pids[i]))
 			continue;
@@ -320,11 +372,16 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
 	struct sample a, b;
 	struct timespec gap = { (time_t)(gap_ns / 1000000000ULL), (long)(gap_ns % 1000000000ULL) };
 	struct ws_ustack_now *un = NULL;
+	struct ws_gil_waits *gil = NULL;
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	if ((err = sample(&a, pids, npids, src, NULL))) {
+	/* without it, a GIL wait is a futex wait like another: said, not fatal */
+	if (ws_gil_waits_new(&gil) == -ENOMEM)
+		return -ENOMEM;
+	if ((err = sample(&a, pids, npids, src, NULL, gil))) {
 		free(a.t);
+		ws_gil_waits_free(gil);
 		return err;
 	}
 	nanosleep(&gap, NULL);
@@ -338,10 +395,12 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
 	/* the second sample covers every process the first one reached; its stacks are kept */
 	if ((flags & WS_STUCK_STACKS) && (err = ws_ustack_now_new(&un))) {
 		free(a.t);
+		ws_gil_waits_free(gil);
 		return err;
 	}
-	err = sample(&b, a.pids, a.npids, src, un);
+	err = sample(&b, a.pids, a.npids, src, un, gil);
 	ws_ustack_now_free(un);
+	ws_gil_waits_free(gil);
 	if (err) {
 		free(a.t);
 		ws_stuck_free_threads(b.t, b.n);
@@ -355,6 +414,16 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
 			continue;
 		t->steady = same_wait(old, t);
 		/*
+		 * Asleep for the GIL in both samples, and it did not change hands between them:
+		 * the same wait, though take_gil wakes every switch interval to ask for it (it
+		 * can only leave once the GIL changed hands, and switch_number says it did not).
+		 */
+		if (!t->steady && old && ws_gil_wait_same(&old->gil, &t->gil)) {
+			t->steady = true;
+			bound(t, t->s.read_mono_ns - old->s.read_mono_ns,
+			      "waited for the GIL in both samples, and it did not change hands");
+		}
+		/*
 		 * A lock whose waiter and holder both never ran between the samples
 		 * cannot have changed hands: keep the owner read in between.
 		 */
@@ -367,7 +436,8 @@ int ws_stuck_take_flags(struct ws_stuck *st, const uint32_t *pids, int npids, ui
 			bound(t, t->s.read_mono_ns - old->s.read_mono_ns,
 			      "did not run between two samples");
 		if (earlier) {
-			const struct ws_stuck_thread *e = ws_stuck_find(earlier->t, earlier->n, t->s.tid);
+			const struct ws_stuck_thread *e =
+				ws_stuck_find(earlier->t, earlier->n, t->s.tid);
 
 			if (same_wait(e, t))
 				bound(t, t->s.read_mono_ns - e->s.read_mono_ns,
@@ -420,7 +490,6 @@ void ws_stuck_describe(struct ws_stuck *st, const struct ws_open_sources *src)
 	for (size_t i = 0; i < st->n; i++)
 		describe_thread(&st->t[i], src);
 }
-
 
 int ws_stuck_stack_record(const struct ws_stuck_thread *t, struct ws_rec_hdr **out)
 {

@@ -16,6 +16,7 @@
 
 #include <whyslow/plugin.h>
 
+#include "gil_wait.h"
 #include "filelocks.h"
 #include "procsnap.h"
 #include "stacks/stackrec.h"
@@ -69,6 +70,8 @@ struct ws_stuck_thread {
 	/* with @flocks: a frame of its user stack that retries a lock (sqlite3InvokeBusyHandler),
 	 * pointing into @ustack; NULL: none seen */
 	const char *polls_in;
+	/* asleep where take_gil waits: the GIL's state as this sample read it (gil_wait.h) */
+	struct ws_gil_wait gil;
 };
 
 struct ws_stuck {

@@ -241,6 +241,10 @@ static void json_thread_fields(FILE *f, const struct ws_stuck_thread *t)
 	}
 	if (t->source >= 0)
 		ws_json_claim_fields(f, &t->claim);
+	if (t->gil.waits) { /* as a recorded GIL wait says it (the futex source's lock_name) */
+		fputs(",\"lock\":\"gil\",\"lock_name\":", f);
+		ws_json_str(f, t->gil.name);
+	}
 	if (t->lock && t->owner.tid) {
 		fprintf(f, ",\"owner\":%u,\"owner_evidence\":", t->owner.tid);
 		ws_json_str(f, t->owner.evidence_key);

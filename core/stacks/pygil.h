@@ -10,6 +10,7 @@
 #ifndef WS_PYGIL_H
 #define WS_PYGIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,5 +33,21 @@ const char *ws_py_gil_part_name(enum ws_py_gil_part part);
 /* The GIL's name as a wait's text says it: "the GIL (python3.11 pid 4821)"; snprintf's
  * return. */
 int ws_py_gil_name(const struct ws_py_info *in, uint32_t pid, char *buf, size_t len);
+
+/* The GIL's state as the process's memory says it (ws_py_gil_read). */
+struct ws_py_gil_state {
+	bool locked;	     /* held now */
+	uint64_t holder_ts;  /* last_holder: the PyThreadState that holds it (locked) or last did */
+	uint32_t holder_tid; /* that thread state's native_thread_id (0: not read) */
+	uint64_t switches;   /* switch_number: how many times it changed hands */
+};
+
+/*
+ * The GIL of the process @pid that @in describes, read from its memory now, only from pages
+ * resident (ws_py_mem_read: never blocks on the target). The main interpreter's GIL only: a
+ * 3.12+ process whose main interpreter points elsewhere is not read. 0; -EAGAIN it changed
+ * hands while read (switch_number moved); -ENOENT not this GIL; -EFAULT not readable.
+ */
+int ws_py_gil_read(uint32_t pid, const struct ws_py_info *in, struct ws_py_gil_state *out);
 
 #endif

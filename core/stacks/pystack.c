@@ -246,6 +246,26 @@ int ws_pystack_lock(struct ws_pystack *p, uint32_t pid, uint64_t addr, char *buf
 	return ret;
 }
 
+int ws_pystack_gil_wait(struct ws_pystack *p, uint32_t pid, uint64_t addr, char *buf, size_t len,
+			struct ws_py_gil_state *st, int *st_err)
+{
+	struct ws_py_info info;
+	struct slot *s;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	s = slot_of(p, pid);
+	if (s && s->state == S_FOUND)
+		info = s->info;
+	pthread_mutex_unlock(&p->lock);
+	if (!s || s->state != S_FOUND || ws_py_gil_part(&info, addr) != WS_PY_GIL_COND)
+		return 0;
+	ws_py_gil_name(&info, pid, buf, len);
+	*st_err = ws_py_gil_read(pid, &info, st);
+	return WS_PYSTACK_LOCK_GIL;
+}
+
 /* Python frame @f as a stack frame (strings copied). */
 static int py_sframe(struct ws_sframe *dst, const struct ws_pyframe *f, const char *module)
 {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "pycapture.h"
+#include "pygil.h"
 #include "access/useropen.h"
 #include "stackrec.h"
 
@@ -46,6 +47,15 @@ int ws_pystack_check(struct ws_pystack *p, uint32_t pid, const char *text, bool 
  * not be read again to answer ws_pystack_lock(). */
 bool ws_pystack_decided(struct ws_pystack *p, uint32_t pid);
 int ws_pystack_lock(struct ws_pystack *p, uint32_t pid, uint64_t addr, char *buf, size_t len);
+
+/*
+ * A thread of @pid asleep on futex word @addr now: is it waiting to take the GIL (the word of
+ * the GIL's condition variable, where take_gil sleeps)? 1 (WS_PYSTACK_LOCK_GIL) with the GIL's
+ * name in @buf, and in *@st the GIL's state read from memory now, *@st_err its result
+ * (ws_py_gil_read); or 0. For a thread seen asleep (`stuck`), not for a wait BPF recorded.
+ */
+int ws_pystack_gil_wait(struct ws_pystack *p, uint32_t pid, uint64_t addr, char *buf, size_t len,
+			struct ws_py_gil_state *st, int *st_err);
 
 /*
  * Name the code objects of @raw now (cached), before the slower native half of the stack is

@@ -7,7 +7,8 @@
 # from a recording), text, folded stacks and Perfetto (tests/e2e/check_python.py). Then the
 # holder reads a throttled disk instead (a chain from Python to the device), and
 # `whyslow stuck` on a Python deadlock (Debian's 3.11): each thread's stack, read from /proc and
-# the process's memory, names its Python function at the line of the lock it waits for.
+# the process's memory, names its Python function at the line of the lock it waits for; and on a
+# GIL kept across a blocking C call: the other threads wait for the GIL, held by that thread.
 # Debian's /usr/bin/python3.11 always (CI fails without it); pyenv's 3.11.7 (libpython), 3.12.1
 # and 3.13.0 when present (said when not).
 #   gt_python.sh WHYSLOW PROGRAM CHECK      (exit 0 pass, 1 fail, 77 skip)
@@ -123,6 +124,55 @@ for fn, t in truth.items():
 PYEOF
 }
 
+# `whyslow stuck` on a GIL kept across a blocking C call (an extension's sleep through ctypes'
+# PyDLL, which does not release the GIL): the other Python threads wait for the GIL, held by
+# that thread, which is asleep. take_gil wakes every 5 ms, so no single futex wait is long: the
+# GIL's own state (locked, last_holder, switch_number unchanged between stuck's two samples)
+# names the wait and its holder.
+stuck_gil() { # PY TAG
+	local py=$1 d=$work/stuck-gil-$2 pid
+	mkdir -p "$d"
+	cat >"$d/gilhang.py" <<'PYEOF'
+import ctypes, json, sys, threading, time
+truth = {"waiters": []}
+def spin():
+    truth["waiters"].append(threading.get_native_id())
+    while True:
+        pass
+def hog():
+    truth["holder"] = threading.get_native_id()
+    json.dump(truth, open(sys.argv[1], "w"))
+    ctypes.PyDLL(None).sleep(30)  # a C call that keeps the GIL while it sleeps
+threading.Thread(target=spin, daemon=True).start()
+time.sleep(0.2)
+threading.Thread(target=hog, daemon=True).start()
+time.sleep(30)
+PYEOF
+	"$py" "$d/gilhang.py" "$d/truth.json" & pid=$!
+	for _ in $(seq 50); do [ -s "$d/truth.json" ] && break; sleep 0.1; done
+	sleep 0.3 # the waiters asleep in take_gil
+	"$WHYSLOW" stuck --format json "$pid" >"$d/stuck.jsonl"
+	"$WHYSLOW" stuck "$pid" >"$d/stuck.txt"
+	kill "$pid"; wait "$pid" 2>/dev/null
+	python3 - "$d" <<'PYEOF' || fail "stuck on the GIL ($2): see above"
+import json, sys
+d = sys.argv[1]
+truth = json.load(open(d + "/truth.json"))
+waits = {o["tid"]: o for o in map(json.loads, open(d + "/stuck.jsonl")) if o.get("type") == "open_wait"}
+for tid in truth["waiters"]:
+    w = waits.get(tid)
+    assert w, "the spinning thread %d is not reported: %s" % (tid, sorted(waits))
+    print("  stuck gil: tid %d: lock %s (%s), owner %s by %s" % (tid, w.get("lock"), w.get("lock_name"),
+                                                            w.get("owner"), w.get("owner_evidence")))
+    assert w.get("lock") == "gil" and w.get("lock_name", "").startswith("the GIL (python3."), w
+    assert (w.get("owner"), w.get("owner_evidence")) == (truth["holder"], "gil_last_holder"), w
+    assert w["links"] and w["links"][0]["tid"] == truth["holder"] and w["links"][0]["kind"] == "sleep", w["links"]
+text = open(d + "/stuck.txt").read()
+want = "held by tid %d (python3" % truth["holder"]
+assert "on the GIL (python3." in text and want in text, text
+PYEOF
+}
+
 # A program that exits 50 ms after its waits: its frames are still named (from its memory, read
 # while the capture waited in the ring behind slower ones). A race whyslow can lose on a machine
 # too busy to let it run (CI: MALLOC_PERTURB_ and another test beside it), so one of three runs
@@ -149,8 +199,9 @@ one /usr/bin/python3.11 debian-3.11
 disk /usr/bin/python3.11 debian-3.11
 exit_at_once /usr/bin/python3.11
 stuck /usr/bin/python3.11
+stuck_gil /usr/bin/python3.11 debian-3.11
 for v in 3.11.7 3.12.1 3.13.0; do
 	py=/root/.pyenv/versions/$v/bin/python3
-	if [ -x "$py" ]; then one "$py" "pyenv-$v" && disk "$py" "pyenv-$v"; else echo "  skipped pyenv $v: not installed"; fi
+	if [ -x "$py" ]; then one "$py" "pyenv-$v" && disk "$py" "pyenv-$v" && stuck_gil "$py" "pyenv-$v"; else echo "  skipped pyenv $v: not installed"; fi
 done
 echo "PASS"
