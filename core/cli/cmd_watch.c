@@ -415,12 +415,10 @@ int ws_watch_finish(void *ctx, struct ws_session *s, bool complete)
 {
 	struct ws_watch *w = ctx;
 
-	(void)complete;
 	ws_session_set_tap(s, NULL, NULL);
-	if (w->pending)
-		ws_log(WS_LOG_INFO,
-		       "stopped with %" PRIu64 " %s not yet dumped (due after --min-interval)",
-		       w->pending, ws_plural(w->pending, "trigger", "triggers"));
+	/* the waits the end reported (or whose dump was not due yet) are not left undumped */
+	if (w->pending && complete)
+		dump(w, s, "trigger");
 	ws_log(WS_LOG_INFO, "watch ends: %" PRIu64 " %s written, %" PRIu64 " %s seen", w->dumps,
 	       ws_plural(w->dumps, "dump", "dumps"), w->triggers,
 	       ws_plural(w->triggers, "trigger", "triggers"));
