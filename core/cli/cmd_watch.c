@@ -115,12 +115,13 @@ int ws_watch_new(struct ws_watch **out, const struct ws_watch_opts *o)
 	w->pf.dirfd = -1;
 	/* from now on SIGUSR1 asks for a dump: it must not kill a watch that is starting */
 	signal(SIGUSR1, on_usr1);
+	/* another watch running is said first: a refused watch makes nothing */
+	if ((err = ws_pidfile_claim(&w->pf, o->spool_dir)))
+		goto fail;
 	if ((err = ws_spool_open(&w->sp, o->spool_dir, o->spool_bytes, why, sizeof(why)))) {
 		ws_log(WS_LOG_ERROR, "--spool %s: %s", o->spool_dir, why);
 		goto fail;
 	}
-	if ((err = ws_pidfile_claim(&w->pf, o->spool_dir)))
-		goto fail;
 	if ((err = ws_flight_new(&w->fl, o->keep_ns, o->keep_bytes))) {
 		ws_log(WS_LOG_ERROR, "--keep-mb: cannot keep %" PRIu64 " MB in memory: %s",
 		       o->keep_bytes >> 20, strerror(-err));
@@ -272,12 +273,12 @@ static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
 	}
 	fprintf(sf.f,
 		",\"window\":{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"keep_ns\":%" PRIu64
-		",\"keep_bytes\":%" PRIu64 "},\"records\":%" PRIu64
+		",\"keep_bytes\":%" PRIu64 ",\"bytes\":%" PRIu64 "},\"records\":%" PRIu64
 		",\"dropped\":{\"older_than_keep\":%" PRIu64 ",\"for_room\":%" PRIu64
 		",\"too_big\":%" PRIu64 "},\"kernel_lost_since_start\":%" PRIu64
 		",\"dumps_before\":%" PRIu64 ",\"dumps_skipped\":%" PRIu64 "}\n",
-		st->oldest_ts, st->newest_ts, w->o.keep_ns, w->o.keep_bytes, st->records, st->aged,
-		st->evicted, st->too_big, lost, w->dumps, w->skipped);
+		st->oldest_ts, st->newest_ts, w->o.keep_ns, w->o.keep_bytes, st->bytes, st->records,
+		st->aged, st->evicted, st->too_big, lost, w->dumps, w->skipped);
 	snprintf(side, sizeof(side), "%s%s", name, WS_SPOOL_SIDECAR);
 	return ws_spool_commit(&w->sp, &sf, side);
 }

@@ -37,9 +37,11 @@ int ws_spool_open(struct ws_spool *sp, const char *dir, uint64_t quota_bytes, ch
 	sp->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sp->dirfd < 0) {
 		err = -errno;
-		snprintf(why, whylen, "%s",
-			 errno == ELOOP || errno == ENOTDIR ? "not a directory (or a symbolic link)"
-							    : strerror(errno));
+		snprintf(
+			why, whylen, "%s",
+			errno == ELOOP || errno == ENOTDIR
+				? "not a directory (a symbolic link is refused): give a directory of your own"
+				: strerror(errno));
 		return err;
 	}
 	if (fstat(sp->dirfd, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) {
