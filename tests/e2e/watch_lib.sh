@@ -71,13 +71,19 @@ wait_watching() {
 	return 1
 }
 
-# after the watch at pid $1 (its program ids in $2) ended: none of them is still loaded
+# after the watch at pid $1 (its program ids in $2) ended: none of them is still loaded, within
+# 3 s (the kernel frees a program after an RCU grace period, not at the close of its last fd)
 check_detached() {
 	local left=() id
-	for id in $2; do
-		bpftool prog show id "$id" >/dev/null 2>&1 && left+=("$id")
+	for _ in $(seq 30); do
+		left=()
+		for id in $2; do
+			bpftool prog show id "$id" >/dev/null 2>&1 && left+=("$id")
+		done
+		[ ${#left[@]} -eq 0 ] && break
+		sleep 0.1
 	done
-	[ ${#left[@]} -eq 0 ] || watch_fail "BPF programs of the watch still loaded after it ended: ${left[*]}"
+	[ ${#left[@]} -eq 0 ] || watch_fail "BPF programs of the watch still loaded 3 s after it ended: ${left[*]}"
 	[ -n "$2" ] || watch_fail "the watch held no BPF program while it ran (the check proves nothing)"
 }
 
