@@ -156,7 +156,8 @@ static void tap(void *ctx, const struct ws_rec_hdr *rec)
 static void on_wait(void *ctx, struct ws_graph *g, const struct ws_chain *c, bool ranked)
 {
 	struct ws_watch *w = ctx;
-	uint64_t now, dur = c->end - c->start;
+	/* a wait whose end was not seen (cut by the window, or open) has no length to compare */
+	uint64_t now, dur = c->end > c->start && c->end != WS_NO_END ? c->end - c->start : 0;
 
 	if (w->o.metrics)
 		ws_metrics_wait_sink(w->o.metrics, g, c, ranked);

@@ -727,8 +727,10 @@ int ws_attach(struct ws_session *s, struct ws_run_opts *o)
 
 		if (process_gone(o->pids[i], &zombie)) {
 			ws_status_clear();
-			ws_log(WS_LOG_ERROR, "process %u exited while whyslow attached",
-			       o->pids[i]);
+			/* -a: the system's short-lived processes come and go, none was named */
+			if (!o->all)
+				ws_log(WS_LOG_ERROR, "process %u exited while whyslow attached",
+				       o->pids[i]);
 			ws_session_untrace_pid(s, o->pids[i]);
 		}
 	}
