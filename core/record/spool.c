@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,28 @@
 
 /* what a dump may never leave free on the spool's file system: this fraction of it */
 #define RESERVE_DIV 20
+
+/* Temporary files of watches that died while writing (their pid runs no more): not dumps. */
+static void remove_stale(struct ws_spool *sp)
+{
+	int fd = dup(sp->dirfd);
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		long pid;
+
+		if (sscanf(e->d_name, ".tmp-%ld-", &pid) == 1 && pid > 0 && kill((pid_t)pid, 0) &&
+		    errno == ESRCH)
+			unlinkat(sp->dirfd, e->d_name, 0);
+	}
+	closedir(d);
+}
 
 int ws_spool_open(struct ws_spool *sp, const char *dir, uint64_t quota_bytes, char *why,
 		  size_t whylen)
@@ -54,6 +77,7 @@ int ws_spool_open(struct ws_spool *sp, const char *dir, uint64_t quota_bytes, ch
 	}
 	sp->dir = dir;
 	sp->quota_bytes = quota_bytes;
+	remove_stale(sp);
 	return 0;
 }
 

@@ -131,6 +131,16 @@ static char *spool_dir(void)
 	return d;
 }
 
+static void spool_remove(struct ws_spool *sp, char *d)
+{
+	char cmd[300];
+
+	ws_spool_close(sp);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d); /* ours: made by mkdtemp above */
+	cr_assert_eq(system(cmd), 0);
+	free(d);
+}
+
 static void put(struct ws_spool *sp, const char *name, size_t bytes)
 {
 	struct ws_spool_file sf;
@@ -167,7 +177,7 @@ Test(spool, the_quota_removes_the_oldest_dumps_and_their_sidecars_first)
 	put(&sp, "whyslow-d.data", 300000);
 	cr_assert_eq(ws_spool_trim(&sp, "whyslow-d.data"), 3);
 	cr_assert_eq(ws_spool_usage(&sp), 0);
-	ws_spool_close(&sp);
+	spool_remove(&sp, d);
 }
 
 Test(spool, a_dump_never_replaces_an_existing_path)
@@ -190,7 +200,7 @@ Test(spool, a_dump_never_replaces_an_existing_path)
 	cr_assert_eq(ws_spool_commit(&sp, &sf, "whyslow-x.data"), -EEXIST);
 	cr_assert_eq(stat(path, &st), 0);
 	cr_assert_eq(st.st_size, 6, "the existing file is untouched");
-	ws_spool_close(&sp);
+	spool_remove(&sp, d);
 }
 
 Test(spool, a_directory_others_can_write_is_refused)
@@ -202,4 +212,5 @@ Test(spool, a_directory_others_can_write_is_refused)
 	cr_assert_eq(chmod(d, 0777), 0);
 	cr_assert_eq(ws_spool_open(&sp, d, 1 << 20, why, sizeof(why)), -EPERM);
 	cr_assert(strstr(why, "others can write"), "%s", why);
+	spool_remove(&sp, d);
 }
