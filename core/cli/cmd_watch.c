@@ -41,8 +41,20 @@ struct trigger {
 	char comm[16];
 };
 
+/*
+ * The kernel's loss count, sampled: its losses are not dated, so a dump counts those since the
+ * last sample before its window began (a little more than the window's, never fewer).
+ */
+#define LOSS_SAMPLES 1024
+struct loss_sample {
+	uint64_t ts, lost;
+};
+
 struct ws_watch {
 	struct ws_watch_opts o;
+	struct loss_sample losses[LOSS_SAMPLES];
+	size_t nlosses;	     /* samples taken; the last LOSS_SAMPLES are kept, round */
+	uint64_t loss_every; /* between two samples: the window spread over the samples */
 	struct ws_flight *fl;
 	struct ws_spool sp;
 	struct ws_pidfile pf;
@@ -111,6 +123,9 @@ int ws_watch_new(struct ws_watch **out, const struct ws_watch_opts *o)
 	if (!w)
 		return -ENOMEM;
 	w->o = *o;
+	w->loss_every = o->keep_ns / (LOSS_SAMPLES / 2);
+	if (w->loss_every < 1000000000ULL)
+		w->loss_every = 1000000000ULL;
 	w->sp.dirfd = -1;
 	w->pf.dirfd = -1;
 	/* from now on SIGUSR1 asks for a dump: it must not kill a watch that is starting */
@@ -227,6 +242,34 @@ int ws_watch_start(void *ctx, struct ws_session *s, const uint32_t *pids, int np
 	return 0;
 }
 
+static void sample_losses(struct ws_watch *w, struct ws_session *s)
+{
+	uint64_t now = ws_clock_mono_now();
+	struct loss_sample *last = w->nlosses ? &w->losses[(w->nlosses - 1) % LOSS_SAMPLES] : NULL;
+	struct ws_progress p;
+
+	if (last && now - last->ts < w->loss_every)
+		return;
+	ws_session_progress(s, &p);
+	w->losses[w->nlosses++ % LOSS_SAMPLES] = (struct loss_sample){ now, p.lost };
+}
+
+/* Lost since the last sample taken at or before @from (since the start when there is none). */
+static uint64_t lost_since(const struct ws_watch *w, uint64_t from, uint64_t now_lost)
+{
+	size_t first = w->nlosses > LOSS_SAMPLES ? w->nlosses - LOSS_SAMPLES : 0;
+	uint64_t base = 0;
+
+	for (size_t i = first; i < w->nlosses; i++) {
+		const struct loss_sample *x = &w->losses[i % LOSS_SAMPLES];
+
+		if (x->ts > from)
+			break;
+		base = x->lost;
+	}
+	return now_lost > base ? now_lost - base : 0;
+}
+
 /* ---- the dump ------------------------------------------------------------------------------ */
 
 struct dump_ctx {
@@ -276,8 +319,8 @@ static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
 		",\"window\":{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"keep_ns\":%" PRIu64
 		",\"keep_bytes\":%" PRIu64 ",\"bytes\":%" PRIu64 "},\"records\":%" PRIu64
 		",\"dropped\":{\"older_than_keep\":%" PRIu64 ",\"for_room\":%" PRIu64
-		",\"too_big\":%" PRIu64 "},\"kernel_lost_since_start\":%" PRIu64
-		",\"dumps_before\":%" PRIu64 ",\"dumps_skipped\":%" PRIu64 "}\n",
+		",\"too_big\":%" PRIu64 "},\"kernel_lost\":%" PRIu64 ",\"dumps_before\":%" PRIu64
+		",\"dumps_skipped\":%" PRIu64 "}\n",
 		st->oldest_ts, st->newest_ts, w->o.keep_ns, w->o.keep_bytes, st->bytes, st->records,
 		st->aged, st->evicted, st->too_big, lost, w->dumps, w->skipped);
 	snprintf(side, sizeof(side), "%s%s", name, WS_SPOOL_SIDECAR);
@@ -340,16 +383,14 @@ static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
 		ws_trace_write_threads(&d.tw, pids[i], st.oldest_ts);
 	ws_flight_each(w->fl, write_event, &d);
 	sum.records = st.records;
-	/* the kernel's count since watch began: its losses are not dated, so not bounded to the
-	 * window (the sidecar says so) */
-	sum.lost = p.lost;
+	sum.lost = lost_since(w, st.oldest_ts, p.lost);
 	sum.duration_ns = st.newest_ts - st.oldest_ts;
 	ws_trace_write_summary(&d.tw, &sum, NULL);
 	if ((err = ws_trace_write_end(&d.tw))) {
 		ws_spool_abort(&w->sp, &sf);
 		goto out;
 	}
-	if ((err = write_sidecar(w, name, why, &st, p.lost)))
+	if ((err = write_sidecar(w, name, why, &st, sum.lost)))
 		ws_log(WS_LOG_ERROR, "the account of dump %s (%s%s) not written: %s", name, name,
 		       WS_SPOOL_SIDECAR, strerror(-err));
 	err = ws_spool_commit(&w->sp, &sf, name);
@@ -369,6 +410,7 @@ static void dump(struct ws_watch *w, struct ws_session *s, const char *why)
 	if (!st.records) {
 		ws_log(WS_LOG_INFO, "dump on %s: nothing recorded yet, no dump written", why);
 		w->skipped++;
+		w->pending = 0; /* or asked again at every tick */
 		return;
 	}
 	err = write_dump(w, s, why, name, sizeof(name));
@@ -402,6 +444,8 @@ void ws_watch_tick(void *ctx, struct ws_session *s)
 {
 	struct ws_watch *w = ctx;
 	sig_atomic_t req = dump_requests;
+
+	sample_losses(w, s);
 
 	if (req != w->requests_seen) {
 		/* asked for: at once, and it stands for the triggers waiting too */
