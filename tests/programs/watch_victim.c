@@ -103,6 +103,8 @@ int main(int argc, char **argv)
 	while (access(go, F_OK))
 		sleep_ms(10);
 	pairs = calloc(npairs, sizeof(*pairs));
+	if (!pairs)
+		return 1;
 	for (int i = 0; i < npairs; i++) {
 		pthread_mutex_init(&pairs[i].m, NULL);
 		sem_init(&pairs[i].locked, 0, 0);
@@ -120,10 +122,11 @@ int main(int argc, char **argv)
 			pthread_join(pairs[i].victim, NULL);
 	}
 	f = fopen(truth, "w");
+	for (int i = 0; f && i < npairs; i++)
+		fprintf(f, "victim %d holder %d\n", pairs[i].victim_tid, pairs[i].holder_tid);
+	free(pairs);
 	if (!f)
 		return 1;
-	for (int i = 0; i < npairs; i++)
-		fprintf(f, "victim %d holder %d\n", pairs[i].victim_tid, pairs[i].holder_tid);
 	fprintf(f, "slow_rounds %d\n", npairs * (slow_round < 0 ? rounds : slow_round < rounds));
 	return fclose(f) ? 1 : 0;
 }
