@@ -132,7 +132,8 @@ static const struct usage usages[] = {
 	  "Usage: whyslow dump\n"
 	  "\n"
 	  "Asks the running `whyslow watch` (found through /run/whyslow/watch.pid) to write its\n"
-	  "flight recorder into its spool now, and says where. Needs the watch's user (root).\n"
+	  "flight recorder into its spool now, and prints the dump's path once it is written\n"
+	  "(exit status 1 when none came within 10 s). Needs the watch's user (root).\n"
 	  "\n"
 	  "Options:\n",
 	  "" },

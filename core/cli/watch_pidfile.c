@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The watch's pid file, and `whyslow dump`, its reader (see watch_pidfile.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,8 +14,11 @@
 #include "options.h"
 #include "watch_pidfile.h"
 #include "base/log.h"
+#include "record/spool.h"
 
 #define PID_NAME "watch.pid"
+/* how long `whyslow dump` waits for the dump to appear */
+#define DUMP_WAIT_MS 10000
 
 /* /run/whyslow, ours alone; its descriptor, or -errno with @why said by the caller. */
 static int open_run_dir(bool make, const char **why)
@@ -146,10 +150,29 @@ void ws_pidfile_release(struct ws_pidfile *pf)
 	pf->dirfd = -1;
 }
 
+/* The newest dump in @spool by name (names sort by time within one watch), into @out. */
+static void newest_dump(const char *spool, char *out, size_t len)
+{
+	size_t pl = strlen(WS_SPOOL_PREFIX), sl = strlen(WS_SPOOL_SUFFIX);
+	struct dirent *e;
+	DIR *d = opendir(spool);
+
+	out[0] = 0;
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+
+		if (n > pl + sl && !strncmp(e->d_name, WS_SPOOL_PREFIX, pl) &&
+		    !strcmp(e->d_name + n - sl, WS_SPOOL_SUFFIX) && strcmp(e->d_name, out) > 0)
+			snprintf(out, len, "%s", e->d_name);
+	}
+	if (d)
+		closedir(d);
+}
+
 int ws_cmd_dump(const struct ws_cli *c)
 {
 	const char *why = NULL;
-	char spool[4096];
+	char spool[4096], before[256], now[256];
 	pid_t pid;
 	int fd, err;
 
@@ -172,12 +195,23 @@ int ws_cmd_dump(const struct ws_cli *c)
 				      : "is stale");
 		return 1;
 	}
+	newest_dump(spool, before, sizeof(before));
 	if (kill(pid, SIGUSR1)) {
 		ws_log(WS_LOG_ERROR, "cannot signal whyslow watch (pid %d): %s", (int)pid,
 		       strerror(errno));
 		return 1;
 	}
-	ws_log(WS_LOG_INFO, "asked whyslow watch (pid %d) for a dump; it goes to %s", (int)pid,
-	       spool);
-	return 0;
+	/* the path, once it is there: a dump of a full window takes a second or so */
+	for (int i = 0; i < DUMP_WAIT_MS / 100; i++) {
+		newest_dump(spool, now, sizeof(now));
+		if (strcmp(now, before) > 0) {
+			printf("%s/%s\n", spool, now);
+			return 0;
+		}
+		usleep(100000);
+	}
+	ws_log(WS_LOG_ERROR,
+	       "asked whyslow watch (pid %d) for a dump, but none came to %s within %d s: see its log",
+	       (int)pid, spool, DUMP_WAIT_MS / 1000);
+	return 1;
 }
