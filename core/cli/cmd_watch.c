@@ -2,6 +2,7 @@
 /* `whyslow watch`: the flight recorder, its triggers and its dumps (see cmd_watch.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -393,7 +394,13 @@ static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
 	if ((err = write_sidecar(w, name, why, &st, sum.lost)))
 		ws_log(WS_LOG_ERROR, "the account of dump %s (%s%s) not written: %s", name, name,
 		       WS_SPOOL_SIDECAR, strerror(-err));
-	err = ws_spool_commit(&w->sp, &sf, name);
+	if ((err = ws_spool_commit(&w->sp, &sf, name))) {
+		/* no account of a dump that is not there */
+		char side[300];
+
+		snprintf(side, sizeof(side), "%s%s", name, WS_SPOOL_SIDECAR);
+		unlinkat(w->sp.dirfd, side, 0);
+	}
 out:
 	free(m);
 	free(pids);
