@@ -359,6 +359,7 @@ static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
 	struct dump_ctx d;
 	uint32_t *pids = calloc(WS_TRACE_MAX_PIDS, sizeof(*pids));
 	size_t npids;
+	bool side_written = false;
 	int err;
 
 	if (!m || !pids) {
@@ -391,10 +392,12 @@ static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
 		ws_spool_abort(&w->sp, &sf);
 		goto out;
 	}
-	if ((err = write_sidecar(w, name, why, &st, sum.lost)))
+	if (!(err = write_sidecar(w, name, why, &st, sum.lost)))
+		side_written = true;
+	else
 		ws_log(WS_LOG_ERROR, "the account of dump %s (%s%s) not written: %s", name, name,
 		       WS_SPOOL_SIDECAR, strerror(-err));
-	if ((err = ws_spool_commit(&w->sp, &sf, name))) {
+	if ((err = ws_spool_commit(&w->sp, &sf, name)) && side_written) {
 		/* no account of a dump that is not there */
 		char side[300];
 
