@@ -214,3 +214,17 @@ Test(spool, a_directory_others_can_write_is_refused)
 	cr_assert(strstr(why, "others can write"), "%s", why);
 	spool_remove(&sp, d);
 }
+
+Test(spool, a_dump_that_would_eat_into_the_free_space_reserve_is_refused)
+{
+	char *d = spool_dir();
+	struct ws_spool sp;
+	struct ws_spool_file sf;
+	char why[256];
+
+	cr_assert_eq(ws_spool_open(&sp, d, UINT64_MAX, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(ws_spool_begin(&sp, UINT64_MAX / 2, &sf), -ENOSPC);
+	cr_assert_null(sf.f, "no temporary file is left open");
+	cr_assert_eq(ws_spool_usage(&sp), 0);
+	spool_remove(&sp, d);
+}
