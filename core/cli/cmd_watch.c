@@ -216,8 +216,9 @@ static void on_gone(void *ctx, const struct ws_thread *t)
 int ws_watch_start(void *ctx, struct ws_session *s, const uint32_t *pids, int npids)
 {
 	struct ws_watch *w = ctx;
+	/* only: its report is nobody's, and it would grow with every wait for as long as it runs */
 	struct ws_wait_sink sink = {
-		.wait = on_wait, .short_waits = on_short, .gone = on_gone, .ctx = w
+		.wait = on_wait, .short_waits = on_short, .gone = on_gone, .ctx = w, .only = true
 	};
 	char keep[32], trig[32] = "";
 	int err;
