@@ -21,6 +21,7 @@
 #include "record/flight.h"
 #include "record/spool.h"
 #include "record/trace.h"
+#include "session/core_keys.h"
 
 /*
  * After a trigger, how long before its dump is written: the chain is complete when the wait is
@@ -221,6 +222,7 @@ int ws_watch_start(void *ctx, struct ws_session *s, const uint32_t *pids, int np
 		.wait = on_wait, .short_waits = on_short, .gone = on_gone, .ctx = w, .only = true
 	};
 	char keep[32], trig[32] = "";
+	uint64_t min_block = 0;
 	int err;
 
 	(void)pids;
@@ -231,6 +233,13 @@ int ws_watch_start(void *ctx, struct ws_session *s, const uint32_t *pids, int np
 	if ((err = ws_pidfile_write(&w->pf))) {
 		ws_session_set_tap(s, NULL, NULL);
 		return err;
+	}
+	ws_config_u64(w->o.cfg, "core", ws_core_keys, "min_block", &min_block);
+	if (w->o.trigger_ns && w->o.trigger_ns < min_block) {
+		ws_format_duration(min_block, keep, sizeof(keep));
+		ws_log(WS_LOG_WARN,
+		       "--trigger is below --min-block %s: shorter waits are not reported, so only those of %s or more trigger",
+		       keep, keep);
 	}
 	ws_format_duration(w->o.keep_ns, keep, sizeof(keep));
 	if (w->o.trigger_ns)
@@ -415,7 +424,7 @@ static void dump(struct ws_watch *w, struct ws_session *s, const char *why)
 {
 	struct ws_flight_stats st;
 	char name[128];
-	int err, removed;
+	int err, removed, own;
 
 	ws_flight_stats(w->fl, &st);
 	if (!st.records) {
@@ -439,14 +448,23 @@ static void dump(struct ws_watch *w, struct ws_session *s, const char *why)
 		return;
 	}
 	w->dumps++;
-	ws_log(WS_LOG_INFO, "dump on %s (%" PRIu64 " %s): %s/%s; read it with whyslow report", why,
-	       w->pending, ws_plural(w->pending, "trigger", "triggers"), w->o.spool_dir, name);
+	if (w->pending)
+		ws_log(WS_LOG_INFO,
+		       "dump on %s (%" PRIu64 " %s): %s/%s; read it with whyslow report", why,
+		       w->pending, ws_plural(w->pending, "trigger", "triggers"), w->o.spool_dir,
+		       name);
+	else
+		ws_log(WS_LOG_INFO, "dump on %s: %s/%s; read it with whyslow report", why,
+		       w->o.spool_dir, name);
 	w->pending = 0;
 	removed = ws_spool_trim(&w->sp, name);
-	if (removed > 0)
-		ws_log(WS_LOG_INFO, "--spool-mb: %d older %s removed", removed,
-		       ws_plural(removed, "dump", "dumps"));
-	if (removed >= 0 && faccessat(w->sp.dirfd, name, F_OK, 0))
+	if (removed < 0)
+		return;
+	own = faccessat(w->sp.dirfd, name, F_OK, 0) != 0;
+	if (removed - own > 0)
+		ws_log(WS_LOG_INFO, "--spool-mb: %d older %s removed", removed - own,
+		       ws_plural(removed - own, "dump", "dumps"));
+	if (own)
 		ws_log(WS_LOG_ERROR, "dump %s alone exceeds --spool-mb %" PRIu64 ": removed", name,
 		       w->o.spool_bytes >> 20);
 }
