@@ -38,6 +38,7 @@ watch_setup() {
 watch_cleanup() {
 	local rc=$?
 	for p in "${WATCH_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	[ -n "${WATCH_CLEANUP_MORE:-}" ] && "$WATCH_CLEANUP_MORE"
 	if [ $rc -eq 0 ] && [ "${WATCH_KEEP:-}" != 1 ]; then
 		rm -rf "$WORK"
 	else

@@ -1,6 +1,6 @@
 #!/bin/bash
 # `whyslow watch` under a storm of slow waits (issue 31 item 2): 16 pairs of
-# tests/programs/watch_victim threads, every round slow (a 250 ms sleep holding the mutex, the
+# tests/programs/watch_victim threads in a cgroup made for them (watch --cgroup), every round slow (a 250 ms sleep holding the mutex, the
 # victim waiting for it: about 120 waits of 200 ms or more a second for 5 s), watched with
 # --trigger 200ms --min-interval 2s --spool-mb 1 --keep-mb 1, in a spool that already holds two
 # old dumps of 520 kB each (made here, named as watch names its dumps): 1 MiB less 8 kB.
@@ -12,7 +12,7 @@
 # this watch stays); the flight recorder held no more than --keep-mb and said what it dropped;
 # every dump reads with whyslow report.
 #
-#   watch_storm.sh WHYSLOW WATCH_VICTIM   (exit 0 pass, 1 fail, 77 skip: not root)
+#   watch_storm.sh WHYSLOW WATCH_VICTIM   (exit 0 pass, 1 fail, 77 skip: not root, no cgroup)
 . "$(dirname "$0")/watch_lib.sh" || exit 1
 
 WHYSLOW=$1 VICTIM=$2
@@ -27,12 +27,30 @@ for old in whyslow-20000101T000000Z-1-0000.data whyslow-20000101T000001Z-1-0001.
 	head -c 520000 /dev/zero >"$SPOOL/$old"
 	touch -d '2000-01-01' "$SPOOL/$old"
 done
-"$VICTIM" --go "$WORK/go" --truth "$WORK/truth" --pairs $PAIRS --rounds $ROUNDS --slow-round -1 \
-	--slow-ms 250 &
+# the victim in a cgroup of its own, watched by --cgroup
+name=whyslow-watch-storm-$$-$RANDOM
+if [ -d /sys/fs/cgroup/cpu ] && [ -f /sys/fs/cgroup/cpu/cgroup.procs ]; then
+	CG=/sys/fs/cgroup/cpu/$name # cgroup v1
+elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	CG=/sys/fs/cgroup/$name # cgroup v2
+else
+	watch_skip "no cgroup hierarchy to make a group in"
+fi
+remove_cg() { # ours: made below; whatever is left in it goes back to its parent first
+	[ -d "$CG" ] || return 0
+	while read -r p; do echo "$p" >"$(dirname "$CG")/cgroup.procs" 2>/dev/null; done <"$CG/cgroup.procs"
+	rmdir "$CG" 2>/dev/null || { sleep 0.5; rmdir "$CG"; } || echo "could not remove $CG" >&2
+}
+mkdir "$CG" || watch_skip "cannot create $CG"
+WATCH_CLEANUP_MORE=remove_cg
+sh -c "echo \$\$ >'$CG/cgroup.procs' && exec '$VICTIM' --go '$WORK/go' --truth '$WORK/truth' \
+	--pairs $PAIRS --rounds $ROUNDS --slow-round -1 --slow-ms 250" &
 VPID=$!
 WATCH_PIDS+=($VPID)
+for _ in $(seq 50); do grep -qx "$VPID" "$CG/cgroup.procs" && break; sleep 0.1; done
+grep -qx "$VPID" "$CG/cgroup.procs" || watch_die "the victim did not join $CG"
 "$WHYSLOW" watch --trigger 200ms --min-interval 2s --spool-mb 1 --keep-mb 1 --spool "$SPOOL" \
-	-p $VPID >"$WORK/watch.out" 2>"$WORK/watch.err" &
+	--cgroup "$CG" >"$WORK/watch.out" 2>"$WORK/watch.err" &
 WPID=$!
 WATCH_PIDS+=($WPID)
 wait_watching $WPID || { cat "$WORK/watch.err" >&2; watch_die "the watch did not start"; }
