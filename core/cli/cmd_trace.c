@@ -69,8 +69,7 @@ static void write_new_names(struct ws_trace_job *j, struct ws_session *s)
 	}
 }
 
-/* attach: the names the targets' threads had before tracing began. */
-static void write_threads(struct ws_trace_job *j, uint32_t pid)
+void ws_trace_write_threads(struct ws_trace_writer *w, uint32_t pid, uint64_t ts)
 {
 	char path[64];
 	struct dirent *e;
@@ -79,11 +78,11 @@ static void write_threads(struct ws_trace_job *j, uint32_t pid)
 	snprintf(path, sizeof(path), "/proc/%u/task", pid);
 	d = opendir(path);
 	while (d && (e = readdir(d))) {
-		struct ws_trace_thread t = { .ts = ws_clock_mono_now(), .pid = pid };
+		struct ws_trace_thread t = { .ts = ts, .pid = pid };
 
 		t.tid = strtoul(e->d_name, NULL, 10);
 		if (t.tid && !ws_procsnap_comm(pid, t.tid, t.comm, sizeof(t.comm)))
-			ws_trace_write_thread(&j->w, &t);
+			ws_trace_write_thread(w, &t);
 	}
 	if (d)
 		closedir(d);
@@ -136,11 +135,34 @@ static void perfetto_request(void *ctx, const struct ws_request *q)
 		j->err = err;
 }
 
+void ws_trace_meta_fill(struct ws_trace_meta *m, struct ws_session *s, const struct ws_config *cfg,
+			const char *plugin_dir, const uint32_t *pids, int npids)
+{
+	struct utsname u;
+
+	snprintf(m->version, sizeof(m->version), "%s", WS_VERSION);
+	if (!uname(&u))
+		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname, u.release, u.machine);
+	gethostname(m->hostname, sizeof(m->hostname) - 1);
+	snprintf(m->sources, sizeof(m->sources), "%s", ws_session_sources(s));
+	ws_source_versions(plugin_dir, m->sources, m->versions, sizeof(m->versions));
+	m->clock = *ws_session_clock(s);
+	/* the defaults live in ws_core_keys */
+	ws_config_u64(cfg, "core", ws_core_keys, "min_block", &m->min_block_ns);
+	ws_config_u64(cfg, "core", ws_core_keys, "max_window", &m->max_window_ns);
+	ws_config_u64(cfg, "core", ws_core_keys, "max_history", &m->max_history);
+	m->resolution_ns = ws_resolution_ns(cfg);
+	m->ncpus = ws_session_ncpus(s);
+	m->stack_min_ns = ws_stack_capture_ns(cfg);
+	m->has_stack_min = true;
+	for (int i = 0; i < npids && m->npids < WS_TRACE_MAX_PIDS; i++)
+		m->pids[m->npids++] = pids[i];
+}
+
 static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint32_t *pids,
 			int npids)
 {
 	struct ws_trace_meta *m = calloc(1, sizeof(*m));
-	struct utsname u;
 	size_t n = 0;
 	int err;
 
@@ -152,12 +174,7 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	}
 	j->f = j->out.f;
 	setvbuf(j->f, NULL, _IOFBF, 1 << 18);
-	snprintf(m->version, sizeof(m->version), "%s", WS_VERSION);
-	if (!uname(&u))
-		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname, u.release, u.machine);
-	gethostname(m->hostname, sizeof(m->hostname) - 1);
-	snprintf(m->sources, sizeof(m->sources), "%s", ws_session_sources(s));
-	ws_source_versions(j->plugin_dir, m->sources, m->versions, sizeof(m->versions));
+	ws_trace_meta_fill(m, s, j->cfg, j->plugin_dir, pids, npids);
 	if (j->attach)
 		n += snprintf(m->command, sizeof(m->command), "attach");
 	/*
@@ -167,24 +184,13 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	if (j->argv && j->argv[0])
 		snprintf(m->command + n, sizeof(m->command) - n, "%s%s%s", n ? " " : "", j->argv[0],
 			 j->argv[1] ? " (arguments not stored)" : "");
-	m->clock = *ws_session_clock(s);
-	/* the defaults live in ws_core_keys */
-	ws_config_u64(j->cfg, "core", ws_core_keys, "min_block", &m->min_block_ns);
-	ws_config_u64(j->cfg, "core", ws_core_keys, "max_window", &m->max_window_ns);
-	ws_config_u64(j->cfg, "core", ws_core_keys, "max_history", &m->max_history);
-	m->resolution_ns = ws_resolution_ns(j->cfg);
-	m->ncpus = ws_session_ncpus(s);
-	m->stack_min_ns = ws_stack_capture_ns(j->cfg);
-	m->has_stack_min = true;
-	for (int i = 0; i < npids && m->npids < WS_TRACE_MAX_PIDS; i++)
-		m->pids[m->npids++] = pids[i];
 
 	ws_trace_write_begin(&j->w, j->f, j->compress);
 	ws_trace_write_meta(&j->w, m);
 	free(m);
 	write_new_names(j, s); /* what the sources learned at start (e.g. blkio's disks) */
 	for (int i = 0; j->attach && i < npids; i++)
-		write_threads(j, pids[i]);
+		ws_trace_write_threads(&j->w, pids[i], ws_clock_mono_now());
 	/* a recording killed from here on is readable up to its last complete record */
 	ws_trace_flush(&j->w);
 	j->flushed_at = ws_clock_mono_now();

@@ -50,6 +50,13 @@ int ws_trace_job_finish(void *ctx, struct ws_session *s, bool complete);
 /* struct ws_run_opts.on_open_waits: a recording keeps them for report. */
 void ws_trace_job_open_waits(void *ctx, const struct ws_stuck *open);
 
+/* A recording's metadata for session @s tracing @pids (the command is the caller's). */
+void ws_trace_meta_fill(struct ws_trace_meta *m, struct ws_session *s, const struct ws_config *cfg,
+			const char *plugin_dir, const uint32_t *pids, int npids);
+
+/* The names the threads of process @pid have now, as thread records stamped @ts. */
+void ws_trace_write_threads(struct ws_trace_writer *w, uint32_t pid, uint64_t ts);
+
 struct ws_cli;
 
 /* `whyslow report [FILE]` with the options @cli holds. Exit status for main(). */

@@ -10,6 +10,7 @@
 
 #include "cmd_stuck.h"
 #include "cmd_trace.h"
+#include "cmd_watch.h"
 #include "config_help.h"
 #include "metrics_http.h"
 #include "options.h"
@@ -97,6 +98,8 @@ static int without_tracing(const struct ws_cli *c, int *rc)
 		*rc = ws_cmd_report(c);
 	} else if (c->cmd == WS_CMD_STUCK) {
 		*rc = ws_cmd_stuck(c);
+	} else if (c->cmd == WS_CMD_DUMP) {
+		*rc = ws_cmd_dump(c);
 	} else if (c->cmd == WS_CMD_RECORD && !c->argv) {
 		ws_log(WS_LOG_ERROR,
 		       "record what? give record -- COMMAND or record attach PID; see whyslow help record");
@@ -151,6 +154,13 @@ static int load_config(struct ws_cli *c, struct ws_config *cfg)
 	    !ws_config_get(cfg, "core", "cgroup")) {
 		ws_log(WS_LOG_ERROR,
 		       "attach needs at least one PID or --cgroup; see whyslow help attach");
+		return -EINVAL;
+	}
+	if (c->cmd == WS_CMD_WATCH &&
+	    c->all == (c->pids.n || ws_config_get(cfg, "core", "cgroup"))) {
+		ws_log(WS_LOG_ERROR, "%s",
+		       c->all ? "watch -a is every process: give no PID nor --cgroup with it"
+			      : "watch what? give -a, PIDs or --cgroup PATH; see whyslow help watch");
 		return -EINVAL;
 	}
 	return 0;
@@ -284,6 +294,8 @@ int main(int argc, char **argv)
 	struct ws_cli c = { 0 };
 	struct ws_metrics *metrics = NULL;
 	struct ws_metrics_http *metrics_http = NULL;
+	struct ws_watch_opts wo = { 0 };
+	struct ws_watch *watch = NULL;
 	enum ws_format format = WS_FORMAT_TEXT;
 	const char *output;
 	bool recording;
@@ -304,6 +316,8 @@ int main(int argc, char **argv)
 	recording = c.cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH);
 	if (binary_to_terminal(&c, &cfg, recording) || metrics_start(&cfg, &metrics, &metrics_http))
 		goto out;
+	if (c.cmd == WS_CMD_WATCH && ws_watch_opts_from_cli(&c, &wo))
+		goto out;
 	so.verbose = c.verbose;
 	so.sources = c.sources ? c.sources : ws_config_get(&cfg, "core", "sources");
 	so.plugin_dir = c.plugin_dir ? c.plugin_dir : getenv("WHYSLOW_PLUGIN_DIR");
@@ -312,7 +326,21 @@ int main(int argc, char **argv)
 	if (!so.plugin_dir)
 		so.plugin_dir = ws_plugin_dir_default();
 	/* privilege first: without it nothing else can work, whatever else is wrong */
-	if (ws_check_privilege() || ws_session_open(&s, &so, &cfg))
+	if (ws_check_privilege())
+		goto out;
+	if (c.cmd == WS_CMD_WATCH) {
+		wo.plugin_dir = so.plugin_dir;
+		wo.cfg = &cfg;
+		wo.metrics = metrics;
+		wo.what = c.all					  ? "-a"
+			  : ws_config_get(&cfg, "core", "cgroup") ? "--cgroup"
+								  : "PIDs";
+		/* a spool that cannot be written, or a watch already running: said before tracing
+		 */
+		if (ws_watch_new(&watch, &wo))
+			goto out;
+	}
+	if (ws_session_open(&s, &so, &cfg))
 		goto out;
 	ws_session_warn_blind(s);
 	ro.argv = c.argv;
@@ -320,8 +348,13 @@ int main(int argc, char **argv)
 	ro.as_root = c.as_root;
 	ro.wait = c.wait;
 	ro.metrics = metrics;
-	if ((c.cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH)) && add_cgroup_pids(&cfg, &c.pids))
+	if ((c.cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH | WS_CMD_WATCH)) &&
+	    add_cgroup_pids(&cfg, &c.pids))
 		goto out;
+	if (c.cmd == WS_CMD_WATCH && c.all && ws_watch_all_pids(&c.pids.v, &c.pids.n)) {
+		ws_log(WS_LOG_ERROR, "watch -a: cannot list the processes in /proc");
+		goto out;
+	}
 	ro.pids = c.pids.v;
 	ro.npids = c.pids.n;
 	/* run: the command's stdout stays its own; "-" asks for stdout */
@@ -346,6 +379,15 @@ int main(int argc, char **argv)
 			ro.output = !c.live ? "/dev/null" : strcmp(c.live, "-") ? c.live : NULL;
 		}
 	}
+	if (c.cmd == WS_CMD_WATCH) {
+		/* its report (of everything, at the end) is nobody's: what counts are the dumps */
+		ro.output = "/dev/null";
+		ro.all = c.all;
+		ro.on_start = ws_watch_start;
+		ro.on_tick = ws_watch_tick;
+		ro.on_finish = ws_watch_finish;
+		ro.hook_ctx = watch;
+	}
 	ws_config_u64(&cfg, "core", ws_core_keys, "duration", &ro.duration_ns);
 	ws_config_u64(&cfg, "core", ws_core_keys, "min_block", &ro.min_block_ns);
 	/* checked when the session opened; the default is ws_core_keys' */
@@ -359,8 +401,9 @@ int main(int argc, char **argv)
 out:
 	/* the server reads the metrics: stopped first */
 	ws_metrics_http_stop(metrics_http);
-	ws_metrics_free(metrics);
 	ws_session_free(s);
+	ws_watch_free(watch);
+	ws_metrics_free(metrics);
 	ws_config_free(&cfg);
 	ws_cli_free(&c);
 	return rc;

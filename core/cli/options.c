@@ -10,7 +10,7 @@
 #include "options.h"
 
 #define F(member) offsetof(struct ws_cli, member)
-#define TRACING_ANY (WS_CMD_TRACING | WS_CMD_NONE)
+#define TRACING_ANY (WS_CMD_TRACING | WS_CMD_WATCH | WS_CMD_NONE)
 
 const struct ws_cmd_name ws_cmd_names[] = {
 	{ "run", WS_CMD_RUN },
@@ -18,6 +18,8 @@ const struct ws_cmd_name ws_cmd_names[] = {
 	{ "record", WS_CMD_RECORD | WS_CMD_REC_ATTACH },
 	{ "report", WS_CMD_REPORT },
 	{ "stuck", WS_CMD_STUCK },
+	{ "watch", WS_CMD_WATCH },
+	{ "dump", WS_CMD_DUMP },
 	{ "help", 0 },
 	{ NULL, 0 },
 };
@@ -50,20 +52,22 @@ const struct ws_opt ws_opts[] = {
 	  "text (default), json (JSON Lines, one chain per line), folded (one line per piece of a wait, for flame graphs) or pprof (the same stacks as a gzipped profile.proto for go tool pprof, Pyroscope, Parca; needs -o FILE); record: of --live",
 	  "Text: for run, the command's critical path, then the costliest reasons, the --top longest chains, and a summary ranking root causes. JSON: every chain, every reason, then a summary object.",
 	  true },
-	{ WS_CMD_TRACING, 0, "duration", WS_ARG_DURATION, "DUR", "duration", 0, 0,
+	{ WS_CMD_TRACING | WS_CMD_WATCH, 0, "duration", WS_ARG_DURATION, "DUR", "duration", 0, 0,
 	  "stop tracing after DUR and report the waits still open (default: Ctrl-C or the end); run then ends the command",
 	  NULL, true },
 	{ WS_CMD_TRACING, 0, "perfetto", WS_ARG_STRING, "FILE", NULL, F(perfetto), 0,
 	  "also write the chains as a Perfetto trace (ui.perfetto.dev)", NULL, false },
 
-	{ WS_CMD_TRACING, 0, "metrics", WS_ARG_STRING, "[ADDR:]PORT", "metrics", 0, 0,
+	{ WS_CMD_TRACING | WS_CMD_WATCH, 0, "metrics", WS_ARG_STRING, "[ADDR:]PORT", "metrics", 0,
+	  0,
 	  "serve Prometheus metrics at http://ADDR:PORT/metrics while tracing (a port alone: 127.0.0.1)",
 	  "Off-CPU seconds of the reported waits per process by root-cause class, a histogram of their durations, the records lost, whyslow's own CPU time and memory; whyslow(1) METRICS lists them. ADDR is an IPv4 address, a host name or [IPv6]; an address that cannot be served stops whyslow before anything is traced. One request per connection, answered within 2 seconds or dropped, so a client never holds up the tracing.",
 	  false },
 
 	/* the report's own settings, live and from a recording */
-	{ WS_CMD_TRACING | WS_CMD_STUCK, 0, "min-block", WS_ARG_DURATION, "DUR", "min_block", 0, 0,
-	  "report waits (time off CPU) at least this long; units required", NULL, false },
+	{ WS_CMD_TRACING | WS_CMD_STUCK | WS_CMD_WATCH, 0, "min-block", WS_ARG_DURATION, "DUR",
+	  "min_block", 0, 0, "report waits (time off CPU) at least this long; units required", NULL,
+	  false },
 	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "top", WS_ARG_COUNT, "N", "top", 0, 0,
 	  "text: show the N longest chains", NULL, false },
 	{ WS_CMD_TRACING | WS_CMD_REPORT, 0, "stack-depth", WS_ARG_COUNT, "N", "stack_depth", 0, 0,
@@ -104,16 +108,41 @@ const struct ws_opt ws_opts[] = {
 	  NULL, false },
 
 	/* attach */
-	{ WS_CMD_ATTACH | WS_CMD_REC_ATTACH | WS_CMD_NONE, 'p', "pid", WS_ARG_IDS, "PID[,PID]",
-	  NULL, F(pids), 0,
+	{ WS_CMD_ATTACH | WS_CMD_REC_ATTACH | WS_CMD_WATCH | WS_CMD_NONE, 'p', "pid", WS_ARG_IDS,
+	  "PID[,PID]", NULL, F(pids), 0,
 	  "a process to trace (repeatable; or give PIDs as arguments); whyslow -p PID alone means attach",
 	  NULL, false },
 
-	{ WS_CMD_ATTACH | WS_CMD_REC_ATTACH | WS_CMD_NONE, 0, "cgroup", WS_ARG_STRING, "PATH",
-	  "cgroup", 0, 0,
+	{ WS_CMD_ATTACH | WS_CMD_REC_ATTACH | WS_CMD_WATCH | WS_CMD_NONE, 0, "cgroup",
+	  WS_ARG_STRING, "PATH", "cgroup", 0, 0,
 	  "trace every process of this cgroup (a directory under /sys/fs/cgroup) and of its sub-cgroups, and each process that joins one later",
 	  "A process moved in later is traced from the move on, with the threads it makes from then; threads it had before the move are not. Attach ends when every traced process has exited.",
 	  false },
+
+	/* watch */
+	{ WS_CMD_WATCH, 'a', "all", WS_ARG_FLAG, NULL, NULL, F(all), 0,
+	  "watch every process of the system (not with -p or --cgroup)",
+	  "The processes running when watch starts, but its own and kernel threads, and every process they start from then on (a kernel thread is followed where it works for one of them).",
+	  false },
+	{ WS_CMD_WATCH, 0, "keep", WS_ARG_STRING, "DUR", NULL, F(keep), 0,
+	  "keep the last DUR of records in memory, what a dump holds (default 30s)",
+	  "The flight recorder holds what a recording would: every record the ring gave, stacks resolved, in time order; the oldest go first.",
+	  true },
+	{ WS_CMD_WATCH, 0, "keep-mb", WS_ARG_STRING, "N", NULL, F(keep_mb), 0,
+	  "and at most N megabytes of them (default 64): when they fill it, a dump covers less than --keep and says so",
+	  NULL, true },
+	{ WS_CMD_WATCH, 0, "trigger", WS_ARG_STRING, "DUR", NULL, F(trigger), 0,
+	  "dump when a wait of at least DUR is reported (default: no trigger, dumps on demand only)",
+	  "Idle waits (a server waiting for work) never trigger. The dump is written a second after the wait was reported, so that its chain and what followed are in it.",
+	  true },
+	{ WS_CMD_WATCH, 0, "min-interval", WS_ARG_STRING, "DUR", NULL, F(min_interval), 0,
+	  "at most one triggered dump per DUR (default 60s): the triggers in between make one dump, which counts them",
+	  "SIGUSR1 and whyslow dump are not limited.", true },
+	{ WS_CMD_WATCH, 0, "spool", WS_ARG_STRING, "DIR", NULL, F(spool), 0, "write dumps to DIR (default /var/lib/whyslow; made 0700, dumps 0600)", "Each dump is a recording, whyslow-TIME-PID-SEQ.data, read with whyslow report, beside a NAME.data.json that says why it was made, how many triggers it stands for and what the flight recorder dropped. A dump is written to a temporary file and renamed, never over an existing path; DIR must be the user's own and writable by nobody else.",
+	  true },
+	{ WS_CMD_WATCH, 0, "spool-mb", WS_ARG_STRING, "N", NULL, F(spool_mb), 0,
+	  "keep at most N megabytes of dumps, the oldest removed first (default 512); no dump leaves its file system less than 5% free",
+	  NULL, true },
 
 	/* record */
 	{ WS_CMD_RECORD | WS_CMD_REC_ATTACH, 'o', "output", WS_ARG_STRING, "FILE", NULL, F(output),
@@ -170,6 +199,10 @@ const char *ws_cmd_name(unsigned int cmd)
 		return "report";
 	case WS_CMD_STUCK:
 		return "stuck";
+	case WS_CMD_WATCH:
+		return "watch";
+	case WS_CMD_DUMP:
+		return "dump";
 	}
 	return "whyslow";
 }

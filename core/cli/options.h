@@ -26,9 +26,12 @@ enum ws_cmd {
 	WS_CMD_REC_ATTACH = 1 << 4, /* record attach PID... */
 	WS_CMD_REPORT = 1 << 5,
 	WS_CMD_STUCK = 1 << 6,
+	WS_CMD_WATCH = 1 << 7, /* attach for good, with a flight recorder and dumps */
+	WS_CMD_DUMP = 1 << 8,  /* ask the running watch for a dump */
 };
 #define WS_CMD_TRACING (WS_CMD_RUN | WS_CMD_ATTACH | WS_CMD_RECORD | WS_CMD_REC_ATTACH)
-#define WS_CMD_ALL (WS_CMD_NONE | WS_CMD_TRACING | WS_CMD_REPORT | WS_CMD_STUCK)
+#define WS_CMD_ALL \
+	(WS_CMD_NONE | WS_CMD_TRACING | WS_CMD_REPORT | WS_CMD_STUCK | WS_CMD_WATCH | WS_CMD_DUMP)
 
 /* What an option's value is, and so how it is checked. */
 enum ws_opt_arg {
@@ -101,6 +104,9 @@ struct ws_cli {
 	const char *compress; /* record: "zstd" or "none"; NULL: zstd */
 	const char *config_help, *dump_options;
 	bool as_root, wait, help, version;
+	/* watch: -a, and its flight recorder, triggers and spool as typed (cmd_watch.c checks) */
+	bool all;
+	const char *keep, *keep_mb, *trigger, *min_interval, *spool, *spool_mb;
 	int verbose;
 	enum ws_format format;
 	bool format_set;

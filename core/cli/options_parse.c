@@ -310,7 +310,10 @@ static int help_operand(struct parser *p, const char *word)
 	c->cmd = word ? cmd_from_name(word) : WS_CMD_NONE;
 	if (!c->cmd) {
 		c->cmd = WS_CMD_NONE;
-		return bad(c, "help: no command '%s' (run, attach, record, report, stuck)", word);
+		return bad(
+			c,
+			"help: no command '%s' (run, attach, record, report, stuck, watch, dump)",
+			word);
 	}
 	return 0;
 }
@@ -338,7 +341,7 @@ static int operand(struct parser *p)
 			c->cmd = WS_CMD_NONE;
 			return bad(
 				c,
-				"unknown command '%s' (run, attach, record, report, stuck, help)",
+				"unknown command '%s' (run, attach, record, report, stuck, watch, dump, help)",
 				word);
 		}
 		return 0;

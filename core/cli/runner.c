@@ -173,6 +173,8 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 			break;
 		ws_status_tick(s);
 		metrics_tick(s, o, false);
+		if (o->on_tick)
+			o->on_tick(o->hook_ctx, s);
 		/* reap first: a signal forwarded to a command that has exited would be lost */
 		if (!child_done && waitpid(child, child_status, WNOHANG) == child) {
 			child_done = true;
@@ -667,7 +669,7 @@ static bool process_gone(uint32_t pid, bool *zombie)
 	return gone;
 }
 
-int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
+int ws_attach(struct ws_session *s, struct ws_run_opts *o)
 {
 	struct ws_stuck start, open;
 	bool have_start = false, have_open = false, deadlock = false, lost = false;
@@ -679,6 +681,11 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 		uint32_t tgid;
 		bool zombie;
 
+		/* -a: the list was read from /proc a moment ago; one gone since is no error */
+		if (o->all && (tgid_of(o->pids[i], &tgid) || process_gone(tgid, &zombie))) {
+			o->pids[i--] = o->pids[--o->npids];
+			continue;
+		}
 		if (tgid_of(o->pids[i], &tgid)) {
 			ws_log(WS_LOG_ERROR, "no process or thread with PID %u", o->pids[i]);
 			return 1;
@@ -720,8 +727,10 @@ int ws_attach(struct ws_session *s, const struct ws_run_opts *o)
 
 		if (process_gone(o->pids[i], &zombie)) {
 			ws_status_clear();
-			ws_log(WS_LOG_ERROR, "process %u exited while whyslow attached",
-			       o->pids[i]);
+			/* -a: the system's short-lived processes come and go, none was named */
+			if (!o->all)
+				ws_log(WS_LOG_ERROR, "process %u exited while whyslow attached",
+				       o->pids[i]);
 			ws_session_untrace_pid(s, o->pids[i]);
 		}
 	}

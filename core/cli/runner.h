@@ -39,7 +39,11 @@ struct ws_run_opts {
 	 * taken for it even when not reported (@open_waits false).
 	 */
 	void (*on_open_waits)(void *ctx, const struct ws_stuck *open);
+	/* watch: after each poll of the ring (about every POLL_MS), with @hook_ctx */
+	void (*on_tick)(void *ctx, struct ws_session *s);
 	void *hook_ctx;
+	/* watch -a: a process that exits before it is attached to is left out, not an error */
+	bool all;
 	/* --metrics: fed every reported wait and, each second, the session's counts; NULL: off */
 	struct ws_metrics *metrics;
 };
@@ -49,7 +53,8 @@ struct ws_run_opts {
  * when a deadlock was still there at the end, or 1/126/127 on error.
  */
 int ws_run_command(struct ws_session *s, const struct ws_run_opts *o);
-int ws_attach(struct ws_session *s, const struct ws_run_opts *o);
+/* @o->npids shrinks when @o->all and a target has gone (it is left out of @o->pids) */
+int ws_attach(struct ws_session *s, struct ws_run_opts *o);
 
 /* Can this process load and attach BPF? 0, or -EPERM having said what is missing. */
 int ws_check_privilege(void);

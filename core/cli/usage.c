@@ -26,6 +26,8 @@ static const struct usage usages[] = {
 	  "  record [options] -- COMMAND | attach PID...   save the events to a file, for later\n"
 	  "  report [FILE] [options]                analyse a recording (no root needed)\n"
 	  "  stuck [options] PID...                 what each thread waits for, now\n"
+	  "  watch [options] -a | PID... | --cgroup PATH   keep the last seconds, dump slow ones\n"
+	  "  dump                                   ask the running watch for a dump now\n"
 	  "  help [COMMAND]                         this help, or COMMAND's\n"
 	  "\n"
 	  "Options before the command (each command's own: whyslow help COMMAND):\n",
@@ -112,6 +114,29 @@ static const struct usage usages[] = {
 	  "Examples:\n"
 	  "  whyslow stuck $(pidof my-hung-program)\n"
 	  "  whyslow stuck --format=json --min-block=1ms 1234\n" },
+	{ WS_CMD_WATCH,
+	  "Usage: whyslow watch [options] -a | PID... | --cgroup PATH\n"
+	  "\n"
+	  "Traces until SIGINT or SIGTERM and keeps the last --keep seconds (at most --keep-mb)\n"
+	  "of what a recording holds in memory. On SIGUSR1, on `whyslow dump`, and a second after a\n"
+	  "wait of at least --trigger is reported (at most one per --min-interval), it writes them\n"
+	  "as a recording into --spool, where `whyslow report DUMP` reads it on any machine.\n"
+	  "\n"
+	  "Options:\n",
+	  "\n"
+	  "Examples:\n"
+	  "  sudo whyslow watch -a --trigger 500ms\n"
+	  "  sudo whyslow watch --cgroup /sys/fs/cgroup/system.slice/nginx.service --trigger 200ms\n"
+	  "  sudo whyslow dump; ls /var/lib/whyslow; whyslow report /var/lib/whyslow/whyslow-*.data\n" },
+	{ WS_CMD_DUMP,
+	  "Usage: whyslow dump\n"
+	  "\n"
+	  "Asks the running `whyslow watch` (found through /run/whyslow/watch.pid) to write its\n"
+	  "flight recorder into its spool now, and prints the dump's path once it is written\n"
+	  "(exit status 1 when none came within 10 s). Needs the watch's user (root).\n"
+	  "\n"
+	  "Options:\n",
+	  "" },
 };
 
 void ws_usage(FILE *f, unsigned int cmd)

@@ -158,6 +158,15 @@ int ws_report_chain(struct ws_report *r, struct ws_chain *c)
 	char *text = NULL;
 	int err;
 
+	if (r->wait_sink.only) {
+		bool ranked = r->o.include_idle || !ws_idle_chain(c);
+
+		if (ranked)
+			ws_chain_settle_root(r->g, c);
+		if (r->wait_sink.wait)
+			r->wait_sink.wait(r->wait_sink.ctx, r->g, c, ranked);
+		return 0;
+	}
 	if (ws_idle_chain(c)) {
 		r->idle_waits++;
 		r->idle_ns += c->end - c->start;

@@ -112,6 +112,12 @@ struct ws_wait_sink {
 	/* Thread @t, exited, left the history (ws_graph_ops.on_gone): no wait of it comes again. */
 	void (*gone)(void *ctx, const struct ws_thread *t);
 	void *ctx;
+	/*
+	 * The report keeps nothing of the waits (no reasons, roots, longest chains): they go to
+	 * the sink alone. For watch, whose report nobody reads and which runs for good: the
+	 * report's tallies would grow with every wait (a reason keeps each wait's length).
+	 */
+	bool only;
 };
 /* Hand every reported wait to @sink too (copied; NULL: to none). */
 void ws_report_set_wait_sink(struct ws_report *r, const struct ws_wait_sink *sink);

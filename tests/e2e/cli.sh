@@ -68,7 +68,7 @@ t "report: a duration without a unit" nz "" "--min-block: '5' has no unit" -- re
 t "an option missing its value" nz "" "--top needs a value" -- run --top
 t "a value given to a flag" nz "" "--as-root=yes: this option takes no value" -- run --as-root=yes -- true
 t "an unknown option" nz "" "unknown option '--bogus'" -- run --bogus -- true
-t "an unknown command, the commands named" nz "" "unknown command 'jump' \(run, attach, record, report, stuck, help\)" -- jump
+t "an unknown command, the commands named" nz "" "unknown command 'jump' \(run, attach, record, report, stuck, watch, dump, help\)" -- jump
 t "stuck: an option of another command" nz "" "--sources does not apply to stuck" -- stuck --sources sched 1
 t "stuck: a format it cannot write" nz "" "--format: 'folded' is not text or json" -- stuck --format=folded 1
 t "record -o -" nz "" "a recording is a file" -- record -o - -- true
