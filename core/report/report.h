@@ -31,6 +31,11 @@ struct ws_report_opts {
 	const struct ws_clock *clock;
 	ws_describe_fn describe;
 	void *describe_ctx;
+	/*
+	 * Optional: thread @tid of @pid's cgroup path, as read when it was first seen (NULL: not
+	 * known), with describe_ctx: a link names its thread's, a runqueue link its CPU holders'.
+	 */
+	const char *(*cgroup_of)(void *ctx, uint32_t tid, uint32_t pid);
 	uint64_t min_block_ns; /* waits shorter than this are counted, not chained */
 	bool include_idle;     /* rank idle waits (idle.h) too, not only count them */
 	enum ws_requests_mode requests;

@@ -52,6 +52,12 @@ struct ws_report {
 	size_t pprof_len;
 };
 
+/* Thread @tid of @pid's cgroup (report.h, ws_report_opts.cgroup_of), or NULL. */
+static inline const char *report_cgroup(const struct ws_report *r, uint32_t tid, uint32_t pid)
+{
+	return r->o.cgroup_of && tid ? r->o.cgroup_of(r->o.describe_ctx, tid, pid) : NULL;
+}
+
 /* Blocked time of @comm over every root it traces back to. */
 uint64_t report_comm_total(struct ws_report *r, const char *comm);
 

@@ -167,3 +167,47 @@ int ws_cgroup_pids(const char *path, uint32_t **pids, size_t *n)
 	*n = w.n;
 	return 0;
 }
+
+/* One line of /proc/PID/cgroup, "ID:CONTROLLERS:PATH" (NUL-terminated, no newline). */
+static void cgroup_line(char *line, char *path, size_t len, bool *v1, bool *found_v1)
+{
+	char *ctrl = strchr(line, ':'), *p = ctrl ? strchr(ctrl + 1, ':') : NULL;
+	char *tok, *save;
+
+	if (!p)
+		return;
+	*p++ = 0;
+	if (!ctrl[1] && !*path && !*found_v1) {
+		snprintf(path, len, "%s", p); /* v2: "0::/path" */
+		*v1 = false;
+	}
+	for (tok = strtok_r(ctrl + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(tok, "cpu")) {
+			snprintf(path, len, "%s", p);
+			*v1 = *found_v1 = true;
+		}
+}
+
+int ws_cgroup_of_thread(uint32_t pid, uint32_t tid, char *path, size_t len, bool *v1)
+{
+	char name[64], buf[16384], *line, *nl;
+	bool found_v1 = false;
+	ssize_t n, got = 0;
+	int fd;
+
+	snprintf(name, sizeof(name), "/proc/%u/task/%u/cgroup", pid, tid);
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
+		return -ENOENT;
+	while (got < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	*path = 0;
+	/* whole lines only: a path cut at the buffer's end is not a path */
+	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = 0;
+		cgroup_line(line, path, len, v1, &found_v1);
+	}
+	return *path ? 0 : -ENOENT;
+}

@@ -8,6 +8,7 @@
  *   session_ring.c  reading the ring: records, raw stacks resolved, losses, progress
  *   session_pids.c  the set of traced thread groups
  *   session_sched.c the scheduler model's records into the graph
+ *   session_cgroups.c the cgroup of each thread seen, read once
  */
 #ifndef WS_SESSION_IMPL_H
 #define WS_SESSION_IMPL_H
@@ -139,6 +140,18 @@ struct ws_session {
 		uint64_t quota_us, period_us; /* 0: no quota read */
 	} * quotas;
 	size_t nquotas, quotas_cap;
+	/*
+	 * Each thread's cgroup (session_cgroups.c): pid << 32 | tid -> index + 1 into cg_paths
+	 * (0: not found); the distinct paths; and each answer in order, for a recording.
+	 */
+	struct ws_table cg_threads;
+	char **cg_paths;
+	size_t ncg_paths, cg_paths_cap;
+	struct cg_note {
+		uint64_t key;
+		uint32_t path;
+	} * cg_log;
+	size_t ncg_log, cg_log_cap;
 	ws_tap_fn tap;
 	void *tap_ctx;
 	ws_chain_sink_fn sink;
@@ -206,6 +219,12 @@ int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, ch
 		       size_t len);
 int ws_bpf_set_rodata(struct bpf_object *obj, const char *name, const void *val, size_t size);
 extern const struct ws_host ws_session_host;
+/*
+ * A record names thread @tid of @pid: its cgroup is read now if it was not yet (@again: read
+ * it again, a thread just made may reuse a tid). Nothing in replay (session_cgroups.c).
+ */
+void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, bool again);
+void session_cgroups_free(struct ws_session *s);
 /* ws_graph_ops.quota_name (session_quota.c) */
 void session_quota_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);
 

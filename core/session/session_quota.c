@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgroup.h"
 #include "session_impl.h"
 
 /* A claim field holds this much of a path (struct ws_field.s, its 0 included). */
@@ -49,38 +50,6 @@ static int cpu_mount(char *v1, size_t len1, char *v2, size_t len2)
 	return 0;
 }
 
-/* Thread @tid's cgroup path in the cpu hierarchy: v1's line naming controller cpu, else v2's. */
-static int cpu_path(uint32_t pid, uint32_t tid, char *path, size_t len, bool *v1)
-{
-	char name[64], line[1024];
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%u/task/%u/cgroup", pid, tid);
-	if (!(f = fopen(name, "re")))
-		return -1;
-	*path = 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *ctrl = strchr(line, ':'), *p = ctrl ? strchr(ctrl + 1, ':') : NULL;
-		char *tok, *save;
-
-		if (!p)
-			continue;
-		*p++ = 0;
-		p[strcspn(p, "\n")] = 0;
-		if (!ctrl[1] && !*path) {
-			snprintf(path, len, "%s", p); /* v2: "0::/path" */
-			*v1 = false;
-		}
-		for (tok = strtok_r(ctrl + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (!strcmp(tok, "cpu")) {
-				snprintf(path, len, "%s", p);
-				*v1 = true;
-			}
-	}
-	fclose(f);
-	return *path ? 0 : -1;
-}
-
 static bool read_u64s(const char *dir, const char *file, const char *fmt, long long *a,
 		      long long *b)
 {
@@ -110,7 +79,7 @@ static void quota_find(uint32_t pid, uint32_t tid, struct session_quota *q)
 	bool v1 = false;
 
 	if (cpu_mount(m1, sizeof(m1), m2, sizeof(m2)) ||
-	    cpu_path(pid, tid, path, sizeof(path), &v1))
+	    ws_cgroup_of_thread(pid, tid, path, sizeof(path), &v1))
 		return;
 	for (;;) {
 		struct stat st;

@@ -10,6 +10,9 @@ static void on_switch(void *ctx, const struct ws_switch *sw)
 {
 	struct ws_session *s = ctx;
 
+	/* before the graph: a chain this switch ends may name either thread */
+	session_cgroup_seen(s, sw->prev_tid, sw->prev_pid, false);
+	session_cgroup_seen(s, sw->next_tid, sw->next_pid, false);
 	ws_graph_switch(s->g, sw);
 }
 
@@ -17,6 +20,8 @@ static void on_wake(void *ctx, const struct ws_wake *wk)
 {
 	struct ws_session *s = ctx;
 
+	session_cgroup_seen(s, wk->waker_tid, wk->waker_pid, false);
+	session_cgroup_seen(s, wk->wakee_tid, wk->wakee_pid, false);
 	ws_graph_wake(s->g, wk);
 }
 
@@ -30,6 +35,7 @@ static void on_thread(void *ctx, const struct ws_thread_event *ev)
 	if (ev->type == WS_THREAD_NEW) {
 		session_pid_reborn(s, ev->pid);
 		session_pid_add(s, ev->pid);
+		session_cgroup_seen(s, ev->tid, ev->pid, true);
 	}
 	ws_killed_note(&s->killed, s->g, ev);
 	ws_graph_thread_event(s->g, ev);
