@@ -78,14 +78,14 @@ static bool id_wanted(const struct ws_ids *ids, uint32_t id)
 	return ok;
 }
 
-/* --cgroup-match: the victim's cgroup, as read when the recording first named it, matches one */
-static bool cgroup_wanted(const struct replay *r, uint32_t tid, uint32_t pid)
+/* --cgroup-match: the victim's cgroup as the wait began (ws_session_cgroup()) matches one */
+static bool cgroup_wanted(const struct replay *r, uint32_t tid, uint32_t pid, uint64_t ts)
 {
 	const char *cg;
 
 	if (!r->ncgroups)
 		return true;
-	if (!(cg = ws_session_cgroup(r->s, tid, pid)))
+	if (!(cg = ws_session_cgroup(r->s, tid, pid, ts)))
 		return false; /* not read: never said to be in a group */
 	for (int i = 0; i < r->ncgroups; i++)
 		if (!regexec(&r->cgroups[i], cg, 0, NULL, 0))
@@ -115,7 +115,7 @@ static bool victim_wanted(const struct replay *r, const struct ws_chain *c)
 	ok = !r->ncomms;
 	for (int i = 0; i < r->ncomms; i++)
 		ok |= !regexec(&r->comms[i], comm, 0, NULL, 0);
-	if (!ok || !cgroup_wanted(r, tid, pid))
+	if (!ok || !cgroup_wanted(r, tid, pid, c->start))
 		return false;
 	return (!r->cli->since.set || c->start >= r->since_mono) &&
 	       (!r->cli->until.set || c->start < r->until_mono);
@@ -260,6 +260,7 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	ws_session_set_chain_sink(r->s, report_sink, r);
 	if (r->pf) {
 		ws_perfetto_set_stacks(r->pf, ws_session_stacks(r->s));
+		ws_perfetto_set_cgroups(r->pf, ws_session_cgroup_of, r->s);
 		ws_session_set_ival_sink(r->s, report_ival, r);
 		ws_session_set_request_sink(r->s, report_request, r);
 	}
@@ -270,8 +271,9 @@ static int on_name(void *ctx, const char *source, uint64_t key, const char *name
 {
 	struct replay *r = ctx;
 
+	/* written right after the record whose handling read it: the last one read */
 	if (!strcmp(source, WS_CGROUP_NAMES))
-		return ws_session_set_cgroup(r->s, key, name);
+		return ws_session_set_cgroup(r->s, key, name, r->last_ts);
 	return ws_session_set_name(r->s, source, key, name);
 }
 
@@ -461,8 +463,7 @@ static int replay_prepare(struct replay *r)
 		return -ENOMEM;
 	for (int i = 0; i < r->cli->comms.n && !err; i++)
 		err = add_comm(r, r->cli->comms.v[i]);
-	r->cgroups = calloc(r->cli->cgroup_res.n ? r->cli->cgroup_res.n : 1,
-			    sizeof(*r->cgroups));
+	r->cgroups = calloc(r->cli->cgroup_res.n ? r->cli->cgroup_res.n : 1, sizeof(*r->cgroups));
 	if (!r->cgroups)
 		return -ENOMEM;
 	for (int i = 0; i < r->cli->cgroup_res.n && !err; i++)

@@ -224,6 +224,7 @@ int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, in
 			return err;
 		}
 		ws_perfetto_set_stacks(j->pf, ws_session_stacks(s));
+		ws_perfetto_set_cgroups(j->pf, ws_session_cgroup_of, s);
 		ws_session_set_chain_sink(s, perfetto_sink, j);
 		ws_session_set_ival_sink(s, perfetto_ival, j);
 		ws_session_set_request_sink(s, perfetto_request, j);

@@ -70,7 +70,7 @@ static void text_holder_cgroups(struct ws_report *r, const struct ws_link *l, FI
 	char d[32], e[4 * 256];
 
 	for (int k = 0; k < l->nran; k++) {
-		const char *cg = report_cgroup(r, l->ran[k].tid, l->ran[k].pid);
+		const char *cg = report_cgroup(r, l->ran[k].tid, l->ran[k].pid, l->start);
 		int i;
 
 		any |= cg != NULL;

@@ -63,11 +63,6 @@ static void on_gone(void *ctx, const struct ws_thread *t)
 	ws_report_gone(s->rep, t);
 }
 
-static const char *report_cgroup_of(void *ctx, uint32_t tid, uint32_t pid)
-{
-	return ws_session_cgroup(ctx, tid, pid);
-}
-
 static void open_wait(struct ws_session *s, const struct ws_rec_hdr *rec)
 {
 	const struct ws_rec_open_wait *w = (const void *)rec;
@@ -79,7 +74,7 @@ static void open_wait(struct ws_session *s, const struct ws_rec_hdr *rec)
 	}
 	memcpy(comm, w->comm, sizeof(w->comm));
 	comm[sizeof(w->comm)] = 0;
-	session_cgroup_seen(s, rec->tid, rec->pid, false);
+	session_cgroup_seen(s, rec->tid, rec->pid, rec->ts, false);
 	ws_graph_open_wait(s->g, rec->tid, rec->pid, comm, w->since_ns, w->off_state);
 }
 
@@ -451,7 +446,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		.clock = &s->clock,
 		.describe = session_describe,
 		.describe_ctx = s,
-		.cgroup_of = report_cgroup_of,
+		.cgroup_of = ws_session_cgroup_of,
 	};
 
 	ws_config_u64(s->cfg, "core", ws_core_keys, "min_block", &min_block);

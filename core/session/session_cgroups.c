@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
  * The cgroup of every thread a record names (traced or not: a runqueue link names the threads
- * that held the CPU, any of the machine's), read from /proc/PID/task/TID/cgroup once, when a
- * record first names the thread (or when a traced thread is made: a tid reused is read again);
- * never per event, never in BPF. A thread is named with the cgroup it was in then: one moved
- * later keeps that name (ws_session_cgroup()'s callers say so). A thread gone before its first
- * record was handled is not named. A recording keeps each answer as a NAME record of source
- * WS_CGROUP_NAMES, so report names the threads as the live run did, from no file of its own
- * machine.
+ * that held the CPU, any of the machine's), read from /proc/PID/task/TID/cgroup when a record
+ * first names the thread, and again only when the thread is made (a tid reused) or takes a new
+ * name (exec, prctl: a runtime or a shell moves itself into a cgroup, then execs); never per
+ * event, never in BPF. Each answer is kept with the time of the record that caused it, so a
+ * thread that moved is named, at each moment, with the cgroup last read by then (the first one
+ * read before that). A thread gone before its first record was handled is not named. A
+ * recording keeps each answer as a NAME record of source WS_CGROUP_NAMES right after that
+ * record, so report names the threads as the live run did, from no file of its own machine.
  */
 #include "cgroup.h"
 #include "session_impl.h"
 
 /* A path longer than this keeps its end, which names the group itself (and a container's id) */
 #define PATH_KEEP 255
+/* cg_threads' value for a thread asked about whose cgroup could not be read */
+#define NOT_READ UINT32_MAX
 
 /* A table key: nonzero for any thread but the idle task (tid 0, never looked up) */
 static uint64_t thread_key(uint32_t tid, uint32_t pid)
@@ -21,8 +24,8 @@ static uint64_t thread_key(uint32_t tid, uint32_t pid)
 	return (uint64_t)pid << 32 | tid;
 }
 
-/* @path's index among the distinct paths (+1: 0 is "not read"), added if new; 0 without memory */
-static uint32_t path_intern(struct ws_session *s, const char *path)
+/* @path's index among the distinct paths, added if new; -ENOMEM */
+static int64_t path_intern(struct ws_session *s, const char *path)
 {
 	char cut[PATH_KEEP + 1];
 	size_t n = strlen(path);
@@ -34,29 +37,36 @@ static uint32_t path_intern(struct ws_session *s, const char *path)
 	}
 	for (size_t i = 0; i < s->ncg_paths; i++)
 		if (!strcmp(s->cg_paths[i], path))
-			return (uint32_t)i + 1;
+			return (int64_t)i;
 	if (ws_grow((void **)&s->cg_paths, &s->cg_paths_cap, s->ncg_paths + 1,
 		    sizeof(*s->cg_paths)) ||
 	    !(copy = strdup(path)))
-		return 0;
+		return -ENOMEM;
 	s->cg_paths[s->ncg_paths++] = copy;
-	return (uint32_t)s->ncg_paths;
+	return (int64_t)s->ncg_paths - 1;
 }
 
-/* Thread @key's cgroup is path @idx (0: not known): kept, and noted for a recording. */
-static void thread_set(struct ws_session *s, uint64_t key, uint32_t idx)
+/* Thread @key was in cgroup @path as of @ts: a note after its earlier ones. 0 or -ENOMEM. */
+static int note_add(struct ws_session *s, uint64_t key, const char *path, uint64_t ts)
 {
 	uint32_t *v = ws_table_put(&s->cg_threads, key, NULL);
+	int64_t idx = v ? path_intern(s, path) : -ENOMEM;
+	uint32_t prev;
 
-	if (!v)
-		return;
-	*v = idx;
-	if (idx &&
-	    !ws_grow((void **)&s->cg_log, &s->cg_log_cap, s->ncg_log + 1, sizeof(*s->cg_log)))
-		s->cg_log[s->ncg_log++] = (struct cg_note){ .key = key, .path = idx };
+	if (idx < 0)
+		return -ENOMEM;
+	prev = *v == NOT_READ ? 0 : *v;
+	if (prev && s->cg_log[prev - 1].path == (uint32_t)idx)
+		return 0; /* the same group again: nothing moved */
+	if (ws_grow((void **)&s->cg_log, &s->cg_log_cap, s->ncg_log + 1, sizeof(*s->cg_log)))
+		return -ENOMEM;
+	s->cg_log[s->ncg_log++] =
+		(struct cg_note){ .key = key, .ts = ts, .path = (uint32_t)idx, .prev = prev };
+	*v = (uint32_t)s->ncg_log; /* the latest note, + 1 */
+	return 0;
 }
 
-void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, bool again)
+void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts, bool again)
 {
 	uint64_t key = thread_key(tid, pid);
 	char path[4096];
@@ -66,30 +76,38 @@ void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, bool 
 	if (s->replay || !tid || (!again && ws_table_get(&s->cg_threads, key)))
 		return;
 	if (ws_cgroup_of_thread(pid, tid, path, sizeof(path), &v1)) {
-		thread_set(s, key, 0); /* gone already: not asked again */
+		uint32_t *v = ws_table_put(&s->cg_threads, key, NULL);
+
+		if (v && !*v)
+			*v = NOT_READ; /* gone already: not asked again */
 		return;
 	}
-	thread_set(s, key, path_intern(s, path));
+	note_add(s, key, path, ts);
 }
 
-const char *ws_session_cgroup(struct ws_session *s, uint32_t tid, uint32_t pid)
+const char *ws_session_cgroup(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts)
 {
 	const uint32_t *v = tid ? ws_table_get(&s->cg_threads, thread_key(tid, pid)) : NULL;
+	const struct cg_note *n;
 
-	return v && *v && *v <= s->ncg_paths ? s->cg_paths[*v - 1] : NULL;
+	if (!v || !*v || *v == NOT_READ || *v > s->ncg_log)
+		return NULL;
+	/* the latest note as of @ts; before the first one, the first one (the earliest read) */
+	for (n = &s->cg_log[*v - 1]; n->ts > ts && n->prev; n = &s->cg_log[n->prev - 1])
+		;
+	return s->cg_paths[n->path];
 }
 
-int ws_session_set_cgroup(struct ws_session *s, uint64_t key, const char *path)
+const char *ws_session_cgroup_of(void *s, uint32_t tid, uint32_t pid, uint64_t ts)
 {
-	uint32_t idx;
+	return ws_session_cgroup(s, tid, pid, ts);
+}
 
+int ws_session_set_cgroup(struct ws_session *s, uint64_t key, const char *path, uint64_t ts)
+{
 	if (!(uint32_t)key || !*path)
 		return 0; /* no thread, no path: a damaged record names nothing */
-	idx = path_intern(s, path);
-	if (!idx)
-		return -ENOMEM;
-	thread_set(s, key, idx);
-	return 0;
+	return note_add(s, key, path, ts);
 }
 
 size_t ws_session_ncgroups(struct ws_session *s)
@@ -104,7 +122,7 @@ size_t ws_session_cgroups(struct ws_session *s, size_t from, struct ws_name *out
 	for (size_t i = from; i < s->ncg_log && n < max; i++, n++) {
 		out[n].plugin = WS_CGROUP_NAMES;
 		out[n].key = s->cg_log[i].key;
-		out[n].name = s->cg_paths[s->cg_log[i].path - 1];
+		out[n].name = s->cg_paths[s->cg_log[i].path];
 	}
 	return n;
 }

@@ -141,15 +141,17 @@ struct ws_session {
 	} * quotas;
 	size_t nquotas, quotas_cap;
 	/*
-	 * Each thread's cgroup (session_cgroups.c): pid << 32 | tid -> index + 1 into cg_paths
-	 * (0: not found); the distinct paths; and each answer in order, for a recording.
+	 * Each thread's cgroup (session_cgroups.c): pid << 32 | tid -> its latest note in cg_log,
+	 * + 1 (UINT32_MAX: asked, not read); the distinct paths; and every answer in the order
+	 * read, each with the time of the record that caused it and the thread's note before it
+	 * (+ 1, 0: none): what a recording writes, and each thread's history of moves.
 	 */
 	struct ws_table cg_threads;
 	char **cg_paths;
 	size_t ncg_paths, cg_paths_cap;
 	struct cg_note {
-		uint64_t key;
-		uint32_t path;
+		uint64_t key, ts;
+		uint32_t path, prev;
 	} * cg_log;
 	size_t ncg_log, cg_log_cap;
 	ws_tap_fn tap;
@@ -220,10 +222,10 @@ int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, ch
 int ws_bpf_set_rodata(struct bpf_object *obj, const char *name, const void *val, size_t size);
 extern const struct ws_host ws_session_host;
 /*
- * A record names thread @tid of @pid: its cgroup is read now if it was not yet (@again: read
- * it again, a thread just made may reuse a tid). Nothing in replay (session_cgroups.c).
+ * A record at @ts names thread @tid of @pid: its cgroup is read now if it was not yet
+ * (@again: read it again, it was just made or renamed). Nothing in replay (session_cgroups.c).
  */
-void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, bool again);
+void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts, bool again);
 void session_cgroups_free(struct ws_session *s);
 /* ws_graph_ops.quota_name (session_quota.c) */
 void session_quota_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);

@@ -127,12 +127,12 @@ void session_quota_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, stru
 	/* a path longer than a field keeps its end, the group's own name */
 	n = strlen(q->path);
 	if (n < FIELD_LEN) {
-		ws_session_host.claim_str(c, "cgroup", q->path);
+		ws_session_host.claim_str(c, "quota_cgroup", q->path);
 	} else {
 		char cut[FIELD_LEN];
 
 		snprintf(cut, sizeof(cut), "...%s", q->path + n - (FIELD_LEN - 4));
-		ws_session_host.claim_str(c, "cgroup", cut);
+		ws_session_host.claim_str(c, "quota_cgroup", cut);
 	}
 	if (q->quota_us && q->period_us) {
 		ws_session_host.claim_u64(c, "quota_us", q->quota_us);

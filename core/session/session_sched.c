@@ -11,8 +11,8 @@ static void on_switch(void *ctx, const struct ws_switch *sw)
 	struct ws_session *s = ctx;
 
 	/* before the graph: a chain this switch ends may name either thread */
-	session_cgroup_seen(s, sw->prev_tid, sw->prev_pid, false);
-	session_cgroup_seen(s, sw->next_tid, sw->next_pid, false);
+	session_cgroup_seen(s, sw->prev_tid, sw->prev_pid, sw->ts, false);
+	session_cgroup_seen(s, sw->next_tid, sw->next_pid, sw->ts, false);
 	ws_graph_switch(s->g, sw);
 }
 
@@ -20,8 +20,8 @@ static void on_wake(void *ctx, const struct ws_wake *wk)
 {
 	struct ws_session *s = ctx;
 
-	session_cgroup_seen(s, wk->waker_tid, wk->waker_pid, false);
-	session_cgroup_seen(s, wk->wakee_tid, wk->wakee_pid, false);
+	session_cgroup_seen(s, wk->waker_tid, wk->waker_pid, wk->ts, false);
+	session_cgroup_seen(s, wk->wakee_tid, wk->wakee_pid, wk->ts, false);
 	ws_graph_wake(s->g, wk);
 }
 
@@ -35,8 +35,15 @@ static void on_thread(void *ctx, const struct ws_thread_event *ev)
 	if (ev->type == WS_THREAD_NEW) {
 		session_pid_reborn(s, ev->pid);
 		session_pid_add(s, ev->pid);
-		session_cgroup_seen(s, ev->tid, ev->pid, true);
+		session_cgroup_seen(s, ev->tid, ev->pid, ev->ts, true);
 	}
+	/*
+	 * a new name (exec, prctl): read again, a process may have moved itself before its exec;
+	 * an untraced prev's name rides on its switches, unchanged, and is not a new one
+	 */
+	if (ev->type == WS_THREAD_COMM && ev->comm &&
+	    strncmp(ws_graph_comm(s->g, ev->tid), ev->comm, WS_COMM - 1))
+		session_cgroup_seen(s, ev->tid, ev->pid, ev->ts, true);
 	ws_killed_note(&s->killed, s->g, ev);
 	ws_graph_thread_event(s->g, ev);
 }

@@ -2,13 +2,15 @@
 # gt_cgroup.sh — ground truth for a noisy neighbour named by its cgroup (issue 32, item 4). Two
 # cpu cgroups made here: A holds a latency-sensitive reader (on CPU 0, woken every 10ms, 200 times, by a
 # writer on CPU 1 that stays in whyslow's own cgroup), B a CPU hog pinned to CPU 0, untraced.
-# A weighs a hundredth of B (cpu.shares 10 on v1, cpu.weight 1 on v2), so the reader's wakeups
-# wait behind the hog: its runqueue waits on CPU 0 are mostly the hog's doing. Recorded, then
+# Each line costs the reader 1ms of CPU, and A weighs a tenth of B (cpu.shares 100 on v1,
+# cpu.weight 10 on v2), so the hog preempts it and it waits for CPU 0 behind the hog: its
+# runqueue waits there are mostly the hog's doing. Recorded, then
 # reported:
 #   - some runqueue wait of A's reader on CPU 0 names B's path (JSON ran[].cgroup) for at least
 #     half of it, and the hog is never named with another path; the text says "held by ... of /B";
 #   - every chain carries its victim's cgroup, and each of the victim's own links the same one;
-#     the reader's is A's path;
+#     the reader's, once it has exec'd after moving itself into A (its cgroup is read again when
+#     it takes a new name), is A's path;
 #   - report --cgroup-match keeps exactly the chains of A's path, and none for a path nobody has.
 # The paths are the cpu controller's hierarchy's on v1 (/sys/fs/cgroup/cpu), the unified one
 # on v2, relative to its root: "/<name>".
@@ -49,9 +51,9 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 mkdir "$root/$a" "$root/$b" || skip "cannot create cgroups under $root"
 if [ -f "$root/$a/cpu.shares" ]; then
-	echo 10 >"$root/$a/cpu.shares"
+	echo 100 >"$root/$a/cpu.shares"
 else
-	echo 1 >"$root/$a/cpu.weight"
+	echo 10 >"$root/$a/cpu.weight"
 fi || { echo "FAIL: cannot set the weight of $root/$a"; exit 1; }
 
 # the hog moves itself into B, then becomes a busy loop on CPU 0
@@ -68,11 +70,12 @@ exec taskset -c 1 perl -e '$| = 1; for (1..200) { select(undef, undef, undef, 0.
 SH
 cat >"$work/reader" <<'SH'
 #!/bin/sh
-echo $$ >"$1/cgroup.procs" && exec taskset -c 0 perl -e '$0 = "cg-victim"; while (<STDIN>) {}'
+echo $$ >"$2" && echo $$ >"$1/cgroup.procs" && exec taskset -c 0 perl -MTime::HiRes=time -e '$0 = "cg-victim";
+	while (<STDIN>) { my $t = time + 0.001; 1 while time < $t }'
 SH
 chmod +x "$work/writer" "$work/reader"
 "$WHYSLOW" record -o "$work/rec.data" --min-block 2ms -- \
-	sh -c '"$1" | "$2" "$3"' sh "$work/writer" "$work/reader" "$root/$a" >"$work/rec.out" 2>&1 ||
+	sh -c '"$1" | "$2" "$3" "$4"' sh "$work/writer" "$work/reader" "$root/$a" "$work/reader.pid" >"$work/rec.out" 2>&1 ||
 	{ echo "FAIL: whyslow record exited $?"; cat "$work/rec.out"; exit 1; }
 "$WHYSLOW" report "$work/rec.data" --format json >"$work/out.jsonl" 2>"$work/err" ||
 	{ echo "FAIL: report --format json exited $?"; cat "$work/err"; exit 1; }
@@ -80,10 +83,10 @@ chmod +x "$work/writer" "$work/reader"
 	{ echo "FAIL: report exited $?"; cat "$work/err"; exit 1; }
 
 python3 "$(dirname "$0")/check_roots.py" "$work/out.jsonl" || { echo "FAIL: check_roots.py"; exit 1; }
-python3 - "$work/out.jsonl" "/$a" "/$b" "$hog" <<'PY' || { echo "FAIL: see above"; exit 1; }
+python3 - "$work/out.jsonl" "/$a" "/$b" "$hog" "$(cat "$work/reader.pid")" <<'PY' || { echo "FAIL: see above"; exit 1; }
 import json, sys
 
-path, cga, cgb, hog = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+path, cga, cgb, hog, reader = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 chains = [json.loads(l) for l in open(path) if '"type":"chain"' in l]
 assert chains, "no chain reported"
 bad = []
@@ -93,8 +96,9 @@ for c in chains:
         assert "cgroup" in l, "a link has no cgroup key: %s" % l
         if l["tid"] == c["tid"] and l["cgroup"] != c["cgroup"]:
             bad.append("the victim's %s link has cgroup %r, its chain %r" % (l["kind"], l["cgroup"], c["cgroup"]))
-victims = [c for c in chains if c["comm"] == "cg-victim"]
-assert victims, "no chain of the reader (cg-victim)"
+# the reader's shell moved itself into A, then exec'd: the names after it are A's
+victims = [c for c in chains if c["pid"] == reader and c["comm"] in ("perl", "cg-victim")]
+assert victims, "no chain of the reader (pid %d) after its exec" % reader
 for c in victims:
     if c["cgroup"] != cga:
         bad.append("a chain of the reader has cgroup %r, want %r" % (c["cgroup"], cga))
@@ -135,6 +139,20 @@ n_other=$(heads <"$work/a.jsonl" | grep -cvx "/$a")
 n_none=$("$WHYSLOW" report "$work/rec.data" --format json --cgroup-match 'no-such-group' | heads | wc -l)
 echo "chains: $n_all of A; with --cgroup-match ^/$a\$ $n_a of A and $n_other others; $n_none with no-such-group"
 [ "$n_a" = "$n_all" ] && [ "$n_other" = 0 ] && [ "$n_none" = 0 ] || { echo "FAIL: --cgroup-match"; exit 1; }
+
+# Perfetto: the reader's thread track names its cgroup
+"$WHYSLOW" report "$work/rec.data" --format perfetto -o "$work/trace.json" 2>"$work/err" ||
+	{ echo "FAIL: report --format perfetto exited $?"; cat "$work/err"; exit 1; }
+python3 - "$work/trace.json" "/$a" "$(cat "$work/reader.pid")" <<'PY' || { echo "FAIL: the Perfetto tracks' cgroup"; exit 1; }
+import json, sys
+
+events = json.load(open(sys.argv[1]))["traceEvents"]
+tracks = [e for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"
+          and e["tid"] == int(sys.argv[3])]
+assert tracks, "no thread track of the reader"
+assert all(t["args"].get("cgroup") == sys.argv[2] for t in tracks), tracks
+print("the Perfetto track of the reader has cgroup %s" % sys.argv[2])
+PY
 
 /work/shared/contract/check-json "$work/out.jsonl" >/dev/null 2>&1 || [ ! -x /work/shared/contract/check-json ] ||
 	{ echo "FAIL: check-json"; /work/shared/contract/check-json "$work/out.jsonl"; exit 1; }
