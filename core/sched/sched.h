@@ -32,4 +32,11 @@ struct ws_sched_feed {
  */
 int ws_sched_decode(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed);
 
+/*
+ * Is @rec the model's record of a new thread? Then its tid and pid in *@tid, *@pid: read as
+ * the record arrives, before the reorder window lets it be decoded (a short-lived child may be
+ * gone by then).
+ */
+bool ws_sched_new_thread(const struct ws_rec_hdr *rec, uint32_t *tid, uint32_t *pid);
+
 #endif

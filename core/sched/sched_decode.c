@@ -119,6 +119,17 @@ static int decode_waking(const struct ws_rec_hdr *rec, const struct ws_sched_fee
 	return 0;
 }
 
+bool ws_sched_new_thread(const struct ws_rec_hdr *rec, uint32_t *tid, uint32_t *pid)
+{
+	const struct ws_sched_fork *r = (const void *)rec;
+
+	if (rec->kind != WS_SCHED_FORK || rec->size < sizeof(*r))
+		return false;
+	*tid = r->child_tid;
+	*pid = r->child_pid;
+	return true;
+}
+
 static int decode_fork(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
 {
 	const struct ws_sched_fork *r = (const void *)rec;

@@ -2,13 +2,14 @@
 /*
  * The cgroup of every thread a record names (traced or not: a runqueue link names the threads
  * that held the CPU, any of the machine's), read from /proc/PID/task/TID/cgroup when a record
- * first names the thread, and again only when the thread is made (a tid reused) or takes a new
- * name (exec, prctl: a runtime or a shell moves itself into a cgroup, then execs); never per
- * event, never in BPF. Each answer is kept with the time of the record that caused it, so a
- * thread that moved is named, at each moment, with the cgroup last read by then (the first one
- * read before that). A thread gone before its first record was handled is not named. A
- * recording keeps each answer as a NAME record of source WS_CGROUP_NAMES right after that
- * record, so report names the threads as the live run did, from no file of its own machine.
+ * first names the thread, and again only when the thread is made (as its record arrives, before
+ * the reorder window, and as it is handled; a tid may be reused) or takes a new name (exec, prctl:
+ * a runtime or a shell moves itself into a cgroup, then execs); never per event, never in BPF. Each
+ * answer is kept with the time of the record that caused it, so a thread that moved is named, at
+ * each moment, with the cgroup last read by then (the first one read before that). A thread gone
+ * before its first record was handled is not named. A recording keeps each answer as a NAME record
+ * of source WS_CGROUP_NAMES right after that record, so report names the threads as the live run
+ * did, from no file of its own machine.
  */
 #include "cgroup.h"
 #include "session_impl.h"

@@ -152,6 +152,7 @@ int session_ring_record(void *ctx, void *data, size_t size)
 {
 	struct ws_session *s = ctx;
 	const struct ws_rec_hdr *h = data;
+	uint32_t tid, pid;
 
 	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h)) {
 		s->bad_records++;
@@ -164,6 +165,9 @@ int session_ring_record(void *ctx, void *data, size_t size)
 	session_note_loss(s, h);
 	if (h->kind == WS_KIND_STACK_RAW)
 		return stack_arrived(s, h);
+	/* a new thread's cgroup at once: a short-lived one is gone by its dispatch */
+	if (ws_sched_new_thread(h, &tid, &pid))
+		session_cgroup_seen(s, tid, pid, h->ts, true);
 	if (h->kind == WS_KIND_PROC_NEW) {
 		/* a wakeup to read the new process's maps now, not an event */
 		if (s->stackcap)

@@ -35,6 +35,7 @@ static void on_thread(void *ctx, const struct ws_thread_event *ev)
 	if (ev->type == WS_THREAD_NEW) {
 		session_pid_reborn(s, ev->pid);
 		session_pid_add(s, ev->pid);
+		/* read as it arrived (session_ring.c); again: it may have moved since */
 		session_cgroup_seen(s, ev->tid, ev->pid, ev->ts, true);
 	}
 	/*
