@@ -188,6 +188,28 @@ static void cgroup_line(char *line, char *path, size_t len, bool *v1, bool *foun
 		}
 }
 
+/*
+ * Is thread @tid of @pid alive (not a zombie, not dead) now? Its /proc/.../stat state, read
+ * after the end of its comm (the last ')': a comm may hold one).
+ */
+static bool thread_alive(uint32_t pid, uint32_t tid)
+{
+	char name[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "/proc/%u/task/%u/stat", pid, tid);
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] && !strchr("ZXx", p[2]);
+}
+
 int ws_cgroup_of_thread(uint32_t pid, uint32_t tid, char *path, size_t len, bool *v1)
 {
 	char name[64], buf[16384], *line, *nl;
@@ -209,5 +231,62 @@ int ws_cgroup_of_thread(uint32_t pid, uint32_t tid, char *path, size_t len, bool
 		*nl = 0;
 		cgroup_line(line, path, len, v1, &found_v1);
 	}
-	return *path ? 0 : -ENOENT;
+	/*
+	 * an exiting thread's file names the root group (seen on 6.18: a child read after its exit
+	 * was in "/"): alive after the read, it was alive during it
+	 */
+	return *path && thread_alive(pid, tid) ? 0 : -ENOENT;
+}
+
+int ws_cgroup_mounts(char *v1, size_t len1, char *v2, size_t len2)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+
+	*v1 = *v2 = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[512], fstype[64], opts[512];
+		const char *sep = strstr(line, " - ");
+		char *tok, *save;
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s %*s %511s", fstype, opts) != 2)
+			continue;
+		if (!strcmp(fstype, "cgroup2") && !*v2)
+			snprintf(v2, len2, "%s", mnt);
+		if (strcmp(fstype, "cgroup"))
+			continue;
+		for (tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (!strcmp(tok, "cpu"))
+				snprintf(v1, len1, "%s", mnt);
+	}
+	fclose(f);
+	return 0;
+}
+
+int ws_cgroup_dir_id(const char *mount, const char *path, uint64_t *id)
+{
+	char dir[8192];
+	struct statfs sf;
+	struct stat st;
+	int fd, n;
+
+	n = snprintf(dir, sizeof(dir), "%s%s", mount, strcmp(path, "/") ? path : "");
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	/* a cgroup file system has no links; none is followed, and nothing else is looked at */
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) ||
+	    (sf.f_type != CGROUP_SUPER_MAGIC && sf.f_type != CGROUP2_SUPER_MAGIC) ||
+	    fstat(fd, &st)) {
+		close(fd);
+		return -ENOENT;
+	}
+	close(fd);
+	*id = st.st_ino;
+	return 0;
 }

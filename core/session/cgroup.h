@@ -29,9 +29,24 @@ int ws_cgroup_pids(const char *path, uint32_t **pids, size_t *n);
  * /proc/PID/task/TID/cgroup (read whole, at most 16 KiB; a line cut there is not used): cgroup
  * v1's line naming the cpu controller, else v2's unified "0::" line; *@v1 says which. The path
  * is as the file gives it, relative to the hierarchy's root ("/system.slice/x.service"); a
- * container's holds its runtime's id. 0, or -ENOENT when the thread is gone or has no such
- * line (nothing printed: a thread may exit at any time).
+ * container's holds its runtime's id. 0, or -ENOENT when the thread is gone, exiting (a zombie's
+ * file names the root group) or has no such line (nothing printed: a thread may exit at any
+ * time).
  */
 int ws_cgroup_of_thread(uint32_t pid, uint32_t tid, char *path, size_t len, bool *v1);
+
+/*
+ * The mount points of the cgroup hierarchies whyslow names paths in, from /proc/self/mountinfo:
+ * v1's with the cpu controller (a "cgroup" mount, option cpu) and v2's ("cgroup2"); "" when
+ * none. 0, or -1 when mountinfo cannot be read.
+ */
+int ws_cgroup_mounts(char *v1, size_t len1, char *v2, size_t len2);
+
+/*
+ * The id of cgroup @path (as ws_cgroup_of_thread() gives it) of the hierarchy mounted at
+ * @mount: its directory's inode number, what the kernel's cgroup->kn->id holds. Opened without
+ * following a link and checked to be a cgroup file system's. 0 or a negative errno (silent).
+ */
+int ws_cgroup_dir_id(const char *mount, const char *path, uint64_t *id);
 
 #endif

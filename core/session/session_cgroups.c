@@ -67,23 +67,78 @@ static int note_add(struct ws_session *s, uint64_t key, const char *path, uint64
 	return 0;
 }
 
-void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts, bool again)
+/*
+ * Path @idx, just read from /proc in the hierarchy @v1 says, gets its cgroup id, so that a
+ * thread made in that group and gone before its own read is named (session_cgroup_born()).
+ * Once per distinct path: one open and stat.
+ */
+static void path_id_learn(struct ws_session *s, int64_t idx, const char *path, bool v1)
+{
+	char m1[512], m2[512];
+
+	if (!s->cg_mount[0]) {
+		if (ws_cgroup_mounts(m1, sizeof(m1), m2, sizeof(m2)))
+			return;
+		s->cg_v1 = v1;
+		snprintf(s->cg_mount, sizeof(s->cg_mount), "%s", v1 ? m1 : m2);
+		if (!s->cg_mount[0])
+			return;
+	}
+	if (v1 != s->cg_v1 ||
+	    ws_grow((void **)&s->cg_ids, &s->cg_ids_cap, s->ncg_paths, sizeof(*s->cg_ids)))
+		return;
+	for (size_t i = s->cg_ids_len; i < s->ncg_paths; i++)
+		s->cg_ids[i] = 0;
+	s->cg_ids_len = s->ncg_paths;
+	/* a path cut to its end names no directory */
+	if (!s->cg_ids[idx] && strlen(path) <= PATH_KEEP)
+		ws_cgroup_dir_id(s->cg_mount, path, &s->cg_ids[idx]);
+}
+
+/* Read thread @tid of @pid's cgroup from /proc: 0, or -ENOENT (gone: noted as not read). */
+static int thread_read(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts)
 {
 	uint64_t key = thread_key(tid, pid);
 	char path[4096];
 	bool v1; /* which hierarchy: the docs say, the name does not */
+	int64_t idx;
 
-	/* a recording's answers come as its NAME records; the idle task has no cgroup */
-	if (s->replay || !tid || (!again && ws_table_get(&s->cg_threads, key)))
-		return;
 	if (ws_cgroup_of_thread(pid, tid, path, sizeof(path), &v1)) {
 		uint32_t *v = ws_table_put(&s->cg_threads, key, NULL);
 
 		if (v && !*v)
 			*v = NOT_READ; /* gone already: not asked again */
-		return;
+		return -ENOENT;
 	}
-	note_add(s, key, path, ts);
+	if (note_add(s, key, path, ts))
+		return 0;
+	if ((idx = path_intern(s, path)) >= 0) /* interned by note_add: found, not added */
+		path_id_learn(s, idx, path, v1);
+	return 0;
+}
+
+void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts, bool again)
+{
+	/* a recording's answers come as its NAME records; the idle task has no cgroup */
+	if (s->replay || !tid || (!again && ws_table_get(&s->cg_threads, thread_key(tid, pid))))
+		return;
+	thread_read(s, tid, pid, ts);
+}
+
+void session_cgroup_born(struct ws_session *s, const struct ws_thread_event *ev)
+{
+	uint64_t id = s->cg_v1 ? ev->cg_cpu : ev->cg_dfl;
+
+	if (s->replay || !ev->tid || !thread_read(s, ev->tid, ev->pid, ev->ts) || !id ||
+	    !s->cg_mount[0])
+		return;
+	/* gone already: its group by the id its record carries, if another thread's read found it
+	 */
+	for (size_t i = 0; i < s->cg_ids_len; i++)
+		if (s->cg_ids[i] == id) {
+			note_add(s, thread_key(ev->tid, ev->pid), s->cg_paths[i], ev->ts);
+			return;
+		}
 }
 
 const char *ws_session_cgroup(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts)
@@ -134,5 +189,6 @@ void session_cgroups_free(struct ws_session *s)
 		free(s->cg_paths[i]);
 	free(s->cg_paths);
 	free(s->cg_log);
+	free(s->cg_ids);
 	ws_table_free(&s->cg_threads);
 }

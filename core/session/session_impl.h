@@ -149,6 +149,12 @@ struct ws_session {
 	struct ws_table cg_threads;
 	char **cg_paths;
 	size_t ncg_paths, cg_paths_cap;
+	/* each path's cgroup id (0: not found), in the hierarchy the paths are of: cg_mount's, v1's
+	 * with the cpu controller (cg_v1) or v2's; cg_mount "" until the first path is read */
+	uint64_t *cg_ids;
+	size_t cg_ids_len, cg_ids_cap;
+	char cg_mount[512];
+	bool cg_v1;
 	struct cg_note {
 		uint64_t key, ts;
 		uint32_t path, prev;
@@ -226,6 +232,12 @@ extern const struct ws_host ws_session_host;
  * (@again: read it again, it was just made or renamed). Nothing in replay (session_cgroups.c).
  */
 void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts, bool again);
+/*
+ * Thread @ev->tid was made (WS_THREAD_NEW, or its record as it arrives): its cgroup read now,
+ * or, if it is gone already, named from the cgroup id its record carries when another thread's
+ * read found that group (session_cgroups.c).
+ */
+void session_cgroup_born(struct ws_session *s, const struct ws_thread_event *ev);
 void session_cgroups_free(struct ws_session *s);
 /* ws_graph_ops.quota_name (session_quota.c) */
 void session_quota_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);

@@ -20,36 +20,6 @@
 /* A claim field holds this much of a path (struct ws_field.s, its 0 included). */
 #define FIELD_LEN 40
 
-/* The mount point of the cgroup hierarchy with the cpu controller: v1 ("cgroup", option cpu)
- * or else v2 ("cgroup2"). */
-static int cpu_mount(char *v1, size_t len1, char *v2, size_t len2)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[1024];
-
-	*v1 = *v2 = 0;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char mnt[512], fstype[64], opts[512];
-		const char *sep = strstr(line, " - ");
-		char *tok, *save;
-
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1 ||
-		    sscanf(sep + 3, "%63s %*s %511s", fstype, opts) != 2)
-			continue;
-		if (!strcmp(fstype, "cgroup2") && !*v2)
-			snprintf(v2, len2, "%s", mnt);
-		if (strcmp(fstype, "cgroup"))
-			continue;
-		for (tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (!strcmp(tok, "cpu"))
-				snprintf(v1, len1, "%s", mnt);
-	}
-	fclose(f);
-	return 0;
-}
-
 static bool read_u64s(const char *dir, const char *file, const char *fmt, long long *a,
 		      long long *b)
 {
@@ -78,7 +48,7 @@ static void quota_find(uint32_t pid, uint32_t tid, struct session_quota *q)
 	long long quota = -1, period = 0;
 	bool v1 = false;
 
-	if (cpu_mount(m1, sizeof(m1), m2, sizeof(m2)) ||
+	if (ws_cgroup_mounts(m1, sizeof(m1), m2, sizeof(m2)) ||
 	    ws_cgroup_of_thread(pid, tid, path, sizeof(path), &v1))
 		return;
 	for (;;) {

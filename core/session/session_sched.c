@@ -10,9 +10,7 @@ static void on_switch(void *ctx, const struct ws_switch *sw)
 {
 	struct ws_session *s = ctx;
 
-	/* before the graph: a chain this switch ends may name either thread */
-	session_cgroup_seen(s, sw->prev_tid, sw->prev_pid, sw->ts, false);
-	session_cgroup_seen(s, sw->next_tid, sw->next_pid, sw->ts, false);
+	/* both threads' cgroups were read as the record arrived (session_ring.c) */
 	ws_graph_switch(s->g, sw);
 }
 
@@ -20,8 +18,6 @@ static void on_wake(void *ctx, const struct ws_wake *wk)
 {
 	struct ws_session *s = ctx;
 
-	session_cgroup_seen(s, wk->waker_tid, wk->waker_pid, wk->ts, false);
-	session_cgroup_seen(s, wk->wakee_tid, wk->wakee_pid, wk->ts, false);
 	ws_graph_wake(s->g, wk);
 }
 
@@ -36,14 +32,13 @@ static void on_thread(void *ctx, const struct ws_thread_event *ev)
 		session_pid_reborn(s, ev->pid);
 		session_pid_add(s, ev->pid);
 		/* read as it arrived (session_ring.c); again: it may have moved since */
-		session_cgroup_seen(s, ev->tid, ev->pid, ev->ts, true);
+		session_cgroup_born(s, ev);
 	}
 	/*
-	 * a new name (exec, prctl): read again, a process may have moved itself before its exec;
-	 * an untraced prev's name rides on its switches, unchanged, and is not a new one
+	 * its own rename (exec, prctl): read again, a process may have moved itself before its
+	 * exec (a name an untraced prev's switches carry is none)
 	 */
-	if (ev->type == WS_THREAD_COMM && ev->comm &&
-	    strncmp(ws_graph_comm(s->g, ev->tid), ev->comm, WS_COMM - 1))
+	if (ev->type == WS_THREAD_COMM && ev->renamed)
 		session_cgroup_seen(s, ev->tid, ev->pid, ev->ts, true);
 	ws_killed_note(&s->killed, s->g, ev);
 	ws_graph_thread_event(s->g, ev);

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "session/cgroup.h"
@@ -133,4 +134,56 @@ Test(cgroups, live_read_once_per_thread, .init = open_session, .fini = close_ses
 	session_cgroup_seen(s, 0x7ffffff0, getpid(), 40, false);
 	cr_expect_null(ws_session_cgroup(s, 0x7ffffff0, getpid(), 40));
 	cr_expect_eq(ws_session_ncgroups(s), 1);
+}
+
+/* An exited child not yet reaped (a zombie): its file names the root group, so it is not read. */
+Test(cgroups, zombie_not_read)
+{
+	char path[4096], name[64], stat[512];
+	pid_t child = fork();
+	bool v1, zombie = false;
+
+	cr_assert_geq(child, 0);
+	if (!child)
+		_exit(0);
+	snprintf(name, sizeof(name), "/proc/%d/stat", child);
+	for (int i = 0; i < 500 && !zombie; i++) {
+		FILE *f = fopen(name, "r");
+		size_t n = f ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		stat[n] = 0;
+		zombie = strstr(stat, ") Z ") != NULL;
+		if (!zombie)
+			usleep(2000);
+	}
+	cr_assert(zombie, "the child never became a zombie");
+	cr_expect_eq(ws_cgroup_of_thread(child, child, path, sizeof(path), &v1), -ENOENT);
+	waitpid(child, NULL, 0);
+}
+
+/* A thread gone before its read is named by the cgroup id its record carries, when known. */
+Test(cgroups, gone_thread_named_by_id, .init = open_session, .fini = close_session)
+{
+	struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_NEW };
+	char path[4096], m1[512], m2[512];
+	uint64_t id = 0;
+	bool v1;
+
+	cr_assert_eq(ws_cgroup_of_thread(getpid(), gettid(), path, sizeof(path), &v1), 0);
+	cr_assert_eq(ws_cgroup_mounts(m1, sizeof(m1), m2, sizeof(m2)), 0);
+	cr_assert_eq(ws_cgroup_dir_id(v1 ? m1 : m2, path, &id), 0);
+	session_cgroup_seen(s, gettid(), getpid(), 10, false); /* learns the id of its group */
+	ev.ts = 20;
+	ev.tid = ev.pid = 0x7ffffff0;
+	ev.cg_cpu = v1 ? id : 0;
+	ev.cg_dfl = v1 ? 0 : id;
+	session_cgroup_born(s, &ev);
+	cr_expect_str_eq(ws_session_cgroup(s, ev.tid, ev.pid, 20), path);
+	/* an id no read has found names nothing */
+	ev.tid = ev.pid = 0x7ffffff1;
+	ev.cg_cpu = ev.cg_dfl = id + 1000000;
+	session_cgroup_born(s, &ev);
+	cr_expect_null(ws_session_cgroup(s, ev.tid, ev.pid, 20));
 }
