@@ -172,8 +172,8 @@ struct ws_sched_fork {
 	 * Appended with trace format 1.9: the child's cgroups as it was made, by id (the inode
 	 * number of the directory, kernfs's id): in the cpu controller's hierarchy (cgroup v1; on
 	 * v2 the nearest ancestor with cpu enabled) and in the unified one (0: not read). User
-	 * space names them from its /proc reads of other threads (a child that is gone before its
-	 * own /proc is read is named from its parent's group when they are the same).
+	 * space names them from its /proc reads of other threads: a child gone before its own /proc
+	 * is read is named with the path whose directory has that id, if a read found it.
 	 */
 	__u64 child_cg_cpu;
 	__u64 child_cg_dfl;
