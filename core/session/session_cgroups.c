@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * The cgroup of every thread a record names (traced or not: a runqueue link names the threads
- * that held the CPU, any of the machine's), read from /proc/PID/task/TID/cgroup when a record
- * first names the thread, and again only when the thread is made (as its record arrives, before
- * the reorder window, and as it is handled; a tid may be reused) or takes a new name (exec, prctl:
- * a runtime or a shell moves itself into a cgroup, then execs); never per event, never in BPF. Each
- * answer is kept with the time of the record that caused it, so a thread that moved is named, at
- * each moment, with the cgroup last read by then (the first one read before that). A thread gone
- * before its first record was handled is not named. A recording keeps each answer as a NAME record
- * of source WS_CGROUP_NAMES right after that record, so report names the threads as the live run
- * did, from no file of its own machine.
+ * that held the CPU, any of the machine's), read from /proc/PID/task/TID/cgroup as the first
+ * record that names the thread arrives (session_ring.c, before the reorder window: by its
+ * dispatch a short-lived thread is gone), and again only when the thread is made (a tid may be
+ * reused) or renames itself (exec, prctl: a runtime or a shell moves itself into a cgroup, then
+ * execs); never per event. Each answer is kept with the time of the record that caused it, so a
+ * thread that moved is named, at each moment, with the cgroup last read by then (the first one
+ * read before that). A new thread gone before its read is named from the cgroup id BPF read as
+ * it was made (its fork record), when another thread's read found the group of that id;
+ * otherwise it is not named. A recording keeps each answer as a NAME record of source
+ * WS_CGROUP_NAMES, so report names the threads as the live run did, from no file of its own
+ * machine.
  */
 #include "cgroup.h"
 #include "session_impl.h"
