@@ -139,6 +139,10 @@ n_other=$(heads <"$work/a.jsonl" | grep -cvx "/$a")
 n_none=$("$WHYSLOW" report "$work/rec.data" --format json --cgroup-match 'no-such-group' | heads | wc -l)
 echo "chains: $n_all of A; with --cgroup-match ^/$a\$ $n_a of A and $n_other others; $n_none with no-such-group"
 [ "$n_a" = "$n_all" ] && [ "$n_other" = 0 ] && [ "$n_none" = 0 ] || { echo "FAIL: --cgroup-match"; exit 1; }
+"$WHYSLOW" report "$work/rec.data" --cgroup-match '(' >/dev/null 2>"$work/err"
+rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] ||
+	{ echo "FAIL: a bad --cgroup-match exited $rc, want 2 and one line:"; cat "$work/err"; exit 1; }
 
 # Perfetto: the reader's thread track names its cgroup
 "$WHYSLOW" report "$work/rec.data" --format perfetto -o "$work/trace.json" 2>"$work/err" ||
