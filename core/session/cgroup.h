@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/proc_cgroup.h"
+
 /*
  * @path must be a directory of a cgroup file system; *@id is its cgroup id (the kernfs inode
  * number, what the kernel's cgroup->kn->id holds). 0, or a negative errno having said why.
@@ -23,17 +25,6 @@ int ws_cgroup_id(const char *path, uint64_t *id);
  */
 #define WS_CGROUP_MAX_DIRS 4096
 int ws_cgroup_pids(const char *path, uint32_t **pids, size_t *n);
-
-/*
- * Thread @tid of @pid's cgroup in the hierarchy that has the cpu controller, from
- * /proc/PID/task/TID/cgroup (read whole, at most 16 KiB; a line cut there is not used): cgroup
- * v1's line naming the cpu controller, else v2's unified "0::" line; *@v1 says which. The path
- * is as the file gives it, relative to the hierarchy's root ("/system.slice/x.service"); a
- * container's holds its runtime's id. 0, or -ENOENT when the thread is gone, exiting (a zombie's
- * file names the root group) or has no such line (nothing printed: a thread may exit at any
- * time).
- */
-int ws_cgroup_of_thread(uint32_t pid, uint32_t tid, char *path, size_t len, bool *v1);
 
 /*
  * The mount points of the cgroup hierarchies whyslow names paths in, from /proc/self/mountinfo:

@@ -31,13 +31,10 @@ static uint64_t thread_key(uint32_t tid, uint32_t pid)
 static int64_t path_intern(struct ws_session *s, const char *path)
 {
 	char cut[PATH_KEEP + 1];
-	size_t n = strlen(path);
 	char *copy;
 
-	if (n > PATH_KEEP) {
-		snprintf(cut, sizeof(cut), "...%s", path + n - (PATH_KEEP - 3));
-		path = cut;
-	}
+	ws_cgroup_path_fit(path, cut, sizeof(cut));
+	path = cut;
 	for (size_t i = 0; i < s->ncg_paths; i++)
 		if (!strcmp(s->cg_paths[i], path))
 			return (int64_t)i;
