@@ -662,6 +662,7 @@ int BPF_PROG(ws_sched_newtask, struct task_struct *task)
  * thread, none per event. A child that exits before user space reads its /proc is still named
  * (sched_rec.h). A kernel without the cpu controller leaves its id 0.
  */
+#define CPU_SUBSYS_MAX 32 /* past any kernel's CGROUP_SUBSYS_COUNT (12 on this 6.18 build) */
 static __always_inline void new_thread_cgroups(struct task_struct *t, struct ws_sched_fork *r)
 {
 	struct css_set *cgs = BPF_CORE_READ(t, cgroups);
@@ -673,8 +674,8 @@ static __always_inline void new_thread_cgroups(struct task_struct *t, struct ws_
 	if (bpf_core_enum_value_exists(enum cgroup_subsys_id, cpu_cgrp_id)) {
 		int cpu = bpf_core_enum_value(enum cgroup_subsys_id, cpu_cgrp_id);
 
-		if (cpu >= 0 &&
-		    cpu < 16) /* CGROUP_SUBSYS_COUNT is about 14: a bound for the verifier */
+		/* the kernel's own index (its BTF's enum), within css_set.subsys[] */
+		if (cpu >= 0 && cpu < CPU_SUBSYS_MAX)
 			r->child_cg_cpu = BPF_CORE_READ(cgs, subsys[cpu], cgroup, kn, id);
 	}
 }
