@@ -56,6 +56,8 @@ struct replay {
 	struct ws_perfetto *pf;
 	regex_t *comms; /* --comm: each matches a whole name */
 	int ncomms;
+	regex_t *cgroups; /* --cgroup-match: each matches anywhere in a cgroup path */
+	int ncgroups;
 	uint64_t since_mono, until_mono; /* of the victim's wait start; until: exclusive */
 	bool have_summary;
 	struct ws_clock clock; /* the recording's anchor */
@@ -76,6 +78,21 @@ static bool id_wanted(const struct ws_ids *ids, uint32_t id)
 	return ok;
 }
 
+/* --cgroup-match: the victim's cgroup as the wait began (ws_session_cgroup()) matches one */
+static bool cgroup_wanted(const struct replay *r, uint32_t tid, uint32_t pid, uint64_t ts)
+{
+	const char *cg;
+
+	if (!r->ncgroups)
+		return true;
+	if (!(cg = ws_session_cgroup(r->s, tid, pid, ts)))
+		return false; /* not read: never said to be in a group */
+	for (int i = 0; i < r->ncgroups; i++)
+		if (!regexec(&r->cgroups[i], cg, 0, NULL, 0))
+			return true;
+	return false;
+}
+
 static bool victim_wanted(const struct replay *r, const struct ws_chain *c)
 {
 	uint32_t tid, pid;
@@ -91,14 +108,14 @@ static bool victim_wanted(const struct replay *r, const struct ws_chain *c)
 		pid = c->links[0].pid;
 		comm = c->links[0].comm ? c->links[0].comm : "";
 	} else {
-		return !r->cli->tids.n && !r->cli->pids.n && !r->ncomms;
+		return !r->cli->tids.n && !r->cli->pids.n && !r->ncomms && !r->ncgroups;
 	}
 	if (!id_wanted(&r->cli->tids, tid) || !id_wanted(&r->cli->pids, pid))
 		return false;
 	ok = !r->ncomms;
 	for (int i = 0; i < r->ncomms; i++)
 		ok |= !regexec(&r->comms[i], comm, 0, NULL, 0);
-	if (!ok)
+	if (!ok || !cgroup_wanted(r, tid, pid, c->start))
 		return false;
 	return (!r->cli->since.set || c->start >= r->since_mono) &&
 	       (!r->cli->until.set || c->start < r->until_mono);
@@ -243,6 +260,7 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	ws_session_set_chain_sink(r->s, report_sink, r);
 	if (r->pf) {
 		ws_perfetto_set_stacks(r->pf, ws_session_stacks(r->s));
+		ws_perfetto_set_cgroups(r->pf, ws_session_cgroup_of, r->s);
 		ws_session_set_ival_sink(r->s, report_ival, r);
 		ws_session_set_request_sink(r->s, report_request, r);
 	}
@@ -253,6 +271,9 @@ static int on_name(void *ctx, const char *source, uint64_t key, const char *name
 {
 	struct replay *r = ctx;
 
+	/* written right after the record whose handling read it: the last one read */
+	if (!strcmp(source, WS_CGROUP_NAMES))
+		return ws_session_set_cgroup(r->s, key, name, r->last_ts);
 	return ws_session_set_name(r->s, source, key, name);
 }
 
@@ -399,6 +420,23 @@ static int add_comm(struct replay *r, const char *re)
 	return 0;
 }
 
+/* --cgroup-match REGEX, as given: a path is matched anywhere in it ("backup" finds the unit). */
+static int add_cgroup_match(struct replay *r, const char *re)
+{
+	int err = regcomp(&r->cgroups[r->ncgroups], re, REG_EXTENDED | REG_NOSUB);
+
+	if (err) {
+		char why[128];
+
+		regerror(err, NULL, why, sizeof(why));
+		ws_log(WS_LOG_ERROR, "report: --cgroup-match '%s' is not a regular expression (%s)",
+		       re, why);
+		return -EINVAL;
+	}
+	r->ncgroups++;
+	return 0;
+}
+
 static void free_comms(struct replay *r)
 {
 	for (int i = 0; i < r->ncomms; i++)
@@ -406,9 +444,15 @@ static void free_comms(struct replay *r)
 	free(r->comms);
 	r->comms = NULL;
 	r->ncomms = 0;
+	for (int i = 0; i < r->ncgroups; i++)
+		regfree(&r->cgroups[i]);
+	free(r->cgroups);
+	r->cgroups = NULL;
+	r->ncgroups = 0;
 }
 
-/* The plugin directory, and each --comm compiled once. 0, or -EINVAL / -ENOMEM (printed). */
+/* The plugin directory, and each --comm and --cgroup-match compiled once. 0, or -EINVAL / -ENOMEM
+ * (printed). */
 static int replay_prepare(struct replay *r)
 {
 	int err = 0;
@@ -419,6 +463,11 @@ static int replay_prepare(struct replay *r)
 		return -ENOMEM;
 	for (int i = 0; i < r->cli->comms.n && !err; i++)
 		err = add_comm(r, r->cli->comms.v[i]);
+	r->cgroups = calloc(r->cli->cgroup_res.n ? r->cli->cgroup_res.n : 1, sizeof(*r->cgroups));
+	if (!r->cgroups)
+		return -ENOMEM;
+	for (int i = 0; i < r->cli->cgroup_res.n && !err; i++)
+		err = add_cgroup_match(r, r->cli->cgroup_res.v[i]);
 	return err;
 }
 

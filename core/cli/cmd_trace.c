@@ -67,6 +67,12 @@ static void write_new_names(struct ws_trace_job *j, struct ws_session *s)
 			ws_trace_write_name(&j->w, names[i].plugin, names[i].key, names[i].name);
 		j->nnames_written += n;
 	}
+	/* threads' cgroups, read as their first record was handled: before the next one */
+	while ((n = ws_session_cgroups(s, j->ncgroups_written, names, ARRAY_SIZE(names)))) {
+		for (size_t i = 0; i < n; i++)
+			ws_trace_write_name(&j->w, names[i].plugin, names[i].key, names[i].name);
+		j->ncgroups_written += n;
+	}
 }
 
 void ws_trace_write_threads(struct ws_trace_writer *w, uint32_t pid, uint64_t ts)
@@ -93,7 +99,8 @@ static void tap(void *ctx, const struct ws_rec_hdr *rec)
 	struct ws_trace_job *j = ctx;
 
 	/* a name a source set while decoding the previous record: before it is needed */
-	if (ws_session_nnames(j->s) != j->nnames_written)
+	if (ws_session_nnames(j->s) != j->nnames_written ||
+	    ws_session_ncgroups(j->s) != j->ncgroups_written)
 		write_new_names(j, j->s);
 	ws_trace_write_event(&j->w, rec);
 	/*
@@ -223,6 +230,7 @@ int ws_trace_job_start(void *ctx, struct ws_session *s, const uint32_t *pids, in
 			return err;
 		}
 		ws_perfetto_set_stacks(j->pf, ws_session_stacks(s));
+		ws_perfetto_set_cgroups(j->pf, ws_session_cgroup_of, s);
 		ws_session_set_chain_sink(s, perfetto_sink, j);
 		ws_session_set_ival_sink(s, perfetto_ival, j);
 		ws_session_set_request_sink(s, perfetto_request, j);

@@ -33,7 +33,8 @@ struct ws_trace_job {
 	FILE *f;
 	struct ws_outfile out;
 	struct ws_trace_writer w;
-	size_t nnames_written; /* the session's names (ws_session_names) written so far */
+	size_t nnames_written;	 /* the session's names (ws_session_names) written so far */
+	size_t ncgroups_written; /* and its threads' cgroups (ws_session_cgroups) */
 	struct ws_session *s;
 	struct ws_perfetto *pf;
 	/* --perfetto FILE, opened at start: a bad path stops the run before the command */

@@ -112,6 +112,7 @@ struct ws_cli {
 	bool format_set;
 	struct ws_ids pids, tids; /* attach, stuck: the processes; report: filters */
 	struct ws_strs comms;
+	struct ws_strs cgroup_res; /* report --cgroup-match */
 	struct ws_cli_when since, until;
 	char **argv;	  /* run, record: the command */
 	const char *file; /* report: the recording */

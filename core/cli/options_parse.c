@@ -415,5 +415,6 @@ void ws_cli_free(struct ws_cli *c)
 	free(c->pids.v);
 	free(c->tids.v);
 	free(c->comms.v);
+	free(c->cgroup_res.v);
 	memset(c, 0, sizeof(*c));
 }

@@ -56,7 +56,7 @@ void chain_roots_reset(struct ws_chain *c)
 void ws_quota_label(const struct ws_claim *c, char *buf, size_t len)
 {
 	uint64_t quota = ws_claim_u64(c, "quota_us", 0), period = ws_claim_u64(c, "period_us", 0);
-	const char *cg = ws_claim_str(c, "cgroup", NULL);
+	const char *cg = ws_claim_str(c, "quota_cgroup", NULL);
 	char q[32], p[32];
 	int n;
 

@@ -98,6 +98,17 @@ struct ws_thread_event {
 	uint32_t tid, pid;
 	const char *comm; /* may be NULL */
 	uint32_t parent_tid;
+	/*
+	 * WS_THREAD_NEW: the child's cgroups as it was made, by id (the kernel's kn->id: the
+	 * inode of the directory), in the cpu controller's hierarchy and the unified one; 0: not
+	 * said (a recording before format 1.9)
+	 */
+	uint64_t cg_cpu, cg_dfl;
+	/*
+	 * WS_THREAD_COMM: the thread's own rename (exec, prctl; its name may stay the same), not
+	 * a name another record carries for it
+	 */
+	bool renamed;
 	/* WS_THREAD_EXIT: the thread's periods not reported one by one */
 	struct ws_short_waits short_waits;
 	/*

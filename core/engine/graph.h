@@ -201,8 +201,9 @@ struct ws_graph_ops {
 			  size_t len);
 	/*
 	 * Optional: add to @c what names cgroup @cg (ws_switch.next_throttle_cg), whose CPU quota
-	 * throttled thread @tid of @pid: "cgroup" (its path), "quota_us", "period_us". Called at
-	 * each throttled period's end; whoever reads files for it reads them once per cgroup.
+	 * throttled thread @tid of @pid: "quota_cgroup" (its path; not "cgroup", the key of the
+	 * link's own thread's), "quota_us", "period_us". Called at each throttled period's end;
+	 * whoever reads files for it reads them once per cgroup.
 	 */
 	void (*quota_name)(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);
 	void *ctx;

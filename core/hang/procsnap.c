@@ -10,6 +10,7 @@
 
 #include "procsnap.h"
 #include "base/clock.h"
+#include "base/proc_cgroup.h"
 
 static int read_text(const char *path, char *buf, size_t len)
 {
@@ -154,6 +155,7 @@ int ws_procsnap_task(uint32_t pid, uint32_t tid, uint64_t sched_now, struct ws_t
 {
 	char path[96], buf[4096];
 	unsigned long long run, wait, slices;
+	bool v1;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -184,6 +186,8 @@ int ws_procsnap_task(uint32_t pid, uint32_t tid, uint64_t sched_now, struct ws_t
 	}
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/sched", pid, tid);
 	t->exec_start_ns = exec_start_of(path);
+	if (!ws_cgroup_of_thread(pid, tid, buf, sizeof(buf), &v1))
+		ws_cgroup_path_fit(buf, t->cgroup, sizeof(t->cgroup));
 	if (ws_task_blocked(t) && t->exec_start_ns && sched_now > t->exec_start_ns)
 		t->off_cpu_ns = sched_now - t->exec_start_ns;
 	return 0;

@@ -25,6 +25,7 @@
 
 #define WS_SNAP_COMM 16
 #define WS_SNAP_KSTACK 4
+#define WS_SNAP_CGROUP 256
 
 struct ws_task_snap {
 	uint32_t tid, pid;
@@ -47,6 +48,9 @@ struct ws_task_snap {
 	bool have_timeslices;
 	uint64_t off_cpu_ns;   /* off CPU for at least this long (0: no evidence) */
 	uint64_t read_mono_ns; /* CLOCK_MONOTONIC just before its state was read */
+	/* its cgroup when read (base/proc_cgroup.h: the cpu controller's on v1, else the
+	 * unified one), its end when longer; "": not read */
+	char cgroup[WS_SNAP_CGROUP];
 };
 
 /* The sched clock now, as the kernel shows it for this thread (0: unknown). */

@@ -223,6 +223,12 @@ static void json_thread_fields(FILE *f, const struct ws_stuck_thread *t)
 
 	fprintf(f, "\"tid\":%u,\"pid\":%u,\"comm\":", t->s.tid, t->s.pid);
 	ws_json_str(f, t->s.comm);
+	/* its cgroup as sampled (null: not read, e.g. a thread a signal killed) */
+	fputs(",\"cgroup\":", f);
+	if (t->s.cgroup[0])
+		ws_json_str(f, t->s.cgroup);
+	else
+		fputs("null", f);
 	fprintf(f, ",\"state\":\"%c\",\"kind\":", t->s.state);
 	ws_json_str(f, kind_name(t));
 	fprintf(f, ",\"blocked_at_least_ns\":%" PRIu64, t->at_least_ns);

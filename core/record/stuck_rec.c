@@ -60,6 +60,12 @@ struct rec_thread_v3 {
 	char lock_name[24], evidence[32], evidence_key[32];
 };
 
+/* Appended in 1.9: the thread's cgroup as sampled ("": not read; procsnap.h). */
+struct rec_thread_v4 {
+	struct rec_thread_v3 v3;
+	char cgroup[WS_SNAP_CGROUP];
+};
+
 /* Kinds and owner evidence of entries written before 1.3 (docs/trace-format.md). */
 enum {
 	OLD_KIND_RUNNING = 0,
@@ -76,6 +82,8 @@ _Static_assert(sizeof(struct rec_thread) == 120 + WS_SNAP_KSTACK * 48 + 2 * TEXT
 	       "open-waits thread layout");
 _Static_assert(sizeof(struct rec_thread_v3) == sizeof(struct rec_thread) + 104,
 	       "open-waits thread layout (1.3)");
+_Static_assert(sizeof(struct rec_thread_v4) == sizeof(struct rec_thread_v3) + 256,
+	       "open-waits thread layout (1.9)");
 
 /* Storage for a decoded snapshot's strings (the live ones point at static text). */
 struct texts {
@@ -118,7 +126,7 @@ int ws_stuck_encode(const struct ws_stuck *st, void **buf, size_t *len)
 {
 	size_t nidx = 0, nkept = 0, size;
 	struct rec_head *h;
-	struct rec_thread_v3 *rt;
+	struct rec_thread_v4 *r4;
 	uint32_t *u, *newix;
 	char *p;
 
@@ -134,7 +142,7 @@ int ws_stuck_encode(const struct ws_stuck *st, void **buf, size_t *len)
 	}
 	for (int c = 0; c < st->ncycles; c++)
 		nidx += st->cycle_len[c];
-	size = sizeof(*h) + nkept * sizeof(*rt) + ((size_t)st->ncycles + nidx) * sizeof(*u);
+	size = sizeof(*h) + nkept * sizeof(*r4) + ((size_t)st->ncycles + nidx) * sizeof(*u);
 	p = calloc(1, size);
 	if (!p) {
 		free(newix);
@@ -146,11 +154,12 @@ int ws_stuck_encode(const struct ws_stuck *st, void **buf, size_t *len)
 				.nthreads = nkept,
 				.ncycles = st->ncycles,
 				.flags = st->no_syscall_access ? H_NO_SYSCALL_ACCESS : 0,
-				.thread_size = sizeof(*rt),
+				.thread_size = sizeof(*r4),
 				.total = st->n_total ? st->n_total : st->n };
-	rt = (void *)(p + sizeof(*h));
+	r4 = (void *)(p + sizeof(*h));
 	for (size_t i = 0; i < st->n; i++) {
 		const struct ws_stuck_thread *t = &st->t[i];
+		struct rec_thread_v3 *rt = &r4->v3;
 
 		if (newix[i] == UINT32_MAX)
 			continue;
@@ -180,9 +189,10 @@ int ws_stuck_encode(const struct ws_stuck *st, void **buf, size_t *len)
 		put_str(rt->lock_name, sizeof(rt->lock_name), t->owner.lock_name);
 		put_str(rt->evidence, sizeof(rt->evidence), t->owner.evidence);
 		put_str(rt->evidence_key, sizeof(rt->evidence_key), t->owner.evidence_key);
-		rt++;
+		put_str(r4->cgroup, sizeof(r4->cgroup), t->s.cgroup);
+		r4++;
 	}
-	u = (void *)rt;
+	u = (void *)r4;
 	for (int c = 0; c < st->ncycles; c++)
 		*u++ = st->cycle_len[c];
 	/* a thread of a cycle waits (it is blocked), so it was kept */
@@ -253,14 +263,23 @@ static int decode_head(const char *b, size_t len, struct rec_head *h, size_t *at
 static int decode_thread(const char *b, const struct rec_head *h, size_t i,
 			 struct ws_stuck_thread *t, struct texts *tx)
 {
+	struct rec_thread_v4 r4 = { 0 };
 	struct rec_thread_v3 r3 = { 0 };
 	struct rec_thread rt;
-	bool v3 = h->thread_size >= sizeof(r3);
+	bool v3 = h->thread_size >= sizeof(r3), v4 = h->thread_size >= sizeof(r4);
 
-	memcpy(v3 ? (void *)&r3 : (void *)&rt, b + sizeof(*h) + i * h->thread_size,
-	       v3 ? sizeof(r3) : sizeof(rt));
+	if (v4) {
+		memcpy(&r4, b + sizeof(*h) + i * h->thread_size, sizeof(r4));
+		r3 = r4.v3;
+	} else {
+		memcpy(v3 ? (void *)&r3 : (void *)&rt, b + sizeof(*h) + i * h->thread_size,
+		       v3 ? sizeof(r3) : sizeof(rt));
+	}
 	if (v3)
 		rt = r3.v1;
+	/* a path that does not end within its field is none */
+	if (v4 && memchr(r4.cgroup, 0, sizeof(r4.cgroup)))
+		memcpy(t->s.cgroup, r4.cgroup, sizeof(t->s.cgroup));
 	if (!state_ok(rt.state) || rt.kind > OLD_KIND_UNKNOWN || rt.evidence > OLD_EVIDENCE_MAX ||
 	    rt.nkstack > WS_SNAP_KSTACK)
 		return -EINVAL;

@@ -38,7 +38,17 @@ struct ws_perfetto {
 	struct ws_table seen; /* hashes of slices and flows written (keys only) */
 	int err;
 	const struct ws_stacks *stacks;
+	const char *(*cgroup_of)(void *ctx, uint32_t tid, uint32_t pid, uint64_t ts);
+	void *cgroup_ctx;
 };
+
+void ws_perfetto_set_cgroups(struct ws_perfetto *p,
+			     const char *(*fn)(void *ctx, uint32_t tid, uint32_t pid, uint64_t ts),
+			     void *ctx)
+{
+	p->cgroup_of = fn;
+	p->cgroup_ctx = ctx;
+}
 
 void ws_perfetto_set_stacks(struct ws_perfetto *p, const struct ws_stacks *stacks)
 {
@@ -417,11 +427,15 @@ int ws_perfetto_request(struct ws_perfetto *p, const struct ws_request *q)
 }
 
 static void meta(FILE *out, bool *first, const char *what, uint32_t pid, uint32_t tid,
-		 const char *name)
+		 const char *name, const char *cgroup)
 {
 	fprintf(out, "%s{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
 		*first ? "\n" : ",\n", what, pid, tid);
 	ws_json_str(out, name);
+	if (cgroup) {
+		fputs(",\"cgroup\":", out);
+		ws_json_str(out, cgroup);
+	}
 	fputs("}}", out);
 	*first = false;
 }
@@ -452,7 +466,8 @@ int ws_perfetto_write(struct ws_perfetto *p, FILE *out, const struct ws_clock *c
 		if (!t)
 			continue;
 		snprintf(name, sizeof(name), "%s", t->comm[0] ? t->comm : "?");
-		meta(out, &first, "thread_name", t->pid, t->tid, name);
+		meta(out, &first, "thread_name", t->pid, t->tid, name,
+		     p->cgroup_of ? p->cgroup_of(p->cgroup_ctx, t->tid, t->pid, UINT64_MAX) : NULL);
 		if (t->tid != t->pid && th_find(p, t->pid))
 			continue; /* the leader's own entry names the process */
 		leader = th_find(p, t->pid);
@@ -460,7 +475,12 @@ int ws_perfetto_write(struct ws_perfetto *p, FILE *out, const struct ws_clock *c
 			snprintf(name, sizeof(name), "%s", leader->comm);
 		else
 			snprintf(name, sizeof(name), "process %u", t->pid);
-		meta(out, &first, "process_name", t->pid, t->pid, name);
+		/* the process's cgroup is its leader's (another thread's may differ: v2 threaded)
+		 */
+		meta(out, &first, "process_name", t->pid, t->pid, name,
+		     leader && p->cgroup_of
+			     ? p->cgroup_of(p->cgroup_ctx, leader->tid, leader->pid, UINT64_MAX)
+			     : NULL);
 	}
 	fputs("\n]}\n", out);
 	return ferror(out) ? -EIO : 0;

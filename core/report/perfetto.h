@@ -33,6 +33,15 @@ void ws_perfetto_free(struct ws_perfetto *p);
 struct ws_stacks;
 /* Blocked slices get the stacks of their waits from @stacks (as "stack"/"waker_stack" args). */
 void ws_perfetto_set_stacks(struct ws_perfetto *p, const struct ws_stacks *stacks);
+/*
+ * Thread tracks carry their thread's cgroup as the "cgroup" arg of their thread_name metadata
+ * (a process's, its leader's): @fn(@ctx, tid, pid, UINT64_MAX), the last path read for it
+ * (ws_session_cgroup()), NULL when not known. A track is the thread's whole timeline: one
+ * that moved shows where it was last seen.
+ */
+void ws_perfetto_set_cgroups(struct ws_perfetto *p,
+			     const char *(*fn)(void *ctx, uint32_t tid, uint32_t pid, uint64_t ts),
+			     void *ctx);
 /* Add one interval of a thread's timeline (@claim: its explanation, or NULL). 0 or -errno. */
 int ws_perfetto_ival(struct ws_perfetto *p, const struct ws_thread *t, const struct ws_ival *iv,
 		     const struct ws_claim *claim);

@@ -31,6 +31,13 @@ struct ws_report_opts {
 	const struct ws_clock *clock;
 	ws_describe_fn describe;
 	void *describe_ctx;
+	/*
+	 * Optional: thread @tid of @pid's cgroup path at @ts as far as it was read
+	 * (ws_session_cgroup(); NULL: not known), with describe_ctx: a chain names its victim's
+	 * at the wait's start, a link its thread's at the link's start, a runqueue link its CPU
+	 * holders' at the link's start.
+	 */
+	const char *(*cgroup_of)(void *ctx, uint32_t tid, uint32_t pid, uint64_t ts);
 	uint64_t min_block_ns; /* waits shorter than this are counted, not chained */
 	bool include_idle;     /* rank idle waits (idle.h) too, not only count them */
 	enum ws_requests_mode requests;

@@ -52,6 +52,13 @@ struct ws_report {
 	size_t pprof_len;
 };
 
+/* Thread @tid of @pid's cgroup at @ts (report.h, ws_report_opts.cgroup_of), or NULL. */
+static inline const char *report_cgroup(const struct ws_report *r, uint32_t tid, uint32_t pid,
+					uint64_t ts)
+{
+	return r->o.cgroup_of && tid ? r->o.cgroup_of(r->o.describe_ctx, tid, pid, ts) : NULL;
+}
+
 /* Blocked time of @comm over every root it traces back to. */
 uint64_t report_comm_total(struct ws_report *r, const char *comm);
 

@@ -26,6 +26,18 @@ static bool is_cpu_kind(const char *kind)
 	       strcmp(kind, WS_KIND_WAKEUP_LATENCY) == 0 || strcmp(kind, WS_CLAIM_QUOTA) == 0;
 }
 
+/* ,"cgroup":"/path" of thread @tid of @pid at @ts, null when not known (report.h) */
+static void json_cgroup(struct ws_report *r, uint32_t tid, uint32_t pid, uint64_t ts, FILE *b)
+{
+	const char *cg = report_cgroup(r, tid, pid, ts);
+
+	fprintf(b, ",\"cgroup\":");
+	if (cg)
+		ws_json_str(b, cg);
+	else
+		fprintf(b, "null");
+}
+
 /* The chain's own fields: when, who, how long, and what it came down to. */
 static void chain_head_json(struct ws_report *r, const struct ws_chain *c, FILE *b)
 {
@@ -36,6 +48,7 @@ static void chain_head_json(struct ws_report *r, const struct ws_chain *c, FILE 
 	fprintf(b, "{\"type\":\"chain\",\"ts\":\"%s\",\"tid\":%u,\"pid\":%u,\"comm\":", ts, v->tid,
 		v->pid);
 	ws_json_str(b, v->comm[0] ? v->comm : ws_graph_comm(r->g, v->tid));
+	json_cgroup(r, v->tid, v->pid, c->start, b);
 	fprintf(b,
 		",\"start_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64 ",\"woken_after_ns\":%" PRIu64
 		",\"incomplete\":%s",
@@ -59,6 +72,7 @@ static void link_wait_json(struct ws_report *r, const struct ws_link *l, FILE *b
 {
 	fprintf(b, ",\"tid\":%u,\"pid\":%u,\"comm\":", l->tid, l->pid);
 	ws_json_str(b, l->comm);
+	json_cgroup(r, l->tid, l->pid, l->start, b);
 	fprintf(b, ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64 ",\"woken_by\":", l->start,
 		l->dur);
 	if (l->has_woken_by)
@@ -167,6 +181,7 @@ static void link_cpu_json(struct ws_report *r, const struct ws_link *l, FILE *b)
 		for (int k = 0; k < l->nran; k++) {
 			fprintf(b, "%s{\"tid\":%u,\"comm\":", k ? "," : "", l->ran[k].tid);
 			ws_json_str(b, ws_graph_comm(r->g, l->ran[k].tid));
+			json_cgroup(r, l->ran[k].tid, l->ran[k].pid, l->start, b);
 			fprintf(b, ",\"ns\":%" PRIu64 "}", l->ran[k].ns);
 		}
 		fprintf(b, "]");

@@ -52,6 +52,45 @@ static const char *graph_comm(void *g, uint32_t tid)
 	return ws_graph_comm(g, tid);
 }
 
+/*
+ * "; held by 2 threads of /system.slice/backup.service (180ms), 1 thread of /user.slice (2ms)":
+ * a runqueue link's CPU holders (ran[], the threads named before it) by their cgroup, in the
+ * order of the longest first, so a noisy neighbour is seen as the group it is. Nothing when no
+ * holder's cgroup was read; those not read are counted as such, never put in a group.
+ */
+static void text_holder_cgroups(struct ws_report *r, const struct ws_link *l, FILE *b)
+{
+	struct {
+		const char *cg; /* NULL: not read */
+		int n;
+		uint64_t ns;
+	} g[WS_CHAIN_MAX_RAN];
+	int ng = 0;
+	bool any = false;
+	char d[32], e[4 * 256];
+
+	for (int k = 0; k < l->nran; k++) {
+		const char *cg = report_cgroup(r, l->ran[k].tid, l->ran[k].pid, l->start);
+		int i;
+
+		any |= cg != NULL;
+		for (i = 0; i < ng && !(cg ? g[i].cg && !strcmp(g[i].cg, cg) : !g[i].cg); i++)
+			;
+		if (i == ng)
+			g[ng++] = (typeof(g[0])){ .cg = cg };
+		g[i].n++;
+		g[i].ns += l->ran[k].ns;
+	}
+	if (!any)
+		return;
+	for (int i = 0; i < ng; i++) {
+		ws_format_duration(g[i].ns, d, sizeof(d));
+		fprintf(b, "%s %d thread%s of %s (%s)", i ? "," : "; held by", g[i].n,
+			g[i].n > 1 ? "s" : "",
+			g[i].cg ? ws_text_esc(g[i].cg, e, sizeof(e)) : "a cgroup not read", d);
+	}
+}
+
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
 static void text_phrase(struct ws_report *r, const struct ws_link *l, const char *fd_path, FILE *b)
 {
@@ -96,6 +135,7 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 			ws_format_duration(l->idle_ns, what, sizeof(what));
 			fprintf(b, "%s idle %s", l->nran ? "," : ", it was", what);
 		}
+		text_holder_cgroups(r, l, b);
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
 		fprintf(b, "was running (on CPU) for %s of it", dur);
 		if (l->waits > 1)

@@ -657,6 +657,29 @@ int BPF_PROG(ws_sched_newtask, struct task_struct *task)
 	return 0;
 }
 
+/*
+ * @t's cgroups as it is made (its css_set is in place by then), by id: a few loads per new
+ * thread, none per event. A child that exits before user space reads its /proc is still named
+ * (sched_rec.h). A kernel without the cpu controller leaves its id 0.
+ */
+#define CPU_SUBSYS_MAX 32 /* past any kernel's CGROUP_SUBSYS_COUNT (12 on this 6.18 build) */
+static __always_inline void new_thread_cgroups(struct task_struct *t, struct ws_sched_fork *r)
+{
+	struct css_set *cgs = BPF_CORE_READ(t, cgroups);
+
+	r->child_cg_dfl = r->child_cg_cpu = 0; /* a reserved record is not zeroed */
+	if (!cgs)
+		return;
+	r->child_cg_dfl = BPF_CORE_READ(cgs, dfl_cgrp, kn, id);
+	if (bpf_core_enum_value_exists(enum cgroup_subsys_id, cpu_cgrp_id)) {
+		int cpu = bpf_core_enum_value(enum cgroup_subsys_id, cpu_cgrp_id);
+
+		/* the kernel's own index (its BTF's enum), within css_set.subsys[] */
+		if (cpu >= 0 && cpu < CPU_SUBSYS_MAX)
+			r->child_cg_cpu = BPF_CORE_READ(cgs, subsys[cpu], cgroup, kn, id);
+	}
+}
+
 /* @t is a traced thread from now on: the analysis learns it (and its process) here. */
 static __always_inline void new_thread_record(struct task_struct *t)
 {
@@ -667,6 +690,7 @@ static __always_inline void new_thread_record(struct task_struct *t)
 	r->child_tid = BPF_CORE_READ(t, pid);
 	r->child_pid = BPF_CORE_READ(t, tgid);
 	BPF_CORE_READ_STR_INTO(&r->child_comm, t, comm);
+	new_thread_cgroups(t, r);
 	ws_submit(r);
 }
 

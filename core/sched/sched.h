@@ -32,4 +32,18 @@ struct ws_sched_feed {
  */
 int ws_sched_decode(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed);
 
+/*
+ * Is @rec the model's record of a new thread? Then its ts, tid, pid and cgroup ids in @ev
+ * (nothing else set): read as the record arrives, before the reorder window lets it be
+ * decoded (a short-lived child may be gone by then).
+ */
+bool ws_sched_new_thread(const struct ws_rec_hdr *rec, struct ws_thread_event *ev);
+
+/*
+ * The threads record @rec of the model names (a switch's prev and next, a wakeup's waker and
+ * wakee, a rename's thread), at most 2, into @tid[] and @pid[]: how many. For what is read once
+ * per thread as its first record arrives (its cgroup), before the reorder window.
+ */
+int ws_sched_threads_named(const struct ws_rec_hdr *rec, uint32_t tid[2], uint32_t pid[2]);
+
 #endif

@@ -17,9 +17,12 @@ static void comm_copy(char *dst, const char *src)
 	dst[WS_COMM_LEN - 1] = 0;
 }
 
-/* Thread @tid of @pid is called @name (a record's WS_COMM_LEN bytes) from @ts on. */
+/*
+ * Thread @tid of @pid is called @name (a record's WS_COMM_LEN bytes) from @ts on; @renamed: it
+ * renamed itself then (its own record), rather than a record of another carrying its name.
+ */
 static void thread_named(const struct ws_sched_feed *feed, uint64_t ts, uint32_t tid, uint32_t pid,
-			 const char *name)
+			 const char *name, bool renamed)
 {
 	struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_COMM };
 	char comm[WS_COMM_LEN];
@@ -29,6 +32,7 @@ static void thread_named(const struct ws_sched_feed *feed, uint64_t ts, uint32_t
 	ev.tid = tid;
 	ev.pid = pid;
 	ev.comm = comm;
+	ev.renamed = renamed;
 	feed->on_thread(feed->ctx, &ev);
 }
 
@@ -58,7 +62,7 @@ static int decode_switch(const struct ws_rec_hdr *rec, const struct ws_sched_fee
 	sw.next_comm = comm;
 	/* an untraced prev's name (1.3): before the switch, which may name it */
 	if (rec->size >= WS_SCHED_SWITCH_V2_SIZE && r->prev_comm[0])
-		thread_named(feed, rec->ts, rec->tid, rec->pid, r->prev_comm);
+		thread_named(feed, rec->ts, rec->tid, rec->pid, r->prev_comm, false);
 	if (rec->size >= WS_SCHED_SWITCH_V1_SIZE) {
 		sw.prev_run_start = r->prev_run_start;
 		sw.next_off_ts = r->next_off_ts;
@@ -119,18 +123,61 @@ static int decode_waking(const struct ws_rec_hdr *rec, const struct ws_sched_fee
 	return 0;
 }
 
+bool ws_sched_new_thread(const struct ws_rec_hdr *rec, struct ws_thread_event *ev)
+{
+	const struct ws_sched_fork *r = (const void *)rec;
+
+	if (rec->kind != WS_SCHED_FORK || rec->size < WS_SCHED_FORK_V0_SIZE)
+		return false;
+	ev->ts = rec->ts;
+	ev->tid = r->child_tid;
+	ev->pid = r->child_pid;
+	ev->cg_cpu = rec->size >= sizeof(*r) ? r->child_cg_cpu : 0;
+	ev->cg_dfl = rec->size >= sizeof(*r) ? r->child_cg_dfl : 0;
+	return true;
+}
+
+int ws_sched_threads_named(const struct ws_rec_hdr *rec, uint32_t tid[2], uint32_t pid[2])
+{
+	const struct ws_sched_switch *sw = (const void *)rec;
+	const struct ws_sched_waking *wk = (const void *)rec;
+	const struct ws_sched_comm *cm = (const void *)rec;
+
+	tid[0] = rec->tid;
+	pid[0] = rec->pid;
+	switch (rec->kind) {
+	case WS_SCHED_SWITCH:
+		if (rec->size < WS_SCHED_SWITCH_V0_SIZE)
+			return 0;
+		tid[1] = sw->next_tid;
+		pid[1] = sw->next_pid;
+		return 2;
+	case WS_SCHED_WAKING:
+		if (rec->size < WS_SCHED_WAKING_V0_SIZE)
+			return 0;
+		tid[1] = wk->wakee_tid;
+		pid[1] = wk->wakee_pid;
+		return 2;
+	case WS_SCHED_COMM:
+		if (rec->size < sizeof(*cm))
+			return 0;
+		tid[0] = cm->tid;
+		pid[0] = cm->pid;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static int decode_fork(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
 {
 	const struct ws_sched_fork *r = (const void *)rec;
 	struct ws_thread_event ev = { .sz = sizeof(ev), .type = WS_THREAD_NEW };
 	char comm[WS_COMM_LEN];
 
-	if (rec->size < sizeof(*r))
+	if (!ws_sched_new_thread(rec, &ev))
 		return -EINVAL;
 	comm_copy(comm, r->child_comm);
-	ev.ts = rec->ts;
-	ev.tid = r->child_tid;
-	ev.pid = r->child_pid;
 	ev.comm = comm;
 	ev.parent_tid = rec->tid;
 	feed->on_thread(feed->ctx, &ev);
@@ -202,7 +249,7 @@ static int decode_comm(const struct ws_rec_hdr *rec, const struct ws_sched_feed 
 
 	if (rec->size < sizeof(*r))
 		return -EINVAL;
-	thread_named(feed, rec->ts, r->tid, r->pid, r->comm);
+	thread_named(feed, rec->ts, r->tid, r->pid, r->comm, true);
 	return 0;
 }
 

@@ -168,7 +168,17 @@ struct ws_sched_fork {
 	__u32 child_tid;
 	__u32 child_pid;
 	char child_comm[WS_COMM_LEN];
+	/*
+	 * Appended with trace format 1.9: the child's cgroups as it was made, by id (the inode
+	 * number of the directory, kernfs's id): in the cpu controller's hierarchy (cgroup v1; on
+	 * v2 the nearest ancestor with cpu enabled) and in the unified one (0: not read). User
+	 * space names them from its /proc reads of other threads: a child gone before its own /proc
+	 * is read is named with the path whose directory has that id, if a read found it.
+	 */
+	__u64 child_cg_cpu;
+	__u64 child_cg_dfl;
 };
+#define WS_SCHED_FORK_V0_SIZE (__builtin_offsetof(struct ws_sched_fork, child_cg_cpu))
 
 /*
  * hdr.tid exits; 1.1: with its summarised periods not yet written; 1.4: with its exit code, and

@@ -167,3 +167,56 @@ int ws_cgroup_pids(const char *path, uint32_t **pids, size_t *n)
 	*n = w.n;
 	return 0;
 }
+
+int ws_cgroup_mounts(char *v1, size_t len1, char *v2, size_t len2)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+
+	*v1 = *v2 = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[512], fstype[64], opts[512];
+		const char *sep = strstr(line, " - ");
+		char *tok, *save;
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s %*s %511s", fstype, opts) != 2)
+			continue;
+		if (!strcmp(fstype, "cgroup2") && !*v2)
+			snprintf(v2, len2, "%s", mnt);
+		if (strcmp(fstype, "cgroup"))
+			continue;
+		for (tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (!strcmp(tok, "cpu"))
+				snprintf(v1, len1, "%s", mnt);
+	}
+	fclose(f);
+	return 0;
+}
+
+int ws_cgroup_dir_id(const char *mount, const char *path, uint64_t *id)
+{
+	char dir[8192];
+	struct statfs sf;
+	struct stat st;
+	int fd, n;
+
+	n = snprintf(dir, sizeof(dir), "%s%s", mount, strcmp(path, "/") ? path : "");
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	/* a cgroup file system has no links; none is followed, and nothing else is looked at */
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) ||
+	    (sf.f_type != CGROUP_SUPER_MAGIC && sf.f_type != CGROUP2_SUPER_MAGIC) ||
+	    fstat(fd, &st)) {
+		close(fd);
+		return -ENOENT;
+	}
+	close(fd);
+	*id = st.st_ino;
+	return 0;
+}

@@ -74,6 +74,7 @@ static void open_wait(struct ws_session *s, const struct ws_rec_hdr *rec)
 	}
 	memcpy(comm, w->comm, sizeof(w->comm));
 	comm[sizeof(w->comm)] = 0;
+	session_cgroup_seen(s, rec->tid, rec->pid, rec->ts, false);
 	ws_graph_open_wait(s->g, rec->tid, rec->pid, comm, w->since_ns, w->off_state);
 }
 
@@ -371,6 +372,7 @@ int ws_session_open(struct ws_session **out, const struct ws_session_opts *o, st
 	s->ring_fd = s->tgids_fd = s->cpu_fd = s->lost_fd = -1;
 	memset(s->owner, -1, sizeof(s->owner));
 	ws_table_init(&s->pids, 0);
+	ws_table_init(&s->cg_threads, sizeof(uint32_t));
 	*out = s;
 
 	if ((rc = warn_core_plugins(o->plugin_dir)))
@@ -444,6 +446,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		.clock = &s->clock,
 		.describe = session_describe,
 		.describe_ctx = s,
+		.cgroup_of = ws_session_cgroup_of,
 	};
 
 	ws_config_u64(s->cfg, "core", ws_core_keys, "min_block", &min_block);
@@ -710,6 +713,7 @@ void ws_session_free(struct ws_session *s)
 		free(s->stacks_later[i]);
 	ws_stacks_free(s->stacks);
 	ws_table_free(&s->pids);
+	session_cgroups_free(s);
 	free(s->gone);
 	free(s->names);
 	ws_losses_free(&s->losses);

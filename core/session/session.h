@@ -146,6 +146,28 @@ size_t ws_session_nnames(struct ws_session *s);
 /* Names numbered @from on, at most @max; valid until the next name is set. */
 size_t ws_session_names(struct ws_session *s, size_t from, struct ws_name *out, size_t max);
 
+/*
+ * Threads' cgroups (session_cgroups.c): the path of thread @tid of @pid in the hierarchy with
+ * the cpu controller (v1), else the unified one (v2), at @ts as far as whyslow knows: the last
+ * read by then (read at the first record naming the thread, when it was made, and when it took
+ * a new name), or the first one read if @ts is earlier; NULL when not known (gone before it was
+ * read; a recording made before format 1.9). UINT64_MAX: the last one read.
+ */
+const char *ws_session_cgroup(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts);
+/* The same, for a callback's context (@s a struct ws_session): ws_perfetto_set_cgroups(). */
+const char *ws_session_cgroup_of(void *s, uint32_t tid, uint32_t pid, uint64_t ts);
+/* A recording's entries are NAME records of this source, keyed pid << 32 | tid. */
+#define WS_CGROUP_NAMES "core.cgroup"
+/*
+ * One entry of a recording: thread @key's cgroup is @path as of @ts (the time of the last
+ * event read before it: the record whose handling read it). 0 or -ENOMEM.
+ */
+int ws_session_set_cgroup(struct ws_session *s, uint64_t key, const char *path, uint64_t ts);
+/* How many answers about threads' cgroups were read, numbered in that order. */
+size_t ws_session_ncgroups(struct ws_session *s);
+/* Answers @from on, as names of source WS_CGROUP_NAMES (@out's strings live with @s). */
+size_t ws_session_cgroups(struct ws_session *s, size_t from, struct ws_name *out, size_t max);
+
 /* The stacks resolved so far (links and timeline slices look theirs up); NULL before start. */
 struct ws_stacks;
 const struct ws_stacks *ws_session_stacks(struct ws_session *s);

@@ -8,6 +8,7 @@
  *   session_ring.c  reading the ring: records, raw stacks resolved, losses, progress
  *   session_pids.c  the set of traced thread groups
  *   session_sched.c the scheduler model's records into the graph
+ *   session_cgroups.c the cgroup of each thread seen, read once
  */
 #ifndef WS_SESSION_IMPL_H
 #define WS_SESSION_IMPL_H
@@ -139,6 +140,26 @@ struct ws_session {
 		uint64_t quota_us, period_us; /* 0: no quota read */
 	} * quotas;
 	size_t nquotas, quotas_cap;
+	/*
+	 * Each thread's cgroup (session_cgroups.c): pid << 32 | tid -> its latest note in cg_log,
+	 * + 1 (UINT32_MAX: asked, not read); the distinct paths; and every answer in the order
+	 * read, each with the time of the record that caused it and the thread's note before it
+	 * (+ 1, 0: none): what a recording writes, and each thread's history of moves.
+	 */
+	struct ws_table cg_threads;
+	char **cg_paths;
+	size_t ncg_paths, cg_paths_cap;
+	/* each path's cgroup id (0: not found), in the hierarchy the paths are of: cg_mount's, v1's
+	 * with the cpu controller (cg_v1) or v2's; cg_mount "" until the first path is read */
+	uint64_t *cg_ids;
+	size_t cg_ids_len, cg_ids_cap;
+	char cg_mount[512];
+	bool cg_v1;
+	struct cg_note {
+		uint64_t key, ts;
+		uint32_t path, prev;
+	} * cg_log;
+	size_t ncg_log, cg_log_cap;
 	ws_tap_fn tap;
 	void *tap_ctx;
 	ws_chain_sink_fn sink;
@@ -206,6 +227,18 @@ int session_root_label(void *ctx, const struct ws_claim *c, const char *comm, ch
 		       size_t len);
 int ws_bpf_set_rodata(struct bpf_object *obj, const char *name, const void *val, size_t size);
 extern const struct ws_host ws_session_host;
+/*
+ * A record at @ts names thread @tid of @pid: its cgroup is read now if it was not yet
+ * (@again: read it again, it was just made or renamed). Nothing in replay (session_cgroups.c).
+ */
+void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts, bool again);
+/*
+ * Thread @ev->tid was made (WS_THREAD_NEW, or its record as it arrives): its cgroup read now,
+ * or, if it is gone already, named from the cgroup id its record carries when another thread's
+ * read found that group (session_cgroups.c).
+ */
+void session_cgroup_born(struct ws_session *s, const struct ws_thread_event *ev);
+void session_cgroups_free(struct ws_session *s);
 /* ws_graph_ops.quota_name (session_quota.c) */
 void session_quota_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);
 

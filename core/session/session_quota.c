@@ -14,72 +14,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgroup.h"
 #include "session_impl.h"
 
 /* A claim field holds this much of a path (struct ws_field.s, its 0 included). */
 #define FIELD_LEN 40
-
-/* The mount point of the cgroup hierarchy with the cpu controller: v1 ("cgroup", option cpu)
- * or else v2 ("cgroup2"). */
-static int cpu_mount(char *v1, size_t len1, char *v2, size_t len2)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[1024];
-
-	*v1 = *v2 = 0;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char mnt[512], fstype[64], opts[512];
-		const char *sep = strstr(line, " - ");
-		char *tok, *save;
-
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1 ||
-		    sscanf(sep + 3, "%63s %*s %511s", fstype, opts) != 2)
-			continue;
-		if (!strcmp(fstype, "cgroup2") && !*v2)
-			snprintf(v2, len2, "%s", mnt);
-		if (strcmp(fstype, "cgroup"))
-			continue;
-		for (tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (!strcmp(tok, "cpu"))
-				snprintf(v1, len1, "%s", mnt);
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Thread @tid's cgroup path in the cpu hierarchy: v1's line naming controller cpu, else v2's. */
-static int cpu_path(uint32_t pid, uint32_t tid, char *path, size_t len, bool *v1)
-{
-	char name[64], line[1024];
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%u/task/%u/cgroup", pid, tid);
-	if (!(f = fopen(name, "re")))
-		return -1;
-	*path = 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *ctrl = strchr(line, ':'), *p = ctrl ? strchr(ctrl + 1, ':') : NULL;
-		char *tok, *save;
-
-		if (!p)
-			continue;
-		*p++ = 0;
-		p[strcspn(p, "\n")] = 0;
-		if (!ctrl[1] && !*path) {
-			snprintf(path, len, "%s", p); /* v2: "0::/path" */
-			*v1 = false;
-		}
-		for (tok = strtok_r(ctrl + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (!strcmp(tok, "cpu")) {
-				snprintf(path, len, "%s", p);
-				*v1 = true;
-			}
-	}
-	fclose(f);
-	return *path ? 0 : -1;
-}
 
 static bool read_u64s(const char *dir, const char *file, const char *fmt, long long *a,
 		      long long *b)
@@ -109,8 +48,8 @@ static void quota_find(uint32_t pid, uint32_t tid, struct session_quota *q)
 	long long quota = -1, period = 0;
 	bool v1 = false;
 
-	if (cpu_mount(m1, sizeof(m1), m2, sizeof(m2)) ||
-	    cpu_path(pid, tid, path, sizeof(path), &v1))
+	if (ws_cgroup_mounts(m1, sizeof(m1), m2, sizeof(m2)) ||
+	    ws_cgroup_of_thread(pid, tid, path, sizeof(path), &v1))
 		return;
 	for (;;) {
 		struct stat st;
@@ -158,12 +97,12 @@ void session_quota_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, stru
 	/* a path longer than a field keeps its end, the group's own name */
 	n = strlen(q->path);
 	if (n < FIELD_LEN) {
-		ws_session_host.claim_str(c, "cgroup", q->path);
+		ws_session_host.claim_str(c, "quota_cgroup", q->path);
 	} else {
 		char cut[FIELD_LEN];
 
 		snprintf(cut, sizeof(cut), "...%s", q->path + n - (FIELD_LEN - 4));
-		ws_session_host.claim_str(c, "cgroup", cut);
+		ws_session_host.claim_str(c, "quota_cgroup", cut);
 	}
 	if (q->quota_us && q->period_us) {
 		ws_session_host.claim_u64(c, "quota_us", q->quota_us);

@@ -152,6 +152,8 @@ int session_ring_record(void *ctx, void *data, size_t size)
 {
 	struct ws_session *s = ctx;
 	const struct ws_rec_hdr *h = data;
+	struct ws_thread_event born;
+	uint32_t tid[2], pid[2];
 
 	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h)) {
 		s->bad_records++;
@@ -164,6 +166,12 @@ int session_ring_record(void *ctx, void *data, size_t size)
 	session_note_loss(s, h);
 	if (h->kind == WS_KIND_STACK_RAW)
 		return stack_arrived(s, h);
+	/* a new thread's cgroup at once: a short-lived one is gone by its dispatch */
+	if (ws_sched_new_thread(h, &born))
+		session_cgroup_born(s, &born);
+	/* and any thread's at its first record: by its dispatch it may have exited */
+	for (int i = ws_sched_threads_named(h, tid, pid) - 1; i >= 0; i--)
+		session_cgroup_seen(s, tid[i], pid[i], h->ts, false);
 	if (h->kind == WS_KIND_PROC_NEW) {
 		/* a wakeup to read the new process's maps now, not an event */
 		if (s->stackcap)

@@ -10,6 +10,7 @@ static void on_switch(void *ctx, const struct ws_switch *sw)
 {
 	struct ws_session *s = ctx;
 
+	/* both threads' cgroups were read as the record arrived (session_ring.c) */
 	ws_graph_switch(s->g, sw);
 }
 
@@ -30,7 +31,15 @@ static void on_thread(void *ctx, const struct ws_thread_event *ev)
 	if (ev->type == WS_THREAD_NEW) {
 		session_pid_reborn(s, ev->pid);
 		session_pid_add(s, ev->pid);
+		/* read as it arrived (session_ring.c); again: it may have moved since */
+		session_cgroup_born(s, ev);
 	}
+	/*
+	 * its own rename (exec, prctl): read again, a process may have moved itself before its
+	 * exec (a name an untraced prev's switches carry is none)
+	 */
+	if (ev->type == WS_THREAD_COMM && ev->renamed)
+		session_cgroup_seen(s, ev->tid, ev->pid, ev->ts, true);
 	ws_killed_note(&s->killed, s->g, ev);
 	ws_graph_thread_event(s->g, ev);
 }

@@ -69,6 +69,7 @@ static void make(struct ws_stuck *st, struct ws_stuck_thread *t, size_t *cyc, si
 	t[0].since_why = "did not run between two samples";
 	strcpy(t[0].s.kstack[0], "futex_wait");
 	t[0].s.nkstack = 1;
+	strcpy(t[0].s.cgroup, "/system.slice/app.service");
 	t[2].kind = WS_OPEN_NONE; /* running, owns nothing: counted, not stored */
 	t[2].s.state = 'R';
 	t[3].s.nr = 230;
@@ -124,6 +125,8 @@ Test(stuck_rec, round_trip)
 	cr_assert_str_eq(back.t[0].since_why, "did not run between two samples");
 	cr_assert_str_eq(back.t[0].s.kstack[0], "futex_wait");
 	cr_assert_str_eq(back.t[0].s.comm, "th0");
+	cr_assert_str_eq(back.t[0].s.cgroup, "/system.slice/app.service"); /* 1.9 */
+	cr_assert_str_eq(back.t[1].s.cgroup, "", "not read: none");
 	cr_assert_eq(back.t[0].s.args[0], 0x1000);
 	cr_assert(back.t[0].steady && back.t[0].s.in_syscall);
 	cr_assert_eq(back.t[2].s.tid, 103);
@@ -236,6 +239,7 @@ Test(stuck_rec, entries_before_1_3)
 	cr_assert(!back.t[1].lock);
 	cr_assert_eq(back.t[1].owner.tid, 0);
 	cr_assert_eq(back.t[0].s.arch, WS_ARCH_NATIVE);
+	cr_assert_str_eq(back.t[0].s.cgroup, "", "an entry before 1.9 names no cgroup");
 	/* an evidence past the old list is refused */
 	old[40 + 114] = 3;
 	ws_stuck_free(&back);
