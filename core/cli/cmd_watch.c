@@ -303,6 +303,11 @@ static void write_names(struct ws_trace_writer *tw, struct ws_session *s)
 			ws_trace_write_name(tw, names[i].plugin, names[i].key, names[i].name);
 		from += n;
 	}
+	/* the threads' cgroups as read so far (as `record` writes them): a dump read on another
+	 * machine names them from no file of its own */
+	for (from = 0; (n = ws_session_cgroups(s, from, names, ARRAY_SIZE(names))); from += n)
+		for (size_t i = 0; i < n; i++)
+			ws_trace_write_name(tw, names[i].plugin, names[i].key, names[i].name);
 }
 
 /* The dump's own account, for people and tools: NAME.data.json beside it. */

@@ -55,6 +55,16 @@ else:
         bad.append("link 1 is not the holder's sleep: %r" % (l[1:2],))
     elif l[1]["duration_ns"] < 350e6:
         bad.append("the holder's sleep lasted %r" % l[1])
+    # the victim is this test's child, in its cgroup (v1: the cpu controller's path, else v2's)
+    want = None
+    for g in open("/proc/self/cgroup"):
+        _, ctrls, path = g.strip().split(":", 2)
+        if "cpu" in ctrls.split(","):
+            want = path
+        elif not ctrls and want is None:
+            want = path
+    if found.get("cgroup") != want:
+        bad.append("the dump names the victim's cgroup %r, not %r" % (found.get("cgroup"), want))
 for b in bad:
     print("  " + b, file=sys.stderr)
 sys.exit(1 if bad else 0)
