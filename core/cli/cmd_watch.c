@@ -70,45 +70,21 @@ struct ws_watch {
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-static int duration_opt(const char *name, const char *v, const char *def, uint64_t min,
-			uint64_t *out)
+int ws_watch_opts_from_config(const struct ws_config *cfg, struct ws_watch_opts *o)
 {
-	if (!v)
-		v = def;
-	if (ws_parse_duration(v, out) || *out < min) {
-		ws_log(WS_LOG_ERROR,
-		       "--%s %s: give a duration with its unit, at least %" PRIu64 "ms", name, v,
-		       min / 1000000);
-		return -EINVAL;
-	}
-	return 0;
-}
+	uint64_t keep_mb = 0, spool_mb = 0;
 
-static int mb_opt(const char *name, const char *v, uint64_t def, uint64_t min, uint64_t *bytes)
-{
-	uint64_t mb = def;
-
-	if (v && (ws_parse_u64(v, &mb) || mb < min || mb > (1u << 20))) {
-		ws_log(WS_LOG_ERROR,
-		       "--%s %s: give a whole number of megabytes from %" PRIu64 " to 1048576",
-		       name, v, min);
-		return -EINVAL;
-	}
-	*bytes = mb << 20;
-	return 0;
-}
-
-int ws_watch_opts_from_cli(const struct ws_cli *c, struct ws_watch_opts *o)
-{
+	/* the values were checked as the ini's (ws_core_keys' rows): these only read them */
 	memset(o, 0, sizeof(*o));
-	if (duration_opt("keep", c->keep, "30s", 1000000000ULL, &o->keep_ns) ||
-	    mb_opt("keep-mb", c->keep_mb, 64, 1, &o->keep_bytes) ||
-	    duration_opt("min-interval", c->min_interval, "60s", 0, &o->min_interval_ns) ||
-	    mb_opt("spool-mb", c->spool_mb, 512, 1, &o->spool_bytes))
+	if (ws_config_u64(cfg, "core", ws_core_keys, "watch_keep", &o->keep_ns) ||
+	    ws_config_u64(cfg, "core", ws_core_keys, "watch_keep_mb", &keep_mb) ||
+	    ws_config_u64(cfg, "core", ws_core_keys, "watch_trigger", &o->trigger_ns) ||
+	    ws_config_u64(cfg, "core", ws_core_keys, "watch_min_interval", &o->min_interval_ns) ||
+	    ws_config_u64(cfg, "core", ws_core_keys, "watch_spool_mb", &spool_mb))
 		return -EINVAL;
-	if (c->trigger && duration_opt("trigger", c->trigger, NULL, 1000000ULL, &o->trigger_ns))
-		return -EINVAL;
-	o->spool_dir = c->spool ? c->spool : WS_WATCH_SPOOL;
+	o->keep_bytes = keep_mb << 20;
+	o->spool_bytes = spool_mb << 20;
+	o->spool_dir = ws_config_str(cfg, "core", ws_core_keys, "watch_spool");
 	return 0;
 }
 

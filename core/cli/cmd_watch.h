@@ -19,7 +19,6 @@
 /* where watch says it runs, and where `whyslow dump` looks (root's alone: 0700, the file 0600) */
 #define WS_WATCH_RUN_DIR "/run/whyslow"
 #define WS_WATCH_PID_FILE WS_WATCH_RUN_DIR "/watch.pid"
-#define WS_WATCH_SPOOL "/var/lib/whyslow"
 
 struct ws_cli;
 struct ws_watch;
@@ -36,8 +35,9 @@ struct ws_watch_opts {
 	const char *what; /* "-a", "--cgroup PATH", "pids": for the dumps' command field */
 };
 
-/* The watch options of @c, checked (one line said for a bad one). 0 or -EINVAL. */
-int ws_watch_opts_from_cli(const struct ws_cli *c, struct ws_watch_opts *o);
+/* The watch options: [core] watch_* of the ini file, with the command line's over them (checked
+ * as they were set). 0 or -EINVAL. */
+int ws_watch_opts_from_config(const struct ws_config *cfg, struct ws_watch_opts *o);
 /*
  * Before anything is loaded: the spool made or checked, no other watch running, the flight
  * recorder allocated. 0 or -errno, said.

@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 	recording = c.cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH);
 	if (binary_to_terminal(&c, &cfg, recording) || metrics_start(&cfg, &metrics, &metrics_http))
 		goto out;
-	if (c.cmd == WS_CMD_WATCH && ws_watch_opts_from_cli(&c, &wo))
+	if (c.cmd == WS_CMD_WATCH && ws_watch_opts_from_config(&cfg, &wo))
 		goto out;
 	so.verbose = c.verbose;
 	so.sources = c.sources ? c.sources : ws_config_get(&cfg, "core", "sources");

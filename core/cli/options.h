@@ -104,9 +104,8 @@ struct ws_cli {
 	const char *compress; /* record: "zstd" or "none"; NULL: zstd */
 	const char *config_help, *dump_options;
 	bool as_root, wait, help, version;
-	/* watch: -a, and its flight recorder, triggers and spool as typed (cmd_watch.c checks) */
+	/* watch: -a (its flight recorder, triggers and spool are [core] watch_* keys) */
 	bool all;
-	const char *keep, *keep_mb, *trigger, *min_interval, *spool, *spool_mb;
 	int verbose;
 	enum ws_format format;
 	bool format_set;

@@ -4,6 +4,9 @@
  * system's (statfs), read with openat relative to it (no path is built from what a process could
  * rename meanwhile), and the walk of its sub-cgroups is bounded.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_PATH */
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
