@@ -31,6 +31,12 @@
  */
 #define DONE_PER_CPU 8
 
+/* A claim field holds this much of a string (struct ws_field.s, its 0 included). */
+#define FIELD_LEN 40
+
+/* The root of a wait an I/O limit held back ("I/O limit of /batch (...)"); metrics.c knows it. */
+#define WS_IO_LIMIT_PREFIX "I/O limit of "
+
 /* The plugin's state for one session (ws_plugin_ctx.priv). */
 struct blkio {
 	struct ws_recent done; /* struct ws_blkio_done, DONE_PER_CPU a CPU */
@@ -150,6 +156,13 @@ static int blkio_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 		return -ENOMEM;
 	/* resolve the name now, while the device surely still exists (the host keeps it) */
 	dev_name(ctx, d->dev, name, sizeof(name));
+	/* and a throttle's cgroup and limit while the group exists: a recording keeps them */
+	if (d->held_cgroup && !ctx->replay) {
+		char path[256], limit[FIELD_LEN];
+
+		blkio_throttle_of(ctx, d->held_cgroup, d->dev, d->op == WS_BLKIO_OP_WRITE, path,
+				  sizeof(path), limit, sizeof(limit));
+	}
 	return 0;
 }
 
@@ -285,12 +298,6 @@ static const char *flag_names(uint32_t f, char *buf, size_t len)
 	}
 	return buf;
 }
-
-/* A claim field holds this much of a string (struct ws_field.s, its 0 included). */
-#define FIELD_LEN 40
-
-/* The root of a wait an I/O limit held back ("I/O limit of /batch (...)"); metrics.c knows it. */
-#define WS_IO_LIMIT_PREFIX "I/O limit of "
 
 /* @s into claim field @key; one too long keeps its end, "..." first (a path's own name). */
 static void claim_tail(struct ws_plugin_ctx *ctx, struct ws_claim *out, const char *key,
