@@ -318,7 +318,7 @@ static void claim_tail(struct ws_plugin_ctx *ctx, struct ws_claim *out, const ch
 static void claim_throttle(struct ws_plugin_ctx *ctx, const struct ws_blkio_done *r, uint64_t held,
 			   struct ws_claim *out)
 {
-	char path[256], limit[FIELD_LEN];
+	char path[256], limit[FIELD_LEN] = "";
 
 	ctx->host->claim_u64(out, "throttled_ns", held);
 	if (blkio_throttle_of(ctx, r->held_cgroup, r->dev, r->op == WS_BLKIO_OP_WRITE, path,

@@ -20,10 +20,6 @@
 
 #include "blkio_throttle.h"
 
-/* name_set keys: apart from the disks' (MAJOR << 20 | MINOR, below 2^32) and from each other */
-#define KEY_PATH (1ULL << 63)
-#define KEY_LIMIT (3ULL << 62)
-
 /* The mount point of the blkio v1 hierarchy, else of the unified v2 one; @v1 says which. */
 static int blkio_mount(char *buf, size_t len, bool *v1)
 {
@@ -175,15 +171,14 @@ static int throttle_read(uint64_t cgroup, uint32_t dev, bool write, char *path, 
 int blkio_throttle_of(struct ws_plugin_ctx *ctx, uint64_t cgroup, uint32_t dev, bool write,
 		      char *path, size_t plen, char *limit, size_t llen)
 {
-	uint64_t kpath = KEY_PATH | (cgroup & ~KEY_LIMIT);
-	uint64_t klimit = KEY_LIMIT | (uint64_t)write << 61 | (uint64_t)(dev & 0x1fffffff) << 32 |
-			  (cgroup & 0xffffffffu);
+	uint64_t kpath = blkio_throttle_path_key(cgroup);
+	uint64_t klimit = blkio_throttle_limit_key(cgroup, dev, write);
 
+	limit[0] = 0;
 	/* known (an empty limit too: none was found, and it is not looked for again) */
 	if (!ctx->host->name_get(ctx, kpath, path, plen)) {
 		if (!ctx->host->name_get(ctx, klimit, limit, llen))
 			return 0;
-		limit[0] = 0;
 		if (ctx->replay)
 			return 0;
 	}

@@ -9,6 +9,23 @@
 
 #include <whyslow/plugin.h>
 
+/* name_set keys: apart from the disks' (MAJOR << 20 | MINOR, below 2^32) and from each other */
+#define BLKIO_KEY_PATH (1ULL << 63)
+#define BLKIO_KEY_LIMIT (3ULL << 62)
+
+/* The name table's key of blkio cgroup @cgroup's path. */
+static inline uint64_t blkio_throttle_path_key(uint64_t cgroup)
+{
+	return BLKIO_KEY_PATH | (cgroup & ~BLKIO_KEY_LIMIT);
+}
+
+/* The name table's key of its limit on device @dev, one direction. */
+static inline uint64_t blkio_throttle_limit_key(uint64_t cgroup, uint32_t dev, bool write)
+{
+	return BLKIO_KEY_LIMIT | (uint64_t)write << 61 | (uint64_t)(dev & 0x1fffffff) << 32 |
+	       (cgroup & 0xffffffffu);
+}
+
 /*
  * The cgroup whose I/O limit applies to a bio of blkio cgroup @cgroup (its directory's inode)
  * on device @dev (MAJOR << 20 | MINOR), @write or read: its path under the hierarchy into
