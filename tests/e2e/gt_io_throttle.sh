@@ -34,7 +34,8 @@ run_mode() {
 	echo "$cg" >"$GT_WORK/$mode.cgroup"
 	echo "gt_io_throttle: $mode: device $dev ($majmin), blkio group $cg ($IOPS read IOPS)"
 	for attempt in 1 2 3; do
-		timeout -k 5 100 "$WHYSLOW" run --as-root --format json -o "$out" -- \
+		timeout -k 5 100 "$WHYSLOW" run --as-root --format json -o "$out" \
+			--perfetto "$GT_WORK/$mode.trace.json" -- \
 			"$GT_PROGRAM" --dev "$dev" --cgroup "$cg" --truth "$GT_WORK/$mode.truth.json" \
 			>"$GT_WORK/$mode.stdout" 2>"$GT_WORK/$mode.stderr"
 		rc=$?
@@ -57,5 +58,12 @@ echo "--- check_io_throttle ---"
 	--loop-cgroup "/$(basename "$(cat "$GT_WORK/loop.cgroup")")" \
 	--backing "$GT_WORK/backing.jsonl" --majmin "$majmin" --dev "$(basename "$dev")" \
 	--iops "$IOPS" || gt_fail "check_io_throttle.py found a mismatch (see above)"
+for mode in loop backing; do
+	echo "--- $mode: check_roots, check_critpath, check_perfetto ---"
+	"$PYTHON" "$GT_DIR/check_roots.py" "$GT_WORK/$mode.jsonl" || gt_fail "check_roots.py ($mode)"
+	"$PYTHON" "$GT_DIR/check_critpath.py" "$GT_WORK/$mode.jsonl" || gt_fail "check_critpath.py ($mode)"
+	"$PYTHON" "$GT_DIR/check_perfetto.py" "$GT_WORK/$mode.trace.json" --chains "$GT_WORK/$mode.jsonl" ||
+		gt_fail "check_perfetto.py ($mode)"
+done
 GT_OK=1
 echo "PASS gt_io_throttle"
