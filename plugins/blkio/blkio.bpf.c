@@ -91,7 +91,9 @@ static __always_inline bool in_throttle_dispatch(void)
 	struct kthread *kt;
 	struct worker *w;
 
-	if (!(cur->flags & PF_WQ_WORKER_) || !&blk_throtl_dispatch_work_fn)
+	/* before Linux 5.17 the kthread is not reached through worker_private: nothing is held */
+	if (!(cur->flags & PF_WQ_WORKER_) || !&blk_throtl_dispatch_work_fn ||
+	    !bpf_core_field_exists(cur->worker_private))
 		return false;
 	/* a worker thread's kthread data is its struct worker (kthread_data()) */
 	kt = (struct kthread *)cur->worker_private;
