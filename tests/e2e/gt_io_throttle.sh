@@ -10,7 +10,8 @@
 #                              /whyslow-test-... (N reads/s on 7:M)" for most of it, and the
 #                              chains' root that limit, not "block I/O on loopN";
 #   SLOWDISK_THROTTLE=backing  the limit is on the backing disk, so the loop request itself is
-#                              slow: its wait must read as today, device time on loopN, no throttle.
+#                              slow: its wait must read as today, device time on loopN, no throttle;
+#   record, loop mode          `report` of the recording, the group removed, says what the live run said.
 #
 #   gt_io_throttle.sh WHYSLOW GT_MUTEX_DISK     (exit 0 pass, 1 fail, 77 skip; CI=true: no skip)
 . "$(dirname "$0")/gt_lib.sh" || exit 1
@@ -53,11 +54,24 @@ run_mode() {
 
 run_mode loop
 run_mode backing
+# and recorded: `report` names the group and its limit from the recording, its group gone
+cg=$(SLOWDISK_THROTTLE=loop "$SLOWDISK" cgroup "$dev" "$IOPS") || gt_fail "slowdisk.sh cgroup (record) failed"
+echo "gt_io_throttle: record: blkio group $cg"
+timeout -k 5 100 "$WHYSLOW" record --as-root -o "$GT_WORK/rec.data" -- "$GT_PROGRAM" --dev "$dev" \
+	--cgroup "$cg" >"$GT_WORK/rec.stdout" 2>"$GT_WORK/rec.stderr" || gt_fail "whyslow record exited $?"
+"$SLOWDISK" teardown >/dev/null || gt_fail "slowdisk.sh teardown failed"
+[ -d "$cg" ] && gt_fail "$cg still exists after teardown"
+"$WHYSLOW" report "$GT_WORK/rec.data" --format json -o "$GT_WORK/rec.jsonl" 2>"$GT_WORK/rep.stderr" ||
+	gt_fail "whyslow report exited $?"
 echo "--- check_io_throttle ---"
 "$PYTHON" "$GT_DIR/check_io_throttle.py" --loop "$GT_WORK/loop.jsonl" \
 	--loop-cgroup "/$(basename "$(cat "$GT_WORK/loop.cgroup")")" \
 	--backing "$GT_WORK/backing.jsonl" --majmin "$majmin" --dev "$(basename "$dev")" \
 	--iops "$IOPS" || gt_fail "check_io_throttle.py found a mismatch (see above)"
+echo "--- check_io_throttle, the recording's report ---"
+"$PYTHON" "$GT_DIR/check_io_throttle.py" --loop "$GT_WORK/rec.jsonl" --loop-cgroup "/$(basename "$cg")" \
+	--backing "$GT_WORK/backing.jsonl" --majmin "$majmin" --dev "$(basename "$dev")" \
+	--iops "$IOPS" || gt_fail "check_io_throttle.py found a mismatch in the recording's report (see above)"
 for mode in loop backing; do
 	echo "--- $mode: check_roots, check_critpath, check_perfetto ---"
 	"$PYTHON" "$GT_DIR/check_roots.py" "$GT_WORK/$mode.jsonl" || gt_fail "check_roots.py ($mode)"
