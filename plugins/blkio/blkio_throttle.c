@@ -93,8 +93,8 @@ static uint64_t v1_limit(const char *dir, const char *file, const char *mm)
 	return v;
 }
 
-/* The limits on @mm for one direction in cgroup directory @dir into @buf; false when none. */
-static bool limits_in(const char *dir, bool v1, const char *mm, bool write, char *buf, size_t len)
+bool blkio_throttle_limits_in(const char *dir, bool v1, const char *mm, bool write, char *buf,
+			      size_t len)
 {
 	uint64_t iops = 0, bps = 0;
 
@@ -153,7 +153,7 @@ static int throttle_read(uint64_t cgroup, uint32_t dev, bool write, char *path, 
 	for (;;) {
 		char *slash;
 
-		if (limits_in(dir, v1, mm, write, limit, llen)) {
+		if (blkio_throttle_limits_in(dir, v1, mm, write, limit, llen)) {
 			snprintf(path, plen, "%s", dir[root_len] ? dir + root_len : "/");
 			return 0;
 		}

@@ -35,4 +35,12 @@ static inline uint64_t blkio_throttle_limit_key(uint64_t cgroup, uint32_t dev, b
 int blkio_throttle_of(struct ws_plugin_ctx *ctx, uint64_t cgroup, uint32_t dev, bool write,
 		      char *path, size_t plen, char *limit, size_t llen);
 
+/*
+ * The limits cgroup directory @dir sets on device @mm ("7:0") for one direction into @buf
+ * ("2 reads/s on 7:0", "1048576 bytes/s on 7:0", or both joined): v1's blkio.throttle files
+ * (@v1), else v2's io.max ("max": none). False when it sets none.
+ */
+bool blkio_throttle_limits_in(const char *dir, bool v1, const char *mm, bool write, char *buf,
+			      size_t len);
+
 #endif
