@@ -10,6 +10,8 @@
 #include "metrics.h"
 
 #define BLOCK_IO_PREFIX "block I/O on "
+/* the blkio source's root of a request held back by its cgroup's I/O limit (plugins/blkio) */
+#define IO_LIMIT_PREFIX "I/O limit of "
 #define OTHER "other"
 
 /* Upper bounds of the wait-duration histogram, in ns (+Inf follows). */
@@ -21,10 +23,15 @@ static const uint64_t bucket_ns[] = {
 #define NBUCKETS (sizeof(bucket_ns) / sizeof(bucket_ns[0]))
 
 static const char *const cause_names[WS_CAUSE_COUNT] = {
-	[WS_CAUSE_BLOCK_IO] = "block_io", [WS_CAUSE_LOCK] = "lock",
-	[WS_CAUSE_RUNQUEUE] = "runqueue", [WS_CAUSE_CPU_QUOTA] = "cpu_quota",
-	[WS_CAUSE_SLEEP] = "sleep",	  [WS_CAUSE_NETWORK] = "network",
-	[WS_CAUSE_CPU_WORK] = "cpu_work", [WS_CAUSE_OTHER] = "other",
+	[WS_CAUSE_BLOCK_IO] = "block_io",
+	[WS_CAUSE_LOCK] = "lock",
+	[WS_CAUSE_RUNQUEUE] = "runqueue",
+	[WS_CAUSE_CPU_QUOTA] = "cpu_quota",
+	[WS_CAUSE_IO_THROTTLE] = "io_throttle",
+	[WS_CAUSE_SLEEP] = "sleep",
+	[WS_CAUSE_NETWORK] = "network",
+	[WS_CAUSE_CPU_WORK] = "cpu_work",
+	[WS_CAUSE_OTHER] = "other",
 	[WS_CAUSE_UNKNOWN] = "unknown",
 };
 
@@ -73,6 +80,16 @@ struct ws_metrics {
 	struct hist hist[WS_CAUSE_COUNT];
 	uint64_t records, lost, threads;
 };
+
+enum ws_cause ws_cause_of_root(const char *kind, bool named, const char *key)
+{
+	enum ws_cause c = ws_cause_of(kind, named);
+
+	if (c == WS_CAUSE_BLOCK_IO && key &&
+	    !strncmp(key, IO_LIMIT_PREFIX, strlen(IO_LIMIT_PREFIX)))
+		return WS_CAUSE_IO_THROTTLE;
+	return c;
+}
 
 const char *ws_cause_name(enum ws_cause c)
 {
@@ -241,7 +258,7 @@ void ws_metrics_wait_sink(void *ctx, struct ws_graph *g, const struct ws_chain *
 	for (size_t i = 0; i < c->nsegs; i++) {
 		struct ws_seg_root scratch;
 		const struct ws_seg_root *r = ws_chain_seg_root(g, c, i, &scratch);
-		enum ws_cause cause = ws_cause_of(r->kind, r->named);
+		enum ws_cause cause = ws_cause_of_root(r->kind, r->named, r->key);
 		const char *dev = NULL;
 
 		if (cause == WS_CAUSE_BLOCK_IO &&
@@ -353,7 +370,7 @@ static void write_offcpu(struct ws_metrics *m, FILE *out)
 {
 	put_head(
 		out, "whyslow_offcpu_seconds_total", "counter",
-		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, sleep, network, cpu_work, other, unknown. At most %d processes at a time have series of their own (an exited process's series end, its place taken by the next); the time of the others is summed under pid=\"other\", comm=\"other\".",
+		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, io_throttle (a block request held back by its cgroup's I/O limit), sleep, network, cpu_work, other, unknown. At most %d processes at a time have series of their own (an exited process's series end, its place taken by the next); the time of the others is summed under pid=\"other\", comm=\"other\".",
 		WS_METRICS_MAX_PROCS);
 	for (int i = 0; i <= m->nprocs; i++) {
 		const struct proc *p = proc_at(m, i);

@@ -29,6 +29,7 @@ enum ws_cause {
 	WS_CAUSE_LOCK,
 	WS_CAUSE_RUNQUEUE,
 	WS_CAUSE_CPU_QUOTA,
+	WS_CAUSE_IO_THROTTLE,
 	WS_CAUSE_SLEEP,
 	WS_CAUSE_NETWORK,
 	WS_CAUSE_CPU_WORK,
@@ -44,6 +45,12 @@ const char *ws_cause_name(enum ws_cause c);
  * (the root names no cause, ws_chain_root_of()) is unknown whatever the kind.
  */
 enum ws_cause ws_cause_of(const char *kind, bool named);
+/*
+ * The class of a root named @key ("block I/O on vda", ws_chain_seg_root()) whose link kind is
+ * @kind: ws_cause_of(), but a block request an I/O limit held back for most of its wait (the
+ * blkio source names its root "I/O limit of ...") is io_throttle, not block_io.
+ */
+enum ws_cause ws_cause_of_root(const char *kind, bool named, const char *key);
 
 struct ws_metrics;
 

@@ -94,7 +94,7 @@ static void text_holder_cgroups(struct ws_report *r, const struct ws_link *l, FI
 /* "blocked 412ms on futex 0x7f2a3c001000" and friends. */
 static void text_phrase(struct ws_report *r, const struct ws_link *l, const char *fd_path, FILE *b)
 {
-	char dur[32], what[160], e[4 * 160], sys[384], e2[WS_ESC_LEN * 2];
+	char dur[32], what[256], e[4 * 256], sys[384], e2[WS_ESC_LEN * 2];
 
 	ws_format_duration(l->dur, dur, sizeof(dur));
 	if (l->claim && strcmp(l->kind, WS_CLAIM_QUOTA) == 0) {

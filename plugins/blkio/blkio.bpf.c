@@ -46,6 +46,8 @@ struct rq_info {
 	__u32 nr_issues;
 	__u32 nr_requeues;
 	__u32 tid, pid;
+	__u64 held_until_ts; /* its first bio was held back by blk-throttle until then */
+	__u64 held_cgroup;   /* that bio's blkio cgroup (kn->id) */
 };
 
 /* LRU: a request whose completion we never see must not pin a slot forever. */
@@ -55,6 +57,86 @@ struct {
 	__type(value, struct rq_info);
 	__uint(max_entries, 16384);
 } rqs SEC(".maps");
+
+#define PF_WQ_WORKER_ 0x00000020 /* the kernel's PF_WQ_WORKER: a workqueue's worker thread */
+
+/*
+ * blk-throttle's dispatch work (block/blk-throttle.c). A bio held back by its cgroup's I/O limit
+ * leaves submit_bio_noacct() at blk_throtl_bio() before block_bio_queue fires; block_bio_queue
+ * fires for it only when this work, run by a kworker, queues it once the limit allows. Weak: a
+ * kernel without CONFIG_BLK_DEV_THROTTLING has none, and then nothing is held.
+ */
+extern const void blk_throtl_dispatch_work_fn __ksym __weak;
+
+struct held_bio {
+	__u64 until_ts; /* block_bio_queue in the throttle's dispatch work */
+	__u64 cgroup;	/* the bio's blkio cgroup: bi_blkg->blkcg->css.cgroup->kn->id */
+};
+
+/* Bios the throttle released, until their request is made (LRU: a merged bio makes none). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct held_bio);
+	__uint(max_entries, 4096);
+} held_bios SEC(".maps");
+
+/* Entries in held_bios: while 0 (no throttle at work) a new request looks nothing up. */
+__s64 held_pending;
+
+/* Is current a kworker running blk-throttle's dispatch work? */
+static __always_inline bool in_throttle_dispatch(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct kthread *kt;
+	struct worker *w;
+
+	/* before Linux 5.17 the kthread is not reached through worker_private: nothing is held */
+	if (!(cur->flags & PF_WQ_WORKER_) || !&blk_throtl_dispatch_work_fn ||
+	    !bpf_core_field_exists(cur->worker_private))
+		return false;
+	/* a worker thread's kthread data is its struct worker (kthread_data()) */
+	kt = (struct kthread *)cur->worker_private;
+	w = (struct worker *)BPF_CORE_READ(kt, data);
+	return (__u64)BPF_CORE_READ(w, current_func) == (__u64)&blk_throtl_dispatch_work_fn;
+}
+
+/*
+ * Every bio of the machine passes here: one load of current's flags; a workqueue's worker
+ * reads two pointers more; only a bio the throttle released is written to held_bios.
+ */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(ws_blkio_bio_queue, struct bio *bio)
+{
+	struct held_bio h;
+	__u64 key = (__u64)bio;
+
+	if (!in_throttle_dispatch())
+		return 0;
+	h.until_ts = bpf_ktime_get_ns();
+	h.cgroup = BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup, kn, id);
+	if (!bpf_map_update_elem(&held_bios, &key, &h, BPF_ANY))
+		__sync_fetch_and_add(&held_pending, 1);
+	return 0;
+}
+
+/* A new request whose first bio the throttle held: say so in @ri, forget the bio. */
+static __always_inline void take_held(struct request *rq, struct rq_info *ri)
+{
+	struct held_bio *h;
+	__u64 key;
+
+	if (held_pending <= 0)
+		return;
+	key = (__u64)BPF_CORE_READ(rq, bio);
+	h = bpf_map_lookup_elem(&held_bios, &key);
+	if (!h)
+		return;
+	ri->held_until_ts = h->until_ts;
+	ri->held_cgroup = h->cgroup;
+	if (!bpf_map_delete_elem(&held_bios, &key))
+		__sync_fetch_and_sub(&held_pending, 1);
+}
 
 /*
  * Who queued a request is only known in task context: in an interrupt (a
@@ -86,6 +168,7 @@ int BPF_PROG(ws_blkio_insert, struct request *rq)
 		return 0;
 	ri.insert_ts = bpf_ktime_get_ns();
 	set_submitter(&ri);
+	take_held(rq, &ri);
 	bpf_map_update_elem(&rqs, &key, &ri, BPF_ANY);
 	return 0;
 }
@@ -110,6 +193,7 @@ int BPF_PROG(ws_blkio_issue, struct request *rq)
 	fresh.last_issue_ts = now;
 	fresh.nr_issues = 1;
 	set_submitter(&fresh);
+	take_held(rq, &fresh);
 	bpf_map_update_elem(&rqs, &key, &fresh, BPF_ANY);
 	return 0;
 }
@@ -161,6 +245,8 @@ int BPF_PROG(ws_blkio_complete, struct request *rq, blk_status_t error, unsigned
 			r->nr_requeues = ri->nr_requeues;
 			r->submit_tid = ri->tid;
 			r->submit_pid = ri->pid;
+			r->held_until_ts = ri->held_until_ts;
+			r->held_cgroup = ri->held_cgroup;
 		} else {
 			r->insert_ts = 0;
 			r->first_issue_ts = 0;
@@ -169,6 +255,8 @@ int BPF_PROG(ws_blkio_complete, struct request *rq, blk_status_t error, unsigned
 			r->nr_requeues = 0;
 			r->submit_tid = 0;
 			r->submit_pid = 0;
+			r->held_until_ts = 0;
+			r->held_cgroup = 0;
 		}
 		ws_submit(r);
 	}

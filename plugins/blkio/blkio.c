@@ -19,6 +19,7 @@
 
 #include "blkio_open.h"
 #include "blkio_rec.h"
+#include "blkio_throttle.h"
 #include "blkio.skel.h"
 
 #define NAME "blkio"
@@ -29,6 +30,12 @@
  * are plenty.
  */
 #define DONE_PER_CPU 8
+
+/* A claim field holds this much of a string (struct ws_field.s, its 0 included). */
+#define FIELD_LEN 40
+
+/* The root of a wait an I/O limit held back ("I/O limit of /batch (...)"); metrics.c knows it. */
+#define WS_IO_LIMIT_PREFIX "I/O limit of "
 
 /* The plugin's state for one session (ws_plugin_ctx.priv). */
 struct blkio {
@@ -143,11 +150,19 @@ static int blkio_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec)
 	/* recordings made before ws_blkio_done.flags have shorter records */
 	if (rec->size < offsetof(struct ws_blkio_done, flags))
 		return -EINVAL;
+	/* held_until_ts and held_cgroup read as 0 from an older record: ws_recent_push zeroes */
 	d = ws_recent_push(&b->done, rec);
 	if (!d)
 		return -ENOMEM;
 	/* resolve the name now, while the device surely still exists (the host keeps it) */
 	dev_name(ctx, d->dev, name, sizeof(name));
+	/* and a throttle's cgroup and limit while the group exists: a recording keeps them */
+	if (d->held_cgroup && !ctx->replay) {
+		char path[256], limit[FIELD_LEN];
+
+		blkio_throttle_of(ctx, d->held_cgroup, d->dev, d->op == WS_BLKIO_OP_WRITE, path,
+				  sizeof(path), limit, sizeof(limit));
+	}
 	return 0;
 }
 
@@ -284,11 +299,41 @@ static const char *flag_names(uint32_t f, char *buf, size_t len)
 	return buf;
 }
 
+/* @s into claim field @key; one too long keeps its end, "..." first (a path's own name). */
+static void claim_tail(struct ws_plugin_ctx *ctx, struct ws_claim *out, const char *key,
+		       const char *s)
+{
+	size_t n = strlen(s);
+	char cut[FIELD_LEN];
+
+	if (n < FIELD_LEN) {
+		ctx->host->claim_str(out, key, s);
+		return;
+	}
+	snprintf(cut, sizeof(cut), "...%s", s + n - (FIELD_LEN - 4));
+	ctx->host->claim_str(out, key, cut);
+}
+
+/* The throttle's part of the wait: how long, the cgroup whose limit held it, that limit. */
+static void claim_throttle(struct ws_plugin_ctx *ctx, const struct ws_blkio_done *r, uint64_t held,
+			   struct ws_claim *out)
+{
+	char path[256], limit[FIELD_LEN] = "";
+
+	ctx->host->claim_u64(out, "throttled_ns", held);
+	if (blkio_throttle_of(ctx, r->held_cgroup, r->dev, r->op == WS_BLKIO_OP_WRITE, path,
+			      sizeof(path), limit, sizeof(limit)))
+		snprintf(path, sizeof(path), "cgroup id %" PRIu64, (uint64_t)r->held_cgroup);
+	claim_tail(ctx, out, "throttle_cgroup", path);
+	if (limit[0])
+		ctx->host->claim_str(out, "throttle_limit", limit);
+}
+
 static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_host *host = ctx->host;
 	const struct ws_blkio_done *r;
-	uint64_t wait, queue = 0, latency = 0;
+	uint64_t wait, queue = 0, latency = 0, held = 0, device_from;
 	char name[32], flags[48];
 
 	if (!w->wake)
@@ -300,11 +345,21 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	if (!r)
 		return 0;
 	wait = w->wake->ts > w->start_ns ? w->wake->ts - w->start_ns : 0;
-	/* Of the wait, the part before the request (last) reached the device. */
-	if (r->last_issue_ts > w->start_ns)
-		queue = r->last_issue_ts - w->start_ns;
-	if (queue > wait)
-		queue = wait;
+	/*
+	 * Held back by its cgroup's I/O limit: the request's bio left the throttle during the
+	 * wait. Its submission is not seen (no tracepoint fires before blk_throtl_bio), so the
+	 * held part runs from the wait's start, as the time before the device always has.
+	 */
+	if (r->held_until_ts > w->start_ns)
+		held = r->held_until_ts - w->start_ns;
+	if (held > wait)
+		held = wait;
+	/* Of the rest, the part before the request (last) reached the device. */
+	device_from = w->start_ns + held;
+	if (r->last_issue_ts > device_from)
+		queue = r->last_issue_ts - device_from;
+	if (queue > wait - held)
+		queue = wait - held;
 	if (r->last_issue_ts && r->hdr.ts > r->last_issue_ts)
 		latency = r->hdr.ts - r->last_issue_ts;
 
@@ -329,9 +384,11 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	if (r->flags & WS_BLKIO_F_KNOWN)
 		host->claim_str(out, "flags", flag_names(r->flags, flags, sizeof(flags)));
 	host->claim_u64(out, "queue_ns", queue);
-	host->claim_u64(out, "device_ns", wait - queue);
+	host->claim_u64(out, "device_ns", wait - held - queue);
+	if (held)
+		claim_throttle(ctx, r, held, out);
 	host->claim_u64(out, "issued_by", r->submit_tid);
-	/* Beyond WS_CLAIM_FIELDS (8) these two are dropped by the host. */
+	/* Beyond WS_CLAIM_FIELDS (12) these are dropped by the host: with a throttle, both. */
 	host->claim_u64(out, "latency_ns", latency);
 	host->claim_u64(out, "issues", r->nr_issues);
 	return 1;
@@ -359,6 +416,18 @@ static void fmt_ns(uint64_t ns, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64 "ns", ns);
 }
 
+/* "/whyslow-test-ab (1 reads/s on 7:0)", or the cgroup alone when its limit was not found. */
+static const char *throttle_label(const struct ws_claim *c, char *buf, size_t len)
+{
+	const char *limit = ws_claim_str(c, "throttle_limit", NULL);
+
+	if (limit)
+		snprintf(buf, len, "%s (%s)", ws_claim_str(c, "throttle_cgroup", "?"), limit);
+	else
+		snprintf(buf, len, "%s", ws_claim_str(c, "throttle_cgroup", "?"));
+	return buf;
+}
+
 /* Whether the claim's "flags" list has @name. */
 static bool has_flag(const struct ws_claim *c, const char *name)
 {
@@ -376,8 +445,15 @@ static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 			  size_t len)
 {
 	const char *op = ws_claim_str(c, "op", "?");
-	char q[24], d[24], what[160];
+	char q[24], d[24], what[160], held[160] = "";
 
+	if (ws_claim_u64(c, "throttled_ns", 0)) {
+		char t[24];
+
+		fmt_ns(ws_claim_u64(c, "throttled_ns", 0), t, sizeof(t));
+		snprintf(held, sizeof(held), "held back %s by the I/O limit of %s, then ", t,
+			 throttle_label(c, what, sizeof(what)));
+	}
 	fmt_ns(ws_claim_u64(c, "queue_ns", 0), q, sizeof(q));
 	fmt_ns(ws_claim_u64(c, "device_ns", 0), d, sizeof(d));
 	if (!strcmp(op, "flush"))
@@ -390,15 +466,26 @@ static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 			 has_flag(c, "fua") ? ", FUA" : "", has_flag(c, "meta") ? ", metadata" : "",
 			 has_flag(c, "readahead") ? ", readahead" : "");
 	(void)ctx;
-	return snprintf(buf, len, "block I/O (dev %s, %s; %s before the device, %s in it)",
-			ws_claim_str(c, "dev", "?"), what, q, d);
+	return snprintf(buf, len, "block I/O (dev %s, %s; %s%s before the device, %s in it)",
+			ws_claim_str(c, "dev", "?"), what, held, q, d);
 }
 
-/* Every request on one disk is one cause when a waker's waits are weighed. */
+/*
+ * Every request on one disk is one cause when a waker's waits are weighed; a wait whose request
+ * an I/O limit held back for at least half of it is that limit's (the root of the chain, the
+ * critical path's part, the metrics' io_throttle class), its device time in its fields.
+ */
 static int blkio_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
 			  size_t len)
 {
+	uint64_t held = ws_claim_u64(c, "throttled_ns", 0);
+	uint64_t rest = ws_claim_u64(c, "queue_ns", 0) + ws_claim_u64(c, "device_ns", 0);
+	char label[160];
+
 	(void)ctx;
+	if (held && held >= rest)
+		return snprintf(buf, len, "%s%s", WS_IO_LIMIT_PREFIX,
+				throttle_label(c, label, sizeof(label)));
 	return snprintf(buf, len, "block I/O on %s", ws_claim_str(c, "dev", "?"));
 }
 

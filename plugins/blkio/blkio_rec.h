@@ -52,6 +52,14 @@ struct ws_blkio_done {
 	/* appended: records written before this member are shorter (flags then read as 0) */
 	__u32 flags; /* WS_BLKIO_F_* */
 	__u32 reserved;
+	/*
+	 * appended (blkio 1.1): the request's first bio was held back by its cgroup's I/O limit
+	 * (blk-throttle) and released at held_until_ts, when the throttle's dispatch work queued
+	 * it (block_bio_queue in that work); held_cgroup is the bio's blkio cgroup (its
+	 * directory's inode, kn->id). Both 0: not held, or a record from before them.
+	 */
+	__u64 held_until_ts;
+	__u64 held_cgroup;
 };
 
 #endif

@@ -17,6 +17,7 @@
 #include "fake_host.h"
 
 #include "../../plugins/blkio/blkio_rec.h"
+#include "../../plugins/blkio/blkio_throttle.h"
 
 #define MS 1000000ull
 
@@ -519,4 +520,100 @@ Test(blkio, resource_is_the_disk)
 	cr_assert_eq(ask(500, 1, WS_CTX_SOFTIRQ, 3, 5100, &c), 1);
 	cr_assert_gt(pl->resource(&fake.ctx, &c, buf, sizeof(buf)), 0);
 	cr_assert_str_eq(buf, "block I/O on 4000:7");
+}
+
+/*
+ * Issue 32: a request whose bio blk-throttle held back during the wait (the BPF side saw the
+ * throttle's dispatch work queue it at held_until_ts). The recording named the cgroup and limit.
+ */
+static struct ws_claim held_claim(uint64_t start, uint64_t held_until, bool named)
+{
+	uint64_t issue = start + 299 * MS, end = start + 300 * MS;
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 77, end - 5000, 88213, issue);
+	struct ws_claim c;
+
+	r.held_until_ts = held_until;
+	r.held_cgroup = 4242;
+	if (named) {
+		fake.ctx.host->name_set(&fake.ctx, blkio_throttle_path_key(4242), "/batch");
+		fake.ctx.host->name_set(&fake.ctx, blkio_throttle_limit_key(4242, FAKE_DEV, false),
+					"2 reads/s on 4000:7");
+	}
+	feed(&r);
+	cr_assert_eq(ask(start, 1, WS_CTX_SOFTIRQ, 77, end, &c), 1);
+	return c;
+}
+
+Test(blkio, held_by_an_io_limit_is_named_by_it)
+{
+	static const char *const keys[] = { "dev",
+					    "sector",
+					    "bytes",
+					    "op",
+					    "sync",
+					    "queue_ns",
+					    "device_ns",
+					    "throttled_ns",
+					    "throttle_cgroup",
+					    "throttle_limit",
+					    "issued_by" };
+	uint64_t start = 1000 * MS;
+	struct ws_claim c = held_claim(start, start + 290 * MS, true);
+	char buf[256];
+
+	cr_assert_str_eq(c.kind, "block_io");
+	cr_assert_geq(c.nfields, sizeof(keys) / sizeof(keys[0]));
+	for (unsigned int i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		cr_assert_str_eq(c.fields[i].key, keys[i], "field %u", i);
+	/* the held part, then the device's queue and the device: they add up to the wait */
+	cr_assert_eq(get_u64(&c, "throttled_ns"), 290 * MS);
+	cr_assert_eq(get_u64(&c, "queue_ns"), 9 * MS);
+	cr_assert_eq(get_u64(&c, "device_ns"), 1 * MS);
+	cr_assert_str_eq(get_str(&c, "throttle_cgroup"), "/batch");
+	cr_assert_str_eq(get_str(&c, "throttle_limit"), "2 reads/s on 4000:7");
+	pl->describe(&fake.ctx, &c, buf, sizeof(buf));
+	cr_assert_str_eq(buf,
+			 "block I/O (dev 4000:7, sector 88213, 4096 bytes read; held back 290ms "
+			 "by the I/O limit of /batch (2 reads/s on 4000:7), then 9.0ms before "
+			 "the device, 1.0ms in it)");
+	cr_assert_gt(pl->resource(&fake.ctx, &c, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "I/O limit of /batch (2 reads/s on 4000:7)");
+}
+
+/* Held for less than half of the wait: the device's part names the root, the throttle's is kept. */
+Test(blkio, briefly_held_stays_the_disk)
+{
+	uint64_t start = 1000 * MS;
+	struct ws_claim c = held_claim(start, start + 100 * MS, true);
+	char buf[128];
+
+	cr_assert_eq(get_u64(&c, "throttled_ns"), 100 * MS);
+	cr_assert_eq(get_u64(&c, "queue_ns"), 199 * MS);
+	cr_assert_gt(pl->resource(&fake.ctx, &c, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "block I/O on 4000:7");
+}
+
+/* A recording that did not name the group (it was gone): its id, and no limit made up. */
+Test(blkio, unnamed_throttle_group_says_its_id)
+{
+	uint64_t start = 1000 * MS;
+	struct ws_claim c = held_claim(start, start + 290 * MS, false);
+	char buf[128];
+
+	cr_assert_str_eq(get_str(&c, "throttle_cgroup"), "cgroup id 4242");
+	for (unsigned int i = 0; i < c.nfields; i++)
+		cr_assert_str_neq(c.fields[i].key, "throttle_limit");
+	cr_assert_gt(pl->resource(&fake.ctx, &c, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "I/O limit of cgroup id 4242");
+}
+
+/* Released by the throttle before this wait began: not this wait's cause. */
+Test(blkio, held_before_the_wait_is_not_its_cause)
+{
+	uint64_t start = 1000 * MS;
+	struct ws_claim c = held_claim(start, start - 5 * MS, true);
+
+	for (unsigned int i = 0; i < c.nfields; i++)
+		cr_assert_str_neq(c.fields[i].key, "throttled_ns");
+	cr_assert_eq(get_u64(&c, "queue_ns"), 299 * MS);
 }

@@ -67,6 +67,12 @@ Test(metrics, root_kinds_fall_into_their_classes)
 	/* a root that names no cause is unknown, whatever link it ends in */
 	cr_assert_eq(ws_cause_of("block_io", false), WS_CAUSE_UNKNOWN);
 	cr_assert_str_eq(ws_cause_name(WS_CAUSE_CPU_QUOTA), "cpu_quota");
+	/* a request held back by an I/O limit for most of its wait: the blkio source's root */
+	cr_assert_eq(ws_cause_of_root("block_io", true, "I/O limit of /batch (1 reads/s on 7:0)"),
+		     WS_CAUSE_IO_THROTTLE);
+	cr_assert_eq(ws_cause_of_root("block_io", true, "block I/O on loop0"), WS_CAUSE_BLOCK_IO);
+	cr_assert_eq(ws_cause_of_root("block_io", false, "I/O limit of /batch"), WS_CAUSE_UNKNOWN);
+	cr_assert_str_eq(ws_cause_name(WS_CAUSE_IO_THROTTLE), "io_throttle");
 }
 
 Test(metrics, counters_are_exact_sums_in_seconds)
