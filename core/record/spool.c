@@ -160,7 +160,8 @@ static int list_dumps(struct ws_spool *sp, struct dump **out, size_t *n)
 		(*n)++;
 	}
 	closedir(d);
-	qsort(*out, *n, sizeof(**out), by_age);
+	if (*n) /* an empty spool has no array (qsort's base must not be NULL) */
+		qsort(*out, *n, sizeof(**out), by_age);
 	return 0;
 }
 
