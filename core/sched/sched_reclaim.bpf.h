@@ -18,13 +18,18 @@
 #define RECLAIM_SUBSYS_MAX 32
 /* the page size, for the limit in bytes (a kernel before 6.7 has no such option: 4 KiB) */
 extern int CONFIG_PAGE_SHIFT __kconfig __weak;
-/* A charge tries a batch of this many pages first (the kernel's MEMCG_CHARGE_BATCH) */
-#define RECLAIM_CHARGE_BATCH 64
+/*
+ * The most pages one charge that reclaims can ask for: a folio of a PMD's size (512 pages of
+ * 4 KiB: page cache folios are that large on ext4 from 6.16, and seen so here, where a margin of
+ * the kernel's charge batch, 64 pages, missed most reclaims of a 1 MiB dd); a charge of a
+ * smaller folio tries that batch first.
+ */
+#define RECLAIM_CHARGE_MAX 512
 
 /*
  * The reclaim tracepoints do not say which memory cgroup is reclaimed for: it is the one whose
  * page counter refused the charge, the thread's own or an ancestor. Named here as the nearest
- * one, from the thread's own up, whose usage was within a charge batch of its max (or past its
+ * one, from the thread's own up, whose usage was within one charge of its max (or past its
  * high, v2) as the reclaim began: read from the counters the charge itself reads, a few loads
  * per reclaim, none per event.
  */
@@ -45,7 +50,7 @@ static __always_inline void reclaim_memcg(struct task_struct *t, struct ws_sched
 		__u64 usage = BPF_CORE_READ(m, memory.usage.counter);
 		__u64 max = BPF_CORE_READ(m, memory.max), high = BPF_CORE_READ(m, memory.high);
 
-		if (usage + RECLAIM_CHARGE_BATCH >= max) {
+		if (usage + RECLAIM_CHARGE_MAX >= max) {
 			r->limit_kind = WS_SCHED_RECLAIM_LIMIT_MAX;
 			r->limit = max << shift;
 		} else if (usage > high) {
