@@ -253,6 +253,17 @@ static int decode_comm(const struct ws_rec_hdr *rec, const struct ws_sched_feed 
 	return 0;
 }
 
+bool ws_sched_reclaim_cg(const struct ws_rec_hdr *rec, uint64_t *cg)
+{
+	const struct ws_sched_reclaim *r = (const void *)rec;
+
+	if (rec->kind != WS_SCHED_RECLAIM || rec->size < sizeof(*r) ||
+	    r->what != WS_SCHED_RECLAIM_MEMCG || !r->cg)
+		return false;
+	*cg = r->cg;
+	return true;
+}
+
 /* A traced thread begins or ends direct memory reclaim (trace format 1.10). */
 static int decode_reclaim(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
 {

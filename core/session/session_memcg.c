@@ -4,7 +4,8 @@
  * sched source gives only its id, the inode number of its directory, and the limit as the
  * kernel's counter held it then. Named here from the thread's /proc/TID/cgroup (its memory
  * controller's path; the group is it or an ancestor, the one whose directory has that inode).
- * Read once per cgroup, at its first reclaim, while the thread lives; never from a recording
+ * Read once per cgroup, as the record of its first reclaim arrives (not after the reorder window:
+ * the thread may be gone by then, and its file names the root group); never from a recording
  * (its pids are not this machine's now).
  */
 #include <stdio.h>
@@ -42,11 +43,15 @@ static void memcg_find(uint32_t pid, uint32_t tid, struct session_memcg *m)
 	snprintf(m->path, sizeof(m->path), "%s", path);
 }
 
-void session_reclaim_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c)
+/*
+ * Group @cg, named from thread @tid of @pid if it is not yet: tried again at later reclaims
+ * (the thread may have exited, or left the group, before its read), at most MEMCG_TRIES times.
+ */
+#define MEMCG_TRIES 8
+static struct session_memcg *memcg_of(struct ws_session *s, uint32_t tid, uint32_t pid,
+				      uint64_t cg)
 {
-	struct ws_session *s = ctx;
 	struct session_memcg *m = NULL;
-	char cut[FIELD_LEN];
 
 	for (size_t i = 0; i < s->nmemcgs && !m; i++)
 		if (s->memcgs[i].id == cg)
@@ -56,9 +61,27 @@ void session_reclaim_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, st
 		m = &s->memcgs[s->nmemcgs++];
 		memset(m, 0, sizeof(*m));
 		m->id = cg;
-		if (!s->replay)
-			memcg_find(pid, tid, m);
 	}
+	if (m && !m->path[0] && m->tries < MEMCG_TRIES && !s->replay) {
+		m->tries++;
+		memcg_find(pid, tid, m);
+	}
+	return m;
+}
+
+void session_memcg_arrived(struct ws_session *s, const struct ws_rec_hdr *h)
+{
+	uint64_t cg;
+
+	if (ws_sched_reclaim_cg(h, &cg))
+		memcg_of(s, h->tid, h->pid, cg);
+}
+
+void session_reclaim_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c)
+{
+	struct session_memcg *m = memcg_of(ctx, tid, pid, cg);
+	char cut[FIELD_LEN];
+
 	if (!m || !m->path[0])
 		return;
 	/* a path longer than a field keeps its end, the group's own name */
