@@ -40,7 +40,8 @@ static uint64_t held_known_to(const struct ws_thread *t, uint64_t a, uint64_t b)
 static const struct ws_claim *ival_claim(struct ws_graph *g, const struct ws_ival *iv)
 {
 	return iv->state == WS_STATE_BLOCKED ||
-			       (iv->state == WS_STATE_RUNNABLE && (iv->flags & WS_IVAL_THROTTLED)) ||
+			       (iv->state == WS_STATE_RUNNABLE &&
+				(iv->flags & WS_IVAL_THROTTLED)) ||
 			       (iv->state == WS_STATE_RUNNING && (iv->flags & WS_IVAL_RECLAIM))
 		       ? ws_graph_claim(g, iv->claim)
 		       : NULL;

@@ -91,7 +91,8 @@ void ws_reclaim_label(const struct ws_claim *c, char *buf, size_t len)
 		return;
 	}
 	if (!ws_claim_field(c, "reclaim_cgroup_id")) {
-		snprintf(buf, len, "memory reclaim for a memory cgroup's limit (the group not found)");
+		snprintf(buf, len,
+			 "memory reclaim for a memory cgroup's limit (the group not found)");
 		return;
 	}
 	if (cg)

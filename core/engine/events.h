@@ -98,7 +98,7 @@ enum ws_thread_event_type {
 	WS_THREAD_RECLAIM_END = 6,
 };
 
-/* WS_THREAD_RECLAIM_BEGIN: which limit the group had reached (ws_thread_event.reclaim_limit_kind) */
+/* WS_THREAD_RECLAIM_BEGIN: the limit the group had reached (ws_thread_event.reclaim_limit_kind) */
 #define WS_RECLAIM_LIMIT_MAX 1	/* memory.limit_in_bytes (v1), memory.max (v2) */
 #define WS_RECLAIM_LIMIT_HIGH 2 /* memory.high (v2) */
 

@@ -220,7 +220,8 @@ struct ws_graph_ops {
 	 * limit thread @tid of @pid reclaims: "reclaim_cgroup". Called at each reclaim's start;
 	 * whoever reads files for it reads them once per cgroup.
 	 */
-	void (*reclaim_name)(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);
+	void (*reclaim_name)(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg,
+			     struct ws_claim *c);
 	void *ctx;
 };
 

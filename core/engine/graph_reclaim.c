@@ -50,13 +50,15 @@ uint32_t graph_reclaim_claim(struct ws_graph *g, const struct ws_thread *t,
 	c.root = true;
 	c.owner = UINT16_MAX;
 	snprintf(c.kind, sizeof(c.kind), "%s", WS_CLAIM_RECLAIM);
-	snprintf(c.evidence, sizeof(c.evidence), "%s",
-		 ev->reclaim_memcg
-			 ? "on CPU inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
-			 : "on CPU inside direct reclaim (mm_vmscan_direct_reclaim_begin to its end)");
+	snprintf(
+		c.evidence, sizeof(c.evidence), "%s",
+		ev->reclaim_memcg
+			? "on CPU inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
+			: "on CPU inside direct reclaim (mm_vmscan_direct_reclaim_begin to its end)");
 	field_str(&c, "reclaim", ev->reclaim_memcg ? "memcg" : "global");
 	if (ev->reclaim_memcg && ev->reclaim_limit_kind) {
-		field_str(&c, "limit", ev->reclaim_limit_kind == WS_RECLAIM_LIMIT_HIGH ? "high" : "max");
+		field_str(&c, "limit",
+			  ev->reclaim_limit_kind == WS_RECLAIM_LIMIT_HIGH ? "high" : "max");
 		field_u64(&c, "limit_bytes", ev->reclaim_limit);
 		field_u64(&c, "reclaim_cgroup_id", ev->reclaim_cg);
 		if (g->ops.reclaim_name)
@@ -74,10 +76,11 @@ uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
 	if (!r)
 		return wait;
 	c = *r;
-	snprintf(c.evidence, sizeof(c.evidence), "%s",
-		 strcmp(ws_claim_str(r, "reclaim", ""), "memcg") == 0
-			 ? "blocked inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
-			 : "blocked inside direct reclaim (mm_vmscan_direct_reclaim_begin to its end)");
+	snprintf(
+		c.evidence, sizeof(c.evidence), "%s",
+		strcmp(ws_claim_str(r, "reclaim", ""), "memcg") == 0
+			? "blocked inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
+			: "blocked inside direct reclaim (mm_vmscan_direct_reclaim_begin to its end)");
 	/* what ended the wait stays said: the reclaim waited on it (a writeback, a lock) */
 	if (w) {
 		char kind[sizeof(w->kind) + 1];

@@ -279,10 +279,10 @@ static int decode_reclaim(const struct ws_rec_hdr *rec, const struct ws_sched_fe
 		ev.reclaim_memcg = r->what == WS_SCHED_RECLAIM_MEMCG;
 		ev.reclaim_cg = r->cg;
 		ev.reclaim_limit = r->limit;
-		ev.reclaim_limit_kind = r->limit_kind == WS_SCHED_RECLAIM_LIMIT_MAX ? WS_RECLAIM_LIMIT_MAX
-					: r->limit_kind == WS_SCHED_RECLAIM_LIMIT_HIGH
-						? WS_RECLAIM_LIMIT_HIGH
-						: 0;
+		ev.reclaim_limit_kind =
+			r->limit_kind == WS_SCHED_RECLAIM_LIMIT_MAX    ? WS_RECLAIM_LIMIT_MAX
+			: r->limit_kind == WS_SCHED_RECLAIM_LIMIT_HIGH ? WS_RECLAIM_LIMIT_HIGH
+								       : 0;
 		break;
 	case WS_SCHED_RECLAIM_END:
 		ev.type = WS_THREAD_RECLAIM_END;

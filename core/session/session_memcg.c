@@ -48,8 +48,7 @@ static void memcg_find(uint32_t pid, uint32_t tid, struct session_memcg *m)
  * (the thread may have exited, or left the group, before its read), at most MEMCG_TRIES times.
  */
 #define MEMCG_TRIES 8
-static struct session_memcg *memcg_of(struct ws_session *s, uint32_t tid, uint32_t pid,
-				      uint64_t cg)
+static struct session_memcg *memcg_of(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t cg)
 {
 	struct session_memcg *m = NULL;
 
