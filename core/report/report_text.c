@@ -110,7 +110,7 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 		ws_reclaim_label(l->claim, what, sizeof(what));
 		/* the reclaim's own work, or a wait inside it and what ended that wait */
 		if (on)
-			fprintf(b, "blocked %s inside %s (woken as %s)", dur,
+			fprintf(b, "blocked %s inside %s (what ended it: %s)", dur,
 				ws_text_esc(what, e, sizeof(e)), on);
 		else
 			fprintf(b, "was on CPU %s in %s", dur, ws_text_esc(what, e, sizeof(e)));
