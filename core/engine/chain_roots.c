@@ -91,8 +91,8 @@ void ws_reclaim_label(const struct ws_claim *c, char *buf, size_t len)
 		return;
 	}
 	if (!ws_claim_field(c, "reclaim_cgroup_id")) {
-		snprintf(buf, len,
-			 "memory reclaim for a memory cgroup's limit (the group not found)");
+		/* memory.reclaim (v2) or a shrinking limit reclaims with no group at its limit */
+		snprintf(buf, len, "memory reclaim in a memory cgroup (none found at its limit)");
 		return;
 	}
 	if (cg)
