@@ -49,7 +49,7 @@ def links_end(link):
     if kind == "cpu_quota":
         return "CPU quota of "
     if kind == "memory_reclaim":
-        return "memory reclaim for " if link.get("reclaim") == "memcg" else "direct memory reclaim"
+        return "memory reclaim " if link.get("reclaim") == "memcg" else "direct memory reclaim"
     if kind in ("runqueue", "wakeup_latency") and is_int(cpu):
         return "%s on CPU %d" % ("runqueue" if kind == "runqueue" else "wakeup latency", cpu)
     return None
