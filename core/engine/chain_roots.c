@@ -22,7 +22,7 @@ void chain_root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf, 
 	/* a root its source names a resource for is grouped by it: "block I/O on vda" */
 	if (cl && strcmp(l->kind, WS_CLAIM_QUOTA) == 0) {
 		ws_quota_label(cl, buf, len);
-	} else if (cl && strcmp(l->kind, WS_CLAIM_RECLAIM) == 0) {
+	} else if (cl && ws_kind_memory(l->kind)) {
 		ws_reclaim_label(cl, buf, len);
 	} else if (cl && cl->root && ws_graph_resource(g, cl, buf, len) > 0) {
 		return;
@@ -86,6 +86,11 @@ void ws_reclaim_label(const struct ws_claim *c, char *buf, size_t len)
 	char size[32];
 	int n;
 
+	if (strcmp(ws_claim_str(c, "reclaim", ""), "compaction") == 0) {
+		snprintf(buf, len, "direct memory compaction (an allocation of order %" PRIu64 ")",
+			 ws_claim_u64(c, "order", 0));
+		return;
+	}
 	if (strcmp(ws_claim_str(c, "reclaim", ""), "memcg") != 0) {
 		snprintf(buf, len, "direct memory reclaim (the machine's free memory ran low)");
 		return;

@@ -141,6 +141,9 @@ struct ws_thread_event {
 	 * one it was (WS_RECLAIM_LIMIT_*, 0: none found)
 	 */
 	bool reclaim_memcg;
+	/* or direct compaction for an allocation of 2^@reclaim_order pages (not reclaim) */
+	bool reclaim_compaction;
+	uint32_t reclaim_order;
 	uint32_t reclaim_limit_kind;
 	uint64_t reclaim_cg, reclaim_limit;
 };

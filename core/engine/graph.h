@@ -54,6 +54,15 @@ struct ws_ival {
  */
 #define WS_IVAL_RECLAIM 0x8
 #define WS_CLAIM_RECLAIM "memory_reclaim"
+/* The same for direct compaction (an allocation's, mm_compaction_begin/end): its own kind. */
+#define WS_CLAIM_COMPACTION "compaction"
+
+/* Is @kind a claim of a stretch inside reclaim or compaction (WS_IVAL_RECLAIM)? */
+static inline bool ws_kind_memory(const char *kind)
+{
+	return !__builtin_strcmp(kind, WS_CLAIM_RECLAIM) ||
+	       !__builtin_strcmp(kind, WS_CLAIM_COMPACTION);
+}
 
 /* What a running stretch with WS_IVAL_* @flags was, for root and critical-path labels. */
 static inline const char *ws_ival_work(uint8_t flags)

@@ -49,13 +49,21 @@ uint32_t graph_reclaim_claim(struct ws_graph *g, const struct ws_thread *t,
 	c.strength = WS_CLAIM_SPECIFIC;
 	c.root = true;
 	c.owner = UINT16_MAX;
-	snprintf(c.kind, sizeof(c.kind), "%s", WS_CLAIM_RECLAIM);
+	snprintf(c.kind, sizeof(c.kind), "%s",
+		 ev->reclaim_compaction ? WS_CLAIM_COMPACTION : WS_CLAIM_RECLAIM);
 	snprintf(
 		c.evidence, sizeof(c.evidence), "%s",
-		ev->reclaim_memcg
+		ev->reclaim_compaction
+			? "on CPU inside direct compaction (mm_compaction_begin to its end)"
+		: ev->reclaim_memcg
 			? "on CPU inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
 			: "on CPU inside direct reclaim (mm_vmscan_direct_reclaim_begin to its end)");
-	field_str(&c, "reclaim", ev->reclaim_memcg ? "memcg" : "global");
+	field_str(&c, "reclaim",
+		  ev->reclaim_compaction ? "compaction"
+		  : ev->reclaim_memcg	 ? "memcg"
+					 : "global");
+	if (ev->reclaim_compaction)
+		field_u64(&c, "order", ev->reclaim_order);
 	if (ev->reclaim_memcg && ev->reclaim_limit_kind) {
 		field_str(&c, "limit",
 			  ev->reclaim_limit_kind == WS_RECLAIM_LIMIT_HIGH ? "high" : "max");
@@ -78,7 +86,9 @@ uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
 	c = *r;
 	snprintf(
 		c.evidence, sizeof(c.evidence), "%s",
-		strcmp(ws_claim_str(r, "reclaim", ""), "memcg") == 0
+		strcmp(ws_claim_str(r, "reclaim", ""), "compaction") == 0
+			? "blocked inside direct compaction (mm_compaction_begin to its end)"
+		: strcmp(ws_claim_str(r, "reclaim", ""), "memcg") == 0
 			? "blocked inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
 			: "blocked inside direct reclaim (mm_vmscan_direct_reclaim_begin to its end)");
 	/* what ended the wait stays said: the reclaim waited on it (a writeback, a lock) */

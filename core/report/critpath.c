@@ -160,7 +160,7 @@ void ws_stretch_label(const struct ws_thread *t, const struct ws_ival *iv,
 {
 	/* inside direct memory reclaim, on CPU or not: the root a chain gives such time */
 	if ((iv->flags & WS_IVAL_RECLAIM) && iv->state != WS_STATE_UNKNOWN && claim &&
-	    strcmp(claim->kind, WS_CLAIM_RECLAIM) == 0) {
+	    ws_kind_memory(claim->kind)) {
 		ws_reclaim_label(claim, what, len);
 		return;
 	}

@@ -103,7 +103,7 @@ void ws_link_stacks(const struct ws_stacks *s, const struct ws_link *l, struct w
 	 * wait inside one says what ended it, waited_on)
 	 */
 	if (!s || !l->claim || l->waits > 1 || strcmp(l->kind, WS_CLAIM_QUOTA) == 0 ||
-	    (strcmp(l->kind, WS_CLAIM_RECLAIM) == 0 && !ws_claim_field(l->claim, "waited_on")))
+	    (ws_kind_memory(l->kind) && !ws_claim_field(l->claim, "waited_on")))
 		return;
 	out->nown =
 		ws_stacks_find(s, WS_STACK_WAITER, l->tid, l->start, l->start + l->dur, out->own);

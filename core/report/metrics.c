@@ -21,16 +21,11 @@ static const uint64_t bucket_ns[] = {
 #define NBUCKETS (sizeof(bucket_ns) / sizeof(bucket_ns[0]))
 
 static const char *const cause_names[WS_CAUSE_COUNT] = {
-	[WS_CAUSE_BLOCK_IO] = "block_io",
-	[WS_CAUSE_LOCK] = "lock",
-	[WS_CAUSE_RUNQUEUE] = "runqueue",
-	[WS_CAUSE_CPU_QUOTA] = "cpu_quota",
-	[WS_CAUSE_MEMORY_RECLAIM] = "memory_reclaim",
-	[WS_CAUSE_SLEEP] = "sleep",
-	[WS_CAUSE_NETWORK] = "network",
-	[WS_CAUSE_CPU_WORK] = "cpu_work",
-	[WS_CAUSE_OTHER] = "other",
-	[WS_CAUSE_UNKNOWN] = "unknown",
+	[WS_CAUSE_BLOCK_IO] = "block_io", [WS_CAUSE_LOCK] = "lock",
+	[WS_CAUSE_RUNQUEUE] = "runqueue", [WS_CAUSE_CPU_QUOTA] = "cpu_quota",
+	[WS_CAUSE_MEMORY] = "memory",	  [WS_CAUSE_SLEEP] = "sleep",
+	[WS_CAUSE_NETWORK] = "network",	  [WS_CAUSE_CPU_WORK] = "cpu_work",
+	[WS_CAUSE_OTHER] = "other",	  [WS_CAUSE_UNKNOWN] = "unknown",
 };
 
 /* Link kinds (the sources' claims' and the core's own) and the class each one's root is. */
@@ -44,7 +39,8 @@ static const struct {
 	{ WS_KIND_RUNQUEUE, WS_CAUSE_RUNQUEUE },
 	{ WS_KIND_WAKEUP_LATENCY, WS_CAUSE_RUNQUEUE },
 	{ WS_CLAIM_QUOTA, WS_CAUSE_CPU_QUOTA },
-	{ WS_CLAIM_RECLAIM, WS_CAUSE_MEMORY_RECLAIM },
+	{ WS_CLAIM_RECLAIM, WS_CAUSE_MEMORY },
+	{ WS_CLAIM_COMPACTION, WS_CAUSE_MEMORY },
 	{ "sleep", WS_CAUSE_SLEEP },
 	{ "timer", WS_CAUSE_SLEEP },
 	{ "timeout", WS_CAUSE_SLEEP },
@@ -359,7 +355,7 @@ static void write_offcpu(struct ws_metrics *m, FILE *out)
 {
 	put_head(
 		out, "whyslow_offcpu_seconds_total", "counter",
-		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, memory_reclaim, sleep, network, cpu_work, other, unknown. At most %d processes at a time have series of their own (an exited process's series end, its place taken by the next); the time of the others is summed under pid=\"other\", comm=\"other\".",
+		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, memory, sleep, network, cpu_work, other, unknown. At most %d processes at a time have series of their own (an exited process's series end, its place taken by the next); the time of the others is summed under pid=\"other\", comm=\"other\".",
 		WS_METRICS_MAX_PROCS);
 	for (int i = 0; i <= m->nprocs; i++) {
 		const struct proc *p = proc_at(m, i);

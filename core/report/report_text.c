@@ -104,7 +104,7 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 			ws_text_esc(what + strlen("CPU quota "), e, sizeof(e)));
 		if (l->waits > 1)
 			text_many(b, l->waits, l->dur, l->longest, "throttles");
-	} else if (l->claim && strcmp(l->kind, WS_CLAIM_RECLAIM) == 0) {
+	} else if (l->claim && ws_kind_memory(l->kind)) {
 		const char *on = ws_claim_str(l->claim, "waited_on", NULL);
 
 		ws_reclaim_label(l->claim, what, sizeof(what));

@@ -275,7 +275,10 @@ static int decode_reclaim(const struct ws_rec_hdr *rec, const struct ws_sched_fe
 	switch (r->what) {
 	case WS_SCHED_RECLAIM_MEMCG:
 	case WS_SCHED_RECLAIM_GLOBAL:
+	case WS_SCHED_RECLAIM_COMPACT:
 		ev.type = WS_THREAD_RECLAIM_BEGIN;
+		ev.reclaim_compaction = r->what == WS_SCHED_RECLAIM_COMPACT;
+		ev.reclaim_order = r->order;
 		ev.reclaim_memcg = r->what == WS_SCHED_RECLAIM_MEMCG;
 		ev.reclaim_cg = r->cg;
 		ev.reclaim_limit = r->limit;

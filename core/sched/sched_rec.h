@@ -208,7 +208,9 @@ struct ws_sched_exit {
  */
 #define WS_SCHED_RECLAIM_MEMCG 1  /* begins reclaim for a memory cgroup's limit */
 #define WS_SCHED_RECLAIM_GLOBAL 2 /* begins global direct reclaim */
-#define WS_SCHED_RECLAIM_END 3	  /* the reclaim it began ends */
+#define WS_SCHED_RECLAIM_END 3	  /* the reclaim (or compaction) it began ends */
+/* begins direct compaction (mm_compaction_begin with cc->direct_compaction): @order's allocation */
+#define WS_SCHED_RECLAIM_COMPACT 4
 /* @limit_kind: which of the group's limits its usage had reached as the reclaim began */
 #define WS_SCHED_RECLAIM_LIMIT_MAX 1  /* memory.limit_in_bytes (v1), memory.max (v2) */
 #define WS_SCHED_RECLAIM_LIMIT_HIGH 2 /* memory.high (v2) */

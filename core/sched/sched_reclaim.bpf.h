@@ -128,6 +128,29 @@ int BPF_PROG(ws_reclaim_memcg_end, unsigned long nr_reclaimed)
 	return 0;
 }
 
+/*
+ * Direct compaction: an allocation of 2^order pages that free memory could not serve compacts
+ * the zones in the allocating thread's context (kcompactd's and proactive compaction are not an
+ * allocation's stall: cc->direct_compaction tells them apart).
+ */
+SEC("tp_btf/mm_compaction_begin")
+int BPF_PROG(ws_compaction_begin, struct compact_control *cc, unsigned long zone_start,
+	     unsigned long migrate_pfn, unsigned long free_pfn, bool sync)
+{
+	if (cc->direct_compaction)
+		reclaim_begin(WS_SCHED_RECLAIM_COMPACT, cc->order);
+	return 0;
+}
+
+SEC("tp_btf/mm_compaction_end")
+int BPF_PROG(ws_compaction_end, struct compact_control *cc, unsigned long zone_start,
+	     unsigned long migrate_pfn, unsigned long free_pfn, bool sync, int status)
+{
+	if (cc->direct_compaction)
+		reclaim_end(0);
+	return 0;
+}
+
 SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
 int BPF_PROG(ws_reclaim_direct_begin, int order, gfp_t gfp)
 {

@@ -2351,3 +2351,29 @@ Test(chain, global_reclaim_and_a_wait_after_it)
 	c = chain_nth(A, 1);
 	cr_expect_null(strstr(c->line, "memory_reclaim"), "%s", c->line);
 }
+
+/*
+ * A's direct compaction (an order-9 allocation) from 10 to 50 ms, blocked in it from 20 to 40 ms
+ * (a migration's page lock): its own kind, named by the allocation's order; never "CPU work".
+ */
+Test(chain, a_wait_inside_direct_compaction_is_the_compactions)
+{
+	struct ws_sched_reclaim r =
+		syn_reclaim(T(10), 0, A, pid_of(A), WS_SCHED_RECLAIM_COMPACT, 0, 0);
+	const struct chain *c;
+
+	r.order = 9;
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	FEED(r);
+	sw(T(20), 0, A, 2, 0);
+	wake(T(40), 1, B, A);
+	sw(T(40), 0, 0, 0, A);
+	reclaim(T(50), 0, A, WS_SCHED_RECLAIM_END, 0);
+	finish();
+	c = chain_of(A);
+	cr_expect_str_eq(c->links[0].kind, "compaction", "%s", c->line);
+	cr_expect_str_eq(c->root, "direct memory compaction (an allocation of order 9)", "%s",
+			 c->line);
+	cr_expect_neq(strstr(c->line, "\"waited_on\":\"wakeup\""), NULL, "%s", c->line);
+}
