@@ -20,9 +20,9 @@
 extern int CONFIG_PAGE_SHIFT __kconfig __weak;
 /*
  * The most pages one charge that reclaims can ask for: a folio of a PMD's size (512 pages of
- * 4 KiB: page cache folios are that large on ext4 from 6.16, and seen so here, where a margin of
- * the kernel's charge batch, 64 pages, missed most reclaims of a 1 MiB dd); a charge of a
- * smaller folio tries that batch first.
+ * 4 KiB; large page-cache folios, likely: while a 1 MiB dd reclaimed here its group's usage was
+ * seen 300 pages below its limit, and a margin of the kernel's charge batch, 64 pages, named no
+ * group for most of its reclaims); a charge of a smaller folio tries that batch first.
  */
 #define RECLAIM_CHARGE_MAX 512
 
