@@ -13,7 +13,8 @@
 #include "proc_cgroup.h"
 
 /* One line of /proc/PID/cgroup, "ID:CONTROLLERS:PATH" (NUL-terminated, no newline). */
-static void cgroup_line(char *line, char *path, size_t len, bool *v1, bool *found_v1)
+static void cgroup_line(char *line, const char *ctrl_name, char *path, size_t len, bool *v1,
+			bool *found_v1)
 {
 	char *ctrl = strchr(line, ':'), *p = ctrl ? strchr(ctrl + 1, ':') : NULL;
 	char *tok, *save;
@@ -26,7 +27,7 @@ static void cgroup_line(char *line, char *path, size_t len, bool *v1, bool *foun
 		*v1 = false;
 	}
 	for (tok = strtok_r(ctrl + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (!strcmp(tok, "cpu")) {
+		if (!strcmp(tok, ctrl_name)) {
 			snprintf(path, len, "%s", p);
 			*v1 = *found_v1 = true;
 		}
@@ -56,6 +57,12 @@ static bool thread_alive(uint32_t pid, uint32_t tid)
 
 int ws_cgroup_of_thread(uint32_t pid, uint32_t tid, char *path, size_t len, bool *v1)
 {
+	return ws_cgroup_of_thread_in(pid, tid, "cpu", path, len, v1);
+}
+
+int ws_cgroup_of_thread_in(uint32_t pid, uint32_t tid, const char *ctrl, char *path, size_t len,
+			   bool *v1)
+{
 	char name[64], buf[16384], *line, *nl;
 	bool found_v1 = false;
 	ssize_t n, got = 0;
@@ -73,7 +80,7 @@ int ws_cgroup_of_thread(uint32_t pid, uint32_t tid, char *path, size_t len, bool
 	/* whole lines only: a path cut at the buffer's end is not a path */
 	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
 		*nl = 0;
-		cgroup_line(line, path, len, v1, &found_v1);
+		cgroup_line(line, ctrl, path, len, v1, &found_v1);
 	}
 	/*
 	 * an exiting thread's file names the root group (seen on 6.18: a child read after its exit

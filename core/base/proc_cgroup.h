@@ -20,6 +20,9 @@
  * time).
  */
 int ws_cgroup_of_thread(uint32_t pid, uint32_t tid, char *path, size_t len, bool *v1);
+/* The same in the hierarchy of controller @ctrl ("memory"): its v1 line, else v2's. */
+int ws_cgroup_of_thread_in(uint32_t pid, uint32_t tid, const char *ctrl, char *path, size_t len,
+			   bool *v1);
 
 /*
  * @path (as ws_cgroup_of_thread() gives it) into @out of @len bytes: whole when it fits, else

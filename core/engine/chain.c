@@ -33,11 +33,16 @@ static uint64_t held_known_to(const struct ws_thread *t, uint64_t a, uint64_t b)
 	return iv.start > a ? iv.start : a;
 }
 
-/* The claim of a stretch: a wait's, or the quota's that kept a runnable one off the CPU. */
+/*
+ * The claim of a stretch: a wait's, the quota's that kept a runnable one off the CPU, or the
+ * memory reclaim's a running one worked for.
+ */
 static const struct ws_claim *ival_claim(struct ws_graph *g, const struct ws_ival *iv)
 {
 	return iv->state == WS_STATE_BLOCKED ||
-			       (iv->state == WS_STATE_RUNNABLE && (iv->flags & WS_IVAL_THROTTLED))
+			       (iv->state == WS_STATE_RUNNABLE &&
+				(iv->flags & WS_IVAL_THROTTLED)) ||
+			       (iv->state == WS_STATE_RUNNING && (iv->flags & WS_IVAL_RECLAIM))
 		       ? ws_graph_claim(g, iv->claim)
 		       : NULL;
 }
@@ -46,7 +51,7 @@ static const char *state_kind(const struct ws_ival *iv, const struct ws_claim *c
 {
 	switch (iv->state) {
 	case WS_STATE_RUNNING:
-		return WS_KIND_RUNNING;
+		return cl ? cl->kind : WS_KIND_RUNNING;
 	case WS_STATE_RUNNABLE:
 		return cl ? cl->kind : WS_KIND_RUNQUEUE;
 	case WS_STATE_BLOCKED:
@@ -141,7 +146,7 @@ static void dom_add(struct ws_graph *g, struct dom_acc *acc, const struct ws_iva
 
 	if (ce <= cs)
 		return;
-	key = iv->state == WS_STATE_BLOCKED || (iv->flags & WS_IVAL_THROTTLED)
+	key = iv->state == WS_STATE_BLOCKED || (iv->flags & (WS_IVAL_THROTTLED | WS_IVAL_RECLAIM))
 		      ? ws_graph_claim_group(g, iv->claim)
 		      : 0;
 	for (k = 0; k < acc->n && (acc->gr[k].state != iv->state || acc->gr[k].key != key); k++)

@@ -124,6 +124,12 @@ const struct ws_claim *ws_chain_wait_claim(struct ws_graph *g, const struct ws_w
  */
 void ws_quota_label(const struct ws_claim *c, char *buf, size_t len);
 
+/*
+ * The root of time inside direct memory reclaim, from its claim (WS_CLAIM_RECLAIM): "memory
+ * reclaim for the memory limit of /batch (64 MB)", "direct memory reclaim (...)".
+ */
+void ws_reclaim_label(const struct ws_claim *c, char *buf, size_t len);
+
 /* Build the chain of @d into @c (whose segs buffer is reused). 0 or -ENOMEM. */
 int ws_chain_build(struct ws_graph *g, const struct ws_wait_done *d, struct ws_chain *c);
 void ws_chain_release(struct ws_chain *c);

@@ -22,6 +22,8 @@ void chain_root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf, 
 	/* a root its source names a resource for is grouped by it: "block I/O on vda" */
 	if (cl && strcmp(l->kind, WS_CLAIM_QUOTA) == 0) {
 		ws_quota_label(cl, buf, len);
+	} else if (cl && ws_kind_memory(l->kind)) {
+		ws_reclaim_label(cl, buf, len);
 	} else if (cl && cl->root && ws_graph_resource(g, cl, buf, len) > 0) {
 		return;
 	} else if (strcmp(l->kind, WS_KIND_RUNQUEUE) == 0) {
@@ -71,6 +73,44 @@ void ws_quota_label(const struct ws_claim *c, char *buf, size_t len)
 		ws_format_duration(quota * 1000, q, sizeof(q));
 		ws_format_duration(period * 1000, p, sizeof(p));
 		snprintf(buf + n, len - n, " (%s per %s)", q, p);
+	}
+}
+
+void ws_reclaim_label(const struct ws_claim *c, char *buf, size_t len)
+{
+	uint64_t limit = ws_claim_u64(c, "limit_bytes", 0);
+	const char *cg = ws_claim_str(c, "reclaim_cgroup", NULL);
+	const char *which = strcmp(ws_claim_str(c, "limit", "max"), "high") == 0
+				    ? "memory.high"
+				    : "the memory limit";
+	char size[32];
+	int n;
+
+	if (strcmp(ws_claim_str(c, "reclaim", ""), "compaction") == 0) {
+		snprintf(buf, len, "direct memory compaction (an allocation of order %" PRIu64 ")",
+			 ws_claim_u64(c, "order", 0));
+		return;
+	}
+	if (strcmp(ws_claim_str(c, "reclaim", ""), "memcg") != 0) {
+		snprintf(buf, len, "direct memory reclaim (the machine's free memory ran low)");
+		return;
+	}
+	if (!ws_claim_field(c, "reclaim_cgroup_id")) {
+		/* memory.reclaim (v2) or a shrinking limit reclaims with no group at its limit */
+		snprintf(buf, len, "memory reclaim in a memory cgroup (none found at its limit)");
+		return;
+	}
+	if (cg)
+		n = snprintf(buf, len, "memory reclaim for %s of %s", which, cg);
+	else
+		n = snprintf(buf, len, "memory reclaim for %s of cgroup id %" PRIu64, which,
+			     ws_claim_u64(c, "reclaim_cgroup_id", 0));
+	if (limit && n >= 0 && (size_t)n < len) {
+		if (limit % (1024 * 1024) == 0)
+			snprintf(size, sizeof(size), "%" PRIu64 " MB", limit / (1024 * 1024));
+		else
+			snprintf(size, sizeof(size), "%" PRIu64 " KB", limit / 1024);
+		snprintf(buf + n, len - n, " (%s)", size);
 	}
 }
 

@@ -89,7 +89,18 @@ enum ws_thread_event_type {
 	 * record that carries their totals (a switch-in's next_short, its exit) comes next
 	 */
 	WS_THREAD_SHORT_CAUSES = 4,
+	/*
+	 * @tid begins direct memory reclaim (the kernel's reclaim tracepoints): for a memory
+	 * cgroup's limit (@reclaim_memcg) or the machine's free memory; it lasts to its
+	 * WS_THREAD_RECLAIM_END
+	 */
+	WS_THREAD_RECLAIM_BEGIN = 5,
+	WS_THREAD_RECLAIM_END = 6,
 };
+
+/* WS_THREAD_RECLAIM_BEGIN: the limit the group had reached (ws_thread_event.reclaim_limit_kind) */
+#define WS_RECLAIM_LIMIT_MAX 1	/* memory.limit_in_bytes (v1), memory.max (v2) */
+#define WS_RECLAIM_LIMIT_HIGH 2 /* memory.high (v2) */
 
 struct ws_thread_event {
 	size_t sz;
@@ -124,6 +135,17 @@ struct ws_thread_event {
 	const struct ws_short_cause *causes;
 	uint32_t ncauses;
 	struct ws_short_waits causes_total;
+	/*
+	 * WS_THREAD_RECLAIM_BEGIN: for a memory cgroup's limit (else global direct reclaim); the
+	 * group at its limit as it began, by id (0: none found) with that limit in bytes and which
+	 * one it was (WS_RECLAIM_LIMIT_*, 0: none found)
+	 */
+	bool reclaim_memcg;
+	/* or direct compaction for an allocation of 2^@reclaim_order pages (not reclaim) */
+	bool reclaim_compaction;
+	uint32_t reclaim_order;
+	uint32_t reclaim_limit_kind;
+	uint64_t reclaim_cg, reclaim_limit;
 };
 
 #endif

@@ -256,6 +256,8 @@ static void thread_retire(struct ws_graph *g, struct ws_thread *t, uint64_t ts)
 	if (c && t->last_end == WS_NO_END)
 		t->last_end = ts < c->start ? c->start : ts;
 	release_pending(g, t);
+	graph_claim_put(g, t->reclaim_claim);
+	t->reclaim_claim = 0;
 	t->exited = true;
 	t->died = c && t->last_end > ts ? t->last_end : ts;
 	t->off_start = 0;
@@ -282,6 +284,50 @@ static void wait_over(struct ws_graph *g, struct ws_thread *t, uint64_t ts, uint
 	}
 	t->off_start = 0;
 	t->wake_ts = 0;
+}
+
+/*
+ * @t's current stretch began inside direct memory reclaim: its time is the reclaim's (on CPU:
+ * its work; blocked: a wait of it, whose claim the wakeup's is turned into, reclaim_wait).
+ */
+static void reclaim_mark(struct ws_graph *g, struct ws_thread *t)
+{
+	struct ws_span *c = cur(t);
+
+	if (!t->reclaim_claim || !c || t->last_end != WS_NO_END || (c->flags & WS_IVAL_RECLAIM))
+		return;
+	c->flags |= WS_IVAL_RECLAIM;
+	if (c->state == WS_STATE_RUNNING)
+		c->claim = graph_claim_ref(g, t->reclaim_claim);
+}
+
+/* The claim @id just set on @t's blocked stretch @b: a wait of the reclaim if @b began inside. */
+static void reclaim_wait(struct ws_graph *g, struct ws_thread *t, struct ws_span *b)
+{
+	if ((b->flags & WS_IVAL_RECLAIM) && t->reclaim_claim)
+		b->claim = graph_reclaim_wait(g, t->reclaim_claim, b->claim);
+}
+
+/* @ev: @t begins or ends direct memory reclaim (the kernel's tracepoints, in its context). */
+static void reclaim_event(struct ws_graph *g, struct ws_thread *t, const struct ws_thread_event *ev)
+{
+	struct ws_span *c = cur(t);
+	bool running = cur_state(t) == WS_STATE_RUNNING;
+
+	if (ev->type == WS_THREAD_RECLAIM_BEGIN) {
+		graph_claim_put(g, t->reclaim_claim);
+		t->reclaim_claim = graph_reclaim_claim(g, t, ev);
+		/* its run goes on as the reclaim's from here */
+		if (running && c->start < ev->ts)
+			transition(g, t, ev->ts, WS_STATE_RUNNING, c->cpu);
+		if (running)
+			reclaim_mark(g, t);
+		return;
+	}
+	if (running && (c->flags & WS_IVAL_RECLAIM) && c->start < ev->ts)
+		transition(g, t, ev->ts, WS_STATE_RUNNING, c->cpu);
+	graph_claim_put(g, t->reclaim_claim);
+	t->reclaim_claim = 0;
 }
 
 static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw);
@@ -356,6 +402,7 @@ static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_
 		return;
 	}
 	transition(g, t, ts, WS_STATE_BLOCKED, sw->cpu);
+	reclaim_mark(g, t);
 	t->off_start = ts;
 	t->off_state = sw->prev_state;
 	t->wake_ts = 0;
@@ -369,6 +416,7 @@ static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_
 		struct ws_span *b = cur(t);
 
 		b->claim = t->pending_claim;
+		reclaim_wait(g, t, b);
 		t->pending = false;
 		transition(g, t, ts, WS_STATE_RUNNABLE, sw->cpu);
 		t->wake_ts = ts;
@@ -472,10 +520,12 @@ static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_s
 
 	if (s == WS_STATE_BLOCKED) {
 		cur(t)->claim = graph_core_claim(g, "unknown", "no wakeup recorded for this wait");
+		reclaim_wait(g, t, cur(t));
 		t->wake_ts = ts;
 		g->st.waits_unexplained++;
 	}
 	transition(g, t, ts, WS_STATE_RUNNING, sw->cpu);
+	reclaim_mark(g, t);
 	/* the runnable stretch ran on the CPU it got back on */
 	if (t->n >= 2 && t->iv[t->n - 2].state == WS_STATE_RUNNABLE)
 		t->iv[t->n - 2].cpu = sw->cpu;
@@ -562,6 +612,7 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 	case WS_STATE_BLOCKED:
 		c = cur(t);
 		c->claim = infer(g, t, c->start, t->off_state, wk);
+		reclaim_wait(g, t, c);
 		transition(g, t, wk->ts, WS_STATE_RUNNABLE, wk->cpu);
 		t->wake_ts = wk->ts;
 		break;
@@ -614,6 +665,12 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 		t = ws_graph_thread(g, ev->tid);
 		if (t)
 			graph_short_causes(g, t, ev);
+		break;
+	case WS_THREAD_RECLAIM_BEGIN:
+	case WS_THREAD_RECLAIM_END:
+		t = ws_graph_thread(g, ev->tid);
+		if (t)
+			reclaim_event(g, t, ev);
 		break;
 	}
 }

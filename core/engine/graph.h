@@ -47,6 +47,22 @@ struct ws_ival {
  */
 #define WS_IVAL_THROTTLED 0x4
 #define WS_CLAIM_QUOTA "cpu_quota"
+/*
+ * Inside direct memory reclaim (the kernel's reclaim begin/end tracepoints bracket it): on CPU,
+ * the reclaim's work, not the program's; blocked, a wait of the reclaim (a page's writeback, a
+ * lock of the reclaimer). Its claim (kind WS_CLAIM_RECLAIM) names the cgroup and its limit.
+ */
+#define WS_IVAL_RECLAIM 0x8
+#define WS_CLAIM_RECLAIM "memory_reclaim"
+/* The same for direct compaction (an allocation's, mm_compaction_begin/end): its own kind. */
+#define WS_CLAIM_COMPACTION "compaction"
+
+/* Is @kind a claim of a stretch inside reclaim or compaction (WS_IVAL_RECLAIM)? */
+static inline bool ws_kind_memory(const char *kind)
+{
+	return !__builtin_strcmp(kind, WS_CLAIM_RECLAIM) ||
+	       !__builtin_strcmp(kind, WS_CLAIM_COMPACTION);
+}
 
 /* What a running stretch with WS_IVAL_* @flags was, for root and critical-path labels. */
 static inline const char *ws_ival_work(uint8_t flags)
@@ -114,6 +130,8 @@ struct ws_thread {
 	uint32_t pending_claim;
 	/* the claim its last wakeup was explained by: the next is most often the same one */
 	uint32_t last_claim;
+	/* inside direct memory reclaim: the claim naming it (WS_CLAIM_RECLAIM, held); 0: not */
+	uint32_t reclaim_claim;
 
 	/* off-CPU periods the source summarised instead of reporting (shorter than the resolution)
 	 */
@@ -206,6 +224,13 @@ struct ws_graph_ops {
 	 * whoever reads files for it reads them once per cgroup.
 	 */
 	void (*quota_name)(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);
+	/*
+	 * Optional: add to @c the path of memory cgroup @cg (ws_thread_event.reclaim_cg), at whose
+	 * limit thread @tid of @pid reclaims: "reclaim_cgroup". Called at each reclaim's start;
+	 * whoever reads files for it reads them once per cgroup.
+	 */
+	void (*reclaim_name)(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg,
+			     struct ws_claim *c);
 	void *ctx;
 };
 

@@ -166,6 +166,13 @@ uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evid
 	return graph_claim_intern(g, &c);
 }
 
+uint32_t graph_claim_ref(struct ws_graph *g, uint32_t id)
+{
+	if (id != CLAIM_NONE)
+		g->claims[id].refs++;
+	return id;
+}
+
 void graph_claim_put(struct ws_graph *g, uint32_t id)
 {
 	struct claim_slot *s;

@@ -127,6 +127,15 @@ uint32_t graph_claim_intern(struct ws_graph *g, const struct ws_claim *c);
 uint32_t graph_claim_intern_near(struct ws_graph *g, const struct ws_claim *c, uint32_t *hint);
 uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evidence);
 void graph_claim_put(struct ws_graph *g, uint32_t id);
+/* One more holder of claim @id (0: none): @id. */
+uint32_t graph_claim_ref(struct ws_graph *g, uint32_t id);
+/*
+ * graph_reclaim.c: the claim of @t's reclaim that @ev begins (held; 0 on ENOMEM), and the claim
+ * of a wait inside it (held) from the reclaim's and the one that ended the wait (@wait, let go).
+ */
+uint32_t graph_reclaim_claim(struct ws_graph *g, const struct ws_thread *t,
+			     const struct ws_thread_event *ev);
+uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait);
 void graph_claims_free(struct ws_graph *g);
 
 /* graph_short.c */

@@ -158,6 +158,12 @@ static bool work_with_causes(const struct ws_thread *t, const struct ws_ival *iv
 void ws_stretch_label(const struct ws_thread *t, const struct ws_ival *iv,
 		      const struct ws_claim *claim, char *what, size_t len)
 {
+	/* inside direct memory reclaim, on CPU or not: the root a chain gives such time */
+	if ((iv->flags & WS_IVAL_RECLAIM) && iv->state != WS_STATE_UNKNOWN && claim &&
+	    ws_kind_memory(claim->kind)) {
+		ws_reclaim_label(claim, what, len);
+		return;
+	}
 	if (iv->state == WS_STATE_RUNNING && work_with_causes(t, iv, what, len))
 		return;
 	if (iv->state == WS_STATE_RUNNING)

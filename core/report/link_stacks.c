@@ -99,9 +99,11 @@ void ws_link_stacks(const struct ws_stacks *s, const struct ws_link *l, struct w
 	/*
 	 * one wait's stack cannot stand for several; core kinds (running, runqueue) have none, nor
 	 * has a CPU quota's throttle (its switch-out is no wait in the program's code: the
-	 * kernel side takes stacks only for sleeps)
+	 * kernel side takes stacks only for sleeps), nor the work of a memory reclaim on CPU (a
+	 * wait inside one says what ended it, waited_on)
 	 */
-	if (!s || !l->claim || l->waits > 1 || strcmp(l->kind, WS_CLAIM_QUOTA) == 0)
+	if (!s || !l->claim || l->waits > 1 || strcmp(l->kind, WS_CLAIM_QUOTA) == 0 ||
+	    (ws_kind_memory(l->kind) && !ws_claim_field(l->claim, "waited_on")))
 		return;
 	out->nown =
 		ws_stacks_find(s, WS_STACK_WAITER, l->tid, l->start, l->start + l->dur, out->own);

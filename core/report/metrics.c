@@ -28,6 +28,7 @@ static const char *const cause_names[WS_CAUSE_COUNT] = {
 	[WS_CAUSE_RUNQUEUE] = "runqueue",
 	[WS_CAUSE_CPU_QUOTA] = "cpu_quota",
 	[WS_CAUSE_IO_THROTTLE] = "io_throttle",
+	[WS_CAUSE_MEMORY] = "memory",
 	[WS_CAUSE_SLEEP] = "sleep",
 	[WS_CAUSE_NETWORK] = "network",
 	[WS_CAUSE_CPU_WORK] = "cpu_work",
@@ -46,6 +47,8 @@ static const struct {
 	{ WS_KIND_RUNQUEUE, WS_CAUSE_RUNQUEUE },
 	{ WS_KIND_WAKEUP_LATENCY, WS_CAUSE_RUNQUEUE },
 	{ WS_CLAIM_QUOTA, WS_CAUSE_CPU_QUOTA },
+	{ WS_CLAIM_RECLAIM, WS_CAUSE_MEMORY },
+	{ WS_CLAIM_COMPACTION, WS_CAUSE_MEMORY },
 	{ "sleep", WS_CAUSE_SLEEP },
 	{ "timer", WS_CAUSE_SLEEP },
 	{ "timeout", WS_CAUSE_SLEEP },
@@ -370,7 +373,7 @@ static void write_offcpu(struct ws_metrics *m, FILE *out)
 {
 	put_head(
 		out, "whyslow_offcpu_seconds_total", "counter",
-		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, io_throttle (a block request held back by its cgroup's I/O limit), sleep, network, cpu_work, other, unknown. At most %d processes at a time have series of their own (an exited process's series end, its place taken by the next); the time of the others is summed under pid=\"other\", comm=\"other\".",
+		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, io_throttle (a block request held back by its cgroup's I/O limit), memory (memory reclaim and direct compaction), sleep, network, cpu_work, other, unknown. At most %d processes at a time have series of their own (an exited process's series end, its place taken by the next); the time of the others is summed under pid=\"other\", comm=\"other\".",
 		WS_METRICS_MAX_PROCS);
 	for (int i = 0; i <= m->nprocs; i++) {
 		const struct proc *p = proc_at(m, i);

@@ -30,6 +30,7 @@ enum ws_cause {
 	WS_CAUSE_RUNQUEUE,
 	WS_CAUSE_CPU_QUOTA,
 	WS_CAUSE_IO_THROTTLE,
+	WS_CAUSE_MEMORY, /* memory reclaim, direct compaction */
 	WS_CAUSE_SLEEP,
 	WS_CAUSE_NETWORK,
 	WS_CAUSE_CPU_WORK,

@@ -278,6 +278,8 @@ static void res_of(struct ws_graph *g, const struct ws_claim *claim, char *buf, 
 		put(buf, len, &at, "cause not recorded");
 	} else if (strcmp(claim->kind, WS_CLAIM_QUOTA) == 0) {
 		ws_quota_label(claim, buf, len);
+	} else if (ws_kind_memory(claim->kind)) {
+		ws_reclaim_label(claim, buf, len);
 	} else if (ws_graph_resource(g, claim, buf, len) > 0) {
 		return;
 	} else if (claim->woken_by) {

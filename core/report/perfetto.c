@@ -184,8 +184,9 @@ static const char *state_name(uint8_t state)
  */
 static void label(char *buf, size_t len, uint8_t state, const struct ws_claim *cl)
 {
-	/* only a stretch a CPU quota kept off the CPU has a claim: "runnable: cpu_quota" */
-	if (!cl || (state != WS_STATE_BLOCKED && state != WS_STATE_RUNNABLE))
+	/* a wait's claim, or a CPU quota's ("runnable: cpu_quota"), or a memory reclaim's
+	 * ("running: memory_reclaim"); a stretch not observed is none of these */
+	if (!cl || state == WS_STATE_UNKNOWN)
 		snprintf(buf, len, "%s", state_name(state));
 	else
 		snprintf(buf, len, "%s: %.*s", state_name(state), (int)sizeof(cl->kind), cl->kind);

@@ -104,6 +104,18 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 			ws_text_esc(what + strlen("CPU quota "), e, sizeof(e)));
 		if (l->waits > 1)
 			text_many(b, l->waits, l->dur, l->longest, "throttles");
+	} else if (l->claim && ws_kind_memory(l->kind)) {
+		const char *on = ws_claim_str(l->claim, "waited_on", NULL);
+
+		ws_reclaim_label(l->claim, what, sizeof(what));
+		/* the reclaim's own work, or a wait inside it and what ended that wait */
+		if (on)
+			fprintf(b, "blocked %s inside %s (what ended it: %s)", dur,
+				ws_text_esc(what, e, sizeof(e)), on);
+		else
+			fprintf(b, "was on CPU %s in %s", dur, ws_text_esc(what, e, sizeof(e)));
+		if (l->waits > 1)
+			text_many(b, l->waits, l->dur, l->longest, on ? "waits" : "stretches");
 	} else if (strcmp(l->kind, WS_KIND_WAKEUP_LATENCY) == 0) {
 		fprintf(b, "waited %s for CPU %u to wake up (it was idle: IPI, C-state exit)", dur,
 			l->cpu);

@@ -17,6 +17,7 @@
 #include "sched_rec.h"
 #include "sched_state.bpf.h"
 #include "sched_quota.bpf.h"
+#include "sched_reclaim.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -46,4 +46,10 @@ bool ws_sched_new_thread(const struct ws_rec_hdr *rec, struct ws_thread_event *e
  */
 int ws_sched_threads_named(const struct ws_rec_hdr *rec, uint32_t tid[2], uint32_t pid[2]);
 
+/*
+ * Is @rec the model's record of a reclaim beginning at a memory cgroup's limit, that group
+ * found? Then its id in *@cg: read as the record arrives, as the thread's cgroup is.
+ */
+bool ws_sched_reclaim_cg(const struct ws_rec_hdr *rec, uint64_t *cg);
+
 #endif

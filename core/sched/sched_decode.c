@@ -253,6 +253,54 @@ static int decode_comm(const struct ws_rec_hdr *rec, const struct ws_sched_feed 
 	return 0;
 }
 
+bool ws_sched_reclaim_cg(const struct ws_rec_hdr *rec, uint64_t *cg)
+{
+	const struct ws_sched_reclaim *r = (const void *)rec;
+
+	if (rec->kind != WS_SCHED_RECLAIM || rec->size < sizeof(*r) ||
+	    r->what != WS_SCHED_RECLAIM_MEMCG || !r->cg)
+		return false;
+	*cg = r->cg;
+	return true;
+}
+
+/* A traced thread begins or ends direct memory reclaim (trace format 1.10). */
+static int decode_reclaim(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
+{
+	const struct ws_sched_reclaim *r = (const void *)rec;
+	struct ws_thread_event ev = { .sz = sizeof(ev) };
+
+	if (rec->size < sizeof(*r))
+		return -EINVAL;
+	switch (r->what) {
+	case WS_SCHED_RECLAIM_MEMCG:
+	case WS_SCHED_RECLAIM_GLOBAL:
+	case WS_SCHED_RECLAIM_COMPACT:
+		ev.type = WS_THREAD_RECLAIM_BEGIN;
+		ev.reclaim_compaction = r->what == WS_SCHED_RECLAIM_COMPACT;
+		ev.reclaim_order = r->order;
+		ev.reclaim_memcg = r->what == WS_SCHED_RECLAIM_MEMCG;
+		ev.reclaim_cg = r->cg;
+		ev.reclaim_limit = r->limit;
+		ev.reclaim_limit_kind =
+			r->limit_kind == WS_SCHED_RECLAIM_LIMIT_MAX    ? WS_RECLAIM_LIMIT_MAX
+			: r->limit_kind == WS_SCHED_RECLAIM_LIMIT_HIGH ? WS_RECLAIM_LIMIT_HIGH
+								       : 0;
+		break;
+	case WS_SCHED_RECLAIM_END:
+		ev.type = WS_THREAD_RECLAIM_END;
+		break;
+	default:
+		return -EINVAL;
+	}
+	ev.ts = rec->ts;
+	ev.tid = rec->tid;
+	ev.pid = rec->pid;
+	ev.sys.nr = WS_SYSCALL_NONE;
+	feed->on_thread(feed->ctx, &ev);
+	return 0;
+}
+
 int ws_sched_decode(const struct ws_rec_hdr *rec, const struct ws_sched_feed *feed)
 {
 	switch (rec->kind) {
@@ -268,6 +316,8 @@ int ws_sched_decode(const struct ws_rec_hdr *rec, const struct ws_sched_feed *fe
 		return decode_comm(rec, feed);
 	case WS_SCHED_SHORT_CAUSES:
 		return decode_causes(rec, feed);
+	case WS_SCHED_RECLAIM:
+		return decode_reclaim(rec, feed);
 	default:
 		return -EINVAL;
 	}

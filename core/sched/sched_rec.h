@@ -12,6 +12,7 @@
 #define WS_SCHED_EXIT (WS_KIND_SCHED + 4)
 #define WS_SCHED_COMM (WS_KIND_SCHED + 5)
 #define WS_SCHED_SHORT_CAUSES (WS_KIND_SCHED + 6)
+#define WS_SCHED_RECLAIM (WS_KIND_SCHED + 7)
 
 #define WS_COMM_LEN 16
 
@@ -198,6 +199,36 @@ struct ws_sched_exit {
 };
 #define WS_SCHED_EXIT_V0_SIZE (sizeof(struct ws_rec_hdr) + WS_COMM_LEN)
 #define WS_SCHED_EXIT_V1_SIZE (__builtin_offsetof(struct ws_sched_exit, exit_code))
+
+/*
+ * Trace format 1.10: current (hdr.tid, a traced thread) begins or ends direct memory reclaim,
+ * as the kernel's tracepoints bracket it (mm_vmscan_memcg_reclaim_begin/end: a memory cgroup's
+ * limit was hit; mm_vmscan_direct_reclaim_begin/end: the machine's free memory ran low). Written
+ * only for a traced thread, only while the kernel reclaims: nothing when there is no pressure.
+ */
+#define WS_SCHED_RECLAIM_MEMCG 1  /* begins reclaim for a memory cgroup's limit */
+#define WS_SCHED_RECLAIM_GLOBAL 2 /* begins global direct reclaim */
+#define WS_SCHED_RECLAIM_END 3	  /* the reclaim (or compaction) it began ends */
+/* begins direct compaction (mm_compaction_begin with cc->direct_compaction): @order's allocation */
+#define WS_SCHED_RECLAIM_COMPACT 4
+/* @limit_kind: which of the group's limits its usage had reached as the reclaim began */
+#define WS_SCHED_RECLAIM_LIMIT_MAX 1  /* memory.limit_in_bytes (v1), memory.max (v2) */
+#define WS_SCHED_RECLAIM_LIMIT_HIGH 2 /* memory.high (v2) */
+struct ws_sched_reclaim {
+	struct ws_rec_hdr hdr;
+	__u32 what;  /* WS_SCHED_RECLAIM_* */
+	__u32 order; /* the allocation's order (begin) */
+	/*
+	 * MEMCG: the nearest memory cgroup, from the thread's own up, whose usage had reached its
+	 * limit as the reclaim began (its id, the inode of its directory; 0: none found, the
+	 * kernel does not say which group it reclaims for); @limit its limit in bytes then
+	 */
+	__u64 cg;
+	__u64 limit;
+	__u64 nr_reclaimed; /* END: pages the reclaim freed */
+	__u32 limit_kind;   /* WS_SCHED_RECLAIM_LIMIT_* (0: none found) */
+	__u32 reserved;
+};
 
 /* Thread @tid took the name @comm (exec, prctl, pthread_setname_np). */
 struct ws_sched_comm {

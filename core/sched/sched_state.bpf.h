@@ -47,7 +47,9 @@ struct task_state {
 	 */
 	__u8 maybe_woken;
 	__u8 off_throttled; /* it left the CPU throttled by a CPU quota (quota_throttled) */
-	__u8 reserved0[2];
+	/* between the kernel's direct reclaim begin and end tracepoints (sched_reclaim.bpf.h) */
+	__u8 in_reclaim;
+	__u8 reserved0;
 	__u32 off_state; /* task state it left the CPU in */
 	/*
 	 * Who woke it, at a wakeup of its current period summarised in task context (current):

@@ -173,6 +173,11 @@ int ws_cgroup_pids(const char *path, uint32_t **pids, size_t *n)
 
 int ws_cgroup_mounts(char *v1, size_t len1, char *v2, size_t len2)
 {
+	return ws_cgroup_mounts_of("cpu", v1, len1, v2, len2);
+}
+
+int ws_cgroup_mounts_of(const char *ctrl, char *v1, size_t len1, char *v2, size_t len2)
+{
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[1024];
 
@@ -192,7 +197,7 @@ int ws_cgroup_mounts(char *v1, size_t len1, char *v2, size_t len2)
 		if (strcmp(fstype, "cgroup"))
 			continue;
 		for (tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (!strcmp(tok, "cpu"))
+			if (!strcmp(tok, ctrl))
 				snprintf(v1, len1, "%s", mnt);
 	}
 	fclose(f);

@@ -32,6 +32,8 @@ int ws_cgroup_pids(const char *path, uint32_t **pids, size_t *n);
  * none. 0, or -1 when mountinfo cannot be read.
  */
 int ws_cgroup_mounts(char *v1, size_t len1, char *v2, size_t len2);
+/* The same for controller @ctrl ("memory") instead of cpu. */
+int ws_cgroup_mounts_of(const char *ctrl, char *v1, size_t len1, char *v2, size_t len2);
 
 /*
  * The id of cgroup @path (as ws_cgroup_of_thread() gives it) of the hierarchy mounted at

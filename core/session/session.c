@@ -439,6 +439,7 @@ int ws_session_start(struct ws_session *s, FILE *out)
 		.resource = session_resource,
 		.root_label = session_root_label,
 		.quota_name = session_quota_name,
+		.reclaim_name = session_reclaim_name,
 		.ctx = s,
 	};
 	struct ws_report_opts ro = {
@@ -718,5 +719,6 @@ void ws_session_free(struct ws_session *s)
 	free(s->names);
 	ws_losses_free(&s->losses);
 	free(s->quotas);
+	free(s->memcgs);
 	free(s);
 }

@@ -140,6 +140,14 @@ struct ws_session {
 		uint64_t quota_us, period_us; /* 0: no quota read */
 	} * quotas;
 	size_t nquotas, quotas_cap;
+	/* memory cgroups a traced thread reclaimed at the limit of, named once each
+	 * (session_memcg.c) */
+	struct session_memcg {
+		uint64_t id;
+		char path[512]; /* "" when not found */
+		unsigned tries; /* reads that did not find it */
+	} * memcgs;
+	size_t nmemcgs, memcgs_cap;
 	/*
 	 * Each thread's cgroup (session_cgroups.c): pid << 32 | tid -> its latest note in cg_log,
 	 * + 1 (UINT32_MAX: asked, not read); the distinct paths; and every answer in the order
@@ -241,5 +249,9 @@ void session_cgroup_born(struct ws_session *s, const struct ws_thread_event *ev)
 void session_cgroups_free(struct ws_session *s);
 /* ws_graph_ops.quota_name (session_quota.c) */
 void session_quota_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);
+/* A record arrived: a reclaim's memory cgroup is named now, while its thread lives. */
+void session_memcg_arrived(struct ws_session *s, const struct ws_rec_hdr *h);
+/* ws_graph_ops.reclaim_name (session_memcg.c) */
+void session_reclaim_name(void *ctx, uint32_t tid, uint32_t pid, uint64_t cg, struct ws_claim *c);
 
 #endif

@@ -172,6 +172,8 @@ int session_ring_record(void *ctx, void *data, size_t size)
 	/* and any thread's at its first record: by its dispatch it may have exited */
 	for (int i = ws_sched_threads_named(h, tid, pid) - 1; i >= 0; i--)
 		session_cgroup_seen(s, tid[i], pid[i], h->ts, false);
+	/* the memory cgroup a reclaim names, for the same reason */
+	session_memcg_arrived(s, h);
 	if (h->kind == WS_KIND_PROC_NEW) {
 		/* a wakeup to read the new process's maps now, not an event */
 		if (s->stackcap)

@@ -48,6 +48,10 @@ def links_end(link):
         return "CPU work"  # or "CPU work and short waits (causes not recorded)"
     if kind == "cpu_quota":
         return "CPU quota of "
+    if kind == "compaction":
+        return "direct memory compaction"
+    if kind == "memory_reclaim":
+        return "memory reclaim " if link.get("reclaim") == "memcg" else "direct memory reclaim"
     if kind in ("runqueue", "wakeup_latency") and is_int(cpu):
         return "%s on CPU %d" % ("runqueue" if kind == "runqueue" else "wakeup latency", cpu)
     return None

@@ -118,6 +118,26 @@ static inline struct ws_sched_exit syn_exit(uint64_t ts, uint16_t cpu, uint32_t 
 }
 
 /*
+ * On @cpu, @tid (current) begins direct memory reclaim (@what WS_SCHED_RECLAIM_MEMCG or _GLOBAL:
+ * at memory cgroup @cg's limit of @limit bytes, 0: not found) or ends it (WS_SCHED_RECLAIM_END).
+ */
+static inline struct ws_sched_reclaim syn_reclaim(uint64_t ts, uint16_t cpu, uint32_t tid,
+						  uint32_t pid, uint32_t what, uint64_t cg,
+						  uint64_t limit)
+{
+	struct ws_sched_reclaim r;
+
+	memset(&r, 0, sizeof(r));
+	syn_hdr(&r.hdr, sizeof(r), WS_SCHED_RECLAIM, ts, cpu, tid, pid, WS_CTX_TASK,
+		SYN_TASK_CTX_ID(cpu));
+	r.what = what;
+	r.cg = cg;
+	r.limit = limit;
+	r.limit_kind = cg ? WS_SCHED_RECLAIM_LIMIT_MAX : 0;
+	return r;
+}
+
+/*
  * On @cpu, with @cur_tid current, the kernel reports what @tid's summarised periods waited for
  * (sched 1.6): @n of @c used, and the totals they are part of.
  */

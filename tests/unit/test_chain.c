@@ -2262,3 +2262,118 @@ Test(chain, preempted_without_a_throttle_is_no_quota)
 	cr_expect_str_eq(c->links[0].kind, "wakeup_latency", "%s", c->line);
 	cr_expect_null(strstr(c->line, "cpu_quota"), "%s", c->line);
 }
+
+/* @tid on @cpu begins reclaim at memory cgroup @cg's limit of 64 MB (@cg 0: global), or ends it. */
+static void reclaim(uint64_t ts, uint16_t cpu, uint32_t tid, uint32_t what, uint64_t cg)
+{
+	struct ws_sched_reclaim r =
+		syn_reclaim(ts, cpu, tid, pid_of(tid), what, cg, cg ? 64ull << 20 : 0);
+
+	FEED(r);
+}
+
+/*
+ * Issue 32 item 3: A begins memcg reclaim at 10 ms, blocks inside it at 20 ms for a page's
+ * writeback (a block completion in an interrupt wakes it at 80 ms), runs the reclaim again to
+ * 90 ms and its own work after. The wait is the reclaim's, rooted at its cgroup and limit, with
+ * what ended it said; the reclaim's time on CPU is not "CPU work".
+ */
+Test(chain, a_wait_inside_memcg_reclaim_is_the_reclaims)
+{
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	reclaim(T(10), 0, A, WS_SCHED_RECLAIM_MEMCG, 4343);
+	sw(T(20), 0, A, 2, 0);
+	bdone(T(79), 0, 0, WS_CTX_HARDIRQ, 7, 1234, A, T(21));
+	wake_ctx(T(80), 0, 0, WS_CTX_HARDIRQ, 7, A);
+	sw(T(80), 0, 0, 0, A);
+	reclaim(T(90), 0, A, WS_SCHED_RECLAIM_END, 0);
+	sw(T(100), 0, A, 1, 0);
+	finish();
+	c = chain_of(A);
+	cr_assert_geq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "memory_reclaim", "%s", c->line);
+	cr_expect_str_eq(c->root, "memory reclaim for the memory limit of cgroup id 4343 (64 MB)",
+			 "%s", c->line);
+	cr_expect_eq(c->root_ns, (long long)(60 * MS), "%s", c->line);
+	cr_expect_neq(strstr(c->line, "\"waited_on\":\"block_io\""), NULL, "%s", c->line);
+	cr_expect_null(strstr(c->line, "CPU work"), "%s", c->line);
+}
+
+/*
+ * B waits on A's futex (woken by A at 60 ms) while A, which holds it, reclaims memory on CPU from
+ * 10 to 50 ms: that part of B's wait traces back to the reclaim, not to A's own work.
+ */
+Test(chain, a_waker_on_cpu_inside_reclaim_is_reclaim_not_cpu_work)
+{
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	sw(T(0), 1, 0, 0, B);
+	sw(T(1), 1, B, 1, 0);
+	reclaim(T(10), 0, A, WS_SCHED_RECLAIM_MEMCG, 4343);
+	reclaim(T(50), 0, A, WS_SCHED_RECLAIM_END, 0);
+	wake(T(60), 0, A, B);
+	sw(T(60), 1, 0, 0, B);
+	finish();
+	c = chain_of(B);
+	cr_assert_geq(c->nlinks, 2, "%s", c->line);
+	cr_expect_str_eq(c->links[1].kind, "memory_reclaim", "%s", c->line);
+	cr_expect_str_eq(c->root, "memory reclaim for the memory limit of cgroup id 4343 (64 MB)",
+			 "%s", c->line);
+	cr_expect_eq(root_time(c, "memory reclaim for the memory limit of cgroup id 4343 (64 MB)"),
+		     (long long)(40 * MS), "%s", c->line);
+	cr_expect_eq(root_time(c, "CPU work in t101"), (long long)(19 * MS), "%s", c->line);
+}
+
+/* Global direct reclaim names no cgroup; a wait after the reclaim ended is not the reclaim's. */
+Test(chain, global_reclaim_and_a_wait_after_it)
+{
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	reclaim(T(5), 0, A, WS_SCHED_RECLAIM_GLOBAL, 0);
+	sw(T(10), 0, A, 2, 0);
+	wake_ctx(T(40), 0, 0, WS_CTX_HARDIRQ, 7, A);
+	sw(T(40), 0, 0, 0, A);
+	reclaim(T(45), 0, A, WS_SCHED_RECLAIM_END, 0);
+	sw(T(50), 0, A, 2, 0);
+	wake_ctx(T(90), 0, 0, WS_CTX_HARDIRQ, 8, A);
+	sw(T(90), 0, 0, 0, A);
+	finish();
+	c = chain_nth(A, 0);
+	cr_expect_str_eq(c->root, "direct memory reclaim (the machine's free memory ran low)", "%s",
+			 c->line);
+	c = chain_nth(A, 1);
+	cr_expect_null(strstr(c->line, "memory_reclaim"), "%s", c->line);
+}
+
+/*
+ * A's direct compaction (an order-9 allocation) from 10 to 50 ms, blocked in it from 20 to 40 ms
+ * (a migration's page lock): its own kind, named by the allocation's order; never "CPU work".
+ */
+Test(chain, a_wait_inside_direct_compaction_is_the_compactions)
+{
+	struct ws_sched_reclaim r =
+		syn_reclaim(T(10), 0, A, pid_of(A), WS_SCHED_RECLAIM_COMPACT, 0, 0);
+	const struct chain *c;
+
+	r.order = 9;
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	FEED(r);
+	sw(T(20), 0, A, 2, 0);
+	wake(T(40), 1, B, A);
+	sw(T(40), 0, 0, 0, A);
+	reclaim(T(50), 0, A, WS_SCHED_RECLAIM_END, 0);
+	finish();
+	c = chain_of(A);
+	cr_expect_str_eq(c->links[0].kind, "compaction", "%s", c->line);
+	cr_expect_str_eq(c->root, "direct memory compaction (an allocation of order 9)", "%s",
+			 c->line);
+	cr_expect_neq(strstr(c->line, "\"waited_on\":\"wakeup\""), NULL, "%s", c->line);
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The claims of direct memory reclaim (WS_CLAIM_RECLAIM): what a thread's stretches inside a
+ * reclaim bracket are named by. The bracket is the kernel's own (its reclaim begin/end
+ * tracepoints, in the thread's context), so the label comes from what the thread was doing,
+ * never from overlap in time with anything else. graph.c marks the stretches.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "graph_impl.h"
+#include "base/util.h"
+
+static struct ws_field *field_add(struct ws_claim *c, const char *key, enum ws_field_type type)
+{
+	struct ws_field *f;
+
+	if (c->nfields >= WS_CLAIM_FIELDS)
+		return NULL;
+	f = &c->fields[c->nfields++];
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	f->type = type;
+	return f;
+}
+
+static void field_u64(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = field_add(c, key, WS_FIELD_U64);
+
+	if (f)
+		f->u = v;
+}
+
+static void field_str(struct ws_claim *c, const char *key, const char *v)
+{
+	struct ws_field *f = field_add(c, key, WS_FIELD_STR);
+
+	if (f)
+		snprintf(f->s, sizeof(f->s), "%s", v);
+}
+
+uint32_t graph_reclaim_claim(struct ws_graph *g, const struct ws_thread *t,
+			     const struct ws_thread_event *ev)
+{
+	struct ws_claim c;
+
+	ws_zero(&c, sizeof(c));
+	c.sz = sizeof(c);
+	c.strength = WS_CLAIM_SPECIFIC;
+	c.root = true;
+	c.owner = UINT16_MAX;
+	snprintf(c.kind, sizeof(c.kind), "%s",
+		 ev->reclaim_compaction ? WS_CLAIM_COMPACTION : WS_CLAIM_RECLAIM);
+	snprintf(
+		c.evidence, sizeof(c.evidence), "%s",
+		ev->reclaim_compaction
+			? "on CPU inside direct compaction (mm_compaction_begin to its end)"
+		: ev->reclaim_memcg
+			? "on CPU inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
+			: "on CPU inside direct reclaim (mm_vmscan_direct_reclaim_begin to its end)");
+	field_str(&c, "reclaim",
+		  ev->reclaim_compaction ? "compaction"
+		  : ev->reclaim_memcg	 ? "memcg"
+					 : "global");
+	if (ev->reclaim_compaction)
+		field_u64(&c, "order", ev->reclaim_order);
+	if (ev->reclaim_memcg && ev->reclaim_limit_kind) {
+		field_str(&c, "limit",
+			  ev->reclaim_limit_kind == WS_RECLAIM_LIMIT_HIGH ? "high" : "max");
+		field_u64(&c, "limit_bytes", ev->reclaim_limit);
+		field_u64(&c, "reclaim_cgroup_id", ev->reclaim_cg);
+		if (g->ops.reclaim_name)
+			g->ops.reclaim_name(g->ops.ctx, t->tid, t->pid, ev->reclaim_cg, &c);
+	}
+	return graph_claim_intern(g, &c);
+}
+
+uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
+{
+	const struct ws_claim *r = ws_graph_claim(g, reclaim), *w = ws_graph_claim(g, wait);
+	struct ws_claim c;
+	uint32_t id;
+
+	if (!r)
+		return wait;
+	c = *r;
+	snprintf(
+		c.evidence, sizeof(c.evidence), "%s",
+		strcmp(ws_claim_str(r, "reclaim", ""), "compaction") == 0
+			? "blocked inside direct compaction (mm_compaction_begin to its end)"
+		: strcmp(ws_claim_str(r, "reclaim", ""), "memcg") == 0
+			? "blocked inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
+			: "blocked inside direct reclaim (mm_vmscan_direct_reclaim_begin to its end)");
+	/* what ended the wait stays said: the reclaim waited on it (a writeback, a lock) */
+	if (w) {
+		char kind[sizeof(w->kind) + 1];
+
+		snprintf(kind, sizeof(kind), "%.*s", (int)sizeof(w->kind), w->kind);
+		field_str(&c, "waited_on", kind);
+		c.woken_by = w->woken_by;
+		c.syscall = w->syscall;
+	}
+	id = graph_claim_intern(g, &c);
+	if (!id)
+		return wait;
+	graph_claim_put(g, wait);
+	return id;
+}
