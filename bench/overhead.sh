@@ -26,6 +26,9 @@
 #                    in one run: WHYSLOW_BEFORE=/path/build/core/whyslow CONFIGS="baseline
 #                    whyslow_before whyslow" WORKLOADS=pipe bench/overhead.sh)
 #   perf_sched   perf sched record -o F                  (system-wide, as perf sched is)
+#   whyslow_watch    whyslow watch -a --trigger 1s (always on, the whole system: its flight
+#                    recorder and dumps, as whyslow.service runs it)
+#   perf_overwrite   perf record --overwrite -a -e sched:sched_switch (perf's flight recorder)
 #   bcc          offwaketime-bpfcc -p PID                (tried once; reported if it fails)
 #   offcputime   offcputime (libbpf-tools, system-wide: targets span several processes)
 #   wakeuptime   wakeuptime (libbpf-tools, system-wide)
@@ -102,6 +105,8 @@ start_tool() {
 		WHYSLOW_PLUGIN_DIR=$(plugins_of "$WHYSLOW_BEFORE") \
 			"$WHYSLOW_BEFORE" attach --format json -o "$OUT/$tag.json" "$pid" > "$log" 2>&1 & ;;
 	perf_sched) perf sched record -o "$OUT/$tag.perf.data" > "$log" 2>&1 & ;;
+	whyslow_watch) "$WHYSLOW" watch -a --trigger 1s --spool "$OUT/spool.$tag" > "$log" 2>&1 & ;;
+	perf_overwrite) perf record --overwrite -a -e sched:sched_switch -o "$OUT/$tag.perf.data" > "$log" 2>&1 & ;;
 	bcc_offwaketime) offwaketime-bpfcc -p "$pid" > "$log" 2>&1 & ;;
 	offcputime) offcputime > "$log" 2>&1 & ;;
 	wakeuptime) wakeuptime > "$log" 2>&1 & ;;
@@ -140,7 +145,7 @@ stop_tool() {
 		ev=$(tail -1 "$OUT/$tag.json" | json_num events)
 		lost=$(( $(tail -1 "$OUT/$tag.json" | json_num events_lost) + $(tail -1 "$OUT/$tag.json" | json_num events_lost_recursion) ))
 	fi
-	rm -f "$OUT/$tag.perf.data" "$OUT/$tag.perf.data.old" "$OUT/$tag.data"
+	rm -rf "$OUT/$tag.perf.data" "$OUT/$tag.perf.data.old" "$OUT/$tag.data" "$OUT/spool.$tag"
 	STOPPED="$cpu $ev $lost"
 }
 

@@ -19,7 +19,8 @@ mkdir -p "$OUT/plugins"
 chmod 755 "$OUT" "$OUT/plugins"
 [ -f "$BUILD/core/core_bpf.skel.h" ] || { echo "run ninja -C $BUILD first" >&2; exit 1; }
 
-SAN=(-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined ${FUZZ_EXTRA_CFLAGS:-})
+# -D_GNU_SOURCE as meson.build gives every C file (O_PATH, nftw flags, process_vm_readv)
+SAN=(-D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined ${FUZZ_EXTRA_CFLAGS:-})
 INC=(-I"$ROOT/sdk/include" -I"$ROOT/core" -I"$BUILD/core")
 # the engine is every core/*/ file but main.c and the BPF programs, so a new one needs no edit here
 LIBS=(-lbpf -lelf -lz -lzstd -linih -ldl $(pkg-config --libs libdw 2>/dev/null))
