@@ -16,9 +16,6 @@
 #include "session/config.h"
 #include "session/session.h"
 
-/* where watch says it runs, and where `whyslow dump` looks (root's alone: 0700, the file 0600) */
-#define WS_WATCH_RUN_DIR "/run/whyslow"
-#define WS_WATCH_PID_FILE WS_WATCH_RUN_DIR "/watch.pid"
 
 struct ws_cli;
 struct ws_watch;

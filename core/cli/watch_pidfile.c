@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd_watch.h"
 #include "options.h"
 #include "watch_pidfile.h"
 #include "base/log.h"
