@@ -16,7 +16,6 @@
 #include "session/config.h"
 #include "session/session.h"
 
-
 struct ws_cli;
 struct ws_watch;
 
