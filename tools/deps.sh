@@ -3,7 +3,8 @@
 set -e
 pkgs="meson ninja-build pkg-config gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       libzstd-dev zstd libinih-dev libcriterion-dev libclang-rt-14-dev g++ make python3 util-linux mount kmod jq
-      dpkg-dev debootstrap apt-utils lintian python3-venv python3-wheel patchelf golang-go nodejs curl prometheus"
+      dpkg-dev debootstrap apt-utils lintian python3-venv python3-wheel patchelf golang-go nodejs curl prometheus
+      systemd"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
