@@ -16,8 +16,12 @@
 #define RECLAIM_LEVELS 8
 /* past any kernel's CGROUP_SUBSYS_COUNT (12 on this 6.18 build) */
 #define RECLAIM_SUBSYS_MAX 32
-/* the page size, for the limit in bytes (a kernel before 6.7 has no such option: 4 KiB) */
-extern int CONFIG_PAGE_SHIFT __kconfig __weak;
+/*
+ * The page size's shift, for the limit in bytes: set by the loader from sysconf (not a Kconfig
+ * extern, which makes libbpf refuse the whole object where no kernel config file can be read:
+ * no /proc/config.gz nor /boot/config-*, as in a container or the arm64 test's guest).
+ */
+const volatile int ws_page_shift = 12;
 /*
  * The most pages one charge that reclaims can ask for: a folio of a PMD's size (512 pages of
  * 4 KiB; large page-cache folios, likely: while a 1 MiB dd reclaimed here its group's usage was
@@ -35,7 +39,7 @@ extern int CONFIG_PAGE_SHIFT __kconfig __weak;
  */
 static __always_inline void reclaim_memcg(struct task_struct *t, struct ws_sched_reclaim *r)
 {
-	int id, shift = CONFIG_PAGE_SHIFT ? CONFIG_PAGE_SHIFT : 12;
+	int id, shift = ws_page_shift;
 	struct cgroup_subsys_state *css;
 
 	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id))

@@ -2,6 +2,7 @@
 /* The kernel side: shared maps, loading and attaching (reading the ring: session_ring.c). */
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core_bpf.skel.h"
 #include "task_work_probe.skel.h"
@@ -311,6 +312,17 @@ static int attach_object(struct ws_session *s, struct bpf_object *obj, const cha
  * [core] keys: the report's min_block, so no wait too short to be reported costs a capture
  * (0: stacks off).
  */
+/* The page size for the memory reclaim's limits in bytes (sched/sched_reclaim.bpf.h). */
+static void page_shift_rodata(struct bpf_object *obj)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int shift = 12;
+
+	while (page > 0 && (1L << shift) < page && shift < 30)
+		shift++;
+	ws_bpf_set_rodata(obj, "ws_page_shift", &shift, sizeof(shift));
+}
+
 static void stack_rodata(struct ws_session *s, struct bpf_object *obj)
 {
 	uint64_t min_ns = 0, bytes = 0;
@@ -429,8 +441,10 @@ static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *
 		return err;
 	}
 	skip_missing_tracepoints(s, s->objs[i], vmlinux);
-	if (p == &ws_sched_source)
+	if (p == &ws_sched_source) {
 		stack_rodata(s, s->objs[i]);
+		page_shift_rodata(s->objs[i]);
+	}
 	if (p->configure && (err = p->configure(&s->ctxs[i].pub, s->objs[i])))
 		return err; /* the plugin said why */
 	return 0;

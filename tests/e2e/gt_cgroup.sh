@@ -158,6 +158,4 @@ assert all(t["args"].get("cgroup") == sys.argv[2] for t in tracks), tracks
 print("the Perfetto track of the reader has cgroup %s" % sys.argv[2])
 PY
 
-/work/shared/contract/check-json "$work/out.jsonl" >/dev/null 2>&1 || [ ! -x /work/shared/contract/check-json ] ||
-	{ echo "FAIL: check-json"; /work/shared/contract/check-json "$work/out.jsonl"; exit 1; }
 echo "PASS: gt_cgroup"

@@ -78,6 +78,4 @@ for b in bad:
     print("FAIL: " + b)
 sys.exit(1 if bad else 0)
 PY
-/work/shared/contract/check-json "$work/out.jsonl" >/dev/null 2>&1 || [ ! -x /work/shared/contract/check-json ] ||
-	{ echo "FAIL: check-json"; /work/shared/contract/check-json "$work/out.jsonl"; exit 1; }
 echo "PASS: gt_quota"
