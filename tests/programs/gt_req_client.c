@@ -9,9 +9,11 @@
  * only after its reply came.  Then closes every connection.
  *
  * The log (a new file, never over an existing path) has one line per request:
- *   local_port seq type latency_ns
+ *   local_port seq type latency_ns client_wait_ns
  * latency_ns from just before the send() to just after the recv() of the reply returned,
- * CLOCK_MONOTONIC.  Exit 0 when every reply echoed its request. */
+ * CLOCK_MONOTONIC; client_wait_ns how long the client itself waited for a CPU meanwhile (its
+ * schedstat run_delay, grown between the two): on a loaded machine, time in its latency that no
+ * server's request holds.  Exit 0 when every reply echoed its request. */
 #include "gt_common.h"
 #include "gt_req.h"
 
@@ -54,6 +56,21 @@ static uint16_t read_port(const char *path, long wait_s)
 			gt_die("no port in %s after %ld s (did the server start?)", path, wait_s);
 		nanosleep(&ms10, NULL);
 	}
+}
+
+/* This thread's time waiting for a CPU so far (ns): /proc/thread-self/schedstat's second field
+ * (0 when it cannot be read: the check then allows nothing for it). */
+static uint64_t run_delay(void)
+{
+	unsigned long long on_cpu, waited = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &on_cpu, &waited) != 2)
+			waited = 0;
+		fclose(f);
+	}
+	return waited;
 }
 
 int main(int argc, char **argv)
@@ -111,6 +128,7 @@ int main(int argc, char **argv)
 			       lport[i], ntohs(a.sin_port));
 	}
 	for (long i = 0; i < nreq; i++) {
+		uint64_t w0, w1;
 		int c = (int)(i % nconn);
 		struct gt_req_msg m = { .type = (uint8_t)gt_req_type((uint32_t)i),
 					.seq = (uint32_t)i },
@@ -118,6 +136,7 @@ int main(int argc, char **argv)
 		uint64_t t0, t1;
 		ssize_t n;
 
+		w0 = run_delay();
 		t0 = gt_now();
 		if (send(fds[c], &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
 			gt_die("send request %ld: %s", i, strerror(errno));
@@ -125,13 +144,15 @@ int main(int argc, char **argv)
 			n = recv(fds[c], &r, sizeof(r), MSG_WAITALL);
 		while (n < 0 && errno == EINTR);
 		t1 = gt_now();
+		w1 = run_delay();
 		if (n != (ssize_t)sizeof(r))
 			gt_die("request %ld: recv = %zd: %s", i, n,
 			       n < 0 ? strerror(errno) : "the server closed the connection");
 		if (r.seq != m.seq || r.type != m.type)
 			gt_die("request %ld: the reply echoed seq %" PRIu32 " type %c", i, r.seq,
 			       r.type);
-		fprintf(log, "%u %ld %c %" PRIu64 "\n", lport[c], i, m.type, t1 - t0);
+		fprintf(log, "%u %ld %c %" PRIu64 " %" PRIu64 "\n", lport[c], i, m.type, t1 - t0,
+			w1 >= w0 ? w1 - w0 : 0);
 	}
 	for (int i = 0; i < nconn; i++)
 		close(fds[i]);
