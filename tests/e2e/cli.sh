@@ -124,6 +124,23 @@ grep -q '{"done": 100}' "$W/err" && ! grep -q '"done"' "$W/out" &&
 grep -q '{"done": 100}' "$W/out" && ok "-o FILE: the command's stdout stays its own" ||
 	notok "-o FILE: the command's stdout is not its own"
 
+# --- every output path is checked before the command starts (issue 35.3) ---------------------
+# A path in a missing directory: one line naming it, non-zero, and the command never ran (it
+# would have made $W/ran). Before, a bad --perfetto was found after the run and its report.
+bad=/nonexistent-whyslow-dir/out
+for args in "run -o $bad" "run --perfetto $bad" "run --format pprof -o $bad" \
+	"record -o $bad" "record -o $W/live.data --live $bad" "record -o $W/p.data --perfetto $bad"; do
+	rm -f "$W/ran"
+	# shellcheck disable=SC2086 # the words of $args are the options
+	t "$args: refused up front" nz "" "cannot write $bad: .*choose another output path" -- $args -- touch "$W/ran"
+	[ -e "$W/ran" ] && notok "$args: the command ran before the path was found bad" ||
+		ok "$args: the command did not run"
+done
+[ -e "$W/live.data" ] || [ -e "$W/p.data" ] && notok "a refused record left its -o file" ||
+	ok "a refused record left no file"
+t "report --format perfetto to a bad path" nz "" "cannot write $bad" -- report "$DATA" --format perfetto -o "$bad"
+t "watch --spool in a missing directory" nz "" "$bad" -- watch --spool "$bad/x" -a
+
 # --- each chain printed once (issue 35.4): the longest waits refer to a reason's example -------
 "$WHYSLOW" run --as-root -o "$W/once.txt" -- sh -c 'sleep 0.3' >"$W/out" 2>"$W/err"
 if python3 - "$W/once.txt" <<'PY'; then

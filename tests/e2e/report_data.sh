@@ -62,4 +62,20 @@ for data in "$DATA"/gt_*.data; do
 	n=$((n + 1))
 done
 [ $n -gt 0 ] || fail "no recordings in $DATA"
+
+# The README's flame-graph pipeline, read from README.md and run exactly as printed, in a
+# scratch tree that has the repository's tests/ and tools/ and an empty docs/ (so it never writes
+# over the committed picture), with this build's whyslow first on PATH.
+top=$(realpath "$(dirname "$0")/../..")
+line=$(grep -m1 '^whyslow report tests/data/.*--format folded | tools/flamegraph.py' "$top/README.md") ||
+	fail "README.md no longer shows the flame-graph pipeline this test runs"
+mkdir -p "$work/tree/docs" "$work/bin"
+ln -s "$top/tests" "$top/tools" "$work/tree/"
+ln -s "$(realpath "$WHYSLOW")" "$work/bin/whyslow"
+(cd "$work/tree" && PATH="$work/bin:$PATH" bash -o pipefail -c "$line") ||
+	fail "the README's pipeline failed: $line"
+svg=$(sed -n 's/.*> *\([^ ]*\.svg\).*/\1/p' <<<"$line")
+grep -q '<svg' "$work/tree/$svg" && grep -q 'block' "$work/tree/$svg" ||
+	fail "the README's pipeline drew no flame graph of the recording's block I/O in $svg"
+echo "ok: the README's pipeline as printed: $line"
 echo "PASS report_data ($n recordings)"
