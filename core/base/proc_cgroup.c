@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "proc_cgroup.h"
+#include "proc_stat.h"
 
 /* One line of /proc/PID/cgroup, "ID:CONTROLLERS:PATH" (NUL-terminated, no newline). */
 static void cgroup_line(char *line, const char *ctrl_name, char *path, size_t len, bool *v1,
@@ -33,26 +34,15 @@ static void cgroup_line(char *line, const char *ctrl_name, char *path, size_t le
 		}
 }
 
-/*
- * Is thread @tid of @pid alive (not a zombie, not dead) now? Its /proc/.../stat state, read
- * after the end of its comm (the last ')': a comm may hold one).
- */
+/* Is thread @tid of @pid alive (not a zombie, not dead) now? Its /proc/.../stat state. */
 static bool thread_alive(uint32_t pid, uint32_t tid)
 {
-	char name[64], buf[1024], *p;
-	ssize_t n;
-	int fd;
+	char name[64], buf[1024];
+	const char *f;
 
 	snprintf(name, sizeof(name), "/proc/%u/task/%u/stat", pid, tid);
-	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] && !strchr("ZXx", p[2]);
+	f = ws_proc_stat_read(name, buf, sizeof(buf));
+	return f && !strchr("ZXx", f[0]);
 }
 
 int ws_cgroup_of_thread(uint32_t pid, uint32_t tid, char *path, size_t len, bool *v1)

@@ -12,6 +12,7 @@
 #include "status.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/proc_stat.h"
 #include "base/util.h"
 
 #define TTY_EVERY_NS 250000000ULL
@@ -26,23 +27,13 @@ static struct {
 /* The controlling terminal of @pid is @tty (field 7 of its stat line, the kernel's encoding). */
 static bool ctty_is(uint32_t pid, dev_t tty)
 {
-	char path[32], buf[512], *p;
+	char path[32], buf[512];
+	const char *f;
 	unsigned long nr;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	/* the name may hold spaces and ')': the fields start after the last ')' */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %lu", &nr) != 1 || !nr)
+	f = ws_proc_stat_read(path, buf, sizeof(buf));
+	if (!f || sscanf(f, "%*c %*d %*d %*d %lu", &nr) != 1 || !nr)
 		return false;
 	return major(tty) == ((nr >> 8) & 0xfff) &&
 	       minor(tty) == ((nr & 0xff) | ((nr >> 12) & 0xfff00));

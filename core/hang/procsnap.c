@@ -11,6 +11,7 @@
 #include "procsnap.h"
 #include "base/clock.h"
 #include "base/proc_cgroup.h"
+#include "base/proc_stat.h"
 
 static int read_text(const char *path, char *buf, size_t len)
 {
@@ -79,17 +80,11 @@ uint32_t ws_procsnap_tgid(uint32_t tid)
 /* "S", comm: /proc/PID/task/TID/stat is "tid (comm) S ..." with comm possibly holding ')'. */
 static int parse_stat(const char *buf, struct ws_task_snap *t)
 {
-	const char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-	size_t len;
+	const char *f = ws_proc_stat_fields(buf);
 
-	if (!open || !close || close < open || !close[1] || !close[2])
+	if (!f || ws_proc_stat_comm(buf, t->comm, sizeof(t->comm)))
 		return -EINVAL;
-	len = (size_t)(close - open - 1);
-	if (len >= sizeof(t->comm))
-		len = sizeof(t->comm) - 1;
-	memcpy(t->comm, open + 1, len);
-	t->comm[len] = 0;
-	t->state = close[2];
+	t->state = f[0];
 	return 0;
 }
 

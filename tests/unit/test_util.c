@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/proc_stat.h"
 #include "base/util.h"
 
 Test(util, parses_durations)
@@ -272,4 +273,27 @@ Test(util, one_of_a_thing_is_singular)
 	cr_assert_str_eq(ws_plural(1, "wait", "waits"), "wait");
 	cr_assert_str_eq(ws_plural(0, "wait", "waits"), "waits");
 	cr_assert_str_eq(ws_plural(2, "process", "processes"), "processes");
+}
+
+Test(util, proc_stat_fields_start_after_the_last_paren_of_the_comm)
+{
+	char comm[16], buf[256];
+	const char *f;
+
+	/* a comm may hold spaces and ')': "a) Z (b" must not be read as state Z */
+	cr_assert_str_eq(ws_proc_stat_fields("42 (a) Z (b) S 1 42"), "S 1 42");
+	cr_assert_eq(ws_proc_stat_comm("42 (a) Z (b) S 1 42", comm, sizeof(comm)), 0);
+	cr_assert_str_eq(comm, "a) Z (b");
+	cr_assert_eq(ws_proc_stat_comm("42 (averyveryverylongname) R 1", comm, 5), 0);
+	cr_assert_str_eq(comm, "aver");
+	cr_assert_null(ws_proc_stat_fields("42 (cut"));
+	cr_assert_null(ws_proc_stat_fields("42 x) S 1"));
+	cr_assert_null(ws_proc_stat_fields("42 (x)"));
+	cr_assert_lt(ws_proc_stat_comm("no parens", comm, sizeof(comm)), 0);
+	/* our own line, read from /proc: running, and its parent's pid next */
+	f = ws_proc_stat_read("/proc/self/stat", buf, sizeof(buf));
+	cr_assert_not_null(f);
+	cr_assert_eq(f[0], 'R', "state %c", f[0]);
+	cr_assert_eq(atoi(f + 2), getppid());
+	cr_assert_null(ws_proc_stat_read("/proc/nonexistent/stat", buf, sizeof(buf)));
 }
