@@ -167,12 +167,20 @@ static void read_owner(struct ws_stuck_thread *t, const struct ws_open_sources *
 			  "the process's memory is not readable (needs ptrace access)");
 }
 
-/* Is blocked @t asleep where take_gil waits for a CPython GIL? */
+/*
+ * Is blocked @t asleep where take_gil waits for a CPython GIL? Told from what it is doing (a
+ * futex call, its word the first argument), whichever source explained the wait.
+ */
 static void read_gil(struct sample *sm, struct ws_stuck_thread *t)
 {
-	if (!sm->gil || t->source < 0 || strcmp(t->claim.kind, "futex"))
+	const char *call;
+
+	if (!sm->gil || !t->s.in_syscall)
 		return;
-	ws_gil_wait_read(sm->gil, t->s.pid, ws_claim_u64(&t->claim, "addr", 0), &t->gil);
+	call = ws_syscall_name(t->s.arch, (int)t->s.nr);
+	if (!call || strcmp(call, "futex"))
+		return;
+	ws_gil_wait_read(sm->gil, t->s.pid, t->s.args[0], &t->gil);
 	/* what it waits for, from what it was doing: not "a condition variable, not a lock" */
 	if (t->gil.waits)
 		snprintf(t->what, sizeof(t->what),
