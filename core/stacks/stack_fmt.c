@@ -61,8 +61,10 @@ static bool kernel_machinery(const char *sym)
 					   "wake_up_q",	 "__wake_up",	   "wake_up_process",
 					   "preempt_",	 "do_nanosleep",   "hrtimer_nanosleep" };
 
+	/* no name: a BPF program's JIT code (ours, on the tracepoint) or an address kallsyms lacks;
+	 * it tells a person nothing, and the named frame under it does */
 	if (!sym)
-		return false;
+		return true;
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
 		if (!strncmp(sym, pre[i], strlen(pre[i])))
 			return true;

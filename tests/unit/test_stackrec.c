@@ -463,3 +463,39 @@ Test(stackrec, gil_holder_frames_round_trip)
 	ws_stack_free(d);
 	free(rec);
 }
+
+/* The waker's kernel part names its first named frame past the scheduler's: never the BPF
+ * program's own unnamed JIT address above them ("[kernel]+0xffffffffc00334d9" before). */
+Test(stack_fmt, kernel_part_skips_unnamed_frames)
+{
+	struct ws_sframe fr[4] = {
+		{ .f = { .ip = 0xffffffffc00334d9,
+			 .off = 0xffffffffc00334d9,
+			 .module = "[kernel]" },
+		  .kernel = true },
+		{ .f = { .ip = 0xffffffff81100000, .sym = "try_to_wake_up", .module = "[kernel]" },
+		  .kernel = true },
+		{ .f = { .ip = 0xffffffff81200000, .sym = "futex_wake", .module = "[kernel]" },
+		  .kernel = true },
+		{ .f = { .ip = 0xffffffff81300000, .sym = "do_futex", .module = "[kernel]" },
+		  .kernel = true },
+	};
+	struct ws_stack st = { .role = WS_STACK_WAKER, .n = 4, .frames = fr, .fd = -1 };
+	const struct ws_stack *parts[1] = { &st };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_eq(ws_stack_text(f, parts, 1, 2), 1);
+	fclose(f);
+	cr_assert_str_eq(text, "in [kernel: futex_wake]");
+	free(text);
+	/* nothing named at all: the first frame, as it is */
+	fr[1].f.sym = fr[2].f.sym = fr[3].f.sym = NULL;
+	text = NULL;
+	f = open_memstream(&text, &len);
+	cr_assert_eq(ws_stack_text(f, parts, 1, 2), 1);
+	fclose(f);
+	cr_assert_str_eq(text, "in [kernel: [kernel]+0xffffffffc00334d9]");
+	free(text);
+}
