@@ -147,6 +147,9 @@ static void text_phrase(struct ws_report *r, const struct ws_link *l, const char
 			ws_format_duration(l->idle_ns, what, sizeof(what));
 			fprintf(b, "%s idle %s", l->nran ? "," : ", it was", what);
 		}
+		/* its switch-out was summarised in the kernel: what ran next went unrecorded */
+		if (!l->nran && !l->ran_more && !l->idle_ns)
+			fputs(" (who held it was not recorded)", b);
 		text_holder_cgroups(r, l, b);
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
 		fprintf(b, "was running (on CPU) for %s of it", dur);

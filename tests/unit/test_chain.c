@@ -389,9 +389,12 @@ static void check_contract(const struct chain *c)
 			cr_expect(l->longest_ns > 0 && l->longest_ns <= l->duration_ns,
 				  "link %d: %lld waits, longest %lld of %lld ns: %s", i, l->waits,
 				  l->longest_ns, l->duration_ns, c->line);
-		for (int k = 0; k < l->nran; k++)
+		for (int k = 0; k < l->nran; k++) {
 			cr_expect_neq(l->ran_tid[k], 0,
 				      "link %d names the idle task as a holder: %s", i, c->line);
+			cr_expect_neq(l->ran_tid[k], l->tid,
+				      "link %d names its own thread as a holder: %s", i, c->line);
+		}
 	}
 	for (int i = 0; i < c->nsegs; i++) {
 		const struct seg *s = &c->segs[i];
@@ -935,6 +938,35 @@ Test(chain, preempted_thread_is_a_runqueue_link)
 	cr_expect_eq(c->links[0].cpu, 0);
 	cr_assert_geq(c->links[0].nran, 1, "%s", c->line);
 	cr_expect_eq(c->links[0].ran_tid[0], Z, "%s", c->line);
+}
+
+/*
+ * A's switch-out at 10 ms was summarised in the kernel and arrives late, with its switch-in at
+ * 40 ms; what ran on CPU 0 in between was not recorded (untraced tasks), so CPU 0's history
+ * still has A on it. A waited for the CPU: it never held it itself (it was named as its own
+ * holder, 30 ms of it, in 2 of 3 runqueue links of a CPU-bound run).
+ */
+Test(chain, runqueue_link_never_names_the_waiter_as_a_holder)
+{
+	struct ws_sched_switch r;
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	r = syn_switch(T(40), 0, Z, pid_of(Z), 0, A, pid_of(A), comm_of(A));
+	r.next_off_ts = T(10);
+	r.next_off_state = 0; /* runnable: preempted */
+	r.next_off_cpu = 0;
+	FEED(r);
+	sw(T(45), 0, A, 1, 0);
+	finish();
+	c = chain_of(A);
+	cr_assert_not_null(c, "no chain for A's 30 ms on the runqueue");
+	cr_assert_geq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "runqueue", "%s", c->line);
+	cr_expect_eq(c->links[0].duration_ns, (long long)(30 * MS), "%s", c->line);
+	for (int k = 0; k < c->links[0].nran; k++)
+		cr_expect_neq(c->links[0].ran_tid[k], A, "A named as its own holder: %s", c->line);
 }
 
 /* ---- 7: depth and cycles
