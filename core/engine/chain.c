@@ -83,11 +83,10 @@ static const char *runnable_kind(struct ws_graph *g, uint16_t cpu, uint64_t s, u
 	l->ran_more_ns = 0;
 	for (int i = 0; i < n; i++) {
 		/*
-		 * Never its own holder: a switch-out summarised in the kernel comes late, and what
-		 * ran on the CPU after it went unrecorded (untraced tasks), so the CPU's history
-		 * still shows the waiter there. Who held it then is not known.
+		 * Never its own holder, nor one not recorded: a switch-out summarised in the kernel
+		 * comes late, and what ran on the CPU after it went unrecorded (untraced tasks).
 		 */
-		if (all[i].tid == l->tid)
+		if (all[i].tid == l->tid || all[i].tid == WS_CPU_UNRECORDED)
 			continue;
 		if (all[i].tid == 0) {
 			l->idle_ns += all[i].ns;

@@ -562,6 +562,9 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	if (sw->prev_run_start && sw->prev_run_start < sw->ts &&
 	    sw->prev_run_start > graph_cpu_last_ts(g, sw->cpu))
 		graph_cpu_push(g, sw->cpu, sw->prev_run_start, sw->prev_tid, prev_pid);
+	/* next left a CPU unreported (late_switch_out): that CPU's history did not see it go */
+	if (sw->next_off_ts && sw->next_off_ts <= sw->ts)
+		graph_cpu_left(g, (uint16_t)sw->next_off_cpu, sw->next_tid, sw->next_off_ts);
 	graph_cpu_push(g, sw->cpu, sw->ts, sw->next_tid, sw->next_pid);
 	if (sw->prev_out_later)
 		g->late_outs = true;
@@ -606,8 +609,10 @@ void ws_graph_wake(struct ws_graph *g, const struct ws_wake *wk)
 	t = followed_thread(g, wk->wakee_tid, wk->wakee_pid, helper, wk->ts);
 	if (!t)
 		return;
-	if (wk->off_ts && wk->off_ts <= wk->ts)
+	if (wk->off_ts && wk->off_ts <= wk->ts) {
+		graph_cpu_left(g, (uint16_t)wk->off_cpu, t->tid, wk->off_ts);
 		late_switch_out(g, t, wk->off_ts, wk->off_state, wk->off_cpu, 0);
+	}
 	switch (cur_state(t)) {
 	case WS_STATE_BLOCKED:
 		c = cur(t);

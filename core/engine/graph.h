@@ -347,6 +347,11 @@ struct ws_cpu_user {
 };
 int ws_graph_cpu_users(struct ws_graph *g, uint16_t cpu, uint64_t from, uint64_t to,
 		       struct ws_cpu_user *out, int max);
+/*
+ * ws_cpu_user.tid of a stretch whose holder was not recorded: after a switch-out the kernel
+ * summarised (reported late), what ran next on that CPU went unrecorded (untraced tasks).
+ */
+#define WS_CPU_UNRECORDED UINT32_MAX
 /* How many holders of a CPU the chain counts over a stretch; more are not named. */
 #define WS_CPU_HOLDERS 64
 /* Of ws_graph_cpu_users(.., WS_CPU_HOLDERS), the idle task's (tid 0) time; 0 if not among them. */

@@ -185,6 +185,15 @@ void graph_cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid,
 	g->live_runs++;
 }
 
+void graph_cpu_left(struct ws_graph *g, uint16_t cpu, uint32_t tid, uint64_t off)
+{
+	struct cpu_hist *h = cpu < g->ncpus ? &g->cpus[cpu] : NULL;
+
+	/* a later switch on @cpu already ended its run there: nothing to mend */
+	if (h && h->n > h->head && h->r[h->n - 1].tid == tid && h->r[h->n - 1].ts < off)
+		graph_cpu_push(g, cpu, off, WS_CPU_UNRECORDED, 0);
+}
+
 uint64_t ws_graph_cpu_evicted_to(struct ws_graph *g, uint16_t cpu)
 {
 	return cpu < g->ncpus ? g->cpus[cpu].evicted_to : 0;

@@ -157,6 +157,8 @@ const struct graph_name *graph_name(struct ws_graph *g, uint32_t tid);
 void graph_names_evict(struct ws_graph *g, uint64_t before);
 void graph_cpu_push(struct ws_graph *g, uint16_t cpu, uint64_t ts, uint32_t tid, uint32_t pid);
 uint64_t graph_cpu_last_ts(struct ws_graph *g, uint16_t cpu);
+/* @tid left @cpu at @off, reported late: if it is still @cpu's last holder, it was until @off. */
+void graph_cpu_left(struct ws_graph *g, uint16_t cpu, uint32_t tid, uint64_t off);
 uint64_t graph_cpu_run_start(struct ws_graph *g, uint16_t cpu, uint64_t ts);
 size_t graph_cpus_evict(struct ws_graph *g, uint64_t before);
 uint64_t graph_runs_kept(struct ws_graph *g, uint64_t before);

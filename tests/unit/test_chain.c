@@ -212,7 +212,7 @@ struct link {
 	long long tid, woken_by, held_by, sector, cpu, waits, longest_ns, idle_ns;
 	char owner_evidence[32];
 	int nran;
-	long long ran_tid[WS_CHAIN_MAX_RAN];
+	long long ran_tid[WS_CHAIN_MAX_RAN], ran_ns[WS_CHAIN_MAX_RAN];
 	long long ran_more_threads, ran_more_ns; /* "ran_more" (0 when absent) */
 	long long start_ns, duration_ns;
 };
@@ -289,8 +289,10 @@ static void parse_chain(struct chain *c, char *line)
 		if (obj_get(items[i], "ran", &v)) {
 			int k = arr_items(v, ran, 8);
 
-			for (int j = 0; j < k && j < WS_CHAIN_MAX_RAN; j++)
+			for (int j = 0; j < k && j < WS_CHAIN_MAX_RAN; j++) {
+				l->ran_ns[l->nran] = get_int(ran[j], "ns", NO_VAL);
 				l->ran_tid[l->nran++] = get_int(ran[j], "tid", NO_VAL);
+			}
 		}
 		if (obj_get(items[i], "ran_more", &v)) {
 			l->ran_more_threads = get_int(v, "threads", NO_VAL);
@@ -967,6 +969,42 @@ Test(chain, runqueue_link_never_names_the_waiter_as_a_holder)
 	cr_expect_eq(c->links[0].duration_ns, (long long)(30 * MS), "%s", c->line);
 	for (int k = 0; k < c->links[0].nran; k++)
 		cr_expect_neq(c->links[0].ran_tid[k], A, "A named as its own holder: %s", c->line);
+}
+
+/*
+ * The same late switch-out of A at 10 ms, and B woken on CPU 0 at 15 ms waits there until 42
+ * ms: A held CPU 0 only from 40 to 42 ms (before, A was named for 27 ms, while itself waiting).
+ */
+Test(chain, late_switch_out_ends_the_holders_run_on_its_cpu)
+{
+	struct ws_sched_switch r;
+	const struct chain *c;
+
+	begin();
+	sw(T(0), 1, 0, 0, B);
+	sw(T(0), 0, 0, 0, A);
+	sw(T(1), 1, B, 1, 0);
+	wake_ctx(T(15), 0, 0, WS_CTX_HARDIRQ, 1, B);
+	r = syn_switch(T(40), 0, Z, pid_of(Z), 0, A, pid_of(A), comm_of(A));
+	r.next_off_ts = T(10);
+	r.next_off_state = 0;
+	r.next_off_cpu = 0;
+	FEED(r);
+	sw(T(42), 0, A, 1, B);
+	sw(T(50), 0, B, 1, 0);
+	finish();
+	c = chain_of(B);
+	cr_assert_not_null(c);
+	for (int i = 0; i < c->nlinks; i++) {
+		const struct link *l = &c->links[i];
+
+		if (l->tid != B || strcmp(l->kind, "runqueue"))
+			continue;
+		for (int k = 0; k < l->nran; k++)
+			if (l->ran_tid[k] == A)
+				cr_expect_eq(l->ran_ns[k], (long long)(2 * MS),
+					     "A held B's CPU 2 of its 27 ms: %s", c->line);
+	}
 }
 
 /* ---- 7: depth and cycles
