@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <whyslow/syscall_names.h>
+
 #include "chain.h"
 #include "chain_impl.h"
 #include "base/util.h"
@@ -40,6 +42,11 @@ void chain_root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf, 
 		snprintf(buf, len, "%s in %s", ws_ival_work(l->flags), l->comm);
 	} else if (cl && ws_graph_root_label(g, cl, l->comm, buf, len) > 0) {
 		return; /* its source names it: "timer sleep in app", "untraced thread cron" */
+	} else if (cl && strcmp(l->kind, "timeout") == 0 && ws_syscall_known(&cl->syscall) &&
+		   ws_syscall_name(cl->syscall.arch, cl->syscall.nr)) {
+		/* which call's own timeout: "poll timeout in curl", what the thread was doing */
+		snprintf(buf, len, "%s timeout in %s",
+			 ws_syscall_name(cl->syscall.arch, cl->syscall.nr), l->comm);
 	} else {
 		snprintf(buf, len, "%s in %s", l->kind, l->comm);
 	}

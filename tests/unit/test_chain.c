@@ -1910,6 +1910,8 @@ Test(chain, timer_wakeup_in_epoll_with_a_timeout_timed_out)
 
 	cr_assert_geq(c->nlinks, 1, "%s", c->line);
 	cr_expect_str_eq(c->links[0].kind, "timeout", "%s", c->line);
+	/* named for the call whose timeout it was, as the thread was doing it */
+	cr_expect(strstr(c->line, "\"root\":\"epoll_wait timeout in t101\""), "%s", c->line);
 }
 
 /*
