@@ -146,6 +146,28 @@ static void gil_owner(struct ws_stuck_thread *t)
 	snprintf(t->owner.evidence_key, sizeof(t->owner.evidence_key), "gil_last_holder");
 }
 
+/*
+ * Is @st waiting in sem_wait()? A semaphore's word counts, it names no owner: read as a mutex,
+ * it gives a wrong reason (a CPython threading.Lock is one, so its deadlocks read "a PI/PP
+ * mutex waited on with a plain futex call").
+ */
+static bool in_sem_wait(const struct ws_stack *st)
+{
+	static const char *const sem[] = { "__new_sem_wait", "sem_wait", "sem_timedwait",
+					   "sem_clockwait", "__sem_wait" };
+
+	for (uint32_t i = 0; st && i < st->n; i++) {
+		const char *sym = st->frames[i].f.sym;
+
+		if (st->frames[i].kernel || !sym)
+			continue;
+		for (size_t k = 0; k < sizeof(sem) / sizeof(sem[0]); k++)
+			if (!strncmp(sym, sem[k], strlen(sem[k])))
+				return true;
+	}
+	return false;
+}
+
 /* Who holds the lock @t waits for, if its source says it is one: from the lock itself. */
 static void read_owner(struct ws_stuck_thread *t, const struct ws_open_sources *src)
 {
@@ -165,6 +187,9 @@ static void read_owner(struct ws_stuck_thread *t, const struct ws_open_sources *
 	open_wait_of(t, &w, &names);
 	ws_stuck_owner_of(t, src, &w, tid_live, &l,
 			  "the process's memory is not readable (needs ptrace access)");
+	if (t->lock && !t->owner.tid && in_sem_wait(t->ustack))
+		snprintf(t->owner.why, sizeof(t->owner.why), "%s",
+			 "a semaphore (sem_wait): it records no owner to name");
 }
 
 /*

@@ -6,7 +6,8 @@
 # function, innermost first; the condvar wait says it is one and looks for no lock holder. The
 # same user on a process of root's gets no stack, and says why. Then `attach` to the program:
 # the mutex wait in progress when tracing begins, ended during it, has the same stack in its
-# chain. The user is made by this test and removed, its processes killed first.
+# chain. A CPython threading.Lock deadlock: each lock waiter says its lock is a semaphore, which
+# names no owner. The user is made by this test and removed, its processes killed first.
 #   stuck_stacks.sh WHYSLOW GT_STUCK CHECK_STUCK   (exit 77 = skipped when not root, unless CI=true)
 set -u
 WHYSLOW=$1 GT=$2 CHECK=$3
@@ -116,4 +117,43 @@ rc=$?
 [ $rc = 0 ] || fail "attach exited $rc"
 "$PYTHON" "$CHECK" --truth "$work/truth2" --json "$work/attach.jsonl" --case attach_stack ||
 	fail "wrong stack for the wait in progress at attach"
+# A CPython threading.Lock deadlock, the user's own: each Lock is a semaphore, whose word names
+# no owner. Each blocked thread says so, not a mutex's reason ("a PI/PP mutex waited on...").
+cat >"$work/pydl.py" <<'PY'
+import os, threading, time
+a, b = threading.Lock(), threading.Lock()
+def one(x, y):
+    with x:
+        time.sleep(0.3)
+        with y:
+            pass
+t = [threading.Thread(target=one, args=p) for p in ((a, b), (b, a))]
+[x.start() for x in t]
+time.sleep(1)
+print("ready", os.getpid(), flush=True)
+[x.join() for x in t]
+PY
+chmod 644 "$work/pydl.py"
+chmod 755 "$work"
+as_user /usr/bin/python3 "$work/pydl.py" >"$work/pydl.out" 2>&1 &
+py=$!
+pids+=("$py")
+for _ in $(seq 200); do
+	grep -q ready "$work/pydl.out" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q ready "$work/pydl.out" || fail "the Python deadlock did not start"
+py=$(awk '$1 == "ready" { print $2 }' "$work/pydl.out")
+pids+=("$py")
+as_user timeout -s KILL 20 "$WHYSLOW" stuck --format json --min-block 1ms "$py" \
+	>"$work/pydl.jsonl" 2>"$work/pydl.stderr"
+"$PYTHON" - "$work/pydl.jsonl" <<'PY' || fail "the Python Lock waits do not say they are semaphores"
+import json, sys
+waits = [json.loads(l) for l in open(sys.argv[1]) if '"open_wait"' in l]
+sem = [w for w in waits if "semaphore" in (w.get("owner_unknown") or "")]
+# the two workers (and the main thread's join, a semaphore too)
+assert len(sem) >= 2, [(w["tid"], w.get("owner_unknown")) for w in waits]
+assert not any("mutex" in (w.get("owner_unknown") or "") for w in sem), waits
+print("python Lock waits:", [(w["tid"], w["owner_unknown"]) for w in sem])
+PY
 echo "PASS stuck_stacks"
