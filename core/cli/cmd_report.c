@@ -471,16 +471,24 @@ static int replay_prepare(struct replay *r)
 	return err;
 }
 
-/* The recording, or NULL (said, with a hint where one may be). */
+/* The recording ("-": standard input, as a pipe from zstdcat or ssh), or NULL (said, with a
+ * hint where one may be). */
 static FILE *open_recording(const char *file)
 {
-	FILE *in = fopen(file, "re");
+	FILE *in = strcmp(file, "-") ? fopen(file, "re") : fdopen(dup(STDIN_FILENO), "r");
+	struct stat st;
 
 	if (!in) {
 		ws_log(WS_LOG_ERROR, "cannot read %s: %s%s", file, strerror(errno),
 		       errno == ENOENT ? " (make one with: sudo whyslow record -- COMMAND)" : "");
 		if (errno == ENOENT)
 			mention_unfinished(file);
+		return NULL;
+	}
+	if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
+		ws_log(WS_LOG_ERROR,
+		       "%s is a directory: give a recording (whyslow.data by default)", file);
+		fclose(in);
 		return NULL;
 	}
 	setvbuf(in, NULL, _IOFBF, 1 << 18);

@@ -87,8 +87,9 @@ static const struct usage usages[] = {
 	{ WS_CMD_REPORT,
 	  "Usage: whyslow report [FILE] [options]\n"
 	  "\n"
-	  "Analyses a recording made by `whyslow record` (default FILE: whyslow.data) and prints\n"
-	  "the same chains the live run would have. Needs neither root nor BPF.\n"
+	  "Analyses a recording made by `whyslow record` (default FILE: whyslow.data; - reads it\n"
+	  "from standard input) and prints the same chains the live run would have. Needs neither\n"
+	  "root nor BPF.\n"
 	  "\n"
 	  "Options:\n",
 	  "\n"

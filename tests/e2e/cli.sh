@@ -194,6 +194,9 @@ t "--wait applies to run only" nz "" "--wait does not apply to attach" -- attach
 t "report --top=1 FILE" 0 "blocked" "" -- report --top=1 "$DATA"
 t "report FILE --format=json -o -" 0 '"type":"summary"' "" -- report "$DATA" --format=json -o -
 [ -e "$W/-" ] && notok "report -o - created a file named -" || ok "report -o -: no file named -"
+"$WHYSLOW" report --top=1 - <"$DATA" >"$W/out" 2>"$W/err" && grep -q "blocked" "$W/out" &&
+	ok "report -: the recording read from standard input" || notok "report - did not read standard input"
+t "report DIR: said to be a directory" nz "" "is a directory: give a recording" -- report "$W"
 
 # --- the text report follows the locale's character set --------------------------------------
 LC_ALL=C "$WHYSLOW" report "$DATA" >"$W/out" 2>"$W/err"
