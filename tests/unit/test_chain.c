@@ -948,18 +948,25 @@ Test(chain, preempted_thread_is_a_runqueue_link)
  * still has A on it. A waited for the CPU: it never held it itself (it was named as its own
  * holder, 30 ms of it, in 2 of 3 runqueue links of a CPU-bound run).
  */
+/* @next switched in on @cpu after Z, its switch-out at @off (runnable) reported only now. */
+static void sw_in_late_out(uint64_t ts, uint16_t cpu, uint32_t next, uint64_t off)
+{
+	struct ws_sched_switch r =
+		syn_switch(ts, cpu, Z, pid_of(Z), 0, next, pid_of(next), comm_of(next));
+
+	r.next_off_ts = off;
+	r.next_off_state = 0; /* runnable: preempted */
+	r.next_off_cpu = cpu;
+	FEED(r);
+}
+
 Test(chain, runqueue_link_never_names_the_waiter_as_a_holder)
 {
-	struct ws_sched_switch r;
 	const struct chain *c;
 
 	begin();
 	sw(T(0), 0, 0, 0, A);
-	r = syn_switch(T(40), 0, Z, pid_of(Z), 0, A, pid_of(A), comm_of(A));
-	r.next_off_ts = T(10);
-	r.next_off_state = 0; /* runnable: preempted */
-	r.next_off_cpu = 0;
-	FEED(r);
+	sw_in_late_out(T(40), 0, A, T(10));
 	sw(T(45), 0, A, 1, 0);
 	finish();
 	c = chain_of(A);
@@ -977,7 +984,6 @@ Test(chain, runqueue_link_never_names_the_waiter_as_a_holder)
  */
 Test(chain, late_switch_out_ends_the_holders_run_on_its_cpu)
 {
-	struct ws_sched_switch r;
 	const struct chain *c;
 
 	begin();
@@ -985,11 +991,7 @@ Test(chain, late_switch_out_ends_the_holders_run_on_its_cpu)
 	sw(T(0), 0, 0, 0, A);
 	sw(T(1), 1, B, 1, 0);
 	wake_ctx(T(15), 0, 0, WS_CTX_HARDIRQ, 1, B);
-	r = syn_switch(T(40), 0, Z, pid_of(Z), 0, A, pid_of(A), comm_of(A));
-	r.next_off_ts = T(10);
-	r.next_off_state = 0;
-	r.next_off_cpu = 0;
-	FEED(r);
+	sw_in_late_out(T(40), 0, A, T(10));
 	sw(T(42), 0, A, 1, B);
 	sw(T(50), 0, B, 1, 0);
 	finish();
