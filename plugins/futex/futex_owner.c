@@ -100,7 +100,8 @@ static bool holder_ok(uint32_t tid, bool pshared, ws_tid_live_fn is_live, void *
 	if (is_live(ctx, tid, false) || (pshared && is_live(ctx, tid, true)))
 		return true;
 	if (pshared) {
-		none(out, "the lock word names a thread outside this user's processes (not verified)");
+		none(out,
+		     "the lock word names a thread outside this user's processes (not verified)");
 		out->claimed_tid = tid;
 		return false;
 	}
@@ -116,7 +117,8 @@ bool futex_owner_from_pi_word(uint32_t word, ws_tid_live_fn is_live, void *ctx,
 		return none(out, "the PI futex word names no owner");
 	if (word & FUTEX_OWNER_DIED)
 		return none(out, "the PI futex's owner died");
-	if (!holder_ok(tid, out->pshared, is_live, ctx, out, "the PI futex word names no live thread"))
+	if (!holder_ok(tid, out->pshared, is_live, ctx, out,
+		       "the PI futex word names no live thread"))
 		return false;
 	out->evidence = OWNER_EV_PI_WORD;
 	out->tid = tid;
@@ -134,11 +136,13 @@ bool futex_owner_from_mutex(const struct futex_mutex_words *m, bool pshared, ws_
 	if (m->kind < 0 || (kind & ~KIND_KNOWN))
 		return none(out, "not a glibc mutex (kind)");
 	if (kind & (KIND_PI | KIND_PP))
-		return none(out, "a PI/PP mutex waited on with a plain futex call");
+		return none(
+			out,
+			"not a glibc mutex (its kind says PI/PP, waited on with a plain futex call)");
 	if (!!(kind & KIND_PSHARED) != pshared)
 		return none(out, "not a glibc mutex (pshared flag and futex call disagree)");
 	if (m->lock == 0)
-		return none(out, "no mutex is locked at this word");
+		return none(out, "not a locked glibc mutex (its lock word is 0)");
 	if (m->owner <= 0)
 		return none(out, "the mutex names no owner");
 	if (kind & KIND_ROBUST) {

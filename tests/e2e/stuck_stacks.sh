@@ -118,7 +118,7 @@ rc=$?
 "$PYTHON" "$CHECK" --truth "$work/truth2" --json "$work/attach.jsonl" --case attach_stack ||
 	fail "wrong stack for the wait in progress at attach"
 # A CPython threading.Lock deadlock, the user's own: each Lock is a semaphore, whose word names
-# no owner. Each blocked thread says so, not a mutex's reason ("a PI/PP mutex waited on...").
+# no owner. Each blocked thread says so, not a reason from reading it as a mutex.
 cat >"$work/pydl.py" <<'PY'
 import os, threading, time
 a, b = threading.Lock(), threading.Lock()
