@@ -216,6 +216,8 @@ static void host_sock_io(struct ws_plugin_ctx *ctx, const struct ws_sock_io *io)
 
 	if (s->rep)
 		ws_report_sock_io(s->rep, io);
+	if (s->sock_io_sink)
+		s->sock_io_sink(s->sock_io_sink_ctx, io);
 }
 
 const struct ws_host ws_session_host = {
