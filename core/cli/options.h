@@ -115,8 +115,9 @@ struct ws_cli {
 	struct ws_strs comms;
 	struct ws_strs cgroup_res; /* report --cgroup-match */
 	struct ws_cli_when since, until;
-	char **argv;	  /* run, record: the command */
-	const char *file; /* report: the recording */
+	char **argv;		   /* run, record: the command */
+	const char *file;	   /* report: the (first) recording */
+	struct ws_strs more_files; /* report: recordings of other hosts, joined with it */
 };
 
 /*

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Several hosts' recordings: what each kept for the join (chains in words, TCP calls with their
+ * sequence ranges), the sends matched with their receives, and each host's clock offset bounded
+ * from those pairs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <whyslow/plugin.h>
+
+#include "xhost.h"
+#include "base/util.h"
+
+int ws_xjoin_add_host(struct ws_xjoin *j, const char *file, const char *name, const char *boot_id,
+		      const struct ws_clock *clock)
+{
+	struct ws_xhost *h;
+
+	if (j->nhosts >= WS_XHOST_MAX)
+		return -E2BIG;
+	h = &j->hosts[j->nhosts++];
+	memset(h, 0, sizeof(*h));
+	h->file = file;
+	snprintf(h->name, sizeof(h->name), "%s", name[0] ? name : file);
+	snprintf(h->boot_id, sizeof(h->boot_id), "%s", boot_id);
+	h->clock = *clock;
+	return 0;
+}
+
+static void copy_comm(char *dst, const char *src)
+{
+	snprintf(dst, 16, "%s", src ? src : "");
+}
+
+/* A root at a TCP socket: its bytes came from a peer this recording does not follow. */
+static bool tcp_root(const struct ws_link *l)
+{
+	const struct ws_claim *c = l->claim;
+
+	if (!c || !c->root || (strcmp(c->kind, "socket") && strcmp(c->kind, "network")))
+		return false;
+	return !strcmp(ws_claim_str(c, "proto", ""), "TCP");
+}
+
+int ws_xjoin_chain(struct ws_xjoin *j, const struct ws_chain *c,
+		   void (*describe)(void *ctx, const struct ws_claim *cl, char *buf, size_t len),
+		   void *ctx)
+{
+	struct ws_xhost *h = &j->hosts[j->nhosts - 1];
+	struct ws_xchain *x;
+
+	if (!c->nlinks)
+		return 0;
+	if (h->nchains >= WS_XHOST_CHAINS) {
+		h->chains_dropped++;
+		return 0;
+	}
+	if (ws_grow((void **)&h->chains, &h->chains_cap, h->nchains + 1, sizeof(*h->chains)))
+		return -ENOMEM;
+	x = &h->chains[h->nchains++];
+	memset(x, 0, sizeof(*x));
+	x->tid = c->links[0].tid;
+	x->pid = c->links[0].pid;
+	copy_comm(x->comm, c->victim ? c->victim->comm : c->links[0].comm);
+	x->start = c->start;
+	x->end = c->end;
+	snprintf(x->root, sizeof(x->root), "%s", c->root);
+	for (int i = 0; i < c->nlinks && i < WS_CHAIN_MAX_LINKS; i++) {
+		const struct ws_link *l = &c->links[i];
+		struct ws_xlink *y = &x->links[x->nlinks++];
+
+		y->tid = l->tid;
+		y->pid = l->pid;
+		copy_comm(y->comm, l->comm);
+		y->start = l->start;
+		y->dur = l->dur;
+		snprintf(y->kind, sizeof(y->kind), "%s", l->claim ? l->claim->kind : l->kind);
+		if (l->claim && describe)
+			describe(ctx, l->claim, y->what, sizeof(y->what));
+		else
+			snprintf(y->what, sizeof(y->what), "%s", l->kind);
+		y->tcp_root = tcp_root(l);
+	}
+	return 0;
+}
+
+int ws_xjoin_io(struct ws_xjoin *j, const struct ws_sock_io *io)
+{
+	struct ws_xhost *h = &j->hosts[j->nhosts - 1];
+	struct ws_xio *x;
+
+	if (io->proto != WS_SOCK_TCP || !(io->flags & WS_SOCK_SEQ) || !io->bytes ||
+	    io->bytes > UINT32_MAX || !io->local || !io->peer || !io->peer[0])
+		return 0;
+	if (h->nios >= WS_XHOST_IOS) {
+		h->ios_dropped++;
+		return 0;
+	}
+	if (ws_grow((void **)&h->ios, &h->ios_cap, h->nios + 1, sizeof(*h->ios)))
+		return -ENOMEM;
+	x = &h->ios[h->nios++];
+	x->ts = io->ts;
+	x->tid = io->tid;
+	x->pid = io->pid;
+	x->seq_end = io->seq_end;
+	x->bytes = (uint32_t)io->bytes;
+	x->send = io->dir == WS_SOCK_SEND;
+	x->host = (uint16_t)(j->nhosts - 1);
+	snprintf(x->local, sizeof(x->local), "%s", io->local);
+	snprintf(x->peer, sizeof(x->peer), "%s", io->peer);
+	return 0;
+}
+
+/* Each host's calls by thread, then time: a thread's receive after a wait is a search. */
+static int by_tid_ts(const void *a, const void *b)
+{
+	const struct ws_xio *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int by_tid_end(const void *a, const void *b)
+{
+	const struct ws_xchain *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Does send @s hold the first byte receive @r got? Sequence numbers wrap at 2^32. */
+static bool holds_first_byte(const struct ws_xio *s, const struct ws_xio *r)
+{
+	uint32_t first = r->seq_end - r->bytes, s_first = s->seq_end - s->bytes;
+
+	return (uint32_t)(first - s_first) < s->bytes;
+}
+
+static int conn_cmp(const struct ws_xio *x, const char *local, const char *peer)
+{
+	int c = strcmp(x->local, local);
+
+	return c ? c : strcmp(x->peer, peer);
+}
+
+static int by_conn(const void *a, const void *b)
+{
+	const struct ws_xio *x = *(const struct ws_xio *const *)a,
+			    *y = *(const struct ws_xio *const *)b;
+	int c = conn_cmp(x, y->local, y->peer);
+
+	return c ? c : x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* The first of @o's sends on connection (@local, @peer), by index; o->nsends: none. */
+static size_t first_send(const struct ws_xhost *o, const char *local, const char *peer)
+{
+	size_t lo = 0, hi = o->nsends;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (conn_cmp(o->sends[mid], local, peer) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct ws_xio *xjoin_sender(const struct ws_xjoin *j, const struct ws_xio *r)
+{
+	/* the connection seen from the other end: its local end is this one's peer */
+	for (int h = 0; h < j->nhosts; h++) {
+		const struct ws_xhost *o = &j->hosts[h];
+
+		if (h == r->host)
+			continue;
+		for (size_t i = first_send(o, r->peer, r->local);
+		     i < o->nsends && !conn_cmp(o->sends[i], r->peer, r->local); i++)
+			if (holds_first_byte(o->sends[i], r))
+				return o->sends[i];
+	}
+	return NULL;
+}
+
+/* Index @h's sends by connection. 0 or -ENOMEM. */
+static int index_sends(struct ws_xhost *h)
+{
+	h->sends = calloc(h->nios ? h->nios : 1, sizeof(*h->sends));
+	if (!h->sends)
+		return -ENOMEM;
+	h->nsends = 0;
+	for (size_t i = 0; i < h->nios; i++)
+		if (h->ios[i].send)
+			h->sends[h->nsends++] = &h->ios[i];
+	qsort(h->sends, h->nsends, sizeof(*h->sends), by_conn);
+	return 0;
+}
+
+static int64_t wall(const struct ws_xjoin *j, const struct ws_xio *x)
+{
+	return (int64_t)ws_clock_wall(&j->hosts[x->host].clock, x->ts);
+}
+
+/*
+ * lo[a][b]: the greatest (b's send time - a's receive time) of bytes b sent and a received.
+ * The send came first, so b's clock minus a's is at least that; a's sends to b bound it from
+ * above the same way (-lo[b][a]).
+ */
+struct bounds {
+	bool have[WS_XHOST_MAX][WS_XHOST_MAX];
+	int64_t lo[WS_XHOST_MAX][WS_XHOST_MAX];
+};
+
+bool xjoin_offset(const struct ws_xjoin *j, int a, int b, int64_t *lo, int64_t *hi)
+{
+	const struct ws_xhost *x = &j->hosts[a], *y = &j->hosts[b];
+	int64_t mid, err;
+
+	if (j->known[a][b]) {
+		*lo = j->lo[a][b];
+		*hi = j->hi[a][b];
+		return true;
+	}
+	if (!x->offset_known || !y->offset_known)
+		return false;
+	mid = y->offset_ns - x->offset_ns;
+	err = (int64_t)(x->offset_err_ns + y->offset_err_ns);
+	*lo = mid - err;
+	*hi = mid + err;
+	return true;
+}
+
+static void offsets(struct ws_xjoin *j, const struct bounds *b)
+{
+	int queue[WS_XHOST_MAX], head = 0, tail = 0;
+
+	if (!j->nhosts)
+		return;
+	for (int a = 0; a < j->nhosts; a++)
+		for (int c = 0; c < j->nhosts; c++)
+			if (a != c && b->have[a][c] && b->have[c][a] &&
+			    b->lo[a][c] <= -b->lo[c][a]) {
+				j->known[a][c] = true;
+				j->lo[a][c] = b->lo[a][c];
+				j->hi[a][c] = -b->lo[c][a];
+			}
+	j->hosts[0].offset_known = true;
+	queue[tail++] = 0;
+	/* outward from the first recording, over pairs of hosts bounded both ways */
+	while (head < tail) {
+		int a = queue[head++];
+
+		for (int c = 0; c < j->nhosts; c++) {
+			int64_t lo, hi;
+
+			if (j->hosts[c].offset_known || !b->have[a][c] || !b->have[c][a])
+				continue;
+			lo = b->lo[a][c];
+			hi = -b->lo[c][a];
+			if (lo > hi)
+				continue; /* contradicting pairs: no bound from them */
+			j->hosts[c].offset_known = true;
+			j->hosts[c].offset_ns = j->hosts[a].offset_ns + lo + (hi - lo) / 2;
+			j->hosts[c].offset_err_ns =
+				j->hosts[a].offset_err_ns + (uint64_t)(hi - lo + 1) / 2;
+			queue[tail++] = c;
+		}
+	}
+}
+
+int ws_xjoin_match(struct ws_xjoin *j)
+{
+	struct bounds *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (int h = 0; h < j->nhosts; h++) {
+		struct ws_xhost *x = &j->hosts[h];
+
+		qsort(x->ios, x->nios, sizeof(*x->ios), by_tid_ts);
+		qsort(x->chains, x->nchains, sizeof(*x->chains), by_tid_end);
+		if (index_sends(x)) {
+			free(b);
+			return -ENOMEM;
+		}
+	}
+	for (int a = 0; a < j->nhosts; a++) {
+		const struct ws_xhost *x = &j->hosts[a];
+
+		for (size_t i = 0; i < x->nios; i++) {
+			const struct ws_xio *r = &x->ios[i], *s;
+			int64_t d;
+
+			if (r->send || !(s = xjoin_sender(j, r)))
+				continue;
+			j->pairs++;
+			d = wall(j, s) - wall(j, r);
+			if (!b->have[a][s->host] || d > b->lo[a][s->host])
+				b->lo[a][s->host] = d;
+			b->have[a][s->host] = true;
+		}
+	}
+	offsets(j, b);
+	free(b);
+	return 0;
+}
+
+void ws_xjoin_free(struct ws_xjoin *j)
+{
+	for (int h = 0; h < j->nhosts; h++) {
+		free(j->hosts[h].chains);
+		free(j->hosts[h].ios);
+		free(j->hosts[h].sends);
+	}
+	j->nhosts = 0;
+}
