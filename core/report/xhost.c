@@ -24,6 +24,13 @@ int ws_xjoin_add_host(struct ws_xjoin *j, const char *file, const char *name, co
 	memset(h, 0, sizeof(*h));
 	h->file = file;
 	snprintf(h->name, sizeof(h->name), "%s", name[0] ? name : file);
+	/* two recordings of one name (no --host given on hosts named alike): told apart by number
+	 */
+	for (int i = 0, n = 2; i < j->nhosts - 1; i++)
+		if (!strcmp(j->hosts[i].name, h->name)) {
+			snprintf(h->name, sizeof(h->name), "%.50s#%d", name[0] ? name : file, n++);
+			i = -1; /* that one may be taken too: look again */
+		}
 	snprintf(h->boot_id, sizeof(h->boot_id), "%s", boot_id);
 	h->clock = *clock;
 	return 0;

@@ -173,7 +173,7 @@ static void text_hosts(const struct ws_xjoin *j, FILE *f)
 
 		fprintf(f, "  host %s: %s", x->name, x->file);
 		if (!h) {
-			fprintf(f, ", the clock times are told on\n");
+			fprintf(f, ", whose clock the times are told on\n");
 			continue;
 		}
 		if (!x->offset_known) {
