@@ -36,6 +36,22 @@ int ws_xjoin_add_host(struct ws_xjoin *j, const char *file, const char *name, co
 	return 0;
 }
 
+/*
+ * An endpoint as text, an IPv4-mapped IPv6 one ("[::ffff:10.0.0.1]:80") as the IPv4 it is: a
+ * packet names it so, a dual-stack socket the other way.
+ */
+static void endpoint(char *dst, size_t len, const char *src)
+{
+	const char *end;
+
+	if (!strncmp(src, "[::ffff:", 8) && (end = strstr(src, "]:")) &&
+	    !memchr(src + 8, ':', (size_t)(end - (src + 8)))) {
+		snprintf(dst, len, "%.*s%s", (int)(end - src - 8), src + 8, end + 1);
+		return;
+	}
+	snprintf(dst, len, "%s", src);
+}
+
 static void copy_comm(char *dst, const char *src)
 {
 	snprintf(dst, 16, "%s", src ? src : "");
@@ -89,6 +105,10 @@ int ws_xjoin_chain(struct ws_xjoin *j, const struct ws_chain *c,
 		else
 			snprintf(y->what, sizeof(y->what), "%s", l->kind);
 		y->tcp_root = tcp_root(l);
+		if (y->tcp_root) {
+			endpoint(y->src, sizeof(y->src), ws_claim_str(l->claim, "src", ""));
+			endpoint(y->dst, sizeof(y->dst), ws_claim_str(l->claim, "dst", ""));
+		}
 	}
 	return 0;
 }
@@ -115,8 +135,8 @@ int ws_xjoin_io(struct ws_xjoin *j, const struct ws_sock_io *io)
 	x->bytes = (uint32_t)io->bytes;
 	x->send = io->dir == WS_SOCK_SEND;
 	x->host = (uint16_t)(j->nhosts - 1);
-	snprintf(x->local, sizeof(x->local), "%s", io->local);
-	snprintf(x->peer, sizeof(x->peer), "%s", io->peer);
+	endpoint(x->local, sizeof(x->local), io->local);
+	endpoint(x->peer, sizeof(x->peer), io->peer);
 	return 0;
 }
 

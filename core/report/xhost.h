@@ -33,6 +33,8 @@ struct ws_xlink {
 	char kind[16];
 	char what[WS_XHOST_WHAT];
 	bool tcp_root; /* a root at a TCP socket: the bytes came from a peer not traced here */
+	/* tcp_root: the packet that ended the wait, from @src to @dst (IPv4-mapped: as IPv4) */
+	char src[WS_XHOST_ENDPOINT], dst[WS_XHOST_ENDPOINT];
 };
 
 struct ws_xchain {

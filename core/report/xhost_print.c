@@ -29,8 +29,12 @@ struct walk {
 	char why[512]; /* the join that was not proven, and why; "" */
 };
 
-/* Host @h's first receive by thread @tid at or after @ts, or NULL. */
-static const struct ws_xio *recv_after(const struct ws_xhost *h, uint32_t tid, uint64_t ts)
+/*
+ * Host @h's first receive by thread @tid at or after @ts on the connection the packet @src ->
+ * @dst that ended its wait came by, or NULL: the bytes it read are that packet's stream's.
+ */
+static const struct ws_xio *recv_after(const struct ws_xhost *h, uint32_t tid, uint64_t ts,
+				       const char *src, const char *dst)
 {
 	size_t lo = 0, hi = h->nios;
 
@@ -44,7 +48,8 @@ static const struct ws_xio *recv_after(const struct ws_xhost *h, uint32_t tid, u
 			hi = mid;
 	}
 	for (; lo < h->nios && h->ios[lo].tid == tid; lo++)
-		if (!h->ios[lo].send)
+		if (!h->ios[lo].send && !strcmp(h->ios[lo].peer, src) &&
+		    !strcmp(h->ios[lo].local, dst))
 			return &h->ios[lo];
 	return NULL;
 }
@@ -104,12 +109,13 @@ static void walk(struct ws_xjoin *j, int h, struct ws_xchain *c, struct walk *w)
 		*s = (struct step){ .host = h, .chain = c };
 		if (!last->tcp_root)
 			return;
-		s->recv = recv_after(&j->hosts[h], last->tid, last->start + last->dur);
+		s->recv = recv_after(&j->hosts[h], last->tid, last->start + last->dur, last->src,
+				     last->dst);
 		if (!s->recv) {
 			snprintf(
 				w->why, sizeof(w->why),
-				"join not proven: no TCP receive of tid %u after this wait is in %s (recorded without the net source's sequence numbers, 1.3?)",
-				last->tid, j->hosts[h].file);
+				"join not proven: no TCP receive of tid %u on %s -> %s after this wait is in %s (recorded without the net source's sequence numbers, before net 1.3?)",
+				last->tid, last->src, last->dst, j->hosts[h].file);
 			return;
 		}
 		s->send = xjoin_sender(j, s->recv);

@@ -129,8 +129,21 @@ Test(xhost, offset_from_one_direction_is_not_bounded)
 	ws_xjoin_free(&j);
 }
 
-/* A chain of one link: @tid waited on a TCP socket whose sender this recording does not follow. */
-static void socket_chain(struct ws_xjoin *j, uint32_t tid, uint64_t start, uint64_t end)
+static void str_field(struct ws_claim *cl, const char *key, const char *v)
+{
+	struct ws_field *f = &cl->fields[cl->nfields++];
+
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	f->type = WS_FIELD_STR;
+	snprintf(f->s, sizeof(f->s), "%s", v);
+}
+
+/*
+ * A chain of one link: @tid waited on a TCP socket until packet @src -> @dst, whose sender this
+ * recording does not follow.
+ */
+static void socket_chain(struct ws_xjoin *j, uint32_t tid, uint64_t start, uint64_t end,
+			 const char *src, const char *dst)
 {
 	static struct ws_claim cl;
 	struct ws_chain *c = calloc(1, sizeof(*c));
@@ -138,10 +151,9 @@ static void socket_chain(struct ws_xjoin *j, uint32_t tid, uint64_t start, uint6
 	memset(&cl, 0, sizeof(cl));
 	snprintf(cl.kind, sizeof(cl.kind), "socket");
 	cl.root = true;
-	cl.nfields = 1;
-	snprintf(cl.fields[0].key, sizeof(cl.fields[0].key), "proto");
-	cl.fields[0].type = WS_FIELD_STR;
-	snprintf(cl.fields[0].s, sizeof(cl.fields[0].s), "TCP");
+	str_field(&cl, "proto", "TCP");
+	str_field(&cl, "src", src);
+	str_field(&cl, "dst", dst);
 	c->start = start;
 	c->end = end;
 	c->nlinks = 1;
@@ -157,24 +169,60 @@ static void socket_chain(struct ws_xjoin *j, uint32_t tid, uint64_t start, uint6
 	free(c);
 }
 
-Test(xhost, a_peer_in_no_recording_is_said_not_proven)
+static char *print(struct ws_xjoin *j, enum ws_format format)
 {
-	struct ws_xjoin j;
 	char *text = NULL;
 	size_t len = 0;
-	FILE *f;
+	FILE *f = open_memstream(&text, &len);
+
+	ws_xjoin_print(j, f, format, 5);
+	fclose(f);
+	return text;
+}
+
+Test(xhost, the_chain_goes_on_in_the_sender_s_wait)
+{
+	struct ws_xjoin j;
+	char *text;
 
 	two_hosts(&j, 0);
 	only_host(&j, 0);
-	socket_chain(&j, 11, 2000 * MS, 2300 * MS);
+	socket_chain(&j, 11, 2000 * MS, 2300 * MS, "[::ffff:10.0.0.2]:80",
+		     "[::ffff:10.0.0.1]:5000");
+	io(&j, 1999 * MS, 11, true, "[::ffff:10.0.0.1]:5000", "[::ffff:10.0.0.2]:80", 116, 16);
+	/* another connection's bytes, read first, are not the packet's */
+	io(&j, 2300 * MS, 11, false, "10.0.0.1:6000", "10.0.0.3:80", 500, 200);
+	io(&j, 2301 * MS, 11, false, "[::ffff:10.0.0.1]:5000", "[::ffff:10.0.0.2]:80", 1200, 200);
+	only_host(&j, 1);
+	socket_chain(&j, 21, 2001 * MS, 2295 * MS, "10.0.0.9:5432", "10.0.0.2:41000");
+	io(&j, 2000 * MS, 21, false, "10.0.0.2:80", "10.0.0.1:5000", 116, 16);
+	io(&j, 2296 * MS, 21, true, "10.0.0.2:80", "10.0.0.1:5000", 1200, 200);
+	cr_assert_eq(ws_xjoin_match(&j), 0);
+	text = print(&j, WS_FORMAT_JSON);
+	cr_assert(
+		strstr(text,
+		       "\"crossings\":[{\"from_host\":\"b\",\"to_host\":\"a\",\"src\":\"10.0.0.2:80\",\"dst\":\"10.0.0.1:5000\",\"seq_start\":1000,\"seq_end\":1200,\"recv_tid\":11,\"send_tid\":21"),
+		"%s", text);
+	/* b's chain is shown inside a's, not again on its own */
+	cr_assert_null(strstr(text, "\"type\":\"xhost_chain\",\"host\":\"b\""), "%s", text);
+	free(text);
+	ws_xjoin_free(&j);
+}
+
+Test(xhost, a_peer_in_no_recording_is_said_not_proven)
+{
+	struct ws_xjoin j;
+	char *text;
+
+	two_hosts(&j, 0);
+	only_host(&j, 0);
+	socket_chain(&j, 11, 2000 * MS, 2300 * MS, "10.0.0.2:8080", "10.0.0.1:5000");
 	/* a proxy's end answered: b has only its own end of another connection */
 	io(&j, 2301 * MS, 11, false, "10.0.0.1:5000", "10.0.0.2:8080", 1200, 200);
 	only_host(&j, 1);
 	io(&j, 2290 * MS, 21, true, "10.0.0.2:80", "10.0.0.2:41000", 1200, 200);
 	cr_assert_eq(ws_xjoin_match(&j), 0);
-	f = open_memstream(&text, &len);
-	ws_xjoin_print(&j, f, WS_FORMAT_JSON, 5);
-	fclose(f);
+	text = print(&j, WS_FORMAT_JSON);
 	cr_assert(
 		strstr(text,
 		       "\"not_proven\":\"join not proven: no recording has the peer's end of 10.0.0.2:8080 -> 10.0.0.1:5000"),
