@@ -183,15 +183,20 @@ static int by_conn(const void *a, const void *b)
 	return c ? c : x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* The first of @o's sends on connection (@local, @peer), by index; o->nsends: none. */
-static size_t first_send(const struct ws_xhost *o, const char *local, const char *peer)
+/*
+ * The first of @o's sends on connection (@local, @peer) (@after: the first past them), by
+ * index; @local alone when @peer is NULL.
+ */
+static size_t send_bound(const struct ws_xhost *o, const char *local, const char *peer, bool after)
 {
 	size_t lo = 0, hi = o->nsends;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		int c = peer ? conn_cmp(o->sends[mid], local, peer)
+			     : strcmp(o->sends[mid]->local, local);
 
-		if (conn_cmp(o->sends[mid], local, peer) < 0)
+		if (c < 0 || (after && !c))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -199,18 +204,67 @@ static size_t first_send(const struct ws_xhost *o, const char *local, const char
 	return lo;
 }
 
+bool xjoin_sends_from(const struct ws_xjoin *j, const char *local)
+{
+	for (int h = 0; h < j->nhosts; h++) {
+		size_t i = send_bound(&j->hosts[h], local, NULL, false);
+
+		if (i < j->hosts[h].nsends && !strcmp(j->hosts[h].sends[i]->local, local))
+			return true;
+	}
+	return false;
+}
+
+/* Sends looked at around the one the sequence numbers point to: a bound on the work. */
+#define NEAR_SENDS 2048
+
+/*
+ * Of sends [@lo, @hi) of one connection, in time order, the one holding receive @r's first byte.
+ * Their sequence numbers grow with time from the first's: a search finds it, unless the
+ * connection moved over 4 GiB or its endpoints were reused by another connection (numbers start
+ * again), when the sends near where it pointed are looked at. NULL: none holds it.
+ */
+static const struct ws_xio *holder(const struct ws_xhost *o, size_t lo, size_t hi,
+				   const struct ws_xio *r)
+{
+	uint32_t base = o->sends[lo]->seq_end - o->sends[lo]->bytes;
+	uint32_t want = r->seq_end - r->bytes - base;
+	size_t a = lo, b = hi, from, to;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		const struct ws_xio *s = o->sends[mid];
+
+		if ((uint32_t)(s->seq_end - s->bytes - base) <= want)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	/* a - 1: the last send that began at or before the byte */
+	from = a > lo + NEAR_SENDS ? a - NEAR_SENDS : lo;
+	to = hi - a > NEAR_SENDS ? a + NEAR_SENDS : hi;
+	if (a > lo && holds_first_byte(o->sends[a - 1], r))
+		return o->sends[a - 1];
+	for (size_t i = from; i < to; i++)
+		if (holds_first_byte(o->sends[i], r))
+			return o->sends[i];
+	return NULL;
+}
+
 const struct ws_xio *xjoin_sender(const struct ws_xjoin *j, const struct ws_xio *r)
 {
 	/* the connection seen from the other end: its local end is this one's peer */
 	for (int h = 0; h < j->nhosts; h++) {
 		const struct ws_xhost *o = &j->hosts[h];
+		const struct ws_xio *s;
+		size_t lo, hi;
 
 		if (h == r->host)
 			continue;
-		for (size_t i = first_send(o, r->peer, r->local);
-		     i < o->nsends && !conn_cmp(o->sends[i], r->peer, r->local); i++)
-			if (holds_first_byte(o->sends[i], r))
-				return o->sends[i];
+		lo = send_bound(o, r->peer, r->local, false);
+		hi = send_bound(o, r->peer, r->local, true);
+		if (lo < hi && (s = holder(o, lo, hi, r)))
+			return s;
 	}
 	return NULL;
 }

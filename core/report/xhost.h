@@ -19,9 +19,10 @@
 
 struct ws_sock_io;
 
-#define WS_XHOST_MAX 16	      /* recordings in one report */
-#define WS_XHOST_CHAINS 20000 /* chains kept per recording for the join */
-#define WS_XHOST_IOS 2000000  /* TCP calls kept per recording */
+#define WS_XHOST_MAX 16 /* recordings in one report */
+/* bounds on memory: about 60 MB of chains and 170 MB of calls per recording at most */
+#define WS_XHOST_CHAINS 10000 /* chains kept per recording for the join */
+#define WS_XHOST_IOS 1000000  /* TCP calls kept per recording */
 #define WS_XHOST_WHAT 160     /* a link's words */
 #define WS_XHOST_ENDPOINT 64
 
@@ -102,6 +103,8 @@ void ws_xjoin_free(struct ws_xjoin *j);
  * pairs or through the first recording's; false when not bounded.
  */
 bool xjoin_offset(const struct ws_xjoin *j, int a, int b, int64_t *lo, int64_t *hi);
+/* Internal to xhost*.c: whether a recording sent from endpoint @local. */
+bool xjoin_sends_from(const struct ws_xjoin *j, const char *local);
 /* Internal to xhost*.c: the send in another recording whose bytes receive @r got first; NULL. */
 const struct ws_xio *xjoin_sender(const struct ws_xjoin *j, const struct ws_xio *r);
 

@@ -71,22 +71,13 @@ static struct ws_xchain *wait_before(struct ws_xhost *h, uint32_t tid, uint64_t 
 	return lo && h->chains[lo - 1].tid == tid ? &h->chains[lo - 1] : NULL;
 }
 
-static bool endpoint_recorded(const struct ws_xjoin *j, const char *ep)
-{
-	for (int h = 0; h < j->nhosts; h++)
-		for (size_t i = 0; i < j->hosts[h].nios; i++)
-			if (!strcmp(j->hosts[h].ios[i].local, ep))
-				return true;
-	return false;
-}
-
 static void not_proven(const struct ws_xjoin *j, const struct ws_xio *r, char *buf, size_t len)
 {
-	if (endpoint_recorded(j, r->peer))
+	if (xjoin_sends_from(j, r->peer))
 		snprintf(
 			buf, len,
 			"join not proven: no recording sent bytes [%" PRIu32 ", %" PRIu32
-			") of %s -> %s (a recording has that endpoint, not those bytes: they were sent before it began or lost from it)",
+			") of %s -> %s (a recording sent from that endpoint, not those bytes: before it began, or they were lost from it)",
 			r->seq_end - r->bytes, r->seq_end, r->peer, r->local);
 	else
 		snprintf(

@@ -232,3 +232,29 @@ Test(xhost, a_peer_in_no_recording_is_said_not_proven)
 	free(text);
 	ws_xjoin_free(&j);
 }
+
+Test(xhost, a_long_connection_s_send_is_found_by_its_numbers)
+{
+	struct ws_xjoin j;
+	const struct ws_xio *s = NULL;
+	/* 20000 sends of 100 bytes from 2^32 - 1000000: the numbers wrap on the way */
+	const uint32_t isn = 0u - 1000000u;
+
+	two_hosts(&j, 0);
+	only_host(&j, 0);
+	/* the 15000th send's bytes, and one 4 bytes into the 3rd send's */
+	io(&j, 5000 * MS, 11, false, "10.0.0.1:5000", "10.0.0.2:80", isn + 15000 * 100, 100);
+	io(&j, 5000 * MS, 11, false, "10.0.0.1:5000", "10.0.0.2:80", isn + 2 * 100 + 50, 46);
+	only_host(&j, 1);
+	for (uint32_t i = 0; i < 20000; i++)
+		io(&j, 1000 * MS + i, 21 + (i == 14999) + 2 * (i == 2), true, "10.0.0.2:80",
+		   "10.0.0.1:5000", isn + (i + 1) * 100, 100);
+	cr_assert_eq(ws_xjoin_match(&j), 0);
+	cr_assert_eq(j.pairs, 2);
+	for (size_t i = 0; i < j.hosts[0].nios; i++) {
+		s = xjoin_sender(&j, &j.hosts[0].ios[i]);
+		cr_assert_not_null(s);
+		cr_assert_eq(s->tid, j.hosts[0].ios[i].bytes == 100 ? 22 : 23);
+	}
+	ws_xjoin_free(&j);
+}
