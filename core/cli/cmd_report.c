@@ -141,6 +141,15 @@ static bool report_sink(void *ctx, const struct ws_chain *c)
 	return true;
 }
 
+static void join_request(void *ctx, const struct ws_request *q)
+{
+	struct replay *r = ctx;
+	int err = ws_xjoin_request(r->xj, q);
+
+	if (err && !r->err)
+		r->err = err;
+}
+
 static void join_io(void *ctx, const struct ws_sock_io *io)
 {
 	struct replay *r = ctx;
@@ -282,6 +291,7 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 			return err;
 		}
 		ws_session_set_sock_io_sink(r->s, join_io, r);
+		ws_session_set_request_sink(r->s, join_request, r);
 	}
 	if (r->pf) {
 		ws_perfetto_set_stacks(r->pf, ws_session_stacks(r->s));

@@ -10,6 +10,7 @@
 
 #include <whyslow/plugin.h>
 
+#include "requests.h"
 #include "xhost.h"
 #include "base/util.h"
 
@@ -138,6 +139,68 @@ int ws_xjoin_io(struct ws_xjoin *j, const struct ws_sock_io *io)
 	endpoint(x->local, sizeof(x->local), io->local);
 	endpoint(x->peer, sizeof(x->peer), io->peer);
 	return 0;
+}
+
+int ws_xjoin_request(struct ws_xjoin *j, const struct ws_request *q)
+{
+	struct ws_xhost *h = &j->hosts[j->nhosts - 1];
+	struct ws_xreq *x;
+
+	if (q->proto != WS_SOCK_TCP || !q->local || !q->peer)
+		return 0;
+	if (h->nreqs >= WS_XHOST_REQS) {
+		h->reqs_dropped++;
+		return 0;
+	}
+	if (ws_grow((void **)&h->reqs, &h->reqs_cap, h->nreqs + 1, sizeof(*h->reqs)))
+		return -ENOMEM;
+	x = &h->reqs[h->nreqs++];
+	x->start = q->start;
+	x->end = q->end;
+	endpoint(x->local, sizeof(x->local), q->local);
+	endpoint(x->peer, sizeof(x->peer), q->peer);
+	snprintf(x->cause, sizeof(x->cause), "%s", q->cause ? q->cause : "");
+	return 0;
+}
+
+/* Requests by connection, then arrival. */
+static int req_cmp(const struct ws_xreq *q, const char *local, const char *peer, uint64_t ts)
+{
+	int c = strcmp(q->local, local);
+
+	if (!c)
+		c = strcmp(q->peer, peer);
+	return c ? c : q->start < ts ? -1 : q->start > ts;
+}
+
+static int by_req(const void *a, const void *b)
+{
+	const struct ws_xreq *y = b;
+
+	return req_cmp(a, y->local, y->peer, y->start);
+}
+
+const struct ws_xreq *xjoin_request_of(const struct ws_xjoin *j, const struct ws_xio *s)
+{
+	const struct ws_xhost *h = &j->hosts[s->host];
+	const struct ws_xreq *q;
+	size_t lo = 0, hi = h->nreqs;
+
+	/* the last request on the send's connection that arrived by the send */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (req_cmp(&h->reqs[mid], s->local, s->peer, s->ts) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	q = &h->reqs[lo - 1];
+	if (strcmp(q->local, s->local) || strcmp(q->peer, s->peer) || s->ts > q->end)
+		return NULL;
+	return q;
 }
 
 /* Each host's calls by thread, then time: a thread's receive after a wait is a search. */
@@ -366,6 +429,7 @@ int ws_xjoin_match(struct ws_xjoin *j)
 
 		qsort(x->ios, x->nios, sizeof(*x->ios), by_tid_ts);
 		qsort(x->chains, x->nchains, sizeof(*x->chains), by_tid_end);
+		qsort(x->reqs, x->nreqs, sizeof(*x->reqs), by_req);
 		if (index_sends(x)) {
 			free(b);
 			return -ENOMEM;
@@ -398,6 +462,7 @@ void ws_xjoin_free(struct ws_xjoin *j)
 		free(j->hosts[h].chains);
 		free(j->hosts[h].ios);
 		free(j->hosts[h].sends);
+		free(j->hosts[h].reqs);
 	}
 	j->nhosts = 0;
 }

@@ -23,6 +23,7 @@ struct ws_sock_io;
 /* bounds on memory: about 60 MB of chains and 170 MB of calls per recording at most */
 #define WS_XHOST_CHAINS 10000 /* chains kept per recording for the join */
 #define WS_XHOST_IOS 1000000  /* TCP calls kept per recording */
+#define WS_XHOST_REQS 100000  /* TCP requests kept per recording */
 #define WS_XHOST_WHAT 160     /* a link's words */
 #define WS_XHOST_ENDPOINT 64
 
@@ -58,6 +59,13 @@ struct ws_xio {
 	char local[WS_XHOST_ENDPOINT], peer[WS_XHOST_ENDPOINT];
 };
 
+/* A TCP request a traced server answered (report/requests.h), for the request view. */
+struct ws_xreq {
+	uint64_t start, end; /* its arrival, its last send */
+	char local[WS_XHOST_ENDPOINT], peer[WS_XHOST_ENDPOINT];
+	char cause[96]; /* "" the request was its own thread's CPU work */
+};
+
 struct ws_xhost {
 	const char *file;
 	char name[64], boot_id[40];
@@ -68,6 +76,8 @@ struct ws_xhost {
 	size_t nios, ios_cap, ios_dropped;
 	const struct ws_xio **sends; /* its sends by connection (local, peer), then time */
 	size_t nsends;
+	struct ws_xreq *reqs;
+	size_t nreqs, reqs_cap, reqs_dropped;
 	/* the clock offset from the first recording's: this host's clock minus that one's */
 	bool offset_known;
 	int64_t offset_ns;
@@ -92,6 +102,9 @@ int ws_xjoin_chain(struct ws_xjoin *j, const struct ws_chain *c,
 		   void *ctx);
 /* Keep TCP call @io of the last host added (those without sequence numbers are not). */
 int ws_xjoin_io(struct ws_xjoin *j, const struct ws_sock_io *io);
+struct ws_request;
+/* Keep TCP request @q of the last host added. 0 or -ENOMEM. */
+int ws_xjoin_request(struct ws_xjoin *j, const struct ws_request *q);
 /* All recordings read: match sends with receives and estimate the clock offsets. 0 or -ENOMEM. */
 int ws_xjoin_match(struct ws_xjoin *j);
 /* Text or JSON: the hosts, their offsets, and the @top longest chains, joined across hosts. */
@@ -103,6 +116,8 @@ void ws_xjoin_free(struct ws_xjoin *j);
  * pairs or through the first recording's; false when not bounded.
  */
 bool xjoin_offset(const struct ws_xjoin *j, int a, int b, int64_t *lo, int64_t *hi);
+/* Internal to xhost*.c: the request of host @h whose answer send @s was part of, or NULL. */
+const struct ws_xreq *xjoin_request_of(const struct ws_xjoin *j, const struct ws_xio *s);
 /* Internal to xhost*.c: whether a recording sent from endpoint @local. */
 bool xjoin_sends_from(const struct ws_xjoin *j, const char *local);
 /* Internal to xhost*.c: the send in another recording whose bytes receive @r got first; NULL. */

@@ -198,7 +198,8 @@ static void text_hosts(const struct ws_xjoin *j, FILE *f)
 static void text_crossing(const struct ws_xjoin *j, const struct step *s, FILE *f)
 {
 	const struct ws_xio *r = s->recv, *x = s->send;
-	char hms[32];
+	const struct ws_xreq *q = xjoin_request_of(j, x);
+	char hms[32], took[32];
 
 	ws_clock_hms(ref_wall(j, x->host, x->ts), hms, sizeof(hms));
 	fprintf(f,
@@ -206,6 +207,13 @@ static void text_crossing(const struct ws_xjoin *j, const struct step *s, FILE *
 		") of %s -> %s; host %s sent them: tid %u at %s (evidence: mirrored endpoints, same TCP sequence numbers)\n",
 		r->seq_end - r->bytes, r->seq_end, r->peer, r->local, j->hosts[x->host].name,
 		x->tid, hms);
+	if (!q)
+		return;
+	/* the request view: the sender answered a request, found from its own socket calls */
+	ws_format_duration(q->end - q->start, took, sizeof(took));
+	fprintf(f, "     -> as the answer of its request on %s from %s (%s; %s%s)\n", q->local,
+		q->peer, took, q->cause[0] ? "cause: " : "its own CPU work",
+		q->cause[0] ? q->cause : "");
 }
 
 static void text_walk(const struct ws_xjoin *j, const struct walk *w, int rank, FILE *f)
@@ -261,6 +269,28 @@ static void json_link(const struct ws_xjoin *j, int h, const struct ws_xlink *l,
 	fprintf(f, ",\"start\":\"%s\",\"dur_ns\":%" PRIu64 "}", iso, l->dur);
 }
 
+/* The request view of crossing send @s: ,"request":{...}, or nothing. */
+static void json_request(const struct ws_xjoin *j, const struct ws_xio *s, FILE *f)
+{
+	const struct ws_xreq *q = xjoin_request_of(j, s);
+	char iso[40];
+
+	if (!q)
+		return;
+	ws_clock_iso(ref_wall(j, s->host, q->start), iso, sizeof(iso));
+	fprintf(f, ",\"request\":{\"local\":");
+	ws_json_str(f, q->local);
+	fprintf(f, ",\"peer\":");
+	ws_json_str(f, q->peer);
+	fprintf(f, ",\"start\":\"%s\",\"duration_ns\":%" PRIu64 ",\"cause\":", iso,
+		q->end - q->start);
+	if (q->cause[0])
+		ws_json_str(f, q->cause);
+	else
+		fputs("null", f);
+	fputc('}', f);
+}
+
 static void json_walk(const struct ws_xjoin *j, const struct walk *w, FILE *f)
 {
 	const struct step *first = &w->steps[0], *end = &w->steps[w->n - 1];
@@ -296,9 +326,11 @@ static void json_walk(const struct ws_xjoin *j, const struct walk *w, FILE *f)
 		ws_json_str(f, r->local);
 		fprintf(f,
 			",\"seq_start\":%" PRIu32 ",\"seq_end\":%" PRIu32
-			",\"recv_tid\":%u,\"send_tid\":%u,\"send_time\":\"%s\",\"followed\":%s}",
+			",\"recv_tid\":%u,\"send_tid\":%u,\"send_time\":\"%s\",\"followed\":%s",
 			r->seq_end - r->bytes, r->seq_end, r->tid, s->tid, iso,
 			i + 1 < w->n ? "true" : "false");
+		json_request(j, s, f);
+		fputc('}', f);
 	}
 	fprintf(f, "],\"root\":");
 	if (end->send) {

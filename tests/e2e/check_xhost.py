@@ -70,6 +70,13 @@ def check_direct(c, hosts, shift_ms, text, want):
         for k in x:
             n = (k["seq_end"] - k["seq_start"]) % (1 << 32)
             want(0 < n <= 300, f"a crossing's sequence range of {n} bytes")
+        # the request view: each sender answered a request on that connection
+        for k in x:
+            q = k.get("request")
+            want(q and q["local"] == k["src"] and q["peer"] == k["dst"],
+                 f"the request of crossing {k}")
+        q = x[1].get("request") or {}
+        want("loop" in (q.get("cause") or ""), f"the database's request's cause: {q}")
     for name, true_ns in (("server", shift_ms * 1_000_000), ("db", 0)):
         h = hosts[name]
         if not h["offset_known"]:
@@ -83,6 +90,8 @@ def check_direct(c, hosts, shift_ms, text, want):
     want("host server sent them" in text and "host db sent them" in text,
          "the text does not name each crossing's sending host")
     want("same TCP sequence numbers" in text, "the text does not say the crossing's evidence")
+    want("as the answer of its request on 10.77.2.2:7002" in text,
+         "the text does not name the database's request")
 
 
 def check_proxy(c, text, want):
