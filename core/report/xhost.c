@@ -14,6 +14,20 @@
 #include "xhost.h"
 #include "base/util.h"
 
+/*
+ * A recording's words (a host or thread name, a source's description) printed to a terminal:
+ * control characters (C0, DEL, C1 as UTF-8) become '?', so none can forge lines or send escape
+ * sequences; kept so, the text and JSON say the same.
+ */
+static void clean(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			p[0] = p[1] = '?';
+}
+
 int ws_xjoin_add_host(struct ws_xjoin *j, const char *file, const char *name, const char *boot_id,
 		      const struct ws_clock *clock)
 {
@@ -25,14 +39,17 @@ int ws_xjoin_add_host(struct ws_xjoin *j, const char *file, const char *name, co
 	memset(h, 0, sizeof(*h));
 	h->file = file;
 	snprintf(h->name, sizeof(h->name), "%s", name[0] ? name : file);
+	clean(h->name);
 	/* two recordings of one name (no --host given on hosts named alike): told apart by number
 	 */
 	for (int i = 0, n = 2; i < j->nhosts - 1; i++)
 		if (!strcmp(j->hosts[i].name, h->name)) {
 			snprintf(h->name, sizeof(h->name), "%.50s#%d", name[0] ? name : file, n++);
+			clean(h->name);
 			i = -1; /* that one may be taken too: look again */
 		}
 	snprintf(h->boot_id, sizeof(h->boot_id), "%s", boot_id);
+	clean(h->boot_id);
 	h->clock = *clock;
 	return 0;
 }
@@ -56,6 +73,7 @@ static void endpoint(char *dst, size_t len, const char *src)
 static void copy_comm(char *dst, const char *src)
 {
 	snprintf(dst, 16, "%s", src ? src : "");
+	clean(dst);
 }
 
 /* A root at a TCP socket: its bytes came from a peer this recording does not follow. */
@@ -91,6 +109,7 @@ int ws_xjoin_chain(struct ws_xjoin *j, const struct ws_chain *c,
 	x->start = c->start;
 	x->end = c->end;
 	snprintf(x->root, sizeof(x->root), "%s", c->root);
+	clean(x->root);
 	for (int i = 0; i < c->nlinks && i < WS_CHAIN_MAX_LINKS; i++) {
 		const struct ws_link *l = &c->links[i];
 		struct ws_xlink *y = &x->links[x->nlinks++];
@@ -105,6 +124,7 @@ int ws_xjoin_chain(struct ws_xjoin *j, const struct ws_chain *c,
 			describe(ctx, l->claim, y->what, sizeof(y->what));
 		else
 			snprintf(y->what, sizeof(y->what), "%s", l->kind);
+		clean(y->what);
 		y->tcp_root = tcp_root(l);
 		if (y->tcp_root) {
 			endpoint(y->src, sizeof(y->src), ws_claim_str(l->claim, "src", ""));
@@ -160,6 +180,7 @@ int ws_xjoin_request(struct ws_xjoin *j, const struct ws_request *q)
 	endpoint(x->local, sizeof(x->local), q->local);
 	endpoint(x->peer, sizeof(x->peer), q->peer);
 	snprintf(x->cause, sizeof(x->cause), "%s", q->cause ? q->cause : "");
+	clean(x->cause);
 	return 0;
 }
 

@@ -258,3 +258,21 @@ Test(xhost, a_long_connection_s_send_is_found_by_its_numbers)
 	}
 	ws_xjoin_free(&j);
 }
+
+Test(xhost, a_recording_s_words_cannot_forge_lines)
+{
+	struct ws_xjoin j;
+	struct ws_clock c = { 0 };
+	char *text;
+
+	memset(&j, 0, sizeof(j));
+	cr_assert_eq(ws_xjoin_add_host(&j, "a.data", "evil\n\x1b[2Jhost", "", &c), 0);
+	cr_assert_eq(ws_xjoin_add_host(&j, "b.data", "evil\n\x1b[2Jhost", "", &c), 0);
+	cr_assert_str_eq(j.hosts[0].name, "evil??[2Jhost");
+	cr_assert_str_eq(j.hosts[1].name, "evil??[2Jhost#2");
+	cr_assert_eq(ws_xjoin_match(&j), 0);
+	text = print(&j, WS_FORMAT_TEXT);
+	cr_assert_null(strchr(text, '\x1b'), "%s", text);
+	free(text);
+	ws_xjoin_free(&j);
+}
