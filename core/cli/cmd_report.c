@@ -659,6 +659,12 @@ static int report_joined(const struct ws_cli *cli)
 		       "report of several recordings: the filters (--tid, --pid, --comm, --cgroup-match, --since, --until) take one recording");
 		return 2;
 	}
+	if (cli->more_files.n + 1 > WS_XHOST_MAX) {
+		ws_log(WS_LOG_ERROR,
+		       "report: %d recordings given; at most %d are joined (one per host)",
+		       cli->more_files.n + 1, WS_XHOST_MAX);
+		return 2;
+	}
 	for (int i = 0; i < cli->ncore; i++)
 		if (!strcmp(cli->core_key[i], "top"))
 			ws_parse_u64(cli->core_val[i], &top);
