@@ -24,6 +24,7 @@
 #include "record/stuck_rec.h"
 #include "session/loader.h"
 #include "session/resolution.h"
+#include "report/xhost.h"
 
 #ifndef WS_VERSION
 #define WS_VERSION "unknown"
@@ -66,6 +67,7 @@ struct replay {
 	bool ended_early;
 	struct ws_stuck open; /* the waits still open when the recording ended */
 	bool have_open;
+	struct ws_xjoin *xj; /* several recordings: what each keeps for the join; NULL: one */
 	int err;
 };
 
@@ -126,11 +128,35 @@ static bool report_sink(void *ctx, const struct ws_chain *c)
 	struct replay *r = ctx;
 	int err;
 
+	if (r->xj) {
+		/* the joined report lists its chains after every recording is read */
+		if ((err = ws_xjoin_chain(r->xj, c, ws_session_describe, r->s)) && !r->err)
+			r->err = err;
+		return false;
+	}
 	if (!victim_wanted(r, c))
 		return false;
 	if (r->pf && (err = ws_perfetto_chain(r->pf, c)) && !r->err)
 		r->err = err;
 	return true;
+}
+
+static void join_request(void *ctx, const struct ws_request *q)
+{
+	struct replay *r = ctx;
+	int err = ws_xjoin_request(r->xj, q);
+
+	if (err && !r->err)
+		r->err = err;
+}
+
+static void join_io(void *ctx, const struct ws_sock_io *io)
+{
+	struct replay *r = ctx;
+	int err = ws_xjoin_io(r->xj, io);
+
+	if (err && !r->err)
+		r->err = err;
 }
 
 static void report_ival(void *ctx, const struct ws_thread *t, const struct ws_ival *iv,
@@ -258,6 +284,15 @@ static int on_meta(void *ctx, const struct ws_trace_meta *m)
 	    (err = ws_session_follow(r->s, m->pids[0])))
 		return err;
 	ws_session_set_chain_sink(r->s, report_sink, r);
+	if (r->xj) {
+		if ((err = ws_xjoin_add_host(r->xj, r->file, m->hostname, m->boot_id, &m->clock))) {
+			ws_log(WS_LOG_ERROR, "report: at most %d recordings are joined",
+			       WS_XHOST_MAX);
+			return err;
+		}
+		ws_session_set_sock_io_sink(r->s, join_io, r);
+		ws_session_set_request_sink(r->s, join_request, r);
+	}
 	if (r->pf) {
 		ws_perfetto_set_stacks(r->pf, ws_session_stacks(r->s));
 		ws_perfetto_set_cgroups(r->pf, ws_session_cgroup_of, r->s);
@@ -575,6 +610,94 @@ static int report_finish(struct replay *r, FILE *out, bool *deadlock)
 	return 0;
 }
 
+/* One recording of several read into @xj: its chains and TCP calls kept, its own report discarded.
+ */
+static int join_one(const struct ws_cli *cli, const char *file, struct ws_xjoin *xj)
+{
+	struct replay r = { .cli = cli,
+			    .file = file,
+			    .plugin_dir = cli->plugin_dir,
+			    .verbose = cli->verbose,
+			    .format = WS_FORMAT_TEXT,
+			    .xj = xj };
+	bool deadlock = false;
+	FILE *in;
+	int err = -EINVAL;
+
+	if (replay_prepare(&r)) {
+		free_comms(&r);
+		return -EINVAL;
+	}
+	in = open_recording(file);
+	r.out = null_stream();
+	if (in && r.out && !(err = replay_recording(&r, in)))
+		err = report_end(&r, &deadlock);
+	if (!r.out)
+		ws_log(WS_LOG_ERROR, "report: %s", strerror(errno));
+	if (r.out)
+		fclose(r.out);
+	if (in)
+		fclose(in);
+	ws_session_free(r.s);
+	ws_config_free(&r.cfg);
+	ws_stuck_free(&r.open);
+	free_comms(&r);
+	return err ? err : r.err;
+}
+
+/* report A.data B.data ...: one recording per host, their chains joined (report/xhost.h). */
+static int report_joined(const struct ws_cli *cli)
+{
+	const char *output = cli->output && strcmp(cli->output, "-") ? cli->output : NULL;
+	enum ws_format format = cli->format_set ? cli->format : WS_FORMAT_TEXT;
+	struct ws_xjoin *xj;
+	struct ws_outfile of;
+	uint64_t top = 5;
+	int rc = 1;
+
+	if (format != WS_FORMAT_TEXT && format != WS_FORMAT_JSON) {
+		ws_log(WS_LOG_ERROR,
+		       "report of several recordings: --format text or json (%s takes one recording)",
+		       ws_format_name(format));
+		return 2;
+	}
+	if (cli->tids.n || cli->pids.n || cli->comms.n || cli->cgroup_res.n || cli->since.set ||
+	    cli->until.set) {
+		ws_log(WS_LOG_ERROR,
+		       "report of several recordings: the filters (--tid, --pid, --comm, --cgroup-match, --since, --until) take one recording");
+		return 2;
+	}
+	if (cli->more_files.n + 1 > WS_XHOST_MAX) {
+		ws_log(WS_LOG_ERROR,
+		       "report: %d recordings given; at most %d are joined (one per host)",
+		       cli->more_files.n + 1, WS_XHOST_MAX);
+		return 2;
+	}
+	for (int i = 0; i < cli->ncore; i++)
+		if (!strcmp(cli->core_key[i], "top"))
+			ws_parse_u64(cli->core_val[i], &top);
+	xj = calloc(1, sizeof(*xj));
+	if (!xj)
+		return 1;
+	if (join_one(cli, cli->file, xj))
+		goto out;
+	for (int i = 0; i < cli->more_files.n; i++)
+		if (join_one(cli, cli->more_files.v[i], xj))
+			goto out;
+	if (ws_xjoin_match(xj)) {
+		ws_log(WS_LOG_ERROR, "report: out of memory joining the recordings");
+		goto out;
+	}
+	if (ws_outfile_open(&of, output))
+		goto out;
+	ws_xjoin_print(xj, of.f, format, (int)top);
+	rc = ws_outfile_close(&of, true) ? 1 : 0;
+out:
+	ws_xjoin_free(xj);
+	free(xj);
+	return rc;
+}
+
 int ws_cmd_report(const struct ws_cli *cli)
 {
 	struct replay r = { .cli = cli,
@@ -589,6 +712,8 @@ int ws_cmd_report(const struct ws_cli *cli)
 	bool deadlock = false;
 	int rc = 1;
 
+	if (cli->more_files.n)
+		return report_joined(cli);
 	if (replay_prepare(&r)) {
 		free_comms(&r);
 		return 2; /* a bad command line, as for the other commands' usage errors */

@@ -142,6 +142,20 @@ static void perfetto_request(void *ctx, const struct ws_request *q)
 		j->err = err;
 }
 
+/* The kernel's random boot id: tells two boots of one host (or two hosts of one name) apart. */
+static void read_boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
 void ws_trace_meta_fill(struct ws_trace_meta *m, struct ws_session *s, const struct ws_config *cfg,
 			const char *plugin_dir, const uint32_t *pids, int npids)
 {
@@ -151,6 +165,7 @@ void ws_trace_meta_fill(struct ws_trace_meta *m, struct ws_session *s, const str
 	if (!uname(&u))
 		snprintf(m->kernel, sizeof(m->kernel), "%s %s %s", u.sysname, u.release, u.machine);
 	gethostname(m->hostname, sizeof(m->hostname) - 1);
+	read_boot_id(m->boot_id, sizeof(m->boot_id));
 	snprintf(m->sources, sizeof(m->sources), "%s", ws_session_sources(s));
 	ws_source_versions(plugin_dir, m->sources, m->versions, sizeof(m->versions));
 	m->clock = *ws_session_clock(s);
@@ -182,6 +197,9 @@ static int record_start(struct ws_trace_job *j, struct ws_session *s, const uint
 	j->f = j->out.f;
 	setvbuf(j->f, NULL, _IOFBF, 1 << 18);
 	ws_trace_meta_fill(m, s, j->cfg, j->plugin_dir, pids, npids);
+	if (j->host)
+		snprintf(m->hostname, sizeof(m->hostname), "%s", j->host);
+	m->clock.wall_ns += j->clock_shift_ns;
 	if (j->attach)
 		n += snprintf(m->command, sizeof(m->command), "attach");
 	/*

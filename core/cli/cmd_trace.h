@@ -28,6 +28,8 @@ struct ws_trace_job {
 	char **argv; /* run: the command, for the metadata */
 	bool attach;
 	enum ws_trace_compress compress; /* record --compress */
+	const char *host;		 /* record --host; NULL: the nodename */
+	uint64_t clock_shift_ns;	 /* record --clock-shift: added to the wall-clock anchor */
 
 	/* private */
 	FILE *f;

@@ -79,6 +79,8 @@ static int config_help(const struct ws_cli *c)
  */
 static int without_tracing(const struct ws_cli *c, int *rc)
 {
+	uint64_t shift;
+
 	if (c->version) {
 		printf("whyslow %s (plugin ABI %d.%d)\nplugin directory: %s\n", WS_VERSION,
 		       WS_ABI_MAJOR, WS_ABI_MINOR, ws_plugin_dir_pick(c->plugin_dir));
@@ -108,6 +110,17 @@ static int without_tracing(const struct ws_cli *c, int *rc)
 		   strcmp(c->compress, "zstd") && strcmp(c->compress, "none")) {
 		ws_log(WS_LOG_ERROR, "record --compress=%s: give zstd (the default) or none",
 		       c->compress);
+		*rc = 1;
+	} else if ((c->cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH)) && c->clock_shift &&
+		   ws_parse_duration(c->clock_shift, &shift)) {
+		ws_log(WS_LOG_ERROR,
+		       "record --clock-shift=%s: give a duration with its unit (250ms, 3s)",
+		       c->clock_shift);
+		*rc = 1;
+	} else if ((c->cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH)) && c->host &&
+		   (!c->host[0] || strlen(c->host) >= WS_TRACE_STR)) {
+		ws_log(WS_LOG_ERROR, "record --host: give a name of 1 to %d bytes",
+		       WS_TRACE_STR - 1);
 		*rc = 1;
 	} else if ((c->cmd & (WS_CMD_RECORD | WS_CMD_REC_ATTACH)) && c->output &&
 		   !strcmp(c->output, "-")) {
@@ -371,6 +384,9 @@ int main(int argc, char **argv)
 		job.attach = !!(c.cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH));
 		job.compress =
 			c.compress && !strcmp(c.compress, "none") ? WS_TRACE_RAW : WS_TRACE_ZSTD;
+		job.host = c.host;
+		if (c.clock_shift)
+			ws_parse_duration(c.clock_shift, &job.clock_shift_ns); /* checked before */
 		ro.on_start = ws_trace_job_start;
 		ro.on_finish = ws_trace_job_finish;
 		ro.hook_ctx = &job;

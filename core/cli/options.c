@@ -156,6 +156,15 @@ const struct ws_opt ws_opts[] = {
 	  "zstd (level 3) makes a recording 10 to 20 times smaller (BENCHMARKS.md); none writes the records as they are, for a whyslow older than format 1.6 (docs/trace-format.md).",
 	  false },
 
+	{ WS_CMD_RECORD | WS_CMD_REC_ATTACH, 0, "host", WS_ARG_STRING, "NAME", NULL, F(host), 0,
+	  "the name of this host in the recording (default: its nodename)",
+	  "report of several recordings names each link's host so; give each host its own.", true },
+	{ WS_CMD_RECORD | WS_CMD_REC_ATTACH, 0, "clock-shift", WS_ARG_STRING, "DUR", NULL,
+	  F(clock_shift), 0,
+	  "a testing aid: record as if this host's wall clock were DUR ahead (default 0)",
+	  "For tests of a report of several recordings made on one machine: the clock offset that report estimates between hosts is then DUR. Only the wall-clock anchor moves; event times and the analysis are unchanged.",
+	  true },
+
 	/* report */
 	{ WS_CMD_REPORT, 0, "format", WS_ARG_FORMAT, "FMT", NULL, F(format), WS_FORMATS_REPORT,
 	  "text (default), json (JSON Lines), folded (flame graph stacks), pprof (the same stacks as a gzipped profile.proto) or perfetto (trace-event JSON for ui.perfetto.dev or chrome://tracing)",

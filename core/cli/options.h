@@ -101,7 +101,9 @@ struct ws_cli {
 	const char *core_key[WS_CLI_MAX_CORE], *core_val[WS_CLI_MAX_CORE];
 	int ncore;
 	const char *config, *sources, *plugin_dir, *user, *output, *live, *perfetto;
-	const char *compress; /* record: "zstd" or "none"; NULL: zstd */
+	const char *compress;	 /* record: "zstd" or "none"; NULL: zstd */
+	const char *host;	 /* record: the host's name in the recording; NULL: the nodename */
+	const char *clock_shift; /* record: a testing aid, the wall clock read this much ahead */
 	const char *config_help, *dump_options;
 	bool as_root, wait, help, version;
 	/* watch: -a (its flight recorder, triggers and spool are [core] watch_* keys) */
@@ -113,8 +115,9 @@ struct ws_cli {
 	struct ws_strs comms;
 	struct ws_strs cgroup_res; /* report --cgroup-match */
 	struct ws_cli_when since, until;
-	char **argv;	  /* run, record: the command */
-	const char *file; /* report: the recording */
+	char **argv;		   /* run, record: the command */
+	const char *file;	   /* report: the (first) recording */
+	struct ws_strs more_files; /* report: recordings of other hosts, joined with it */
 };
 
 /*

@@ -358,11 +358,15 @@ static int operand(struct parser *p)
 		return 1;
 	case WS_CMD_REPORT:
 		if (c->file) {
-			char what[512];
+			/* several recordings: one per host, joined (report/xhost.h) */
+			const char **grown =
+				realloc(c->more_files.v, (c->more_files.n + 1) * sizeof(*grown));
 
-			snprintf(what, sizeof(what),
-				 "report: one recording at a time ('%s' and '%s')", c->file, word);
-			return bad(c, "%s", what);
+			if (!grown)
+				return -ENOMEM;
+			c->more_files.v = grown;
+			c->more_files.v[c->more_files.n++] = word;
+			break;
 		}
 		c->file = word;
 		break;
@@ -416,5 +420,6 @@ void ws_cli_free(struct ws_cli *c)
 	free(c->tids.v);
 	free(c->comms.v);
 	free(c->cgroup_res.v);
+	free(c->more_files.v);
 	memset(c, 0, sizeof(*c));
 }

@@ -24,7 +24,7 @@ static const struct usage usages[] = {
 	  "  run [options] [--] COMMAND [ARGS...]   run COMMAND and trace it and its children\n"
 	  "  attach [options] PID...                trace running processes until Ctrl-C or exit\n"
 	  "  record [options] -- COMMAND | attach PID...   save the events to a file, for later\n"
-	  "  report [FILE] [options]                analyse a recording (no root needed)\n"
+	  "  report [FILE...] [options]             analyse a recording (several: hosts joined)\n"
 	  "  stuck [options] PID...                 what each thread waits for, now\n"
 	  "  watch [options] -a | PID... | --cgroup PATH   keep the last seconds, dump slow ones\n"
 	  "  dump                                   ask the running watch for a dump now\n"
@@ -85,11 +85,12 @@ static const struct usage usages[] = {
 	  "  sudo whyslow record -o app.data -- ./app && whyslow report app.data\n"
 	  "  sudo whyslow record -o db.data --duration 10s attach $(pidof postgres)\n" },
 	{ WS_CMD_REPORT,
-	  "Usage: whyslow report [FILE] [options]\n"
+	  "Usage: whyslow report [FILE...] [options]\n"
 	  "\n"
 	  "Analyses a recording made by `whyslow record` (default FILE: whyslow.data; - reads it\n"
 	  "from standard input) and prints the same chains the live run would have. Needs neither\n"
 	  "root nor BPF.\n"
+	  "Several FILEs, one per host: their chains joined across hosts by TCP evidence.\n"
 	  "\n"
 	  "Options:\n",
 	  "\n"
@@ -99,6 +100,7 @@ static const struct usage usages[] = {
 	  "  whyslow report app.data --format json --comm 'worker-[0-9]+'\n"
 	  "  whyslow report app.data --since 14:32:07 --until 14:32:09.500\n"
 	  "  whyslow report app.data --since 2s --pid 1234 --min-block 50ms\n"
+	  "  whyslow report web.data db.data     (each recorded with --host on its own host)\n"
 	  "  whyslow report app.data --format perfetto -o app.json   # open in ui.perfetto.dev\n" },
 	{ WS_CMD_STUCK,
 	  "Usage: whyslow stuck [options] PID...\n"

@@ -100,6 +100,8 @@ int ws_trace_write_meta(struct ws_trace_writer *w, const struct ws_trace_meta *m
 	kv(f, "whyslow", "%s", m->version);
 	kv(f, "kernel", "%s", m->kernel);
 	kv(f, "hostname", "%s", m->hostname);
+	if (m->boot_id[0])
+		kv(f, "boot_id", "%s", m->boot_id);
 	kv(f, "clock_mono_ns", "%" PRIu64, m->clock.mono_ns);
 	kv(f, "clock_wall_ns", "%" PRIu64, m->clock.wall_ns);
 	kv(f, "sources", "%s", m->sources);
@@ -259,6 +261,8 @@ int ws_trace_meta_parse(const void *p, size_t len, struct ws_trace_meta *m)
 			copy_str(m->kernel, sizeof(m->kernel), v);
 		else if (!strcmp(k, "hostname"))
 			copy_str(m->hostname, sizeof(m->hostname), v);
+		else if (!strcmp(k, "boot_id"))
+			copy_str(m->boot_id, sizeof(m->boot_id), v);
 		else if (!strcmp(k, "sources"))
 			copy_str(m->sources, sizeof(m->sources), v);
 		else if (!strcmp(k, "source_versions"))

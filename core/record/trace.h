@@ -22,7 +22,7 @@
 
 #define WS_TRACE_MAGIC "WHYSLOW" /* with its NUL: 8 bytes */
 #define WS_TRACE_MAJOR 1
-#define WS_TRACE_MINOR 11
+#define WS_TRACE_MINOR 12
 #define WS_TRACE_MAX_REC (1u << 20) /* no record is larger; bounds the reader's buffer */
 #define WS_TRACE_MAX_PIDS 4096	    /* traced pids kept from the metadata */
 #define WS_TRACE_STR 256
@@ -88,6 +88,7 @@ struct ws_trace_end {
 /* The metadata record, decoded (unknown keys are ignored). */
 struct ws_trace_meta {
 	char kernel[WS_TRACE_STR], hostname[WS_TRACE_STR], version[64];
+	char boot_id[40];	     /* 1.12: the kernel's random boot id ("" not known) */
 	char sources[WS_TRACE_STR];  /* "sched,futex,blkio" */
 	char versions[WS_TRACE_STR]; /* "sched=0.1.0,futex=0.1.0,..." */
 	char command[WS_TRACE_STR];  /* what was recorded, for people */

@@ -365,7 +365,8 @@ void ws_report_set_request_sink(struct ws_report *r,
 
 void ws_report_sock_io(struct ws_report *r, const struct ws_sock_io *io)
 {
-	if (r->rq)
+	/* a client's end is join evidence only: no request is served on it */
+	if (r->rq && !(io->flags & WS_SOCK_NOT_SERVED))
 		ws_requests_io(r->rq, io);
 }
 

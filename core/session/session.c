@@ -610,6 +610,12 @@ void ws_session_set_ival_sink(struct ws_session *s, ws_ival_sink_fn fn, void *ct
 	s->ival_sink_ctx = ctx;
 }
 
+void ws_session_set_sock_io_sink(struct ws_session *s, ws_sock_io_sink_fn fn, void *ctx)
+{
+	s->sock_io_sink = fn;
+	s->sock_io_sink_ctx = ctx;
+}
+
 void ws_session_set_request_sink(struct ws_session *s, ws_request_sink_fn fn, void *ctx)
 {
 	if (s->rep)

@@ -104,6 +104,15 @@ void ws_session_flush_timelines(struct ws_session *s);
 struct ws_request;
 typedef void (*ws_request_sink_fn)(void *ctx, const struct ws_request *q);
 void ws_session_set_request_sink(struct ws_session *s, ws_request_sink_fn fn, void *ctx);
+/*
+ * Every socket call a source handed in (ws_host.sock_io), client ends too: the join of several
+ * hosts' recordings (report/xhost.h). @io is valid only during the call; NULL: none.
+ */
+struct ws_sock_io;
+/* Claim @c in words, by its source ("futex 0x7f..."); @session is a struct ws_session. */
+void ws_session_describe(void *session, const struct ws_claim *c, char *buf, size_t len);
+typedef void (*ws_sock_io_sink_fn)(void *ctx, const struct ws_sock_io *io);
+void ws_session_set_sock_io_sink(struct ws_session *s, ws_sock_io_sink_fn fn, void *ctx);
 /* After start: every reported wait (report.h: ws_report_set_wait_sink); NULL: none. */
 void ws_session_set_wait_sink(struct ws_session *s, const struct ws_wait_sink *sink);
 /* Mark the session as a replay (before start): @clock is the recording's anchor. */

@@ -216,6 +216,8 @@ static void host_sock_io(struct ws_plugin_ctx *ctx, const struct ws_sock_io *io)
 
 	if (s->rep)
 		ws_report_sock_io(s->rep, io);
+	if (s->sock_io_sink)
+		s->sock_io_sink(s->sock_io_sink_ctx, io);
 }
 
 const struct ws_host ws_session_host = {
@@ -423,6 +425,11 @@ static void describe_one(struct ws_session *s, const struct ws_claim *c, char *b
 }
 
 /* "futex 0x7f2a3c001000, interrupted by signal SIGINT from tid 4242 (bash)" */
+void ws_session_describe(void *session, const struct ws_claim *c, char *buf, size_t len)
+{
+	session_describe(session, c, buf, len);
+}
+
 void session_describe(void *ctx, const struct ws_claim *c, char *buf, size_t len)
 {
 	struct ws_session *s = ctx;

@@ -174,6 +174,8 @@ struct ws_session {
 	void *sink_ctx;
 	ws_ival_sink_fn ival_sink;
 	void *ival_sink_ctx;
+	ws_sock_io_sink_fn sock_io_sink;
+	void *sock_io_sink_ctx;
 	struct plugin_name *names;
 	size_t nnames, names_cap;
 	uint64_t lost_total, end_mono;

@@ -499,25 +499,41 @@ static __always_inline void io_head(struct ws_net_io *r, const struct sock *sk, 
 }
 
 /*
- * A call on an IP socket. A TCP end that connected while tracing is a client's: nothing is
- * written for it (half the records of a traced client and server); the rest go to user space,
- * which tells older connections' ends by their ports. The record stops before unix_path.
+ * A call on an IP socket. A TCP end that connected while tracing is a client's: its record is
+ * join evidence only (user space keeps it from the requests); the rest go to user space, which
+ * tells older connections' ends by their ports. A TCP record carries where the bytes end in
+ * their stream (one load: the socket was just used, its line is in cache); the record stops
+ * before unix_path, or after that sequence number.
  */
 static __always_inline int ip_io(const struct sock *sk, int ret, bool send, __u16 family)
 {
 	__u64 key = (__u64)sk;
 	__u8 *role = bpf_map_lookup_elem(&net_tcp_role, &key);
 	__u8 known = role ? *role : 0;
+	const struct tcp_sock *tp = (const void *)sk;
 	struct ws_net_io *r;
 
-	if (known == WS_NET_IO_CONNECTED)
+	/* each size in its own branch: the ring's reserve takes constants, and the verifier then
+	 * knows which record it writes */
+	if (sk->sk_protocol != IPPROTO_TCP_) {
+		r = ws_reserve(WS_NET_IO_IP_SIZE, WS_NET_IO);
+		if (!r)
+			return 0;
+		io_head(r, sk, ret, send, family);
+		r->unix_bound = known;
+		sock_tuple(&r->addr, sk, family);
+		ws_submit(r);
 		return 0;
-	r = ws_reserve(WS_NET_IO_IP_SIZE, WS_NET_IO);
+	}
+	r = ws_reserve(WS_NET_IO_TCP_SIZE, WS_NET_IO);
 	if (!r)
 		return 0;
 	io_head(r, sk, ret, send, family);
+	r->hdr.flags |= WS_NET_IO_SEQ;
 	r->unix_bound = known;
 	sock_tuple(&r->addr, sk, family);
+	r->tcp.seq_end = send ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
+	r->tcp.reserved = 0;
 	ws_submit(r);
 	return 0;
 }

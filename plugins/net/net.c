@@ -295,7 +295,7 @@ static const struct ws_plugin net_plugin = {
 	.name = NAME,
 	.description =
 		"TCP/UDP sockets: the task that queued the packet whose delivery woke a reader",
-	.version = "1.2",
+	.version = "1.3",
 	.kind_base = WS_KIND_NET,
 	.bpf_object = net_bpf_object,
 	.config_keys = net_keys,

@@ -125,6 +125,14 @@ int net_io_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec, struc
 	io.bytes = (uint64_t)r->ret;
 	io.dir = rec->flags & WS_NET_IO_SEND ? WS_SOCK_SEND : WS_SOCK_RECV;
 	io.role = io_role(r, eph);
+	/* a client's end (net 1.3 writes it for the join): never a request's */
+	if (r->family != AF_UNIX && (r->unix_bound & WS_NET_IO_CONNECTED))
+		io.flags |= WS_SOCK_NOT_SERVED;
+	if (r->family != AF_UNIX && (rec->flags & WS_NET_IO_SEQ) &&
+	    rec->size >= WS_NET_IO_TCP_SIZE) {
+		io.flags |= WS_SOCK_SEQ;
+		io.seq_end = r->tcp.seq_end;
+	}
 	if (r->family == AF_UNIX) {
 		io.proto = WS_SOCK_UNIX;
 		/* the one address a unix connection has names its server's end */

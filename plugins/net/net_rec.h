@@ -64,6 +64,7 @@ struct ws_net_wake {
 
 /* ws_net_io: hdr.flags */
 #define WS_NET_IO_SEND 0x1 /* a send; a receive without it */
+#define WS_NET_IO_SEQ 0x2  /* TCP (net 1.3): tcp.seq_end is read from the socket */
 /* ws_net_io.unix_bound (its name is older than its TCP meanings) */
 #define WS_NET_IO_BOUND 0x1	 /* unix: this end has an address (a path) */
 #define WS_NET_IO_PEER_BOUND 0x2 /* unix: its peer has one */
@@ -75,10 +76,13 @@ struct ws_net_wake {
 /*
  * A receive that returned data, or a send, by a traced thread on a socket (the kernel's
  * sock_recv_length / sock_send_length, which read()/write() on a socket reach too): the marks
- * requests are found from (the core's requests). A receive of 0 bytes on a stream is the peer's
- * end. Nothing is written for peeks and failed calls, nor for ends known in the kernel not to
- * serve (a TCP end that connected while tracing; a unix end without an address, or whose peer
- * has one). An IP socket's record is WS_NET_IO_IP_SIZE bytes (no unix_path).
+ * requests are found from (the core's requests), and on TCP the bytes' place in their stream,
+ * which joins recordings of several hosts. A receive of 0 bytes on a stream is the peer's end.
+ * Nothing is written for peeks and failed calls, nor for unix ends known in the kernel not to
+ * serve (without an address, or whose peer has one). A TCP end that connected while tracing
+ * (WS_NET_IO_CONNECTED) was not written before net 1.3: it is a client's, and its records are
+ * join evidence only. An IP socket's record is WS_NET_IO_IP_SIZE bytes (no unix_path); from net
+ * 1.3 with tcp (WS_NET_IO_TCP_SIZE), and a shorter one reads as without sequence numbers.
  */
 struct ws_net_io {
 	struct ws_rec_hdr hdr;
@@ -89,11 +93,24 @@ struct ws_net_io {
 	__u8 unix_bound; /* WS_NET_IO_*BOUND (unix), WS_NET_IO_ACCEPTED / _CONNECTED (TCP) */
 	__u8 path_len;	 /* bytes of unix_path that are the address (abstract: from a 0 byte) */
 	struct ws_net_tuple addr; /* IP: this end (saddr, sport) and the peer (daddr, dport) */
-	/* unix: the address of this end, or of the peer when only the peer has one */
-	char unix_path[WS_NET_IO_PATH];
+	union {
+		/* unix: the address of this end, or of the peer when only the peer has one */
+		char unix_path[WS_NET_IO_PATH];
+		/*
+		 * TCP, with WS_NET_IO_SEQ: the sequence number just past the bytes moved (a send:
+		 * the socket's write_seq after queueing them; a receive: its copied_seq after
+		 * copying them), so they are [seq_end - ret, seq_end). Both ends number a
+		 * direction alike: a sender's range and its receiver's match byte for byte.
+		 */
+		struct {
+			__u32 seq_end;
+			__u32 reserved;
+		} tcp;
+	};
 };
 
-/* An IP socket's record ends before unix_path. */
+/* An IP socket's record ends before unix_path (net 1.0 to 1.2), or after tcp (1.3). */
 #define WS_NET_IO_IP_SIZE (__builtin_offsetof(struct ws_net_io, unix_path))
+#define WS_NET_IO_TCP_SIZE (WS_NET_IO_IP_SIZE + 8)
 
 #endif

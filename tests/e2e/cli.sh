@@ -197,6 +197,14 @@ t "report FILE --format=json -o -" 0 '"type":"summary"' "" -- report "$DATA" --f
 "$WHYSLOW" report --top=1 - <"$DATA" >"$W/out" 2>"$W/err" && grep -q "blocked" "$W/out" &&
 	ok "report -: the recording read from standard input" || notok "report - did not read standard input"
 t "report DIR: said to be a directory" nz "" "is a directory: give a recording" -- report "$W"
+# several recordings, one per host (README, "Across hosts"): what takes one only is said so
+t "report A B: joined" 0 "^Across 2 recordings" "" -- report "$DATA" "$DATA"
+t "report A B --format json: host objects" 0 '"type":"host"' "" -- report --format json "$DATA" "$DATA"
+t "report A B --format perfetto" nz "" "perfetto takes one recording" -- report --format perfetto "$DATA" "$DATA"
+t "report A B --tid" nz "" "the filters .* take one recording" -- report --tid 1 "$DATA" "$DATA"
+t "report of 17 recordings" nz "" "17 recordings given; at most 16" -- report $(seq -f "$W/r%g.data" 17)
+t "record --clock-shift without a unit" nz "" "--clock-shift=5: give a duration" -- record --clock-shift 5 -- true
+t "record --host ''" nz "" "--host: give a name" -- record --host "" -- true
 
 # --- the text report follows the locale's character set --------------------------------------
 LC_ALL=C "$WHYSLOW" report "$DATA" >"$W/out" 2>"$W/err"

@@ -36,6 +36,10 @@ struct fake_host {
 	/* ws_host.lock_name's answer (NULL: no word is a known lock), and its calls */
 	int (*lock_name)(uint32_t pid, uint64_t addr, char *buf, size_t len);
 	unsigned int lock_name_calls;
+	/* the last ws_host.sock_io handed in (its strings copied), and how many */
+	struct ws_sock_io last_io;
+	char io_local[64], io_peer[64];
+	unsigned int sock_ios;
 };
 
 static struct fake_host fake;
@@ -167,6 +171,15 @@ static inline int fake_lock_name(struct ws_plugin_ctx *ctx, uint32_t pid, uint64
 	return fake.lock_name ? fake.lock_name(pid, addr, buf, len) : 0;
 }
 
+static inline void fake_sock_io(struct ws_plugin_ctx *ctx, const struct ws_sock_io *io)
+{
+	(void)ctx;
+	fake.last_io = *io;
+	snprintf(fake.io_local, sizeof(fake.io_local), "%s", io->local ? io->local : "");
+	snprintf(fake.io_peer, sizeof(fake.io_peer), "%s", io->peer ? io->peer : "");
+	fake.sock_ios++;
+}
+
 static const struct ws_host fake_host_table = {
 	.sz = sizeof(struct ws_host),
 	.abi_major = WS_ABI_MAJOR,
@@ -184,6 +197,7 @@ static const struct ws_host fake_host_table = {
 	.name_get = fake_name_get,
 	.data_symbol = fake_data_symbol,
 	.lock_name = fake_lock_name,
+	.sock_io = fake_sock_io,
 };
 
 /*

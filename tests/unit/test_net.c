@@ -323,3 +323,63 @@ Test(net, short_record_is_malformed)
 	r.hdr.size = sizeof(r.hdr) + 8;
 	cr_assert_lt(pl->decode(&fake.ctx, &r.hdr), 0);
 }
+
+/* A TCP WS_NET_IO record of net 1.3 (@with_seq) or older (none: the record ends earlier). */
+static void tcp_io(struct ws_net_io *r, bool send, uint8_t role, bool with_seq)
+{
+	memset(r, 0, sizeof(*r));
+	r->hdr.size = with_seq ? WS_NET_IO_TCP_SIZE : WS_NET_IO_IP_SIZE;
+	r->hdr.kind = WS_NET_IO;
+	r->hdr.flags = (send ? WS_NET_IO_SEND : 0) | (with_seq ? WS_NET_IO_SEQ : 0);
+	r->hdr.tid = r->hdr.pid = CLIENT;
+	r->hdr.ts = 1000;
+	r->sock = 0xffff888812345678ull;
+	r->ret = 100;
+	r->family = AF_INET;
+	r->sock_type = SOCK_STREAM;
+	r->unix_bound = role;
+	r->addr.family = AF_INET;
+	r->addr.proto = 6;
+	v4(r->addr.saddr, "10.0.0.1");
+	v4(r->addr.daddr, "10.0.0.2");
+	r->addr.sport = 41234;
+	r->addr.dport = 80;
+	if (with_seq)
+		r->tcp.seq_end = 40; /* the bytes were [2^32 - 60, 40) */
+}
+
+Test(net, tcp_call_carries_its_sequence_range)
+{
+	struct ws_net_io r;
+
+	tcp_io(&r, true, WS_NET_IO_ACCEPTED, true);
+	cr_assert_eq(pl->decode(&fake.ctx, &r.hdr), 0);
+	cr_assert_eq(fake.sock_ios, 1);
+	cr_assert_eq(fake.last_io.dir, WS_SOCK_SEND);
+	cr_assert_eq(fake.last_io.flags, WS_SOCK_SEQ);
+	cr_assert_eq(fake.last_io.seq_end, 40);
+	cr_assert_eq(fake.last_io.bytes, 100);
+	cr_assert_str_eq(fake.io_local, "10.0.0.1:41234");
+	cr_assert_str_eq(fake.io_peer, "10.0.0.2:80");
+}
+
+Test(net, client_end_is_join_evidence_only)
+{
+	struct ws_net_io r;
+
+	tcp_io(&r, false, WS_NET_IO_CONNECTED, true);
+	cr_assert_eq(pl->decode(&fake.ctx, &r.hdr), 0);
+	cr_assert_eq(fake.last_io.role, WS_SOCK_CLIENT);
+	cr_assert_eq(fake.last_io.flags, WS_SOCK_SEQ | WS_SOCK_NOT_SERVED);
+}
+
+Test(net, older_tcp_record_reads_without_sequence_numbers)
+{
+	struct ws_net_io r;
+
+	tcp_io(&r, false, 0, false);
+	cr_assert_eq(pl->decode(&fake.ctx, &r.hdr), 0);
+	cr_assert_eq(fake.sock_ios, 1);
+	cr_assert_eq(fake.last_io.flags, 0);
+	cr_assert_eq(fake.last_io.seq_end, 0);
+}

@@ -96,6 +96,7 @@ static char *make_file_as(size_t *len, bool unknown, bool legacy_devname)
 	strcpy(m.version, "0.1.0");
 	strcpy(m.kernel, "Linux 6.18.0 x86_64");
 	strcpy(m.hostname, "box");
+	strcpy(m.boot_id, "856c28f2-59c7-406c-8e70-1643a6858bd0");
 	strcpy(m.sources, "sched,futex,blkio");
 	strcpy(m.versions, "sched=0.1.0,futex=0.1.0,blkio=0.1.0");
 	strcpy(m.command, "./app --x");
@@ -170,6 +171,7 @@ Test(trace, round_trip)
 	cr_assert_str_eq(s.meta.versions, "sched=0.1.0,futex=0.1.0,blkio=0.1.0");
 	cr_assert_str_eq(s.meta.kernel, "Linux 6.18.0 x86_64");
 	cr_assert_str_eq(s.meta.hostname, "box");
+	cr_assert_str_eq(s.meta.boot_id, "856c28f2-59c7-406c-8e70-1643a6858bd0");
 	cr_assert_str_eq(s.meta.command, "./app --x");
 	cr_assert_eq(s.meta.clock.mono_ns, 1000);
 	cr_assert_eq(s.meta.clock.wall_ns, 1800000000000000000ULL);

@@ -24,6 +24,7 @@
  *    own major only.
  *  - A NULL callback or host member means "not supported", never a crash; each member says what
  *    happens then.
+ *  - 3.2: ws_sock_io.seq_end and .flags (a TCP call's place in its stream: joins recordings).
  *  - 3.1: ws_host.lock_name (the lock a language runtime keeps at a futex word: the GIL).
  *  - 3.0 (from 2.6): the scheduler model is the core's own (no ws_host.sched_switch, sched_wake,
  *    thread_event; no struct ws_switch, ws_thread_event); the structs were laid out again with
@@ -47,7 +48,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 3
-#define WS_ABI_MINOR 1
+#define WS_ABI_MINOR 2
 
 #define WS_PLUGIN_ENTRY_NAME "whyslow_plugin_entry"
 #define WS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -324,6 +325,9 @@ struct ws_config_key {
 #define WS_SOCK_ROLE_UNKNOWN 0
 #define WS_SOCK_SERVER 1 /* the end that answers: requests are served on it */
 #define WS_SOCK_CLIENT 2
+/* ws_sock_io.flags (3.2) */
+#define WS_SOCK_SEQ 0x1	       /* TCP: seq_end is the stream's sequence number after the bytes */
+#define WS_SOCK_NOT_SERVED 0x2 /* an end known not to serve (a client's): no request is on it */
 
 /*
  * A receive that returned data (@bytes; 0: the peer ended the stream) or a send, by a traced
@@ -342,7 +346,14 @@ struct ws_sock_io {
 	uint32_t pad0;
 	/* "127.0.0.1:5432", "[::1]:8080", a unix path ("@name": abstract); "" when unknown */
 	const char *local, *peer;
-	uint64_t reserved[WS_RESERVED_WORDS];
+	/*
+	 * 3.2, TCP with WS_SOCK_SEQ: the bytes were [seq_end - bytes, seq_end) of their direction's
+	 * sequence space (mod 2^32), the same numbers at both ends: a send and its receive on
+	 * another host's recording match by them and the mirrored endpoints.
+	 */
+	uint32_t seq_end;
+	uint32_t flags; /* WS_SOCK_SEQ, WS_SOCK_NOT_SERVED */
+	uint64_t reserved[WS_RESERVED_WORDS - 1];
 };
 
 /*
