@@ -535,6 +535,10 @@ static __always_inline void waking_record_wakee(struct ws_sched_waking *r, struc
 	bpf_get_current_comm(&r->waker_comm, sizeof(r->waker_comm));
 	/* the wakee is asleep inside its syscall: its saved registers say which */
 	ws_read_syscall(p, &r->wakee_sys);
+	/* one that runs no user code has no registers of its own: not read, not "in no syscall"
+	 * (which names a user thread's page fault; format 1.12) */
+	if (ws_task_no_user(p))
+		r->wakee_sys.arch = WS_ARCH_UNKNOWN;
 	r->waker_short = 0;
 	r->reserved2 = 0;
 	r->wakee_sigpending = sigpending;

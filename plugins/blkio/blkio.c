@@ -19,6 +19,7 @@
 
 #include "blkio_open.h"
 #include "blkio_rec.h"
+#include "blkio_swap.h"
 #include "blkio_throttle.h"
 #include "blkio.skel.h"
 
@@ -36,6 +37,9 @@
 
 /* The root of a wait an I/O limit held back ("I/O limit of /batch (...)"); metrics.c knows it. */
 #define WS_IO_LIMIT_PREFIX "I/O limit of "
+/* The roots of a read under a page fault (metrics.c knows them): of swap, of anything else. */
+#define WS_SWAP_IN_PREFIX "swap-in from "
+#define WS_FAULT_READ_PREFIX "page fault reading "
 
 /* The plugin's state for one session (ws_plugin_ctx.priv). */
 struct blkio {
@@ -122,8 +126,10 @@ static int blkio_init(struct ws_plugin_ctx *ctx)
 		return -ENOMEM;
 	ws_recent_init(&b->done, sizeof(struct ws_blkio_done), DONE_PER_CPU);
 	ctx->priv = b;
-	if (!ctx->replay)
+	if (!ctx->replay) {
 		scan_disks(ctx);
+		blkio_swap_scan(ctx);
+	}
 	return 0;
 }
 
@@ -329,6 +335,32 @@ static void claim_throttle(struct ws_plugin_ctx *ctx, const struct ws_blkio_done
 		ctx->host->claim_str(out, "throttle_limit", limit);
 }
 
+/*
+ * Did the woken thread wait in a page fault? Its saved user registers were read (arch known)
+ * and named no syscall: a user thread off CPU in the kernel outside any syscall is in an
+ * exception, and the one that waits for a read is a page fault. A thread that runs no user code
+ * (an io_uring worker) has no registers of its own: the sched source leaves its arch unknown.
+ */
+static bool in_page_fault(const struct ws_wake *wk)
+{
+	return wk->sz >= sizeof(*wk) && !wk->wakee_helper &&
+	       wk->wakee_sys.arch != WS_ARCH_UNKNOWN && wk->wakee_sys.nr == WS_SYSCALL_NONE;
+}
+
+/* What a read under a page fault read: "swap_in" (a swap area's sectors, @area) or "file". */
+static void claim_fault(struct ws_plugin_ctx *ctx, const struct ws_blkio_done *r,
+			struct ws_claim *out)
+{
+	char area[FIELD_LEN];
+
+	if (blkio_swap_of(ctx, r->dev, r->sector, area, sizeof(area))) {
+		ctx->host->claim_str(out, "fault", "swap_in");
+		claim_tail(ctx, out, "swap_area", area);
+		return;
+	}
+	ctx->host->claim_str(out, "fault", "file");
+}
+
 static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_host *host = ctx->host;
@@ -376,6 +408,12 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 			"woken right after its own request completed, same CPU, same run of tid %u",
 			w->wake->waker_tid);
 	host->claim_str(out, "dev", dev_name(ctx, r->dev, name, sizeof(name)));
+	if (r->op == WS_BLKIO_OP_READ && in_page_fault(w->wake)) {
+		claim_fault(ctx, r, out);
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "woken %s its read completed, same CPU; it blocked in no syscall",
+			 in_interrupt(w->wake->ctx) ? "inside the interrupt where" : "right after");
+	}
 	if (!is_flush(r)) /* a flush has no sector (the kernel leaves it at -1 or 0) */
 		host->claim_u64(out, "sector", r->sector);
 	host->claim_u64(out, "bytes", r->bytes);
@@ -444,7 +482,7 @@ static bool has_flag(const struct ws_claim *c, const char *name)
 static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
 			  size_t len)
 {
-	const char *op = ws_claim_str(c, "op", "?");
+	const char *op = ws_claim_str(c, "op", "?"), *fault = ws_claim_str(c, "fault", "");
 	char q[24], d[24], what[160], held[160] = "";
 
 	if (ws_claim_u64(c, "throttled_ns", 0)) {
@@ -456,6 +494,19 @@ static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 	}
 	fmt_ns(ws_claim_u64(c, "queue_ns", 0), q, sizeof(q));
 	fmt_ns(ws_claim_u64(c, "device_ns", 0), d, sizeof(d));
+	if (!strcmp(fault, "swap_in"))
+		return snprintf(buf, len,
+				"swap-in from %s (dev %s, sector %" PRIu64 ", %" PRIu64
+				" bytes read under a page fault; %s%s before the device, %s in it)",
+				ws_claim_str(c, "swap_area", "?"), ws_claim_str(c, "dev", "?"),
+				ws_claim_u64(c, "sector", 0), ws_claim_u64(c, "bytes", 0), held, q,
+				d);
+	if (!strcmp(fault, "file"))
+		return snprintf(buf, len,
+				"page fault reading %s (sector %" PRIu64 ", %" PRIu64
+				" bytes; %s%s before the device, %s in it)",
+				ws_claim_str(c, "dev", "?"), ws_claim_u64(c, "sector", 0),
+				ws_claim_u64(c, "bytes", 0), held, q, d);
 	if (!strcmp(op, "flush"))
 		snprintf(what, sizeof(what), "cache flush");
 	else
@@ -473,11 +524,13 @@ static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 /*
  * Every request on one disk is one cause when a waker's waits are weighed; a wait whose request
  * an I/O limit held back for at least half of it is that limit's (the root of the chain, the
- * critical path's part, the metrics' io_throttle class), its device time in its fields.
+ * critical path's part, the metrics' io_throttle class), its device time in its fields. A read
+ * under a page fault is the swap area's (the metrics' memory class) or the fault's on its disk.
  */
 static int blkio_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
 			  size_t len)
 {
+	const char *fault = ws_claim_str(c, "fault", "");
 	uint64_t held = ws_claim_u64(c, "throttled_ns", 0);
 	uint64_t rest = ws_claim_u64(c, "queue_ns", 0) + ws_claim_u64(c, "device_ns", 0);
 	char label[160];
@@ -486,6 +539,12 @@ static int blkio_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 	if (held && held >= rest)
 		return snprintf(buf, len, "%s%s", WS_IO_LIMIT_PREFIX,
 				throttle_label(c, label, sizeof(label)));
+	if (!strcmp(fault, "swap_in"))
+		return snprintf(buf, len, "%s%s", WS_SWAP_IN_PREFIX,
+				ws_claim_str(c, "swap_area", "?"));
+	if (!strcmp(fault, "file"))
+		return snprintf(buf, len, "%s%s", WS_FAULT_READ_PREFIX,
+				ws_claim_str(c, "dev", "?"));
 	return snprintf(buf, len, "block I/O on %s", ws_claim_str(c, "dev", "?"));
 }
 

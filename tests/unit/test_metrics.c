@@ -74,6 +74,11 @@ Test(metrics, root_kinds_fall_into_their_classes)
 		     WS_CAUSE_IO_THROTTLE);
 	cr_assert_eq(ws_cause_of_root("block_io", true, "block I/O on loop0"), WS_CAUSE_BLOCK_IO);
 	cr_assert_eq(ws_cause_of_root("block_io", false, "I/O limit of /batch"), WS_CAUSE_UNKNOWN);
+	/* a swap-in is memory's; any other read under a page fault stays block I/O (issue 32) */
+	cr_assert_eq(ws_cause_of_root("block_io", true, "swap-in from /dev/loop3"),
+		     WS_CAUSE_MEMORY);
+	cr_assert_eq(ws_cause_of_root("block_io", true, "page fault reading loop3"),
+		     WS_CAUSE_BLOCK_IO);
 	cr_assert_str_eq(ws_cause_name(WS_CAUSE_IO_THROTTLE), "io_throttle");
 	cr_assert_str_eq(ws_cause_name(WS_CAUSE_MEMORY), "memory");
 }
