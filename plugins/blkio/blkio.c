@@ -347,11 +347,15 @@ static bool in_page_fault(const struct ws_wake *wk)
 	       wk->wakee_sys.arch != WS_ARCH_UNKNOWN && wk->wakee_sys.nr == WS_SYSCALL_NONE;
 }
 
-/* What a read under a page fault read: "swap_in" (a swap area's sectors, @area) or "file". */
+/*
+ * What a read under a page fault read: "swap_in" (a swap area's sectors, @area) or "file", and
+ * which file when the request's first page is one the fault added to that file's page cache
+ * (its dentry's name, "" when it has none, and inode; the BPF side matched the page itself).
+ */
 static void claim_fault(struct ws_plugin_ctx *ctx, const struct ws_blkio_done *r,
 			struct ws_claim *out)
 {
-	char area[FIELD_LEN];
+	char area[FIELD_LEN], name[WS_BLKIO_FAULT_NAME];
 
 	if (blkio_swap_of(ctx, r->dev, r->sector, area, sizeof(area))) {
 		ctx->host->claim_str(out, "fault", "swap_in");
@@ -359,6 +363,16 @@ static void claim_fault(struct ws_plugin_ctx *ctx, const struct ws_blkio_done *r
 		return;
 	}
 	ctx->host->claim_str(out, "fault", "file");
+	if (!r->fault_ino)
+		return;
+	/* a name the traced program chose, any bytes: cut at its 0, no control character left */
+	memcpy(name, r->fault_name, sizeof(name));
+	name[sizeof(name) - 1] = 0;
+	for (char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	ctx->host->claim_str(out, "file", name);
+	ctx->host->claim_u64(out, "inode", r->fault_ino);
 }
 
 static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
@@ -501,6 +515,14 @@ static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 				ws_claim_str(c, "swap_area", "?"), ws_claim_str(c, "dev", "?"),
 				ws_claim_u64(c, "sector", 0), ws_claim_u64(c, "bytes", 0), held, q,
 				d);
+	if (!strcmp(fault, "file") && ws_claim_field(c, "inode"))
+		return snprintf(buf, len,
+				"page fault reading %s (file \"%s\", inode %" PRIu64
+				", sector %" PRIu64 ", %" PRIu64
+				" bytes; %s%s before the device, %s in it)",
+				ws_claim_str(c, "dev", "?"), ws_claim_str(c, "file", ""),
+				ws_claim_u64(c, "inode", 0), ws_claim_u64(c, "sector", 0),
+				ws_claim_u64(c, "bytes", 0), held, q, d);
 	if (!strcmp(fault, "file"))
 		return snprintf(buf, len,
 				"page fault reading %s (sector %" PRIu64 ", %" PRIu64

@@ -623,10 +623,17 @@ Test(blkio, held_before_the_wait_is_not_its_cause)
  * Issue 32: a read whose waiter blocked in no syscall (its registers read, arch known) was
  * read under a page fault: of a swap area the recording names, a swap-in; else the fault's.
  */
-static int ask_fault(int32_t nr, uint16_t arch, bool helper, struct ws_claim *out)
+static int ask_fault_of(int32_t nr, uint16_t arch, bool helper, const char *file,
+			struct ws_claim *out)
 {
 	uint64_t start = 1000 * MS, end = start + 300 * MS;
 	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 77, end - 5000, 2048, start + MS);
+
+	if (file) {
+		r.fault_ino = 12;
+		r.fault_dev = FAKE_DEV;
+		snprintf(r.fault_name, sizeof(r.fault_name), "%s", file);
+	}
 	struct ws_wake wk = {
 		.sz = sizeof(wk),
 		.ts = end,
@@ -649,6 +656,30 @@ static int ask_fault(int32_t nr, uint16_t arch, bool helper, struct ws_claim *ou
 	memset(out, 0, sizeof(*out));
 	out->sz = sizeof(*out);
 	return pl->infer(&fake.ctx, &w, out);
+}
+
+static int ask_fault(int32_t nr, uint16_t arch, bool helper, struct ws_claim *out)
+{
+	return ask_fault_of(nr, arch, helper, NULL, out);
+}
+
+/* The BPF side matched the request's first page to one the fault added to a file's cache. */
+Test(blkio, a_page_fault_names_the_file_of_its_page)
+{
+	struct ws_claim c;
+	char buf[240];
+
+	cr_assert_eq(ask_fault_of(WS_SYSCALL_NONE, WS_ARCH_X86_64, false, "data\n.bin", &c), 1);
+	cr_assert_str_eq(get_str(&c, "fault"), "file");
+	cr_assert_str_eq(get_str(&c, "file"), "data?.bin", "no control character kept");
+	cr_assert_eq(get_u64(&c, "inode"), 12);
+	pl->describe(&fake.ctx, &c, buf, sizeof(buf));
+	cr_assert_str_eq(buf,
+			 "page fault reading 4000:7 (file \"data?.bin\", inode 12, sector 2048, "
+			 "4096 bytes; 1.0ms before the device, 299ms in it)");
+	/* one cause per disk, whatever the file */
+	pl->resource(&fake.ctx, &c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "page fault reading 4000:7");
 }
 
 Test(blkio, read_in_no_syscall_is_a_page_fault)
