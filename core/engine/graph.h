@@ -132,6 +132,11 @@ struct ws_thread {
 	uint32_t last_claim;
 	/* inside direct memory reclaim: the claim naming it (WS_CLAIM_RECLAIM, held); 0: not */
 	uint32_t reclaim_claim;
+	/*
+	 * a reclaim at a memory cgroup's limit that ended in its current run on CPU (held; 0:
+	 * none since its last switch-in): a swap-in it then waits for is named with that group
+	 */
+	uint32_t limit_claim;
 
 	/* off-CPU periods the source summarised instead of reporting (shorter than the resolution)
 	 */

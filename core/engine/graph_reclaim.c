@@ -106,3 +106,27 @@ uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
 	graph_claim_put(g, wait);
 	return id;
 }
+
+uint32_t graph_swapin_limit(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
+{
+	const struct ws_claim *r = ws_graph_claim(g, reclaim), *w = ws_graph_claim(g, wait);
+	const char *path;
+	struct ws_claim c;
+	uint32_t id;
+
+	if (!r || !w || strncmp(w->kind, "block_io", sizeof(w->kind)) ||
+	    strcmp(ws_claim_str(w, "fault", ""), "swap_in") || !ws_claim_field(r, "limit_bytes"))
+		return wait;
+	c = *w;
+	path = ws_claim_str(r, "reclaim_cgroup", NULL);
+	if (path)
+		field_str(&c, "memory_cgroup", path);
+	else
+		field_u64(&c, "memory_cgroup_id", ws_claim_u64(r, "reclaim_cgroup_id", 0));
+	field_u64(&c, "limit_bytes", ws_claim_u64(r, "limit_bytes", 0));
+	id = graph_claim_intern(g, &c);
+	if (!id)
+		return wait;
+	graph_claim_put(g, wait);
+	return id;
+}

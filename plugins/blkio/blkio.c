@@ -381,6 +381,7 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	const struct ws_blkio_done *r;
 	uint64_t wait, queue = 0, latency = 0, held = 0, device_from;
 	char name[32], flags[48];
+	bool fault;
 
 	if (!w->wake)
 		return 0;
@@ -422,7 +423,8 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 			"woken right after its own request completed, same CPU, same run of tid %u",
 			w->wake->waker_tid);
 	host->claim_str(out, "dev", dev_name(ctx, r->dev, name, sizeof(name)));
-	if (r->op == WS_BLKIO_OP_READ && in_page_fault(w->wake)) {
+	fault = r->op == WS_BLKIO_OP_READ && in_page_fault(w->wake);
+	if (fault) {
 		claim_fault(ctx, r, out);
 		snprintf(out->evidence, sizeof(out->evidence),
 			 "woken %s its read completed, same CPU; it blocked in no syscall",
@@ -432,9 +434,13 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 		host->claim_u64(out, "sector", r->sector);
 	host->claim_u64(out, "bytes", r->bytes);
 	host->claim_str(out, "op", op_name(r));
-	host->claim_u64(out, "sync", r->sync);
-	if (r->flags & WS_BLKIO_F_KNOWN)
-		host->claim_str(out, "flags", flag_names(r->flags, flags, sizeof(flags)));
+	/* a fault's read is always waited for: its room goes to what it read (the core adds the
+	 * memory cgroup of a swap-in) */
+	if (!fault) {
+		host->claim_u64(out, "sync", r->sync);
+		if (r->flags & WS_BLKIO_F_KNOWN)
+			host->claim_str(out, "flags", flag_names(r->flags, flags, sizeof(flags)));
+	}
 	host->claim_u64(out, "queue_ns", queue);
 	host->claim_u64(out, "device_ns", wait - held - queue);
 	if (held)
@@ -442,7 +448,8 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	host->claim_u64(out, "issued_by", r->submit_tid);
 	/* Beyond WS_CLAIM_FIELDS (12) these are dropped by the host: with a throttle, both. */
 	host->claim_u64(out, "latency_ns", latency);
-	host->claim_u64(out, "issues", r->nr_issues);
+	if (!fault) /* room for the memory cgroup's limit of a swap-in */
+		host->claim_u64(out, "issues", r->nr_issues);
 	return 1;
 }
 
@@ -493,6 +500,18 @@ static bool has_flag(const struct ws_claim *c, const char *name)
 	return false;
 }
 
+/* The memory cgroup the core named a swap-in with: its path, or its id (a recording's). */
+static const char *memcg_name(const struct ws_claim *c, char *buf, size_t len)
+{
+	const char *path = ws_claim_str(c, "memory_cgroup", NULL);
+
+	if (path)
+		snprintf(buf, len, "%s", path);
+	else
+		snprintf(buf, len, "id %" PRIu64, ws_claim_u64(c, "memory_cgroup_id", 0));
+	return buf;
+}
+
 static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
 			  size_t len)
 {
@@ -508,6 +527,15 @@ static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 	}
 	fmt_ns(ws_claim_u64(c, "queue_ns", 0), q, sizeof(q));
 	fmt_ns(ws_claim_u64(c, "device_ns", 0), d, sizeof(d));
+	if (!strcmp(fault, "swap_in") && ws_claim_field(c, "limit_bytes"))
+		return snprintf(
+			buf, len,
+			"swap-in from %s (dev %s, sector %" PRIu64 ", %" PRIu64
+			" bytes read under a page fault; %s%s before the device, %s in it; memory cgroup %s reclaimed at its limit (%" PRIu64
+			" MB) in the same run on CPU)",
+			ws_claim_str(c, "swap_area", "?"), ws_claim_str(c, "dev", "?"),
+			ws_claim_u64(c, "sector", 0), ws_claim_u64(c, "bytes", 0), held, q, d,
+			memcg_name(c, what, sizeof(what)), ws_claim_u64(c, "limit_bytes", 0) >> 20);
 	if (!strcmp(fault, "swap_in"))
 		return snprintf(buf, len,
 				"swap-in from %s (dev %s, sector %" PRIu64 ", %" PRIu64

@@ -7,7 +7,9 @@
 # that device, then touches the first 2 MiB again: each touch of a swapped page is a page fault
 # that reads the swap area. The report must name them so: a chain's block_io link has
 # "fault":"swap_in" and "swap_area" the device, and the critical path has the root
-# "swap-in from /dev/loopN" for at least 20% of the run. Before, the same waits read as
+# "swap-in from /dev/loopN" for at least 20% of the run; a swap-in after the group reclaimed at
+# its limit in the same run on CPU names the group and its limit ("memory_cgroup",
+# "limit_bytes"), and some do. Before, the same waits read as
 # "block I/O on loopN". swapoff, the loop device and both cgroups are undone on every exit.
 #   gt_swapin.sh WHYSLOW   (exit 77 = skipped when not root, without loop devices, v1 memory and
 #                           blkio cgroups or mkswap; a failure under CI=true)
@@ -70,10 +72,10 @@ echo "major faults in the group: ${swapped:-0}"
 [ "${swapped:-0}" -ge 8 ] || gt_fail "only ${swapped:-0} major faults in the group: the run proves nothing"
 python3 "$GT_DIR/check_roots.py" "$out" || gt_fail "check_roots.py"
 python3 "$GT_DIR/check_perfetto.py" "$GT_WORK/trace.json" --chains "$out" || gt_fail "check_perfetto.py"
-python3 - "$out" "$dev" <<'PY' || gt_fail "the swap-ins are not named (see above)"
+python3 - "$out" "$dev" "/${memcg##*/}" <<'PY' || gt_fail "the swap-ins are not named (see above)"
 import json, sys
 
-path, dev = sys.argv[1], sys.argv[2]
+path, dev, memcg = sys.argv[1], sys.argv[2], sys.argv[3]
 label = "swap-in from " + dev
 objs = [json.loads(l) for l in open(path) if l.strip()]
 cp = [o for o in objs if o.get("type") == "critical_path"][0]
@@ -89,6 +91,14 @@ if swapin < 0.2 * wall:
 if not links or any(l.get("swap_area") != dev for l in links):
     bad.append("swap-in links: %s, want some, each of swap_area %s" %
                ([l.get("swap_area") for l in links], dev))
+# a swap-in after its group reclaimed at its limit in the same run on CPU names the group
+named = [l for l in links if l.get("memory_cgroup") == memcg]
+print("%d of %d swap-ins name the memory cgroup at its limit" % (len(named), len(links)))
+if not named or any(l.get("limit_bytes") != 16 << 20 for l in named):
+    bad.append("swap-ins naming %s: %s, want some, each with limit_bytes %d" %
+               (memcg, [l.get("limit_bytes") for l in named], 16 << 20))
+if any(l.get("memory_cgroup") not in (None, memcg) for l in links):
+    bad.append("a swap-in names another memory cgroup")
 for b in bad:
     print("FAIL: " + b)
 sys.exit(1 if bad else 0)
