@@ -86,6 +86,14 @@ void ws_reclaim_label(const struct ws_claim *c, char *buf, size_t len)
 	char size[32];
 	int n;
 
+	if (strcmp(ws_claim_str(c, "reclaim", ""), "high_throttle") == 0) {
+		n = cg ? snprintf(buf, len, "the memory.high throttle of %s", cg)
+		       : snprintf(buf, len, "the memory.high throttle of cgroup id %" PRIu64,
+				  ws_claim_u64(c, "reclaim_cgroup_id", 0));
+		if (limit && n >= 0 && (size_t)n < len)
+			snprintf(buf + n, len - n, " (%" PRIu64 " MB)", limit / (1024 * 1024));
+		return;
+	}
 	if (strcmp(ws_claim_str(c, "reclaim", ""), "compaction") == 0) {
 		snprintf(buf, len, "direct memory compaction (an allocation of order %" PRIu64 ")",
 			 ws_claim_u64(c, "order", 0));

@@ -260,6 +260,8 @@ static void thread_retire(struct ws_graph *g, struct ws_thread *t, uint64_t ts)
 	t->reclaim_claim = 0;
 	graph_claim_put(g, t->limit_claim);
 	t->limit_claim = 0;
+	graph_claim_put(g, t->high_claim);
+	t->high_claim = 0;
 	t->exited = true;
 	t->died = c && t->last_end > ts ? t->last_end : ts;
 	t->off_start = 0;
@@ -312,6 +314,8 @@ static void reclaim_wait(struct ws_graph *g, struct ws_thread *t, struct ws_span
 {
 	if ((b->flags & WS_IVAL_RECLAIM) && t->reclaim_claim)
 		b->claim = graph_reclaim_wait(g, t->reclaim_claim, b->claim);
+	else if (t->high_claim)
+		b->claim = graph_reclaim_wait(g, t->high_claim, b->claim);
 	else if (t->limit_claim)
 		b->claim = graph_swapin_limit(g, t->limit_claim, b->claim);
 }
@@ -540,9 +544,11 @@ static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_s
 		t->wake_ts = ts;
 		g->st.waits_unexplained++;
 	}
-	/* a new run on CPU: a reclaim of the last one says nothing of its waits */
+	/* a new run on CPU: a reclaim or a throttle of the last one says nothing of its waits */
 	graph_claim_put(g, t->limit_claim);
 	t->limit_claim = 0;
+	graph_claim_put(g, t->high_claim);
+	t->high_claim = 0;
 	transition(g, t, ts, WS_STATE_RUNNING, sw->cpu);
 	reclaim_mark(g, t);
 	/* the runnable stretch ran on the CPU it got back on */
@@ -690,6 +696,15 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 		t = ws_graph_thread(g, ev->tid);
 		if (t)
 			reclaim_event(g, t, ev);
+		break;
+	case WS_THREAD_MEMORY_HIGH:
+		/* the wait it begins (its switch-out is written with or after this) is the
+		 * throttle's, whatever ends it: kept until its next switch-in */
+		t = ws_graph_thread(g, ev->tid);
+		if (t) {
+			graph_claim_put(g, t->high_claim);
+			t->high_claim = graph_reclaim_claim(g, t, ev);
+		}
 		break;
 	}
 }

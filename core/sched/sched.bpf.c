@@ -414,6 +414,9 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	prev_later = resolution_ns && prev_traced && ps && !dying && !in_unseen;
 	if (prev_traced && ps)
 		period_begin(prev, ps, state, now, write && !prev_later);
+	/* before prev's switch-out record (written here or later): the wait it begins */
+	if (prev_traced && ps)
+		high_sleep(prev, ps, state);
 	/* what next's summarised periods waited for: just before the record that counts them */
 	if (write && next_traced && ns)
 		causes_flush(ns, next->pid);

@@ -2379,6 +2379,40 @@ Test(chain, a_swap_in_after_a_reclaim_at_the_limit_names_the_group)
 	cr_expect_null(strstr(c->line, "memory_cgroup"), "%s", c->line);
 }
 
+/*
+ * Issue 32 item 3, memory.high (cgroup v2; synthetic only, this machine has v1): A blocks at 20 ms
+ * in a memory stall outside reclaim with its group past memory.high (32 MB), the kernel's
+ * throttle, until a timer wakes it at 70 ms: the wait is the throttle's, named by the group and
+ * limit, with what ended it said. Its next wait, in a new run on CPU, is not.
+ */
+Test(chain, a_memory_high_throttle_sleep_is_the_throttles)
+{
+	struct ws_sched_reclaim h =
+		syn_reclaim(T(20), 0, A, pid_of(A), WS_SCHED_RECLAIM_HIGH_SLEEP, 4646, 32ull << 20);
+	const struct chain *c;
+
+	h.limit_kind = WS_SCHED_RECLAIM_LIMIT_HIGH;
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	FEED(h);
+	sw(T(20), 0, A, 0x102 /* TASK_KILLABLE */, 0);
+	wake_ctx(T(70), 0, 0, WS_CTX_HARDIRQ, 9, A);
+	sw(T(70), 0, 0, 0, A);
+	sw(T(80), 0, A, 0x102, 0);
+	wake_ctx(T(120), 0, 0, WS_CTX_HARDIRQ, 10, A);
+	sw(T(120), 0, 0, 0, A);
+	finish();
+	c = chain_nth(A, 0);
+	cr_assert_geq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "memory_high", "%s", c->line);
+	cr_expect_str_eq(c->root, "the memory.high throttle of cgroup id 4646 (32 MB)", "%s",
+			 c->line);
+	cr_expect_eq(c->root_ns, (long long)(50 * MS), "%s", c->line);
+	cr_expect_neq(strstr(c->line, "\"waited_on\":"), NULL, "%s", c->line);
+	c = chain_nth(A, 1);
+	cr_expect_null(strstr(c->line, "memory_high"), "%s", c->line);
+}
+
 /* Global direct reclaim names no cgroup; a wait after the reclaim ended is not the reclaim's. */
 Test(chain, global_reclaim_and_a_wait_after_it)
 {

@@ -56,6 +56,7 @@ Test(metrics, root_kinds_fall_into_their_classes)
 	cr_assert_eq(ws_cause_of("wakeup_latency", true), WS_CAUSE_RUNQUEUE);
 	cr_assert_eq(ws_cause_of("cpu_quota", true), WS_CAUSE_CPU_QUOTA);
 	cr_assert_eq(ws_cause_of("memory_reclaim", true), WS_CAUSE_MEMORY);
+	cr_assert_eq(ws_cause_of("memory_high", true), WS_CAUSE_MEMORY);
 	cr_assert_eq(ws_cause_of("compaction", true), WS_CAUSE_MEMORY);
 	cr_assert_eq(ws_cause_of("sleep", true), WS_CAUSE_SLEEP);
 	cr_assert_eq(ws_cause_of("timer", true), WS_CAUSE_SLEEP);
