@@ -90,6 +90,9 @@ void ws_reclaim_label(const struct ws_claim *c, char *buf, size_t len)
 	const char *which = strcmp(ws_claim_str(c, "limit", "max"), "high") == 0
 				    ? "memory.high"
 				    : "the memory limit";
+	/* the memory.high throttle's sleep (a wait, no reclaim): named as a reclaim at a limit is
+	 */
+	bool high = strcmp(ws_claim_str(c, "reclaim", ""), "high_throttle") == 0;
 	char size[32];
 	int n;
 
@@ -98,7 +101,7 @@ void ws_reclaim_label(const struct ws_claim *c, char *buf, size_t len)
 			 ws_claim_u64(c, "order", 0));
 		return;
 	}
-	if (strcmp(ws_claim_str(c, "reclaim", ""), "memcg") != 0) {
+	if (!high && strcmp(ws_claim_str(c, "reclaim", ""), "memcg") != 0) {
 		snprintf(buf, len, "direct memory reclaim (the machine's free memory ran low)");
 		return;
 	}
@@ -107,7 +110,12 @@ void ws_reclaim_label(const struct ws_claim *c, char *buf, size_t len)
 		snprintf(buf, len, "memory reclaim in a memory cgroup (none found at its limit)");
 		return;
 	}
-	if (cg)
+	if (high && cg)
+		n = snprintf(buf, len, "the memory.high throttle of %s", cg);
+	else if (high)
+		n = snprintf(buf, len, "the memory.high throttle of cgroup id %" PRIu64,
+			     ws_claim_u64(c, "reclaim_cgroup_id", 0));
+	else if (cg)
 		n = snprintf(buf, len, "memory reclaim for %s of %s", which, cg);
 	else
 		n = snprintf(buf, len, "memory reclaim for %s of cgroup id %" PRIu64, which,

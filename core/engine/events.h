@@ -96,6 +96,11 @@ enum ws_thread_event_type {
 	 */
 	WS_THREAD_RECLAIM_BEGIN = 5,
 	WS_THREAD_RECLAIM_END = 6,
+	/*
+	 * @tid blocks at @ts in the kernel's memory.high throttle (a memory stall outside reclaim,
+	 * with @reclaim_cg past its memory.high, @reclaim_limit): the wait that begins is it
+	 */
+	WS_THREAD_MEMORY_HIGH = 7,
 };
 
 /* WS_THREAD_RECLAIM_BEGIN: the limit the group had reached (ws_thread_event.reclaim_limit_kind) */

@@ -258,6 +258,10 @@ static void thread_retire(struct ws_graph *g, struct ws_thread *t, uint64_t ts)
 	release_pending(g, t);
 	graph_claim_put(g, t->reclaim_claim);
 	t->reclaim_claim = 0;
+	graph_claim_put(g, t->limit_claim);
+	t->limit_claim = 0;
+	graph_claim_put(g, t->high_claim);
+	t->high_claim = 0;
 	t->exited = true;
 	t->died = c && t->last_end > ts ? t->last_end : ts;
 	t->off_start = 0;
@@ -301,17 +305,26 @@ static void reclaim_mark(struct ws_graph *g, struct ws_thread *t)
 		c->claim = graph_claim_ref(g, t->reclaim_claim);
 }
 
-/* The claim @id just set on @t's blocked stretch @b: a wait of the reclaim if @b began inside. */
+/*
+ * The claim @id just set on @t's blocked stretch @b: a wait of the reclaim if @b began inside;
+ * a swap-in after a reclaim at a memory cgroup's limit in the same run on CPU (the fault that
+ * charged the page at the limit, then read it) names that group.
+ */
 static void reclaim_wait(struct ws_graph *g, struct ws_thread *t, struct ws_span *b)
 {
 	if ((b->flags & WS_IVAL_RECLAIM) && t->reclaim_claim)
 		b->claim = graph_reclaim_wait(g, t->reclaim_claim, b->claim);
+	else if (t->high_claim)
+		b->claim = graph_reclaim_wait(g, t->high_claim, b->claim);
+	else if (t->limit_claim)
+		b->claim = graph_swapin_limit(g, t->limit_claim, b->claim);
 }
 
 /* @ev: @t begins or ends direct memory reclaim (the kernel's tracepoints, in its context). */
 static void reclaim_event(struct ws_graph *g, struct ws_thread *t, const struct ws_thread_event *ev)
 {
 	struct ws_span *c = cur(t);
+	const struct ws_claim *rc;
 	bool running = cur_state(t) == WS_STATE_RUNNING;
 
 	if (ev->type == WS_THREAD_RECLAIM_BEGIN) {
@@ -326,7 +339,14 @@ static void reclaim_event(struct ws_graph *g, struct ws_thread *t, const struct 
 	}
 	if (running && (c->flags & WS_IVAL_RECLAIM) && c->start < ev->ts)
 		transition(g, t, ev->ts, WS_STATE_RUNNING, c->cpu);
-	graph_claim_put(g, t->reclaim_claim);
+	graph_claim_put(g, t->limit_claim);
+	t->limit_claim = 0;
+	/* a group found at its limit, ended on CPU: a swap-in waited for next is that group's */
+	rc = ws_graph_claim(g, t->reclaim_claim);
+	if (running && rc && ws_claim_field(rc, "limit_bytes"))
+		t->limit_claim = t->reclaim_claim;
+	else
+		graph_claim_put(g, t->reclaim_claim);
 	t->reclaim_claim = 0;
 }
 
@@ -524,6 +544,11 @@ static void switch_in(struct ws_graph *g, struct ws_thread *t, const struct ws_s
 		t->wake_ts = ts;
 		g->st.waits_unexplained++;
 	}
+	/* a new run on CPU: a reclaim or a throttle of the last one says nothing of its waits */
+	graph_claim_put(g, t->limit_claim);
+	t->limit_claim = 0;
+	graph_claim_put(g, t->high_claim);
+	t->high_claim = 0;
 	transition(g, t, ts, WS_STATE_RUNNING, sw->cpu);
 	reclaim_mark(g, t);
 	/* the runnable stretch ran on the CPU it got back on */
@@ -676,6 +701,15 @@ void ws_graph_thread_event(struct ws_graph *g, const struct ws_thread_event *ev)
 		t = ws_graph_thread(g, ev->tid);
 		if (t)
 			reclaim_event(g, t, ev);
+		break;
+	case WS_THREAD_MEMORY_HIGH:
+		/* the wait it begins (its switch-out is written with or after this) is the
+		 * throttle's, whatever ends it: kept until its next switch-in */
+		t = ws_graph_thread(g, ev->tid);
+		if (t) {
+			graph_claim_put(g, t->high_claim);
+			t->high_claim = graph_reclaim_claim(g, t, ev);
+		}
 		break;
 	}
 }

@@ -56,12 +56,16 @@ struct ws_ival {
 #define WS_CLAIM_RECLAIM "memory_reclaim"
 /* The same for direct compaction (an allocation's, mm_compaction_begin/end): its own kind. */
 #define WS_CLAIM_COMPACTION "compaction"
+/* A wait that is the kernel's memory.high throttle (WS_THREAD_MEMORY_HIGH): its own kind. */
+#define WS_CLAIM_MEMORY_HIGH "memory_high"
 
-/* Is @kind a claim of a stretch inside reclaim or compaction (WS_IVAL_RECLAIM)? */
+/* Is @kind a claim of memory pressure: inside reclaim or compaction (WS_IVAL_RECLAIM), or the
+ * memory.high throttle? */
 static inline bool ws_kind_memory(const char *kind)
 {
 	return !__builtin_strcmp(kind, WS_CLAIM_RECLAIM) ||
-	       !__builtin_strcmp(kind, WS_CLAIM_COMPACTION);
+	       !__builtin_strcmp(kind, WS_CLAIM_COMPACTION) ||
+	       !__builtin_strcmp(kind, WS_CLAIM_MEMORY_HIGH);
 }
 
 /* What a running stretch with WS_IVAL_* @flags was, for root and critical-path labels. */
@@ -132,6 +136,13 @@ struct ws_thread {
 	uint32_t last_claim;
 	/* inside direct memory reclaim: the claim naming it (WS_CLAIM_RECLAIM, held); 0: not */
 	uint32_t reclaim_claim;
+	/*
+	 * a reclaim at a memory cgroup's limit that ended in its current run on CPU (held; 0:
+	 * none since its last switch-in): a swap-in it then waits for is named with that group
+	 */
+	uint32_t limit_claim;
+	/* blocked, since its last switch-in, in the memory.high throttle: its claim (held) */
+	uint32_t high_claim;
 
 	/* off-CPU periods the source summarised instead of reporting (shorter than the resolution)
 	 */

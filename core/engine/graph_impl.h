@@ -136,6 +136,12 @@ uint32_t graph_claim_ref(struct ws_graph *g, uint32_t id);
 uint32_t graph_reclaim_claim(struct ws_graph *g, const struct ws_thread *t,
 			     const struct ws_thread_event *ev);
 uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait);
+/*
+ * graph_reclaim.c: the claim of a wait (@wait, let go) that is a swap-in (a block_io claim
+ * with "fault" "swap_in"), named with the memory cgroup of reclaim claim @reclaim (held) and its
+ * limit; any other wait's claim is @wait itself.
+ */
+uint32_t graph_swapin_limit(struct ws_graph *g, uint32_t reclaim, uint32_t wait);
 void graph_claims_free(struct ws_graph *g);
 
 /* graph_short.c */

@@ -49,6 +49,19 @@ uint32_t graph_reclaim_claim(struct ws_graph *g, const struct ws_thread *t,
 	c.strength = WS_CLAIM_SPECIFIC;
 	c.root = true;
 	c.owner = UINT16_MAX;
+	if (ev->type == WS_THREAD_MEMORY_HIGH) {
+		snprintf(c.kind, sizeof(c.kind), "%s", WS_CLAIM_MEMORY_HIGH);
+		snprintf(
+			c.evidence, sizeof(c.evidence),
+			"blocked in a memory stall outside reclaim, its memory cgroup past memory.high");
+		field_str(&c, "reclaim", "high_throttle");
+		field_str(&c, "limit", "high");
+		field_u64(&c, "limit_bytes", ev->reclaim_limit);
+		field_u64(&c, "reclaim_cgroup_id", ev->reclaim_cg);
+		if (g->ops.reclaim_name)
+			g->ops.reclaim_name(g->ops.ctx, t->tid, t->pid, ev->reclaim_cg, &c);
+		return graph_claim_intern(g, &c);
+	}
 	snprintf(c.kind, sizeof(c.kind), "%s",
 		 ev->reclaim_compaction ? WS_CLAIM_COMPACTION : WS_CLAIM_RECLAIM);
 	snprintf(
@@ -86,7 +99,9 @@ uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
 	c = *r;
 	snprintf(
 		c.evidence, sizeof(c.evidence), "%s",
-		strcmp(ws_claim_str(r, "reclaim", ""), "compaction") == 0
+		strcmp(ws_claim_str(r, "reclaim", ""), "high_throttle") == 0
+			? "blocked in a memory stall outside reclaim, its memory cgroup past memory.high"
+		: strcmp(ws_claim_str(r, "reclaim", ""), "compaction") == 0
 			? "blocked inside direct compaction (mm_compaction_begin to its end)"
 		: strcmp(ws_claim_str(r, "reclaim", ""), "memcg") == 0
 			? "blocked inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
@@ -100,6 +115,30 @@ uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
 		c.woken_by = w->woken_by;
 		c.syscall = w->syscall;
 	}
+	id = graph_claim_intern(g, &c);
+	if (!id)
+		return wait;
+	graph_claim_put(g, wait);
+	return id;
+}
+
+uint32_t graph_swapin_limit(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
+{
+	const struct ws_claim *r = ws_graph_claim(g, reclaim), *w = ws_graph_claim(g, wait);
+	const char *path;
+	struct ws_claim c;
+	uint32_t id;
+
+	if (!r || !w || strncmp(w->kind, "block_io", sizeof(w->kind)) ||
+	    strcmp(ws_claim_str(w, "fault", ""), "swap_in") || !ws_claim_field(r, "limit_bytes"))
+		return wait;
+	c = *w;
+	path = ws_claim_str(r, "reclaim_cgroup", NULL);
+	if (path)
+		field_str(&c, "memory_cgroup", path);
+	else
+		field_u64(&c, "memory_cgroup_id", ws_claim_u64(r, "reclaim_cgroup_id", 0));
+	field_u64(&c, "limit_bytes", ws_claim_u64(r, "limit_bytes", 0));
 	id = graph_claim_intern(g, &c);
 	if (!id)
 		return wait;

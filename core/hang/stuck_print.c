@@ -366,6 +366,12 @@ static void json_deadlock(FILE *f, const struct ws_stuck *st, const size_t *cyc,
 
 		fprintf(f, "%s{\"tid\":%u,\"pid\":%u,\"comm\":", k ? "," : "", t->s.tid, t->s.pid);
 		ws_json_str(f, t->s.comm);
+		/* as an open wait's: sampled with the thread, null when not read */
+		fputs(",\"cgroup\":", f);
+		if (t->s.cgroup[0])
+			ws_json_str(f, t->s.cgroup);
+		else
+			fputs("null", f);
 		fprintf(f, ",\"waits_for\":\"0x%" PRIx64 "\",\"lock\":", t->owner.lock);
 		ws_json_str(f, t->owner.lock_name);
 		if (t->s.in_syscall) {

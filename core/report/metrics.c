@@ -12,6 +12,9 @@
 #define BLOCK_IO_PREFIX "block I/O on "
 /* the blkio source's root of a request held back by its cgroup's I/O limit (plugins/blkio) */
 #define IO_LIMIT_PREFIX "I/O limit of "
+/* its roots of a read under a page fault: of a swap area, of anything else on a disk */
+#define SWAP_IN_PREFIX "swap-in from "
+#define FAULT_READ_PREFIX "page fault reading "
 #define OTHER "other"
 
 /* Upper bounds of the wait-duration histogram, in ns (+Inf follows). */
@@ -49,6 +52,7 @@ static const struct {
 	{ WS_CLAIM_QUOTA, WS_CAUSE_CPU_QUOTA },
 	{ WS_CLAIM_RECLAIM, WS_CAUSE_MEMORY },
 	{ WS_CLAIM_COMPACTION, WS_CAUSE_MEMORY },
+	{ WS_CLAIM_MEMORY_HIGH, WS_CAUSE_MEMORY },
 	{ "sleep", WS_CAUSE_SLEEP },
 	{ "timer", WS_CAUSE_SLEEP },
 	{ "timeout", WS_CAUSE_SLEEP },
@@ -91,6 +95,8 @@ enum ws_cause ws_cause_of_root(const char *kind, bool named, const char *key)
 	if (c == WS_CAUSE_BLOCK_IO && key &&
 	    !strncmp(key, IO_LIMIT_PREFIX, strlen(IO_LIMIT_PREFIX)))
 		return WS_CAUSE_IO_THROTTLE;
+	if (c == WS_CAUSE_BLOCK_IO && key && !strncmp(key, SWAP_IN_PREFIX, strlen(SWAP_IN_PREFIX)))
+		return WS_CAUSE_MEMORY;
 	return c;
 }
 
@@ -267,6 +273,9 @@ void ws_metrics_wait_sink(void *ctx, struct ws_graph *g, const struct ws_chain *
 		if (cause == WS_CAUSE_BLOCK_IO &&
 		    !strncmp(r->key, BLOCK_IO_PREFIX, strlen(BLOCK_IO_PREFIX)))
 			dev = r->key + strlen(BLOCK_IO_PREFIX);
+		else if (cause == WS_CAUSE_BLOCK_IO &&
+			 !strncmp(r->key, FAULT_READ_PREFIX, strlen(FAULT_READ_PREFIX)))
+			dev = r->key + strlen(FAULT_READ_PREFIX);
 		ws_metrics_add(m, pid, comm, cause, dev, c->segs[i].dur);
 		/* the wait is counted in the histogram under the root it settled on */
 		if (!root_found && !strcmp(r->key, c->root)) {
@@ -373,7 +382,7 @@ static void write_offcpu(struct ws_metrics *m, FILE *out)
 {
 	put_head(
 		out, "whyslow_offcpu_seconds_total", "counter",
-		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, io_throttle (a block request held back by its cgroup's I/O limit), memory (memory reclaim and direct compaction), sleep, network, cpu_work, other, unknown. At most %d processes at a time have series of their own (an exited process's series end, its place taken by the next); the time of the others is summed under pid=\"other\", comm=\"other\".",
+		"Time off CPU of the reported waits (at least min_block, idle ones apart), by the class of each piece's root cause, as the report's root causes sum them: block_io, lock, runqueue, cpu_quota, io_throttle (a block request held back by its cgroup's I/O limit), memory (memory reclaim, direct compaction and swap-in), sleep, network, cpu_work, other, unknown. At most %d processes at a time have series of their own (an exited process's series end, its place taken by the next); the time of the others is summed under pid=\"other\", comm=\"other\".",
 		WS_METRICS_MAX_PROCS);
 	for (int i = 0; i <= m->nprocs; i++) {
 		const struct proc *p = proc_at(m, i);

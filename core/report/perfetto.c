@@ -441,11 +441,79 @@ static void meta(FILE *out, bool *first, const char *what, uint32_t pid, uint32_
 	*first = false;
 }
 
+/* The cgroup of process @pid's track: its leader's (another thread's may differ: v2 threaded). */
+static const char *proc_cgroup(struct ws_perfetto *p, uint32_t pid)
+{
+	const struct pthread *leader = th_find(p, pid);
+
+	return leader && p->cgroup_of
+		       ? p->cgroup_of(p->cgroup_ctx, leader->tid, leader->pid, UINT64_MAX)
+		       : NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The distinct cgroups of the processes, sorted, into *@out (@n of them; each a copy). A
+ * process's sort index is its cgroup's place here: the JSON trace format has no track above a
+ * process, so one cgroup's processes are put next to each other, each labelled with it.
+ */
+static int proc_cgroups(struct ws_perfetto *p, char ***out, size_t *n)
+{
+	size_t cap = 0, k = 0;
+	char **v = NULL;
+
+	for (size_t i = 0; i < p->th.cap; i++) {
+		const struct pthread *t = ws_table_at(&p->th, i);
+		const char *cg = t && (t->tid == t->pid || !th_find(p, t->pid))
+					 ? proc_cgroup(p, t->pid)
+					 : NULL;
+		bool dup = false;
+
+		for (size_t j = 0; cg && j < k && !dup; j++)
+			dup = !strcmp(v[j], cg);
+		if (!cg || dup)
+			continue;
+		if (ws_grow((void **)&v, &cap, k + 1, sizeof(*v)) || !(v[k] = strdup(cg))) {
+			for (size_t j = 0; j < k; j++)
+				free(v[j]);
+			free(v);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_str);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* Process @pid's place and label by its cgroup @cg (NULL: not known, after every group). */
+static void proc_group(FILE *out, uint32_t pid, const char *cg, char *const *cgs, size_t ncgs)
+{
+	const char *const *at = cg ? bsearch(&cg, cgs, ncgs, sizeof(*cgs), cmp_str) : NULL;
+
+	fprintf(out,
+		",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%zu}}",
+		pid, pid, at ? (size_t)(at - (const char *const *)cgs) : ncgs);
+	if (!cg)
+		return;
+	fprintf(out,
+		",\n{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%u,\"tid\":%u,\"args\":{\"labels\":",
+		pid, pid);
+	ws_json_str(out, cg);
+	fputs("}}", out);
+}
+
 int ws_perfetto_write(struct ws_perfetto *p, FILE *out, const struct ws_clock *clock)
 {
 	bool first = p->nevents == 0;
-	char buf[65536], name[64], iso[48];
-	size_t n;
+	char buf[65536], name[64], iso[48], **cgs = NULL;
+	size_t n, ncgs = 0;
 
 	/* ts are CLOCK_MONOTONIC microseconds; the anchor maps them to the text report's times */
 	ws_clock_iso(clock->wall_ns, iso, sizeof(iso));
@@ -459,10 +527,13 @@ int ws_perfetto_write(struct ws_perfetto *p, FILE *out, const struct ws_clock *c
 	if (ferror(p->spool))
 		return -EIO;
 	fseek(p->spool, 0, SEEK_END);
-	/* a track per thread, grouped under its process */
+	if (proc_cgroups(p, &cgs, &ncgs))
+		return -ENOMEM;
+	/* a track per thread, grouped under its process; processes by cgroup */
 	for (size_t i = 0; i < p->th.cap; i++) {
 		const struct pthread *t = ws_table_at(&p->th, i);
 		const struct pthread *leader;
+		const char *cg;
 
 		if (!t)
 			continue;
@@ -476,13 +547,14 @@ int ws_perfetto_write(struct ws_perfetto *p, FILE *out, const struct ws_clock *c
 			snprintf(name, sizeof(name), "%s", leader->comm);
 		else
 			snprintf(name, sizeof(name), "process %u", t->pid);
-		/* the process's cgroup is its leader's (another thread's may differ: v2 threaded)
-		 */
-		meta(out, &first, "process_name", t->pid, t->pid, name,
-		     leader && p->cgroup_of
-			     ? p->cgroup_of(p->cgroup_ctx, leader->tid, leader->pid, UINT64_MAX)
-			     : NULL);
+		cg = proc_cgroup(p, t->pid);
+		meta(out, &first, "process_name", t->pid, t->pid, name, cg);
+		if (p->cgroup_of)
+			proc_group(out, t->pid, cg, cgs, ncgs);
 	}
+	for (size_t i = 0; i < ncgs; i++)
+		free(cgs[i]);
+	free(cgs);
 	fputs("\n]}\n", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -37,7 +37,8 @@ void ws_perfetto_set_stacks(struct ws_perfetto *p, const struct ws_stacks *stack
  * Thread tracks carry their thread's cgroup as the "cgroup" arg of their thread_name metadata
  * (a process's, its leader's): @fn(@ctx, tid, pid, UINT64_MAX), the last path read for it
  * (ws_session_cgroup()), NULL when not known. A track is the thread's whole timeline: one
- * that moved shows where it was last seen.
+ * that moved shows where it was last seen. Processes are then labelled with their cgroup
+ * (process_labels) and sorted by it (process_sort_index), so one cgroup's sit together.
  */
 void ws_perfetto_set_cgroups(struct ws_perfetto *p,
 			     const char *(*fn)(void *ctx, uint32_t tid, uint32_t pid, uint64_t ts),

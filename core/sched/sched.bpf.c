@@ -414,6 +414,9 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	prev_later = resolution_ns && prev_traced && ps && !dying && !in_unseen;
 	if (prev_traced && ps)
 		period_begin(prev, ps, state, now, write && !prev_later);
+	/* before prev's switch-out record (written here or later): the wait it begins */
+	if (prev_traced && ps)
+		high_sleep(prev, ps, state);
 	/* what next's summarised periods waited for: just before the record that counts them */
 	if (write && next_traced && ns)
 		causes_flush(ns, next->pid);
@@ -535,6 +538,10 @@ static __always_inline void waking_record_wakee(struct ws_sched_waking *r, struc
 	bpf_get_current_comm(&r->waker_comm, sizeof(r->waker_comm));
 	/* the wakee is asleep inside its syscall: its saved registers say which */
 	ws_read_syscall(p, &r->wakee_sys);
+	/* one that runs no user code has no registers of its own: not read, not "in no syscall"
+	 * (which names a user thread's page fault; format 1.13) */
+	if (ws_task_no_user(p))
+		r->wakee_sys.arch = WS_ARCH_UNKNOWN;
 	r->waker_short = 0;
 	r->reserved2 = 0;
 	r->wakee_sigpending = sigpending;

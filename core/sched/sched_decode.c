@@ -258,7 +258,7 @@ bool ws_sched_reclaim_cg(const struct ws_rec_hdr *rec, uint64_t *cg)
 	const struct ws_sched_reclaim *r = (const void *)rec;
 
 	if (rec->kind != WS_SCHED_RECLAIM || rec->size < sizeof(*r) ||
-	    r->what != WS_SCHED_RECLAIM_MEMCG || !r->cg)
+	    (r->what != WS_SCHED_RECLAIM_MEMCG && r->what != WS_SCHED_RECLAIM_HIGH_SLEEP) || !r->cg)
 		return false;
 	*cg = r->cg;
 	return true;
@@ -289,6 +289,13 @@ static int decode_reclaim(const struct ws_rec_hdr *rec, const struct ws_sched_fe
 		break;
 	case WS_SCHED_RECLAIM_END:
 		ev.type = WS_THREAD_RECLAIM_END;
+		break;
+	case WS_SCHED_RECLAIM_HIGH_SLEEP:
+		ev.type = WS_THREAD_MEMORY_HIGH;
+		ev.reclaim_memcg = true;
+		ev.reclaim_cg = r->cg;
+		ev.reclaim_limit = r->limit;
+		ev.reclaim_limit_kind = WS_RECLAIM_LIMIT_HIGH;
 		break;
 	default:
 		return -EINVAL;

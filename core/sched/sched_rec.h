@@ -211,6 +211,13 @@ struct ws_sched_exit {
 #define WS_SCHED_RECLAIM_END 3	  /* the reclaim (or compaction) it began ends */
 /* begins direct compaction (mm_compaction_begin with cc->direct_compaction): @order's allocation */
 #define WS_SCHED_RECLAIM_COMPACT 4
+/*
+ * (1.13) blocks, at this switch-out, in a memory stall (task_struct.in_memstall) outside any
+ * reclaim or compaction bracket, with @cg the nearest memory cgroup past its memory.high (v2;
+ * @limit_kind HIGH, @limit): the sleep the kernel adds for memory.high on the return to user
+ * space (mem_cgroup_handle_over_high). Not followed by an END: it is the wait that begins.
+ */
+#define WS_SCHED_RECLAIM_HIGH_SLEEP 5
 /* @limit_kind: which of the group's limits its usage had reached as the reclaim began */
 #define WS_SCHED_RECLAIM_LIMIT_MAX 1  /* memory.limit_in_bytes (v1), memory.max (v2) */
 #define WS_SCHED_RECLAIM_LIMIT_HIGH 2 /* memory.high (v2) */

@@ -69,6 +69,49 @@ static __always_inline void reclaim_memcg(struct task_struct *t, struct ws_sched
 	}
 }
 
+/*
+ * Traced @prev blocks (@state not 0) in a memory stall outside any reclaim bracket: a memory
+ * cgroup of its own or above past its memory.high makes it the kernel's memory.high throttle
+ * (mem_cgroup_handle_over_high sleeps inside psi_memstall_enter on the return to user space;
+ * the other stalls outside reclaim, a thrashing page's read and an I/O controller's delay, leave
+ * no group past its high). One bitfield load per blocking switch-out; the walk only in a stall.
+ */
+static __always_inline void high_sleep(struct task_struct *prev, struct task_state *s, __u32 state)
+{
+	struct cgroup_subsys_state *css;
+	struct ws_sched_reclaim *r;
+	int id;
+
+	if (!state || s->in_reclaim || !bpf_core_field_exists(prev->in_memstall) ||
+	    !BPF_CORE_READ_BITFIELD(prev, in_memstall) ||
+	    !bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id))
+		return;
+	id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	if (id < 0 || id >= RECLAIM_SUBSYS_MAX)
+		return;
+	css = BPF_CORE_READ(prev, cgroups, subsys[id]);
+	for (int i = 0; i < RECLAIM_LEVELS && css; i++) {
+		struct mem_cgroup *m = (void *)css - bpf_core_field_offset(struct mem_cgroup, css);
+		__u64 high = BPF_CORE_READ(m, memory.high);
+
+		if (BPF_CORE_READ(m, memory.usage.counter) > high) {
+			r = ws_reserve(sizeof(*r), WS_SCHED_RECLAIM);
+			if (!r)
+				return;
+			r->what = WS_SCHED_RECLAIM_HIGH_SLEEP;
+			r->order = 0;
+			r->cg = BPF_CORE_READ(css, cgroup, kn, id);
+			r->limit = high << ws_page_shift;
+			r->nr_reclaimed = 0;
+			r->limit_kind = WS_SCHED_RECLAIM_LIMIT_HIGH;
+			r->reserved = 0;
+			ws_submit(r);
+			return;
+		}
+		css = BPF_CORE_READ(css, parent);
+	}
+}
+
 /* Current, if traced, begins reclaim (@what): marked in its task storage, and written. */
 static __always_inline void reclaim_begin(__u32 what, int order)
 {

@@ -13,6 +13,7 @@
 #include <bpf/bpf_core_read.h>
 #include <whyslow/whyslow.bpf.h>
 #include "blkio_rec.h"
+#include "blkio_fault.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -258,6 +259,7 @@ int BPF_PROG(ws_blkio_complete, struct request *rq, blk_status_t error, unsigned
 			r->held_until_ts = 0;
 			r->held_cgroup = 0;
 		}
+		take_fault(rq, r);
 		ws_submit(r);
 	}
 	/* A partial completion (fewer bytes than outstanding) is followed by more. */

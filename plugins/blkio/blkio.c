@@ -19,6 +19,7 @@
 
 #include "blkio_open.h"
 #include "blkio_rec.h"
+#include "blkio_swap.h"
 #include "blkio_throttle.h"
 #include "blkio.skel.h"
 
@@ -36,6 +37,9 @@
 
 /* The root of a wait an I/O limit held back ("I/O limit of /batch (...)"); metrics.c knows it. */
 #define WS_IO_LIMIT_PREFIX "I/O limit of "
+/* The roots of a read under a page fault (metrics.c knows them): of swap, of anything else. */
+#define WS_SWAP_IN_PREFIX "swap-in from "
+#define WS_FAULT_READ_PREFIX "page fault reading "
 
 /* The plugin's state for one session (ws_plugin_ctx.priv). */
 struct blkio {
@@ -122,8 +126,10 @@ static int blkio_init(struct ws_plugin_ctx *ctx)
 		return -ENOMEM;
 	ws_recent_init(&b->done, sizeof(struct ws_blkio_done), DONE_PER_CPU);
 	ctx->priv = b;
-	if (!ctx->replay)
+	if (!ctx->replay) {
 		scan_disks(ctx);
+		blkio_swap_scan(ctx);
+	}
 	return 0;
 }
 
@@ -329,12 +335,53 @@ static void claim_throttle(struct ws_plugin_ctx *ctx, const struct ws_blkio_done
 		ctx->host->claim_str(out, "throttle_limit", limit);
 }
 
+/*
+ * Did the woken thread wait in a page fault? Its saved user registers were read (arch known)
+ * and named no syscall: a user thread off CPU in the kernel outside any syscall is in an
+ * exception, and the one that waits for a read is a page fault. A thread that runs no user code
+ * (an io_uring worker) has no registers of its own: the sched source leaves its arch unknown.
+ */
+static bool in_page_fault(const struct ws_wake *wk)
+{
+	return wk->sz >= sizeof(*wk) && !wk->wakee_helper &&
+	       wk->wakee_sys.arch != WS_ARCH_UNKNOWN && wk->wakee_sys.nr == WS_SYSCALL_NONE;
+}
+
+/*
+ * What a read under a page fault read: "swap_in" (a swap area's sectors, @area) or "file", and
+ * which file when the request's first page is one the fault added to that file's page cache
+ * (its dentry's name, "" when it has none, and inode; the BPF side matched the page itself).
+ */
+static void claim_fault(struct ws_plugin_ctx *ctx, const struct ws_blkio_done *r,
+			struct ws_claim *out)
+{
+	char area[FIELD_LEN], name[WS_BLKIO_FAULT_NAME];
+
+	if (blkio_swap_of(ctx, r->dev, r->sector, area, sizeof(area))) {
+		ctx->host->claim_str(out, "fault", "swap_in");
+		claim_tail(ctx, out, "swap_area", area);
+		return;
+	}
+	ctx->host->claim_str(out, "fault", "file");
+	if (!r->fault_ino)
+		return;
+	/* a name the traced program chose, any bytes: cut at its 0, no control character left */
+	memcpy(name, r->fault_name, sizeof(name));
+	name[sizeof(name) - 1] = 0;
+	for (char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	ctx->host->claim_str(out, "file", name);
+	ctx->host->claim_u64(out, "inode", r->fault_ino);
+}
+
 static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struct ws_claim *out)
 {
 	const struct ws_host *host = ctx->host;
 	const struct ws_blkio_done *r;
 	uint64_t wait, queue = 0, latency = 0, held = 0, device_from;
 	char name[32], flags[48];
+	bool fault;
 
 	if (!w->wake)
 		return 0;
@@ -376,13 +423,24 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 			"woken right after its own request completed, same CPU, same run of tid %u",
 			w->wake->waker_tid);
 	host->claim_str(out, "dev", dev_name(ctx, r->dev, name, sizeof(name)));
+	fault = r->op == WS_BLKIO_OP_READ && in_page_fault(w->wake);
+	if (fault) {
+		claim_fault(ctx, r, out);
+		snprintf(out->evidence, sizeof(out->evidence),
+			 "woken %s its read completed, same CPU; it blocked in no syscall",
+			 in_interrupt(w->wake->ctx) ? "inside the interrupt where" : "right after");
+	}
 	if (!is_flush(r)) /* a flush has no sector (the kernel leaves it at -1 or 0) */
 		host->claim_u64(out, "sector", r->sector);
 	host->claim_u64(out, "bytes", r->bytes);
 	host->claim_str(out, "op", op_name(r));
-	host->claim_u64(out, "sync", r->sync);
-	if (r->flags & WS_BLKIO_F_KNOWN)
-		host->claim_str(out, "flags", flag_names(r->flags, flags, sizeof(flags)));
+	/* a fault's read is always waited for: its room goes to what it read (the core adds the
+	 * memory cgroup of a swap-in) */
+	if (!fault) {
+		host->claim_u64(out, "sync", r->sync);
+		if (r->flags & WS_BLKIO_F_KNOWN)
+			host->claim_str(out, "flags", flag_names(r->flags, flags, sizeof(flags)));
+	}
 	host->claim_u64(out, "queue_ns", queue);
 	host->claim_u64(out, "device_ns", wait - held - queue);
 	if (held)
@@ -390,7 +448,8 @@ static int blkio_infer(struct ws_plugin_ctx *ctx, const struct ws_wait *w, struc
 	host->claim_u64(out, "issued_by", r->submit_tid);
 	/* Beyond WS_CLAIM_FIELDS (12) these are dropped by the host: with a throttle, both. */
 	host->claim_u64(out, "latency_ns", latency);
-	host->claim_u64(out, "issues", r->nr_issues);
+	if (!fault) /* room for the memory cgroup's limit of a swap-in */
+		host->claim_u64(out, "issues", r->nr_issues);
 	return 1;
 }
 
@@ -441,10 +500,22 @@ static bool has_flag(const struct ws_claim *c, const char *name)
 	return false;
 }
 
+/* The memory cgroup the core named a swap-in with: its path, or its id (a recording's). */
+static const char *memcg_name(const struct ws_claim *c, char *buf, size_t len)
+{
+	const char *path = ws_claim_str(c, "memory_cgroup", NULL);
+
+	if (path)
+		snprintf(buf, len, "%s", path);
+	else
+		snprintf(buf, len, "id %" PRIu64, ws_claim_u64(c, "memory_cgroup_id", 0));
+	return buf;
+}
+
 static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
 			  size_t len)
 {
-	const char *op = ws_claim_str(c, "op", "?");
+	const char *op = ws_claim_str(c, "op", "?"), *fault = ws_claim_str(c, "fault", "");
 	char q[24], d[24], what[160], held[160] = "";
 
 	if (ws_claim_u64(c, "throttled_ns", 0)) {
@@ -456,6 +527,36 @@ static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 	}
 	fmt_ns(ws_claim_u64(c, "queue_ns", 0), q, sizeof(q));
 	fmt_ns(ws_claim_u64(c, "device_ns", 0), d, sizeof(d));
+	if (!strcmp(fault, "swap_in") && ws_claim_field(c, "limit_bytes"))
+		return snprintf(
+			buf, len,
+			"swap-in from %s (dev %s, sector %" PRIu64 ", %" PRIu64
+			" bytes read under a page fault; %s%s before the device, %s in it; memory cgroup %s reclaimed at its limit (%" PRIu64
+			" MB) in the same run on CPU)",
+			ws_claim_str(c, "swap_area", "?"), ws_claim_str(c, "dev", "?"),
+			ws_claim_u64(c, "sector", 0), ws_claim_u64(c, "bytes", 0), held, q, d,
+			memcg_name(c, what, sizeof(what)), ws_claim_u64(c, "limit_bytes", 0) >> 20);
+	if (!strcmp(fault, "swap_in"))
+		return snprintf(buf, len,
+				"swap-in from %s (dev %s, sector %" PRIu64 ", %" PRIu64
+				" bytes read under a page fault; %s%s before the device, %s in it)",
+				ws_claim_str(c, "swap_area", "?"), ws_claim_str(c, "dev", "?"),
+				ws_claim_u64(c, "sector", 0), ws_claim_u64(c, "bytes", 0), held, q,
+				d);
+	if (!strcmp(fault, "file") && ws_claim_field(c, "inode"))
+		return snprintf(buf, len,
+				"page fault reading %s (file \"%s\", inode %" PRIu64
+				", sector %" PRIu64 ", %" PRIu64
+				" bytes; %s%s before the device, %s in it)",
+				ws_claim_str(c, "dev", "?"), ws_claim_str(c, "file", ""),
+				ws_claim_u64(c, "inode", 0), ws_claim_u64(c, "sector", 0),
+				ws_claim_u64(c, "bytes", 0), held, q, d);
+	if (!strcmp(fault, "file"))
+		return snprintf(buf, len,
+				"page fault reading %s (sector %" PRIu64 ", %" PRIu64
+				" bytes; %s%s before the device, %s in it)",
+				ws_claim_str(c, "dev", "?"), ws_claim_u64(c, "sector", 0),
+				ws_claim_u64(c, "bytes", 0), held, q, d);
 	if (!strcmp(op, "flush"))
 		snprintf(what, sizeof(what), "cache flush");
 	else
@@ -473,11 +574,13 @@ static int blkio_describe(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 /*
  * Every request on one disk is one cause when a waker's waits are weighed; a wait whose request
  * an I/O limit held back for at least half of it is that limit's (the root of the chain, the
- * critical path's part, the metrics' io_throttle class), its device time in its fields.
+ * critical path's part, the metrics' io_throttle class), its device time in its fields. A read
+ * under a page fault is the swap area's (the metrics' memory class) or the fault's on its disk.
  */
 static int blkio_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *c, char *buf,
 			  size_t len)
 {
+	const char *fault = ws_claim_str(c, "fault", "");
 	uint64_t held = ws_claim_u64(c, "throttled_ns", 0);
 	uint64_t rest = ws_claim_u64(c, "queue_ns", 0) + ws_claim_u64(c, "device_ns", 0);
 	char label[160];
@@ -486,6 +589,12 @@ static int blkio_resource(struct ws_plugin_ctx *ctx, const struct ws_claim *c, c
 	if (held && held >= rest)
 		return snprintf(buf, len, "%s%s", WS_IO_LIMIT_PREFIX,
 				throttle_label(c, label, sizeof(label)));
+	if (!strcmp(fault, "swap_in"))
+		return snprintf(buf, len, "%s%s", WS_SWAP_IN_PREFIX,
+				ws_claim_str(c, "swap_area", "?"));
+	if (!strcmp(fault, "file"))
+		return snprintf(buf, len, "%s%s", WS_FAULT_READ_PREFIX,
+				ws_claim_str(c, "dev", "?"));
 	return snprintf(buf, len, "block I/O on %s", ws_claim_str(c, "dev", "?"));
 }
 

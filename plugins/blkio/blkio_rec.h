@@ -5,6 +5,9 @@
 
 #include <whyslow/record.h>
 
+/* Bytes of a faulted file's name a completion record carries (its 0 included). */
+#define WS_BLKIO_FAULT_NAME 32
+
 /* Numbers are never reused. */
 #define WS_BLKIO_DONE (WS_KIND_BLKIO + 1)
 
@@ -60,6 +63,16 @@ struct ws_blkio_done {
 	 */
 	__u64 held_until_ts;
 	__u64 held_cgroup;
+	/*
+	 * appended (blkio 1.2): the request's first page was added to the page cache by a page
+	 * fault of a traced thread: that file's inode, its file system's device (MAJOR << 20 |
+	 * MINOR) and its dentry's name (its last path component; "" when it has none). All 0: not
+	 * a fault's page, or a record from before them.
+	 */
+	__u64 fault_ino;
+	__u32 fault_dev;
+	__u32 reserved2;
+	char fault_name[WS_BLKIO_FAULT_NAME];
 };
 
 #endif

@@ -26,7 +26,7 @@ import check_roots  # tests/e2e/check_roots.py, beside this file
 
 KINDS = {"futex", "block_io", "wakeup", "runqueue", "sleep", "timeout", "untraced", "unknown",
          "running", "wakeup_latency", "signal", "kernel_lock", "socket", "network", "cpu_quota",
-         "memory_reclaim", "compaction"}
+         "memory_reclaim", "compaction", "memory_high"}
 NET_CASES = ("tcp", "udp", "net_trap")
 MS = 1_000_000
 

@@ -14,6 +14,9 @@
 - slices on one track are properly nested, never partly overlapping (Perfetto's rule);
 - every traced thread's timeline (slices of cat running/runnable/blocked/not observed) is one
   unbroken stretch: each slice starts where the one before it ended;
+- processes are grouped by cgroup: a process whose process_name carries a "cgroup" arg has a
+  process_labels of that cgroup, and a process_sort_index that all processes of that cgroup
+  share, in the order of the cgroups' paths (the format has no track above a process);
 - otherData carries the wall-clock anchor (anchor_monotonic_us, anchor_utc);
 - slice names are stable (state and kind of wait, e.g. "blocked: futex"): at most MAX_NAMES
   distinct ones and none with a "key=value" in it, since per-event values (addresses, sectors,
@@ -57,6 +60,7 @@ def main(argv):
     flows = collections.defaultdict(list)
     requests = collections.defaultdict(list)
     names = collections.Counter()
+    proc_cg, sort_index, labels = {}, {}, {}
     for i, e in enumerate(evs):
         if not isinstance(e, dict) or not all(k in e for k in ("ph", "pid", "tid")):
             errs.append("event %d lacks ph/pid/tid: %r" % (i, e))
@@ -67,6 +71,12 @@ def main(argv):
                 threads.add(key)
             elif e.get("name") == "process_name":
                 procs.add(e["pid"])
+                if "cgroup" in e.get("args", {}):
+                    proc_cg[e["pid"]] = e["args"]["cgroup"]
+            elif e.get("name") == "process_sort_index":
+                sort_index[e["pid"]] = e.get("args", {}).get("sort_index")
+            elif e.get("name") == "process_labels":
+                labels[e["pid"]] = e.get("args", {}).get("labels")
         elif ph == "X":
             if not isinstance(e.get("name"), str) or e.get("dur", -1) < 0 or "ts" not in e:
                 errs.append("slice %d malformed: %r" % (i, e))
@@ -84,6 +94,20 @@ def main(argv):
             requests[(e["pid"], e.get("id"))].append(e)
         else:
             errs.append("event %d: unexpected ph %r" % (i, ph))
+    # processes grouped by cgroup (issue 32): each labelled with its cgroup, one sort index a
+    # cgroup, in the cgroups' order, so one cgroup's processes are next to each other
+    for pid, cg in proc_cg.items():
+        if labels.get(pid) != cg:
+            errs.append("pid %d of cgroup %r is labelled %r" % (pid, cg, labels.get(pid)))
+    by_cg = collections.defaultdict(set)
+    for pid, cg in proc_cg.items():
+        by_cg[cg].add(sort_index.get(pid))
+    for cg, idx in by_cg.items():
+        if len(idx) != 1 or None in idx:
+            errs.append("the processes of cgroup %r have sort indexes %r, want one" % (cg, sorted(idx, key=str)))
+    order = [next(iter(by_cg[cg])) for cg in sorted(by_cg)]
+    if len(by_cg) > 1 and all(len(by_cg[cg]) == 1 for cg in by_cg) and order != sorted(set(order)):
+        errs.append("cgroups' sort indexes %r are not in the cgroups' order" % order)
     if len(names) > MAX_NAMES:
         errs.append("%d distinct slice names (at most %d): values belong in args; the most used: %r" % (
             len(names), MAX_NAMES, [n for n, _ in names.most_common(5)]))

@@ -50,6 +50,8 @@ def links_end(link):
         return "CPU quota of "
     if kind == "compaction":
         return "direct memory compaction"
+    if kind == "memory_high":
+        return "the memory.high throttle of "
     if kind == "memory_reclaim":
         return "memory reclaim " if link.get("reclaim") == "memcg" else "direct memory reclaim"
     if kind in ("runqueue", "wakeup_latency") and is_int(cpu):

@@ -97,6 +97,13 @@ def main():
             o = opens.get(me["tid"])
             if not o or not o["deadlock"] or o["owner"] != other["tid"]:
                 fail("no open wait marked deadlock for tid %d: %s" % (me["tid"], o))
+            # each thread of a deadlock carries its cgroup, as its open wait does (issue 32)
+            if "cgroup" not in x or x["cgroup"] != o.get("cgroup"):
+                fail("tid %d: deadlock cgroup %r, its open wait's %r" % (me["tid"], x.get("cgroup"),
+                                                                      o.get("cgroup")))
+            if not a.killed and not (isinstance(x["cgroup"], str) and x["cgroup"].startswith("/")):
+                fail("tid %d: a live deadlock's thread has cgroup %r, want its path" %
+                     (me["tid"], x["cgroup"]))
         print("check_stuck: deadlock of tids %d and %d on %s and %s: ok" %
               (t[0]["tid"], t[1]["tid"], t[0]["waits"], t[1]["waits"]))
     elif a.case == "disk":

@@ -83,6 +83,26 @@ chmod +x "$work/writer" "$work/reader"
 	{ echo "FAIL: report exited $?"; cat "$work/err"; exit 1; }
 
 python3 "$(dirname "$0")/check_roots.py" "$work/out.jsonl" || { echo "FAIL: check_roots.py"; exit 1; }
+# Perfetto: processes grouped by cgroup (check_perfetto.py), the reader's under A, apart from the
+# writer's (whyslow's own cgroup)
+"$WHYSLOW" report "$work/rec.data" --format perfetto >"$work/trace.json" 2>"$work/err" ||
+	{ echo "FAIL: report --format perfetto exited $?"; cat "$work/err"; exit 1; }
+python3 "$(dirname "$0")/check_perfetto.py" "$work/trace.json" || { echo "FAIL: check_perfetto.py"; exit 1; }
+python3 - "$work/trace.json" "/$a" "$(cat "$work/reader.pid")" <<'PY' || { echo "FAIL: see above"; exit 1; }
+import json, sys
+
+evs = json.load(open(sys.argv[1]))["traceEvents"]
+cga, reader = sys.argv[2], int(sys.argv[3])
+meta = {(e["name"], e["pid"]): e["args"] for e in evs if e.get("ph") == "M" and e["pid"] == e["tid"]}
+label = meta.get(("process_labels", reader), {}).get("labels")
+assert label == cga, "the reader's process is labelled %r, want %r" % (label, cga)
+idx = meta[("process_sort_index", reader)]["sort_index"]
+others = {a["labels"]: meta[("process_sort_index", pid)]["sort_index"]
+          for (name, pid), a in meta.items() if name == "process_labels" and a["labels"] != cga}
+assert others, "no process of another cgroup has a label"
+assert idx not in others.values(), "A shares its sort index with %r" % others
+print("Perfetto: the reader's process is under %s (sort index %d), apart from %s" % (cga, idx, others))
+PY
 python3 - "$work/out.jsonl" "/$a" "/$b" "$hog" "$(cat "$work/reader.pid")" <<'PY' || { echo "FAIL: see above"; exit 1; }
 import json, sys
 

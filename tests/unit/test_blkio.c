@@ -17,6 +17,7 @@
 #include "fake_host.h"
 
 #include "../../plugins/blkio/blkio_rec.h"
+#include "../../plugins/blkio/blkio_swap.h"
 #include "../../plugins/blkio/blkio_throttle.h"
 
 #define MS 1000000ull
@@ -616,4 +617,132 @@ Test(blkio, held_before_the_wait_is_not_its_cause)
 	for (unsigned int i = 0; i < c.nfields; i++)
 		cr_assert_str_neq(c.fields[i].key, "throttled_ns");
 	cr_assert_eq(get_u64(&c, "queue_ns"), 299 * MS);
+}
+
+/*
+ * Issue 32: a read whose waiter blocked in no syscall (its registers read, arch known) was
+ * read under a page fault: of a swap area the recording names, a swap-in; else the fault's.
+ */
+static int ask_fault_of(int32_t nr, uint16_t arch, bool helper, const char *file,
+			struct ws_claim *out)
+{
+	uint64_t start = 1000 * MS, end = start + 300 * MS;
+	struct ws_blkio_done r = done(1, WS_CTX_SOFTIRQ, 77, end - 5000, 2048, start + MS);
+
+	if (file) {
+		r.fault_ino = 12;
+		r.fault_dev = FAKE_DEV;
+		snprintf(r.fault_name, sizeof(r.fault_name), "%s", file);
+	}
+	struct ws_wake wk = {
+		.sz = sizeof(wk),
+		.ts = end,
+		.cpu = 1,
+		.ctx = WS_CTX_SOFTIRQ,
+		.ctx_id = 77,
+		.wakee_tid = 100,
+		.wakee_pid = 100,
+		.wakee_helper = helper,
+		.wakee_sys = { .nr = nr, .arch = arch },
+	};
+	struct ws_wait w = { .sz = sizeof(w),
+			     .tid = 100,
+			     .pid = 100,
+			     .start_ns = start,
+			     .off_state = 2,
+			     .wake = &wk };
+
+	feed(&r);
+	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
+	return pl->infer(&fake.ctx, &w, out);
+}
+
+static int ask_fault(int32_t nr, uint16_t arch, bool helper, struct ws_claim *out)
+{
+	return ask_fault_of(nr, arch, helper, NULL, out);
+}
+
+/* The BPF side matched the request's first page to one the fault added to a file's cache. */
+Test(blkio, a_page_fault_names_the_file_of_its_page)
+{
+	struct ws_claim c;
+	char buf[240];
+
+	cr_assert_eq(ask_fault_of(WS_SYSCALL_NONE, WS_ARCH_X86_64, false, "data\n.bin", &c), 1);
+	cr_assert_str_eq(get_str(&c, "fault"), "file");
+	cr_assert_str_eq(get_str(&c, "file"), "data?.bin", "no control character kept");
+	cr_assert_eq(get_u64(&c, "inode"), 12);
+	pl->describe(&fake.ctx, &c, buf, sizeof(buf));
+	cr_assert_str_eq(buf,
+			 "page fault reading 4000:7 (file \"data?.bin\", inode 12, sector 2048, "
+			 "4096 bytes; 1.0ms before the device, 299ms in it)");
+	/* one cause per disk, whatever the file */
+	pl->resource(&fake.ctx, &c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "page fault reading 4000:7");
+}
+
+Test(blkio, read_in_no_syscall_is_a_page_fault)
+{
+	struct ws_claim c;
+	char buf[200];
+
+	cr_assert_eq(ask_fault(WS_SYSCALL_NONE, WS_ARCH_X86_64, false, &c), 1);
+	cr_assert_str_eq(c.kind, "block_io");
+	cr_assert_str_eq(get_str(&c, "fault"), "file");
+	cr_assert_str_eq(c.evidence,
+			 "woken inside the interrupt where its read completed, same CPU; "
+			 "it blocked in no syscall");
+	pl->describe(&fake.ctx, &c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "page fault reading 4000:7 (sector 2048, 4096 bytes; "
+			      "1.0ms before the device, 299ms in it)");
+	pl->resource(&fake.ctx, &c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "page fault reading 4000:7");
+}
+
+Test(blkio, read_of_a_swap_area_in_no_syscall_is_a_swap_in)
+{
+	struct ws_claim c;
+	char buf[200];
+
+	/* sectors 1024..3071 of the disk are /dev/fake2's swap area; 2048 is in it */
+	fake.ctx.host->name_set(&fake.ctx, blkio_swap_key(0, FAKE_DEV), "1024 2048 /dev/fake2");
+	cr_assert_eq(ask_fault(WS_SYSCALL_NONE, WS_ARCH_X86_64, false, &c), 1);
+	cr_assert_str_eq(get_str(&c, "fault"), "swap_in");
+	cr_assert_str_eq(get_str(&c, "swap_area"), "/dev/fake2");
+	pl->describe(&fake.ctx, &c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "swap-in from /dev/fake2 (dev 4000:7, sector 2048, 4096 bytes read "
+			      "under a page fault; 1.0ms before the device, 299ms in it)");
+	pl->resource(&fake.ctx, &c, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "swap-in from /dev/fake2");
+}
+
+Test(blkio, read_past_a_swap_area_is_no_swap_in)
+{
+	struct ws_claim c;
+
+	fake.ctx.host->name_set(&fake.ctx, blkio_swap_key(0, FAKE_DEV), "0 2048 /dev/fake2");
+	fake.ctx.host->name_set(&fake.ctx, blkio_swap_key(1, FAKE_DEV + 1), "0 4096 /dev/other");
+	cr_assert_eq(ask_fault(WS_SYSCALL_NONE, WS_ARCH_X86_64, false, &c), 1);
+	cr_assert_str_eq(get_str(&c, "fault"), "file");
+}
+
+/* In a syscall, registers not read (an older recording, a worker of no user code), a helper. */
+Test(blkio, no_fault_without_the_registers_saying_so)
+{
+	const struct {
+		int32_t nr;
+		uint16_t arch;
+		bool helper;
+	} cases[] = { { 17 /* pread64 */, WS_ARCH_X86_64, false },
+		      { WS_SYSCALL_NONE, WS_ARCH_UNKNOWN, false },
+		      { WS_SYSCALL_NONE, WS_ARCH_X86_64, true } };
+
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ws_claim c;
+
+		cr_assert_eq(ask_fault(cases[i].nr, cases[i].arch, cases[i].helper, &c), 1);
+		for (unsigned int k = 0; k < c.nfields; k++)
+			cr_assert_str_neq(c.fields[k].key, "fault", "case %u", i);
+	}
 }

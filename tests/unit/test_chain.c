@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "synth.h"
+#include "../../plugins/blkio/blkio_swap.h"
 #include "session/config.h"
 #include "session/session.h"
 
@@ -2401,6 +2402,89 @@ Test(chain, a_waker_on_cpu_inside_reclaim_is_reclaim_not_cpu_work)
 	cr_expect_eq(root_time(c, "memory reclaim for the memory limit of cgroup id 4343 (64 MB)"),
 		     (long long)(40 * MS), "%s", c->line);
 	cr_expect_eq(root_time(c, "CPU work in t101"), (long long)(19 * MS), "%s", c->line);
+}
+
+/* A wakeup in an interrupt of @wakee, which blocked in no syscall (its registers say -1). */
+static void wake_fault(uint64_t ts, uint16_t cpu, uint32_t ctx_id, uint32_t wakee)
+{
+	struct ws_sched_waking r =
+		syn_waking(ts, cpu, 0, 0, comm_of(0), WS_CTX_HARDIRQ, ctx_id, wakee, pid_of(wakee));
+
+	r.wakee_sys.nr = WS_SYSCALL_NONE;
+	r.wakee_sys.arch = WS_ARCH_X86_64;
+	FEED(r);
+}
+
+/*
+ * Issue 32 item 3: A's fault charges a page at its memory cgroup's limit (the group reclaims
+ * from 10 to 15 ms on CPU), then waits from 20 to 80 ms for the read of its page from a swap
+ * area (7:99's sectors below 100000, as /proc/swaps said): a swap-in, named with that group and
+ * limit. A later swap-in in another run on CPU, after no reclaim in it, names no group.
+ */
+Test(chain, a_swap_in_after_a_reclaim_at_the_limit_names_the_group)
+{
+	const struct chain *c;
+
+	begin();
+	cr_assert_eq(ws_session_set_name(R.s, "blkio", blkio_swap_key(0, (7u << 20) | 99u),
+					 "0 100000 /dev/fakeswap"),
+		     0);
+	sw(T(0), 0, 0, 0, A);
+	reclaim(T(10), 0, A, WS_SCHED_RECLAIM_MEMCG, 4343);
+	reclaim(T(15), 0, A, WS_SCHED_RECLAIM_END, 0);
+	sw(T(20), 0, A, 2, 0);
+	bdone(T(79), 0, 0, WS_CTX_HARDIRQ, 7, 1234, A, T(21));
+	wake_fault(T(80), 0, 7, A);
+	sw(T(80), 0, 0, 0, A);
+	sw(T(100), 0, A, 2, 0);
+	bdone(T(159), 0, 0, WS_CTX_HARDIRQ, 8, 5678, A, T(101));
+	wake_fault(T(160), 0, 8, A);
+	sw(T(160), 0, 0, 0, A);
+	finish();
+	c = chain_nth(A, 0);
+	cr_assert_geq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "block_io", "%s", c->line);
+	cr_expect_str_eq(c->root, "swap-in from /dev/fakeswap", "%s", c->line);
+	cr_expect_neq(strstr(c->line, "\"fault\":\"swap_in\""), NULL, "%s", c->line);
+	cr_expect_neq(strstr(c->line, "\"memory_cgroup_id\":4343"), NULL, "%s", c->line);
+	cr_expect_neq(strstr(c->line, "\"limit_bytes\":67108864"), NULL, "%s", c->line);
+	c = chain_nth(A, 1);
+	cr_expect_str_eq(c->root, "swap-in from /dev/fakeswap", "%s", c->line);
+	cr_expect_null(strstr(c->line, "memory_cgroup"), "%s", c->line);
+}
+
+/*
+ * Issue 32 item 3, memory.high (cgroup v2; synthetic only, this machine has v1): A blocks at 20 ms
+ * in a memory stall outside reclaim with its group past memory.high (32 MB), the kernel's
+ * throttle, until a timer wakes it at 70 ms: the wait is the throttle's, named by the group and
+ * limit, with what ended it said. Its next wait, in a new run on CPU, is not.
+ */
+Test(chain, a_memory_high_throttle_sleep_is_the_throttles)
+{
+	struct ws_sched_reclaim h =
+		syn_reclaim(T(20), 0, A, pid_of(A), WS_SCHED_RECLAIM_HIGH_SLEEP, 4646, 32ull << 20);
+	const struct chain *c;
+
+	h.limit_kind = WS_SCHED_RECLAIM_LIMIT_HIGH;
+	begin();
+	sw(T(0), 0, 0, 0, A);
+	FEED(h);
+	sw(T(20), 0, A, 0x102 /* TASK_KILLABLE */, 0);
+	wake_ctx(T(70), 0, 0, WS_CTX_HARDIRQ, 9, A);
+	sw(T(70), 0, 0, 0, A);
+	sw(T(80), 0, A, 0x102, 0);
+	wake_ctx(T(120), 0, 0, WS_CTX_HARDIRQ, 10, A);
+	sw(T(120), 0, 0, 0, A);
+	finish();
+	c = chain_nth(A, 0);
+	cr_assert_geq(c->nlinks, 1, "%s", c->line);
+	cr_expect_str_eq(c->links[0].kind, "memory_high", "%s", c->line);
+	cr_expect_str_eq(c->root, "the memory.high throttle of cgroup id 4646 (32 MB)", "%s",
+			 c->line);
+	cr_expect_eq(c->root_ns, (long long)(50 * MS), "%s", c->line);
+	cr_expect_neq(strstr(c->line, "\"waited_on\":"), NULL, "%s", c->line);
+	c = chain_nth(A, 1);
+	cr_expect_null(strstr(c->line, "memory_high"), "%s", c->line);
 }
 
 /* Global direct reclaim names no cgroup; a wait after the reclaim ended is not the reclaim's. */

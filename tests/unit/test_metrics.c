@@ -56,6 +56,7 @@ Test(metrics, root_kinds_fall_into_their_classes)
 	cr_assert_eq(ws_cause_of("wakeup_latency", true), WS_CAUSE_RUNQUEUE);
 	cr_assert_eq(ws_cause_of("cpu_quota", true), WS_CAUSE_CPU_QUOTA);
 	cr_assert_eq(ws_cause_of("memory_reclaim", true), WS_CAUSE_MEMORY);
+	cr_assert_eq(ws_cause_of("memory_high", true), WS_CAUSE_MEMORY);
 	cr_assert_eq(ws_cause_of("compaction", true), WS_CAUSE_MEMORY);
 	cr_assert_eq(ws_cause_of("sleep", true), WS_CAUSE_SLEEP);
 	cr_assert_eq(ws_cause_of("timer", true), WS_CAUSE_SLEEP);
@@ -74,6 +75,11 @@ Test(metrics, root_kinds_fall_into_their_classes)
 		     WS_CAUSE_IO_THROTTLE);
 	cr_assert_eq(ws_cause_of_root("block_io", true, "block I/O on loop0"), WS_CAUSE_BLOCK_IO);
 	cr_assert_eq(ws_cause_of_root("block_io", false, "I/O limit of /batch"), WS_CAUSE_UNKNOWN);
+	/* a swap-in is memory's; any other read under a page fault stays block I/O (issue 32) */
+	cr_assert_eq(ws_cause_of_root("block_io", true, "swap-in from /dev/loop3"),
+		     WS_CAUSE_MEMORY);
+	cr_assert_eq(ws_cause_of_root("block_io", true, "page fault reading loop3"),
+		     WS_CAUSE_BLOCK_IO);
 	cr_assert_str_eq(ws_cause_name(WS_CAUSE_IO_THROTTLE), "io_throttle");
 	cr_assert_str_eq(ws_cause_name(WS_CAUSE_MEMORY), "memory");
 }

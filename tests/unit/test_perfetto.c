@@ -370,3 +370,54 @@ Test(perfetto, markers_share_a_name)
 	cr_expect_str_eq(name[0], "wakes");
 	cr_expect_str_neq(args[0], args[1]);
 }
+
+/* Issue 32: pid 30's leader is in /b, pid 20's in /a, pid 40's cgroup is not known. */
+static const char *cg_of(void *ctx, uint32_t tid, uint32_t pid, uint64_t ts)
+{
+	(void)ctx;
+	(void)ts;
+	(void)tid;
+	return pid == 30 ? "/b" : pid == 20 ? "/a" : NULL;
+}
+
+/* The metadata line @name of process @pid in @text, into @out ("" when there is none). */
+static void proc_meta(const char *text, const char *name, uint32_t pid, char *out, size_t len)
+{
+	char key[96];
+	const char *at, *end;
+
+	snprintf(key, sizeof(key), "\"name\":\"%s\",\"pid\":%u,", name, pid);
+	at = strstr(text, key);
+	out[0] = 0;
+	if (!at)
+		return;
+	end = strchr(at, '\n');
+	snprintf(out, len, "%.*s", (int)(end ? end - at : (long)strlen(at)), at);
+}
+
+/* Processes are labelled with their cgroup and sorted by it: one cgroup's next to each other. */
+Test(perfetto, processes_grouped_by_cgroup)
+{
+	char *text, line[256];
+
+	ws_perfetto_set_cgroups(p, cg_of, NULL);
+	timeline(thread(0, 30, 30, "b1", false), 10 * MS);
+	timeline(thread(1, 31, 30, "b1-worker", false), 10 * MS);
+	timeline(thread(2, 20, 20, "a1", false), 10 * MS);
+	timeline(thread(3, 40, 40, "nowhere", false), 10 * MS);
+	text = export_text();
+	proc_meta(text, "process_labels", 20, line, sizeof(line));
+	cr_assert(strstr(line, "\"args\":{\"labels\":\"/a\"}"), "%s", line);
+	proc_meta(text, "process_sort_index", 20, line, sizeof(line));
+	cr_assert(strstr(line, "\"sort_index\":0}"), "%s", line);
+	proc_meta(text, "process_labels", 30, line, sizeof(line));
+	cr_assert(strstr(line, "\"labels\":\"/b\""), "%s", line);
+	proc_meta(text, "process_sort_index", 30, line, sizeof(line));
+	cr_assert(strstr(line, "\"sort_index\":1}"), "%s", line);
+	/* not known: no label, after every cgroup */
+	proc_meta(text, "process_labels", 40, line, sizeof(line));
+	cr_assert_str_eq(line, "");
+	proc_meta(text, "process_sort_index", 40, line, sizeof(line));
+	cr_assert(strstr(line, "\"sort_index\":2}"), "%s", line);
+	free(text);
+}
