@@ -300,6 +300,15 @@ struct ws_thread *ws_graph_thread_at(struct ws_graph *g, uint32_t tid, uint64_t 
 struct ws_thread *ws_graph_thread(struct ws_graph *g, uint32_t tid);
 const struct ws_claim *ws_graph_claim(struct ws_graph *g, uint32_t id);
 /*
+ * Claim fields as every writer adds them (the sources through ws_host.claim_*, the core its
+ * own): at most WS_CLAIM_FIELDS, the first ones kept; each zeroed first, as interning compares
+ * bytes. ws_claim_field_add() returns NULL when the claim is full.
+ */
+struct ws_field *ws_claim_field_add(struct ws_claim *c, const char *key, enum ws_field_type t);
+void ws_claim_put_u64(struct ws_claim *c, const char *key, uint64_t v);
+void ws_claim_put_hex(struct ws_claim *c, const char *key, uint64_t v);
+void ws_claim_put_str(struct ws_claim *c, const char *key, const char *v);
+/*
  * Claims about one resource (same source, kind and resource, e.g. every request on vda) share
  * a group key; a claim that names no resource is a group of its own.
  */

@@ -5,11 +5,49 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph_impl.h"
 #include "base/util.h"
+
+struct ws_field *ws_claim_field_add(struct ws_claim *c, const char *key, enum ws_field_type t)
+{
+	struct ws_field *f;
+
+	if (c->nfields >= WS_CLAIM_FIELDS)
+		return NULL;
+	f = &c->fields[c->nfields++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	f->type = t;
+	return f;
+}
+
+void ws_claim_put_u64(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = ws_claim_field_add(c, key, WS_FIELD_U64);
+
+	if (f)
+		f->u = v;
+}
+
+void ws_claim_put_hex(struct ws_claim *c, const char *key, uint64_t v)
+{
+	struct ws_field *f = ws_claim_field_add(c, key, WS_FIELD_HEX);
+
+	if (f)
+		f->u = v;
+}
+
+void ws_claim_put_str(struct ws_claim *c, const char *key, const char *v)
+{
+	struct ws_field *f = ws_claim_field_add(c, key, WS_FIELD_STR);
+
+	if (f)
+		snprintf(f->s, sizeof(f->s), "%s", v ? v : "");
+}
 
 /* The bytes of a claim that can differ: unused fields are zero (see infer in graph.c). */
 static size_t claim_used(const struct ws_claim *c)

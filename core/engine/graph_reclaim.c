@@ -11,34 +11,6 @@
 #include "graph_impl.h"
 #include "base/util.h"
 
-static struct ws_field *field_add(struct ws_claim *c, const char *key, enum ws_field_type type)
-{
-	struct ws_field *f;
-
-	if (c->nfields >= WS_CLAIM_FIELDS)
-		return NULL;
-	f = &c->fields[c->nfields++];
-	snprintf(f->key, sizeof(f->key), "%s", key);
-	f->type = type;
-	return f;
-}
-
-static void field_u64(struct ws_claim *c, const char *key, uint64_t v)
-{
-	struct ws_field *f = field_add(c, key, WS_FIELD_U64);
-
-	if (f)
-		f->u = v;
-}
-
-static void field_str(struct ws_claim *c, const char *key, const char *v)
-{
-	struct ws_field *f = field_add(c, key, WS_FIELD_STR);
-
-	if (f)
-		snprintf(f->s, sizeof(f->s), "%s", v);
-}
-
 uint32_t graph_reclaim_claim(struct ws_graph *g, const struct ws_thread *t,
 			     const struct ws_thread_event *ev)
 {
@@ -54,10 +26,10 @@ uint32_t graph_reclaim_claim(struct ws_graph *g, const struct ws_thread *t,
 		snprintf(
 			c.evidence, sizeof(c.evidence),
 			"blocked in a memory stall outside reclaim, its memory cgroup past memory.high");
-		field_str(&c, "reclaim", "high_throttle");
-		field_str(&c, "limit", "high");
-		field_u64(&c, "limit_bytes", ev->reclaim_limit);
-		field_u64(&c, "reclaim_cgroup_id", ev->reclaim_cg);
+		ws_claim_put_str(&c, "reclaim", "high_throttle");
+		ws_claim_put_str(&c, "limit", "high");
+		ws_claim_put_u64(&c, "limit_bytes", ev->reclaim_limit);
+		ws_claim_put_u64(&c, "reclaim_cgroup_id", ev->reclaim_cg);
 		if (g->ops.reclaim_name)
 			g->ops.reclaim_name(g->ops.ctx, t->tid, t->pid, ev->reclaim_cg, &c);
 		return graph_claim_intern(g, &c);
@@ -71,17 +43,17 @@ uint32_t graph_reclaim_claim(struct ws_graph *g, const struct ws_thread *t,
 		: ev->reclaim_memcg
 			? "on CPU inside memory cgroup reclaim (mm_vmscan_memcg_reclaim_begin to its end)"
 			: "on CPU inside direct reclaim (mm_vmscan_direct_reclaim_begin to its end)");
-	field_str(&c, "reclaim",
-		  ev->reclaim_compaction ? "compaction"
-		  : ev->reclaim_memcg	 ? "memcg"
-					 : "global");
+	ws_claim_put_str(&c, "reclaim",
+			 ev->reclaim_compaction ? "compaction"
+			 : ev->reclaim_memcg	? "memcg"
+						: "global");
 	if (ev->reclaim_compaction)
-		field_u64(&c, "order", ev->reclaim_order);
+		ws_claim_put_u64(&c, "order", ev->reclaim_order);
 	if (ev->reclaim_memcg && ev->reclaim_limit_kind) {
-		field_str(&c, "limit",
-			  ev->reclaim_limit_kind == WS_RECLAIM_LIMIT_HIGH ? "high" : "max");
-		field_u64(&c, "limit_bytes", ev->reclaim_limit);
-		field_u64(&c, "reclaim_cgroup_id", ev->reclaim_cg);
+		ws_claim_put_str(&c, "limit",
+				 ev->reclaim_limit_kind == WS_RECLAIM_LIMIT_HIGH ? "high" : "max");
+		ws_claim_put_u64(&c, "limit_bytes", ev->reclaim_limit);
+		ws_claim_put_u64(&c, "reclaim_cgroup_id", ev->reclaim_cg);
 		if (g->ops.reclaim_name)
 			g->ops.reclaim_name(g->ops.ctx, t->tid, t->pid, ev->reclaim_cg, &c);
 	}
@@ -111,7 +83,7 @@ uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
 		char kind[sizeof(w->kind) + 1];
 
 		snprintf(kind, sizeof(kind), "%.*s", (int)sizeof(w->kind), w->kind);
-		field_str(&c, "waited_on", kind);
+		ws_claim_put_str(&c, "waited_on", kind);
 		c.woken_by = w->woken_by;
 		c.syscall = w->syscall;
 	}
@@ -135,10 +107,10 @@ uint32_t graph_swapin_limit(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
 	c = *w;
 	path = ws_claim_str(r, "reclaim_cgroup", NULL);
 	if (path)
-		field_str(&c, "memory_cgroup", path);
+		ws_claim_put_str(&c, "memory_cgroup", path);
 	else
-		field_u64(&c, "memory_cgroup_id", ws_claim_u64(r, "reclaim_cgroup_id", 0));
-	field_u64(&c, "limit_bytes", ws_claim_u64(r, "limit_bytes", 0));
+		ws_claim_put_u64(&c, "memory_cgroup_id", ws_claim_u64(r, "reclaim_cgroup_id", 0));
+	ws_claim_put_u64(&c, "limit_bytes", ws_claim_u64(r, "limit_bytes", 0));
 	id = graph_claim_intern(g, &c);
 	if (!id)
 		return wait;

@@ -110,43 +110,6 @@ static int host_thread_comm(struct ws_plugin_ctx *ctx, uint32_t tid, char *buf, 
 	return 0;
 }
 
-static struct ws_field *claim_field(struct ws_claim *c, const char *key, enum ws_field_type t)
-{
-	struct ws_field *f;
-
-	if (c->nfields >= WS_CLAIM_FIELDS)
-		return NULL;
-	f = &c->fields[c->nfields++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->key, sizeof(f->key), "%s", key);
-	f->type = t;
-	return f;
-}
-
-static void host_claim_u64(struct ws_claim *c, const char *key, uint64_t v)
-{
-	struct ws_field *f = claim_field(c, key, WS_FIELD_U64);
-
-	if (f)
-		f->u = v;
-}
-
-static void host_claim_hex(struct ws_claim *c, const char *key, uint64_t v)
-{
-	struct ws_field *f = claim_field(c, key, WS_FIELD_HEX);
-
-	if (f)
-		f->u = v;
-}
-
-static void host_claim_str(struct ws_claim *c, const char *key, const char *v)
-{
-	struct ws_field *f = claim_field(c, key, WS_FIELD_STR);
-
-	if (f)
-		strncpy(f->s, v ? v : "", sizeof(f->s) - 1);
-}
-
 static struct plugin_name *name_find(struct ws_session *s, int plugin, uint64_t key)
 {
 	for (size_t i = 0; i < s->nnames; i++)
@@ -232,9 +195,9 @@ const struct ws_host ws_session_host = {
 	.wall_ns = host_wall_ns,
 	.pid_traced = host_pid_traced,
 	.thread_comm = host_thread_comm,
-	.claim_u64 = host_claim_u64,
-	.claim_hex = host_claim_hex,
-	.claim_str = host_claim_str,
+	.claim_u64 = ws_claim_put_u64,
+	.claim_hex = ws_claim_put_hex,
+	.claim_str = ws_claim_put_str,
 	.name_set = host_name_set,
 	.name_get = host_name_get,
 	.resolution_ns = host_resolution_ns,
@@ -294,14 +257,14 @@ static int open_describe(void *ctx, const struct ws_open_wait *w, struct ws_clai
 /* @c's fields appended to @to, each key prefixed "ended_", as many as fit. */
 static void ended_fields(struct ws_claim *to, const struct ws_claim *c)
 {
-	host_claim_str(to, "ended_by", c->kind);
+	ws_claim_put_str(to, "ended_by", c->kind);
 	for (unsigned int i = 0; i < c->nfields && i < WS_CLAIM_FIELDS; i++) {
 		struct ws_field *f;
 		char key[sizeof(f->key)];
 
 		if (snprintf(key, sizeof(key), "ended_%s", c->fields[i].key) >= (int)sizeof(key))
 			continue;
-		f = claim_field(to, key, c->fields[i].type);
+		f = ws_claim_field_add(to, key, c->fields[i].type);
 		if (!f)
 			return;
 		f->u = c->fields[i].u;
@@ -403,7 +366,7 @@ static bool ending_of(const struct ws_claim *c, struct ws_claim *e)
 
 		if (strncmp(f->key, "ended_", 6) || f == by)
 			continue;
-		to = claim_field(e, f->key + 6, f->type);
+		to = ws_claim_field_add(e, f->key + 6, f->type);
 		if (!to)
 			break;
 		to->u = f->u;
