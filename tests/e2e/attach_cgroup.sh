@@ -13,11 +13,7 @@
 set -u
 WHYSLOW=$1
 fail() { echo "FAIL: $*"; exit 1; }
-skip() {
-	[ "${CI:-}" = true ] && fail "$* (CI=true: not skipping)"
-	echo "SKIP: $*"
-	exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (cgroups, BPF)"
 name=whyslow-test-cg-$$-$RANDOM
 if [ -d /sys/fs/cgroup/cpu ] && [ -f /sys/fs/cgroup/cpu/cgroup.procs ]; then

@@ -8,10 +8,7 @@
 set -u
 WHYSLOW=$1
 PY=/usr/bin/python3.11
-skip() {
-	[ "${CI:-}" = true ] && { echo "FAIL: $* (CI=true: not skipping)"; exit 1; }
-	echo "SKIP: $*"; exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -x $PY ] || skip "no $PY (Debian 12's python3.11)"
 work=$(mktemp -d /tmp/whyslow-futex-names.XXXXXX) || exit 1

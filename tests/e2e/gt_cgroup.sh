@@ -18,11 +18,7 @@
 #                           under CI=true)
 set -u
 WHYSLOW=$1
-skip() {
-	[ "${CI:-}" = true ] && { echo "FAIL: $* (CI=true: not skipping)"; exit 1; }
-	echo "SKIP: $*"
-	exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (cgroups, BPF)"
 [ "$(nproc)" -ge 2 ] || skip "needs CPUs 0 and 1"
 a=whyslow-test-cg-a-$$-$RANDOM

@@ -15,11 +15,7 @@
 #                          temporary directory; a failure under CI=true)
 set -u
 WHYSLOW=$1
-skip() {
-	[ "${CI:-}" = true ] && { echo "FAIL: $* (CI=true: not skipping)"; exit 1; }
-	echo "SKIP: $*"
-	exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (cgroups, BPF)"
 name=whyslow-test-memcg-$$-$RANDOM
 if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then

@@ -14,10 +14,7 @@
 #   gt_python.sh WHYSLOW PROGRAM CHECK      (exit 0 pass, 1 fail, 77 skip)
 set -u
 WHYSLOW=$1 PROG=$2 CHECK=$3
-skip() {
-	[ "${CI:-}" = true ] && { echo "FAIL: $* (CI=true: not skipping)"; exit 1; }
-	echo "SKIP: $*"; exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -x /usr/bin/python3.11 ] || skip "no /usr/bin/python3.11 (Debian 12's python3.11)"
 work=$(mktemp -d /tmp/whyslow-python.XXXXXX) || exit 1

@@ -11,11 +11,7 @@
 set -u
 WHYSLOW=$1
 PROG=$2
-skip() {
-	[ "${CI:-}" = true ] && { echo "FAIL: $* (CI=true: not skipping)"; exit 1; }
-	echo "SKIP: $*"
-	exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (cgroups, BPF)"
 name=whyslow-test-quota-$$-$RANDOM
 if [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then

@@ -15,11 +15,7 @@ WHYSLOW=$1 TIER=$2 CHECK=$3
 SHIFT_MS=250
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() {
-	[ "${CI:-}" = true ] && fail "$* (CI=true: not skipping)"
-	echo "SKIP: $*" >&2
-	exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
 [ "$(id -u)" = 0 ] || skip "gt_xhost needs root (BPF, namespaces)"
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup-v1 blkio hierarchy"
 command -v ip >/dev/null || skip "no ip command (iproute2)"

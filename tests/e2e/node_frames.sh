@@ -15,11 +15,7 @@
 set -u
 WHYSLOW=$1
 fail() { echo "FAIL: $*"; exit 1; }
-skip() {
-	[ "${CI:-}" = true ] && fail "$* (CI=true: not skipping)"
-	echo "SKIP: $*"
-	exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (BPF)"
 command -v node >/dev/null || skip "no node (apt-get install nodejs)"
 work=$(mktemp -d /tmp/whyslow-node.XXXXXX)
