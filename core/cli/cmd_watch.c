@@ -11,6 +11,7 @@
 #include "cmd_trace.h"
 #include "cmd_watch.h"
 #include "options.h"
+#include "watch_cone.h"
 #include "watch_pidfile.h"
 #include "base/clock.h"
 #include "base/log.h"
@@ -57,6 +58,7 @@ struct ws_watch {
 	size_t nlosses;	     /* samples taken; the last LOSS_SAMPLES are kept, round */
 	uint64_t loss_every; /* between two samples: the window spread over the samples */
 	struct ws_flight *fl;
+	struct ws_cone *cone; /* of the triggers waiting for their dump */
 	struct ws_spool sp;
 	struct ws_pidfile pf;
 	struct ws_session *s;
@@ -119,6 +121,8 @@ int ws_watch_new(struct ws_watch **out, const struct ws_watch_opts *o)
 		       o->keep_bytes >> 20, strerror(-err));
 		goto fail;
 	}
+	if ((err = ws_cone_new(&w->cone)))
+		goto fail;
 	*out = w;
 	return 0;
 fail:
@@ -133,6 +137,7 @@ void ws_watch_free(struct ws_watch *w)
 	ws_pidfile_release(&w->pf);
 	ws_spool_close(&w->sp);
 	ws_flight_free(w->fl);
+	ws_cone_free(w->cone);
 	free(w);
 }
 
@@ -164,7 +169,10 @@ static void on_wait(void *ctx, struct ws_graph *g, const struct ws_chain *c, boo
 		if (w->last_dump && w->last_dump + w->o.min_interval_ns > w->due)
 			w->due = w->last_dump + w->o.min_interval_ns;
 		memset(&w->longest, 0, sizeof(w->longest));
+		ws_cone_reset(w->cone);
 	}
+	/* its chain is complete now, and its threads' timelines still in the graph */
+	ws_cone_add(w->cone, g, c);
 	if (dur > w->longest.wait_ns) {
 		w->longest.wait_ns = dur;
 		w->longest.tid = c->victim->tid;
@@ -260,13 +268,26 @@ static uint64_t lost_since(const struct ws_watch *w, uint64_t from, uint64_t now
 
 struct dump_ctx {
 	struct ws_trace_writer tw;
+	const struct ws_cone *cone;    /* NULL: the whole window */
+	uint64_t records, first, last; /* written, and the times of the first and last */
 };
 
 static int write_event(void *ctx, const struct ws_rec_hdr *rec)
 {
 	struct dump_ctx *d = ctx;
 
+	if (d->cone && !ws_cone_keeps(d->cone, rec))
+		return 0;
+	if (!d->records++)
+		d->first = rec->ts;
+	d->last = rec->ts;
 	return ws_trace_write_event(&d->tw, rec);
+}
+
+static int cone_near(void *ctx, const struct ws_rec_hdr *rec)
+{
+	ws_cone_near(ctx, rec);
+	return 0;
 }
 
 static void write_names(struct ws_trace_writer *tw, struct ws_session *s)
@@ -286,13 +307,45 @@ static void write_names(struct ws_trace_writer *tw, struct ws_session *s)
 			ws_trace_write_name(tw, names[i].plugin, names[i].key, names[i].name);
 }
 
+/*
+ * What a cone dump kept: its start, the threads of its chains, how many others it kept the
+ * timelines of, its records; null for a dump of the whole window.
+ */
+static void write_cone_json(FILE *f, const struct dump_ctx *d)
+{
+	size_t max = WS_CONE_MAX_THREADS + WS_CONE_MAX_NEAR, n;
+	uint32_t *tids;
+
+	if (!d->cone) {
+		fputs(",\"cone\":null", f);
+		return;
+	}
+	/* without memory for the lists: their lengths alone */
+	tids = malloc(max * sizeof(*tids));
+	if (!tids)
+		max = 0;
+	n = ws_cone_threads(d->cone, tids, max);
+	fprintf(f, ",\"cone\":{\"from_ns\":%" PRIu64 ",\"threads\":[", ws_cone_from(d->cone));
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", tids[i]);
+	n = ws_cone_pids(d->cone, tids, max);
+	fputs("],\"processes\":[", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", tids[i]);
+	fprintf(f, "],\"nthreads\":%zu,\"nprocesses\":%zu,\"records\":%" PRIu64 "}",
+		ws_cone_nthreads(d->cone), ws_cone_npids(d->cone), d->records);
+	free(tids);
+}
+
 /* The dump's own account, for people and tools: NAME.data.json beside it. */
 static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
-			 const struct ws_flight_stats *st, uint64_t lost)
+			 const struct ws_flight_stats *st, const struct dump_ctx *d, uint64_t lost)
 {
 	struct ws_spool_file sf;
 	char side[300];
-	int err = ws_spool_begin(&w->sp, 4096, &sf);
+	/* a cone's threads and processes, 11 bytes each at most */
+	size_t more = d->cone ? 11 * (ws_cone_nthreads(d->cone) + ws_cone_npids(d->cone)) : 0;
+	int err = ws_spool_begin(&w->sp, 4096 + more, &sf);
 
 	if (err)
 		return err;
@@ -306,6 +359,7 @@ static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
 		ws_json_str(sf.f, w->longest.comm);
 		fprintf(sf.f, ",\"wait_ns\":%" PRIu64 "}", w->longest.wait_ns);
 	}
+	write_cone_json(sf.f, d);
 	fprintf(sf.f,
 		",\"window\":{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"keep_ns\":%" PRIu64
 		",\"keep_bytes\":%" PRIu64 ",\"bytes\":%" PRIu64 "},\"records\":%" PRIu64
@@ -320,13 +374,20 @@ static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
 
 /* The command field of the dump's metadata: what it is, said to whoever reads the report. */
 static void dump_command(struct ws_watch *w, const char *why, const struct ws_flight_stats *st,
-			 char *buf, size_t len)
+			 const struct ws_cone *cone, uint64_t from, char *buf, size_t len)
 {
 	char span[32], longest[32];
 	size_t n;
 
-	ws_format_duration(st->newest_ts - st->oldest_ts, span, sizeof(span));
-	n = snprintf(buf, len, "watch %s: dump on %s, the last %s", w->o.what, why, span);
+	ws_format_duration(st->newest_ts - from, span, sizeof(span));
+	if (cone)
+		n = snprintf(
+			buf, len,
+			"watch %s: dump on %s, the causal cone of its chains (%zu %s) over the last %s",
+			w->o.what, why, ws_cone_nthreads(cone),
+			ws_plural(ws_cone_nthreads(cone), "thread", "threads"), span);
+	else
+		n = snprintf(buf, len, "watch %s: dump on %s, the last %s", w->o.what, why, span);
 	if (w->pending && n < len) {
 		ws_format_duration(w->longest.wait_ns, longest, sizeof(longest));
 		n += snprintf(buf + n, len - n, "; %" PRIu64 " %s, the longest %s (tid %u)",
@@ -338,15 +399,16 @@ static void dump_command(struct ws_watch *w, const char *why, const struct ws_fl
 			 st->evicted);
 }
 
-static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why, char *name,
-		      size_t namelen)
+static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
+		      struct ws_cone *cone, char *name, size_t namelen)
 {
 	struct ws_trace_meta *m = calloc(1, sizeof(*m));
 	struct ws_trace_summary sum = { 0 };
 	struct ws_flight_stats st;
 	struct ws_progress p;
 	struct ws_spool_file sf;
-	struct dump_ctx d;
+	struct dump_ctx d = { .cone = cone };
+	uint64_t from;
 	uint32_t *pids = calloc(WS_TRACE_MAX_PIDS, sizeof(*pids));
 	size_t npids;
 	bool side_written = false;
@@ -359,30 +421,43 @@ static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
 	}
 	ws_flight_stats(w->fl, &st);
 	ws_session_progress(s, &p);
+	from = st.oldest_ts;
+	if (cone) {
+		/* the threads the cone's met, first: their timelines are kept whole from its start
+		 */
+		ws_flight_each(w->fl, cone_near, cone);
+		/* grown past its bounds: the whole window, its sidecar says no cone */
+		if (!ws_cone_usable(cone))
+			d.cone = cone = NULL;
+		else if (ws_cone_from(cone) > from)
+			from = ws_cone_from(cone);
+	}
 	/* the records as they are held: compressed, the file is smaller still */
 	if ((err = ws_spool_begin(&w->sp, st.bytes, &sf)))
 		goto out;
 	ws_spool_name(&w->sp, name, namelen);
 	setvbuf(sf.f, NULL, _IOFBF, 1 << 18);
-	npids = ws_session_traced_pids(s, pids, WS_TRACE_MAX_PIDS);
+	/* a cone's processes are its traced ones: a thread of another is not followed */
+	npids = cone ? ws_cone_pids(cone, pids, WS_TRACE_MAX_PIDS)
+		     : ws_session_traced_pids(s, pids, WS_TRACE_MAX_PIDS);
 	ws_trace_meta_fill(m, s, w->o.cfg, w->o.plugin_dir, pids, (int)npids);
-	dump_command(w, why, &st, m->command, sizeof(m->command));
+	dump_command(w, why, &st, cone, from, m->command, sizeof(m->command));
 	ws_trace_write_begin(&d.tw, sf.f, WS_TRACE_ZSTD);
 	ws_trace_write_meta(&d.tw, m);
 	write_names(&d.tw, s);
 	/* the names the threads have now, from the window's start (a later rename is a record) */
 	for (size_t i = 0; i < npids; i++)
-		ws_trace_write_threads(&d.tw, pids[i], st.oldest_ts);
+		ws_trace_write_threads(&d.tw, pids[i], from);
 	ws_flight_each(w->fl, write_event, &d);
-	sum.records = st.records;
-	sum.lost = lost_since(w, st.oldest_ts, p.lost);
-	sum.duration_ns = st.newest_ts - st.oldest_ts;
+	sum.records = d.records;
+	sum.lost = lost_since(w, from, p.lost);
+	sum.duration_ns = st.newest_ts - from;
 	ws_trace_write_summary(&d.tw, &sum, NULL);
 	if ((err = ws_trace_write_end(&d.tw))) {
 		ws_spool_abort(&w->sp, &sf);
 		goto out;
 	}
-	if (!(err = write_sidecar(w, name, why, &st, sum.lost)))
+	if (!(err = write_sidecar(w, name, why, &st, &d, sum.lost)))
 		side_written = true;
 	else
 		ws_log(WS_LOG_ERROR, "the account of dump %s (%s%s) not written: %s", name, name,
@@ -403,6 +478,7 @@ out:
 static void dump(struct ws_watch *w, struct ws_session *s, const char *why)
 {
 	struct ws_flight_stats st;
+	struct ws_cone *cone;
 	char name[128];
 	int err, removed, own;
 
@@ -413,7 +489,9 @@ static void dump(struct ws_watch *w, struct ws_session *s, const char *why)
 		w->pending = 0; /* or asked again at every tick */
 		return;
 	}
-	err = write_dump(w, s, why, name, sizeof(name));
+	/* a trigger's dump keeps its chains' cone; one asked for keeps everything */
+	cone = w->pending && !strcmp(why, "trigger") && ws_cone_usable(w->cone) ? w->cone : NULL;
+	err = write_dump(w, s, why, cone, name, sizeof(name));
 	w->last_dump = ws_clock_mono_now();
 	if (err) {
 		w->skipped++;
