@@ -18,8 +18,10 @@
 #include "base/util.h"
 #include "engine/chain.h"
 #include "engine/graph.h"
+#include "hang/stuck.h"
 #include "record/flight.h"
 #include "record/spool.h"
+#include "record/stuck_rec.h"
 #include "record/trace.h"
 #include "session/core_keys.h"
 
@@ -28,6 +30,11 @@
  * reported, and a second more of what followed it (the rest of its wakers' bursts) costs little.
  */
 #define WATCH_GRACE_NS 1000000000ULL
+/*
+ * A dump's open waits: the threads of its processes that did not run between two samples of
+ * /proc this far apart (as `record` ends with): a hang whose start left the window is still said
+ */
+#define WATCH_OPEN_GAP_NS 100000000ULL
 
 static volatile sig_atomic_t dump_requests;
 
@@ -268,6 +275,9 @@ static uint64_t lost_since(const struct ws_watch *w, uint64_t from, uint64_t now
 
 struct dump_ctx {
 	struct ws_trace_writer tw;
+	/* the open waits written: how many threads blocked, or why none (NULL: written) */
+	size_t open_waits;
+	const char *open_why;
 	const struct ws_cone *cone;    /* NULL: the whole window */
 	uint64_t records, first, last; /* written, and the times of the first and last */
 };
@@ -305,6 +315,40 @@ static void write_names(struct ws_trace_writer *tw, struct ws_session *s)
 	for (from = 0; (n = ws_session_cgroups(s, from, names, ARRAY_SIZE(names))); from += n)
 		for (size_t i = 0; i < n; i++)
 			ws_trace_write_name(tw, names[i].plugin, names[i].key, names[i].name);
+}
+
+/*
+ * The waits of @pids open now, as `record` ends with them: `report` of the dump prints them
+ * ("still waiting"), and a thread blocked since before the window began is in it all the same.
+ * Two samples of /proc: the watch reads no ring meanwhile (its buffers hold that long).
+ */
+static void write_open_waits(struct ws_session *s, struct dump_ctx *d, const uint32_t *pids,
+			     size_t npids)
+{
+	struct ws_open_sources src;
+	struct ws_stuck st;
+	size_t len;
+	void *buf;
+	int err;
+
+	memset(&st, 0, sizeof(st));
+	d->open_why = "no process left";
+	if (!npids || ws_session_open_sources(s, &src))
+		return;
+	if ((err = ws_stuck_take_flags(&st, pids, (int)npids, WATCH_OPEN_GAP_NS, NULL, &src, 0))) {
+		d->open_why = err == -ESRCH ? "no process left" : strerror(-err);
+		return;
+	}
+	if ((err = ws_stuck_encode(&st, &buf, &len))) {
+		d->open_why =
+			err == -E2BIG ? "too many blocked threads for one record" : strerror(-err);
+	} else {
+		ws_trace_write_rec(&d->tw, WS_TR_OPEN_WAITS, buf, len);
+		free(buf);
+		d->open_why = NULL;
+		d->open_waits = st.n;
+	}
+	ws_stuck_free(&st);
 }
 
 /*
@@ -360,6 +404,12 @@ static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
 		fprintf(sf.f, ",\"wait_ns\":%" PRIu64 "}", w->longest.wait_ns);
 	}
 	write_cone_json(sf.f, d);
+	if (d->open_why) {
+		fputs(",\"open_waits\":null,\"open_waits_missing\":", sf.f);
+		ws_json_str(sf.f, d->open_why);
+	} else {
+		fprintf(sf.f, ",\"open_waits\":%zu", d->open_waits);
+	}
 	fprintf(sf.f,
 		",\"window\":{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"keep_ns\":%" PRIu64
 		",\"keep_bytes\":%" PRIu64 ",\"bytes\":%" PRIu64 "},\"records\":%" PRIu64
@@ -449,6 +499,7 @@ static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
 	for (size_t i = 0; i < npids; i++)
 		ws_trace_write_threads(&d.tw, pids[i], from);
 	ws_flight_each(w->fl, write_event, &d);
+	write_open_waits(s, &d, pids, npids);
 	sum.records = d.records;
 	sum.lost = lost_since(w, from, p.lost);
 	sum.duration_ns = st.newest_ts - from;

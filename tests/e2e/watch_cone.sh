@@ -8,6 +8,8 @@
 # threads, none of the noise's), the requested one's says none; `whyslow report` of both prints
 # the same chain of the slow wait (every field); the cone keeps the victim's process, not the noise's,
 # holds fewer records than the whole window, and its report no chain of a noise thread.
+# Then a wait still open at a dump, begun before the window (a `sleep 60` watched with --keep 1s,
+# dumped 3 s in): `report` of the dump prints it as an open wait of at least 2 s.
 #
 #   watch_cone.sh WHYSLOW WATCH_VICTIM   (exit 0 pass, 1 fail, 77 skip: not root)
 . "$(dirname "$0")/watch_lib.sh" || exit 1
@@ -116,6 +118,45 @@ cn, wn = c and c.get("records"), wside.get("records")
 print("records: cone %r, whole window %r" % (cn, wn))
 if not cn or not wn or cn >= wn:
     bad.append("the cone dump holds %r records, not fewer than the window's %r" % (cn, wn))
+for b in bad:
+    print("  " + b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+
+# ---- a wait still open at the dump, begun before the window (a hang): the dump says it open
+sleep 60 &
+SPID=$!
+WATCH_PIDS+=($SPID)
+"$WHYSLOW" watch --keep 1s --spool "$WORK/spool-open" -p $SPID >"$WORK/watch2.out" 2>"$WORK/watch2.err" &
+WPID=$!
+WATCH_PIDS+=($WPID)
+wait_watching $WPID || { cat "$WORK/watch2.err" >&2; watch_die "the second watch did not start"; }
+sleep 3 # the sleep's start is older than the window
+"$WHYSLOW" dump >"$WORK/dump2.out" 2>"$WORK/dump2.err" || watch_fail "whyslow dump failed: $(cat "$WORK/dump2.err")"
+OPEN=$(cat "$WORK/dump2.out")
+kill -TERM $WPID
+wait $WPID || watch_fail "the second watch's exit status $?"
+kill $SPID
+[ -f "$OPEN" ] || watch_die "no dump of the open wait: '$OPEN'"
+"$WHYSLOW" report --format json "$OPEN" >"$OPEN.jsonl" 2>"$OPEN.err" ||
+	watch_fail "whyslow report $OPEN: $(cat "$OPEN.err")"
+python3 - "$OPEN" $SPID <<'PY' || watch_fail "the open wait in the dump"
+import json, sys
+path, spid = sys.argv[1], int(sys.argv[2])
+bad = []
+side = json.load(open(path + ".json"))
+if not side.get("open_waits"):
+    bad.append("the sidecar counts no open wait: %r" % side)
+found = [o for o in map(json.loads, open(path + ".jsonl"))
+         if o.get("type") == "open_wait" and o["tid"] == spid]
+if not found:
+    bad.append("no open wait of the sleep %d in the report" % spid)
+else:
+    o = found[0]
+    print("open wait:", o["comm"], o.get("syscall"), o["blocked_at_least_ns"])
+    # 3 s blocked, from /proc: more than the 1 s window holds
+    if not o.get("open") or o["blocked_at_least_ns"] < 2e9:
+        bad.append("the open wait is not the 3 s sleep: %r" % o)
 for b in bad:
     print("  " + b, file=sys.stderr)
 sys.exit(1 if bad else 0)
