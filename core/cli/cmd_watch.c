@@ -275,7 +275,7 @@ static uint64_t lost_since(const struct ws_watch *w, uint64_t from, uint64_t now
 
 struct dump_ctx {
 	struct ws_trace_writer tw;
-	/* the open waits written: how many threads blocked, or why none (NULL: written) */
+	/* the open waits written: how many threads sampled, or why none (NULL: written) */
 	size_t open_waits;
 	const char *open_why;
 	const struct ws_cone *cone;    /* NULL: the whole window */
@@ -405,10 +405,10 @@ static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
 	}
 	write_cone_json(sf.f, d);
 	if (d->open_why) {
-		fputs(",\"open_waits\":null,\"open_waits_missing\":", sf.f);
+		fputs(",\"open_waits_sampled\":null,\"open_waits_missing\":", sf.f);
 		ws_json_str(sf.f, d->open_why);
 	} else {
-		fprintf(sf.f, ",\"open_waits\":%zu", d->open_waits);
+		fprintf(sf.f, ",\"open_waits_sampled\":%zu", d->open_waits);
 	}
 	fprintf(sf.f,
 		",\"window\":{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"keep_ns\":%" PRIu64

@@ -145,7 +145,7 @@ import json, sys
 path, spid = sys.argv[1], int(sys.argv[2])
 bad = []
 side = json.load(open(path + ".json"))
-if not side.get("open_waits"):
+if not side.get("open_waits_sampled"):
     bad.append("the sidecar counts no open wait: %r" % side)
 found = [o for o in map(json.loads, open(path + ".jsonl"))
          if o.get("type") == "open_wait" and o["tid"] == spid]
