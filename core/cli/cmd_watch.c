@@ -35,6 +35,8 @@
  * /proc this far apart (as `record` ends with): a hang whose start left the window is still said
  */
 #define WATCH_OPEN_GAP_NS 100000000ULL
+/* How often the threads' cgroups no record in the window names are forgotten (weeks of churn) */
+#define WATCH_CGROUPS_EVERY_NS 10000000000ULL
 
 static volatile sig_atomic_t dump_requests;
 
@@ -74,6 +76,7 @@ struct ws_watch {
 	struct trigger longest;
 	sig_atomic_t requests_seen;
 	uint64_t last_dump;		   /* CLOCK_MONOTONIC of the last dump; 0: none yet */
+	uint64_t last_cgroups;		   /* CLOCK_MONOTONIC of the last forgetting of cgroups */
 	uint64_t dumps, triggers, skipped; /* skipped: dumps not written (space, errors) */
 };
 
@@ -578,12 +581,30 @@ static void dump(struct ws_watch *w, struct ws_session *s, const char *why)
 		       w->o.spool_bytes >> 20);
 }
 
+/*
+ * The cgroups of the threads no record held names any more: a dump names the threads of its
+ * window only, and a watch that runs for weeks would keep one per thread ever seen.
+ */
+static void forget_cgroups(struct ws_watch *w, struct ws_session *s)
+{
+	uint64_t now = ws_clock_mono_now();
+	struct ws_flight_stats st;
+
+	if (now - w->last_cgroups < WATCH_CGROUPS_EVERY_NS)
+		return;
+	w->last_cgroups = now;
+	ws_flight_stats(w->fl, &st);
+	if (st.records)
+		ws_session_cgroups_evict(s, st.oldest_ts);
+}
+
 void ws_watch_tick(void *ctx, struct ws_session *s)
 {
 	struct ws_watch *w = ctx;
 	sig_atomic_t req = dump_requests;
 
 	sample_losses(w, s);
+	forget_cgroups(w, s);
 
 	if (req != w->requests_seen) {
 		/* asked for: at once, and it stands for the triggers waiting too */

@@ -166,6 +166,7 @@ struct ws_session {
 	struct cg_note {
 		uint64_t key, ts;
 		uint32_t path, prev;
+		uint64_t seen; /* the latest note's: the last record that named the thread */
 	} * cg_log;
 	size_t ncg_log, cg_log_cap;
 	ws_tap_fn tap;
