@@ -281,8 +281,8 @@ struct dump_ctx {
 	/* the open waits written: how many threads sampled, or why none (NULL: written) */
 	size_t open_waits;
 	const char *open_why;
-	const struct ws_cone *cone;    /* NULL: the whole window */
-	uint64_t records, first, last; /* written, and the times of the first and last */
+	const struct ws_cone *cone; /* NULL: the whole window */
+	uint64_t records;	    /* written */
 };
 
 static int write_event(void *ctx, const struct ws_rec_hdr *rec)
@@ -291,9 +291,7 @@ static int write_event(void *ctx, const struct ws_rec_hdr *rec)
 
 	if (d->cone && !ws_cone_keeps(d->cone, rec))
 		return 0;
-	if (!d->records++)
-		d->first = rec->ts;
-	d->last = rec->ts;
+	d->records++;
 	return ws_trace_write_event(&d->tw, rec);
 }
 
@@ -355,8 +353,8 @@ static void write_open_waits(struct ws_session *s, struct dump_ctx *d, const uin
 }
 
 /*
- * What a cone dump kept: its start, the threads of its chains, how many others it kept the
- * timelines of, its records; null for a dump of the whole window.
+ * What a cone dump kept: its start, the threads of its chains, the processes it kept whole (theirs
+ * and their wakers'), its records; null for a dump of the whole window.
  */
 static void write_cone_json(FILE *f, const struct dump_ctx *d)
 {
@@ -476,8 +474,7 @@ static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
 	ws_session_progress(s, &p);
 	from = st.oldest_ts;
 	if (cone) {
-		/* the threads the cone's met, first: their timelines are kept whole from its start
-		 */
+		/* first the processes of the threads that woke the cone's: kept whole too */
 		ws_flight_each(w->fl, cone_near, cone);
 		/* grown past its bounds: the whole window, its sidecar says no cone */
 		if (!ws_cone_usable(cone))
