@@ -173,7 +173,7 @@ int BPF_PROG(ws_ctx_switch)
 }
 
 /* Process @tgid (thread @tid) traced from now on: into the filter, the reader woken. */
-static __always_inline void follow(__u32 tgid, __u32 tid)
+static __always_inline void follow(__u32 tgid, __u32 tid, __u8 flags)
 {
 	struct ws_rec_hdr *r;
 	__u8 one = 1;
@@ -191,6 +191,7 @@ static __always_inline void follow(__u32 tgid, __u32 tid)
 	ws_fill_hdr(r, sizeof(*r), WS_KIND_PROC_NEW, ws_cpu_state());
 	r->tid = tid;
 	r->pid = tgid;
+	r->flags = flags;
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 }
 
@@ -226,7 +227,7 @@ int BPF_PROG(ws_follow_fork, struct task_struct *parent, struct task_struct *chi
 	 */
 	if (ws_traced_tgid(ptgid) ||
 	    (follow_cgroup_id && cgroup_followed(BPF_CORE_READ(child, cgroups, dfl_cgrp))))
-		follow(ctgid, BPF_CORE_READ(child, pid));
+		follow(ctgid, BPF_CORE_READ(child, pid), 0);
 	return 0;
 }
 
@@ -245,7 +246,68 @@ int BPF_PROG(ws_follow_cgroup, struct cgroup *dst, const char *path, struct task
 		return 0;
 	tgid = BPF_CORE_READ(task, tgid);
 	if (!ws_traced_tgid(tgid))
-		follow(tgid, BPF_CORE_READ(task, pid));
+		follow(tgid, BPF_CORE_READ(task, pid), 0);
+	return 0;
+}
+
+/*
+ * attach/watch --comm: the command names whose processes are traced (at most WS_FOLLOW_COMMS, each
+ * NUL-padded to 16 bytes as task->comm is), 0 names: none. Set before load; the program below is
+ * loaded only with names. Decided at exec, the only moment a process takes a new name of its own
+ * (a fork keeps its parent's, and so its parent's answer): no switch or wakeup compares a string.
+ */
+#define WS_FOLLOW_COMMS 8
+const volatile char follow_comm[WS_FOLLOW_COMMS][16] = {};
+const volatile __u32 follow_ncomm = 0;
+
+static __always_inline bool comm_followed(const char *comm)
+{
+	for (int i = 0; i < WS_FOLLOW_COMMS; i++) {
+		bool same = true;
+
+		if (i >= follow_ncomm)
+			break;
+		for (int k = 0; k < 16; k++) {
+			if (comm[k] != follow_comm[i][k]) {
+				same = false;
+				break;
+			}
+			if (!comm[k])
+				break;
+		}
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A process took a new name by exec: traced from now on when it is one of --comm's names, no
+ * longer when it is not (the scheduler model's exec program, attached after this one, follows
+ * the filter: sched.bpf.c ws_sched_exec). Exec has left it one thread, the one here.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(ws_follow_exec, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	char comm[16] = {};
+	struct ws_rec_hdr *r;
+
+	BPF_CORE_READ_STR_INTO(&comm, p, comm);
+	if (comm_followed(comm)) {
+		if (!ws_traced_tgid(tgid))
+			follow(tgid, BPF_CORE_READ(p, pid), WS_PROC_NEW_EXEC);
+		return 0;
+	}
+	if (!ws_traced_tgid(tgid))
+		return 0;
+	/* as if it had exited, but living on: user space stops following it at once */
+	r = ws_reserve(sizeof(*r), WS_KIND_PROC_EXIT);
+	if (r) {
+		r->flags = WS_PROC_EXIT_EXEC;
+		ws_submit(r);
+	}
+	bpf_map_delete_elem(&ws_tgids, &tgid);
 	return 0;
 }
 

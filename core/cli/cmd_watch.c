@@ -11,14 +11,17 @@
 #include "cmd_trace.h"
 #include "cmd_watch.h"
 #include "options.h"
+#include "watch_cone.h"
 #include "watch_pidfile.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "engine/chain.h"
 #include "engine/graph.h"
+#include "hang/stuck.h"
 #include "record/flight.h"
 #include "record/spool.h"
+#include "record/stuck_rec.h"
 #include "record/trace.h"
 #include "session/core_keys.h"
 
@@ -27,6 +30,13 @@
  * reported, and a second more of what followed it (the rest of its wakers' bursts) costs little.
  */
 #define WATCH_GRACE_NS 1000000000ULL
+/*
+ * A dump's open waits: the threads of its processes that did not run between two samples of
+ * /proc this far apart (as `record` ends with): a hang whose start left the window is still said
+ */
+#define WATCH_OPEN_GAP_NS 100000000ULL
+/* How often the threads' cgroups no record in the window names are forgotten (weeks of churn) */
+#define WATCH_CGROUPS_EVERY_NS 10000000000ULL
 
 static volatile sig_atomic_t dump_requests;
 
@@ -57,6 +67,7 @@ struct ws_watch {
 	size_t nlosses;	     /* samples taken; the last LOSS_SAMPLES are kept, round */
 	uint64_t loss_every; /* between two samples: the window spread over the samples */
 	struct ws_flight *fl;
+	struct ws_cone *cone; /* of the triggers waiting for their dump */
 	struct ws_spool sp;
 	struct ws_pidfile pf;
 	struct ws_session *s;
@@ -65,6 +76,7 @@ struct ws_watch {
 	struct trigger longest;
 	sig_atomic_t requests_seen;
 	uint64_t last_dump;		   /* CLOCK_MONOTONIC of the last dump; 0: none yet */
+	uint64_t last_cgroups;		   /* CLOCK_MONOTONIC of the last forgetting of cgroups */
 	uint64_t dumps, triggers, skipped; /* skipped: dumps not written (space, errors) */
 };
 
@@ -119,6 +131,8 @@ int ws_watch_new(struct ws_watch **out, const struct ws_watch_opts *o)
 		       o->keep_bytes >> 20, strerror(-err));
 		goto fail;
 	}
+	if ((err = ws_cone_new(&w->cone)))
+		goto fail;
 	*out = w;
 	return 0;
 fail:
@@ -133,6 +147,7 @@ void ws_watch_free(struct ws_watch *w)
 	ws_pidfile_release(&w->pf);
 	ws_spool_close(&w->sp);
 	ws_flight_free(w->fl);
+	ws_cone_free(w->cone);
 	free(w);
 }
 
@@ -164,7 +179,10 @@ static void on_wait(void *ctx, struct ws_graph *g, const struct ws_chain *c, boo
 		if (w->last_dump && w->last_dump + w->o.min_interval_ns > w->due)
 			w->due = w->last_dump + w->o.min_interval_ns;
 		memset(&w->longest, 0, sizeof(w->longest));
+		ws_cone_reset(w->cone);
 	}
+	/* its chain is complete now, and its threads' timelines still in the graph */
+	ws_cone_add(w->cone, g, c);
 	if (dur > w->longest.wait_ns) {
 		w->longest.wait_ns = dur;
 		w->longest.tid = c->victim->tid;
@@ -260,13 +278,27 @@ static uint64_t lost_since(const struct ws_watch *w, uint64_t from, uint64_t now
 
 struct dump_ctx {
 	struct ws_trace_writer tw;
+	/* the open waits written: how many threads sampled, or why none (NULL: written) */
+	size_t open_waits;
+	const char *open_why;
+	const struct ws_cone *cone; /* NULL: the whole window */
+	uint64_t records;	    /* written */
 };
 
 static int write_event(void *ctx, const struct ws_rec_hdr *rec)
 {
 	struct dump_ctx *d = ctx;
 
+	if (d->cone && !ws_cone_keeps(d->cone, rec))
+		return 0;
+	d->records++;
 	return ws_trace_write_event(&d->tw, rec);
+}
+
+static int cone_near(void *ctx, const struct ws_rec_hdr *rec)
+{
+	ws_cone_near(ctx, rec);
+	return 0;
 }
 
 static void write_names(struct ws_trace_writer *tw, struct ws_session *s)
@@ -286,13 +318,79 @@ static void write_names(struct ws_trace_writer *tw, struct ws_session *s)
 			ws_trace_write_name(tw, names[i].plugin, names[i].key, names[i].name);
 }
 
+/*
+ * The waits of @pids open now, as `record` ends with them: `report` of the dump prints them
+ * ("still waiting"), and a thread blocked since before the window began is in it all the same.
+ * Two samples of /proc: the watch reads no ring meanwhile (its buffers hold that long).
+ */
+static void write_open_waits(struct ws_session *s, struct dump_ctx *d, const uint32_t *pids,
+			     size_t npids)
+{
+	struct ws_open_sources src;
+	struct ws_stuck st;
+	size_t len;
+	void *buf;
+	int err;
+
+	memset(&st, 0, sizeof(st));
+	d->open_why = "no process left";
+	if (!npids || ws_session_open_sources(s, &src))
+		return;
+	if ((err = ws_stuck_take_flags(&st, pids, (int)npids, WATCH_OPEN_GAP_NS, NULL, &src, 0))) {
+		d->open_why = err == -ESRCH ? "no process left" : strerror(-err);
+		return;
+	}
+	if ((err = ws_stuck_encode(&st, &buf, &len))) {
+		d->open_why =
+			err == -E2BIG ? "too many blocked threads for one record" : strerror(-err);
+	} else {
+		ws_trace_write_rec(&d->tw, WS_TR_OPEN_WAITS, buf, len);
+		free(buf);
+		d->open_why = NULL;
+		d->open_waits = st.n;
+	}
+	ws_stuck_free(&st);
+}
+
+/*
+ * What a cone dump kept: its start, the threads of its chains, the processes it kept whole (theirs
+ * and their wakers'), its records; null for a dump of the whole window.
+ */
+static void write_cone_json(FILE *f, const struct dump_ctx *d)
+{
+	size_t max = WS_CONE_MAX_THREADS + WS_CONE_MAX_NEAR, n;
+	uint32_t *tids;
+
+	if (!d->cone) {
+		fputs(",\"cone\":null", f);
+		return;
+	}
+	/* without memory for the lists: their lengths alone */
+	tids = malloc(max * sizeof(*tids));
+	if (!tids)
+		max = 0;
+	n = ws_cone_threads(d->cone, tids, max);
+	fprintf(f, ",\"cone\":{\"from_ns\":%" PRIu64 ",\"threads\":[", ws_cone_from(d->cone));
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", tids[i]);
+	n = ws_cone_pids(d->cone, tids, max);
+	fputs("],\"processes\":[", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", tids[i]);
+	fprintf(f, "],\"nthreads\":%zu,\"nprocesses\":%zu,\"records\":%" PRIu64 "}",
+		ws_cone_nthreads(d->cone), ws_cone_npids(d->cone), d->records);
+	free(tids);
+}
+
 /* The dump's own account, for people and tools: NAME.data.json beside it. */
 static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
-			 const struct ws_flight_stats *st, uint64_t lost)
+			 const struct ws_flight_stats *st, const struct dump_ctx *d, uint64_t lost)
 {
 	struct ws_spool_file sf;
 	char side[300];
-	int err = ws_spool_begin(&w->sp, 4096, &sf);
+	/* a cone's threads and processes, 11 bytes each at most */
+	size_t more = d->cone ? 11 * (ws_cone_nthreads(d->cone) + ws_cone_npids(d->cone)) : 0;
+	int err = ws_spool_begin(&w->sp, 4096 + more, &sf);
 
 	if (err)
 		return err;
@@ -305,6 +403,13 @@ static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
 			w->longest.pid);
 		ws_json_str(sf.f, w->longest.comm);
 		fprintf(sf.f, ",\"wait_ns\":%" PRIu64 "}", w->longest.wait_ns);
+	}
+	write_cone_json(sf.f, d);
+	if (d->open_why) {
+		fputs(",\"open_waits_sampled\":null,\"open_waits_missing\":", sf.f);
+		ws_json_str(sf.f, d->open_why);
+	} else {
+		fprintf(sf.f, ",\"open_waits_sampled\":%zu", d->open_waits);
 	}
 	fprintf(sf.f,
 		",\"window\":{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"keep_ns\":%" PRIu64
@@ -320,13 +425,20 @@ static int write_sidecar(struct ws_watch *w, const char *name, const char *why,
 
 /* The command field of the dump's metadata: what it is, said to whoever reads the report. */
 static void dump_command(struct ws_watch *w, const char *why, const struct ws_flight_stats *st,
-			 char *buf, size_t len)
+			 const struct ws_cone *cone, uint64_t from, char *buf, size_t len)
 {
 	char span[32], longest[32];
 	size_t n;
 
-	ws_format_duration(st->newest_ts - st->oldest_ts, span, sizeof(span));
-	n = snprintf(buf, len, "watch %s: dump on %s, the last %s", w->o.what, why, span);
+	ws_format_duration(st->newest_ts - from, span, sizeof(span));
+	if (cone)
+		n = snprintf(
+			buf, len,
+			"watch %s: dump on %s, the causal cone of its chains (%zu %s) over the last %s",
+			w->o.what, why, ws_cone_nthreads(cone),
+			ws_plural(ws_cone_nthreads(cone), "thread", "threads"), span);
+	else
+		n = snprintf(buf, len, "watch %s: dump on %s, the last %s", w->o.what, why, span);
 	if (w->pending && n < len) {
 		ws_format_duration(w->longest.wait_ns, longest, sizeof(longest));
 		n += snprintf(buf + n, len - n, "; %" PRIu64 " %s, the longest %s (tid %u)",
@@ -338,15 +450,16 @@ static void dump_command(struct ws_watch *w, const char *why, const struct ws_fl
 			 st->evicted);
 }
 
-static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why, char *name,
-		      size_t namelen)
+static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
+		      struct ws_cone *cone, char *name, size_t namelen)
 {
 	struct ws_trace_meta *m = calloc(1, sizeof(*m));
 	struct ws_trace_summary sum = { 0 };
 	struct ws_flight_stats st;
 	struct ws_progress p;
 	struct ws_spool_file sf;
-	struct dump_ctx d;
+	struct dump_ctx d = { .cone = cone };
+	uint64_t from;
 	uint32_t *pids = calloc(WS_TRACE_MAX_PIDS, sizeof(*pids));
 	size_t npids;
 	bool side_written = false;
@@ -359,30 +472,43 @@ static int write_dump(struct ws_watch *w, struct ws_session *s, const char *why,
 	}
 	ws_flight_stats(w->fl, &st);
 	ws_session_progress(s, &p);
+	from = st.oldest_ts;
+	if (cone) {
+		/* first the processes of the threads that woke the cone's: kept whole too */
+		ws_flight_each(w->fl, cone_near, cone);
+		/* grown past its bounds: the whole window, its sidecar says no cone */
+		if (!ws_cone_usable(cone))
+			d.cone = cone = NULL;
+		else if (ws_cone_from(cone) > from)
+			from = ws_cone_from(cone);
+	}
 	/* the records as they are held: compressed, the file is smaller still */
 	if ((err = ws_spool_begin(&w->sp, st.bytes, &sf)))
 		goto out;
 	ws_spool_name(&w->sp, name, namelen);
 	setvbuf(sf.f, NULL, _IOFBF, 1 << 18);
-	npids = ws_session_traced_pids(s, pids, WS_TRACE_MAX_PIDS);
+	/* a cone's processes are its traced ones: a thread of another is not followed */
+	npids = cone ? ws_cone_pids(cone, pids, WS_TRACE_MAX_PIDS)
+		     : ws_session_traced_pids(s, pids, WS_TRACE_MAX_PIDS);
 	ws_trace_meta_fill(m, s, w->o.cfg, w->o.plugin_dir, pids, (int)npids);
-	dump_command(w, why, &st, m->command, sizeof(m->command));
+	dump_command(w, why, &st, cone, from, m->command, sizeof(m->command));
 	ws_trace_write_begin(&d.tw, sf.f, WS_TRACE_ZSTD);
 	ws_trace_write_meta(&d.tw, m);
 	write_names(&d.tw, s);
 	/* the names the threads have now, from the window's start (a later rename is a record) */
 	for (size_t i = 0; i < npids; i++)
-		ws_trace_write_threads(&d.tw, pids[i], st.oldest_ts);
+		ws_trace_write_threads(&d.tw, pids[i], from);
 	ws_flight_each(w->fl, write_event, &d);
-	sum.records = st.records;
-	sum.lost = lost_since(w, st.oldest_ts, p.lost);
-	sum.duration_ns = st.newest_ts - st.oldest_ts;
+	write_open_waits(s, &d, pids, npids);
+	sum.records = d.records;
+	sum.lost = lost_since(w, from, p.lost);
+	sum.duration_ns = st.newest_ts - from;
 	ws_trace_write_summary(&d.tw, &sum, NULL);
 	if ((err = ws_trace_write_end(&d.tw))) {
 		ws_spool_abort(&w->sp, &sf);
 		goto out;
 	}
-	if (!(err = write_sidecar(w, name, why, &st, sum.lost)))
+	if (!(err = write_sidecar(w, name, why, &st, &d, sum.lost)))
 		side_written = true;
 	else
 		ws_log(WS_LOG_ERROR, "the account of dump %s (%s%s) not written: %s", name, name,
@@ -403,6 +529,7 @@ out:
 static void dump(struct ws_watch *w, struct ws_session *s, const char *why)
 {
 	struct ws_flight_stats st;
+	struct ws_cone *cone;
 	char name[128];
 	int err, removed, own;
 
@@ -413,7 +540,9 @@ static void dump(struct ws_watch *w, struct ws_session *s, const char *why)
 		w->pending = 0; /* or asked again at every tick */
 		return;
 	}
-	err = write_dump(w, s, why, name, sizeof(name));
+	/* a trigger's dump keeps its chains' cone; one asked for keeps everything */
+	cone = w->pending && !strcmp(why, "trigger") && ws_cone_usable(w->cone) ? w->cone : NULL;
+	err = write_dump(w, s, why, cone, name, sizeof(name));
 	w->last_dump = ws_clock_mono_now();
 	if (err) {
 		w->skipped++;
@@ -449,12 +578,30 @@ static void dump(struct ws_watch *w, struct ws_session *s, const char *why)
 		       w->o.spool_bytes >> 20);
 }
 
+/*
+ * The cgroups of the threads no record held names any more: a dump names the threads of its
+ * window only, and a watch that runs for weeks would keep one per thread ever seen.
+ */
+static void forget_cgroups(struct ws_watch *w, struct ws_session *s)
+{
+	uint64_t now = ws_clock_mono_now();
+	struct ws_flight_stats st;
+
+	if (now - w->last_cgroups < WATCH_CGROUPS_EVERY_NS)
+		return;
+	w->last_cgroups = now;
+	ws_flight_stats(w->fl, &st);
+	if (st.records)
+		ws_session_cgroups_evict(s, st.oldest_ts);
+}
+
 void ws_watch_tick(void *ctx, struct ws_session *s)
 {
 	struct ws_watch *w = ctx;
 	sig_atomic_t req = dump_requests;
 
 	sample_losses(w, s);
+	forget_cgroups(w, s);
 
 	if (req != w->requests_seen) {
 		/* asked for: at once, and it stands for the triggers waiting too */

@@ -23,6 +23,7 @@
 #include "base/util.h"
 #include "session/config.h"
 #include "session/cgroup.h"
+#include "session/comm.h"
 #include "session/core_keys.h"
 #include "session/session.h"
 
@@ -43,17 +44,19 @@ static int from_config(struct ws_cli *c, struct ws_config *cfg)
 	const char *cmd = ws_config_get(cfg, "core", "command");
 	const char *pids = ws_config_get(cfg, "core", "attach");
 	const char *cgroup = ws_config_get(cfg, "core", "cgroup");
+	const char *comm = ws_config_get(cfg, "core", "comm");
 
-	if (cmd && (pids || cgroup)) {
+	if (cmd && (pids || cgroup || comm)) {
 		ws_log(WS_LOG_ERROR,
-		       "%s: [core] sets both command and attach (or cgroup); keep one", cfg->path);
+		       "%s: [core] sets both command and attach (or cgroup, comm); keep one",
+		       cfg->path);
 		return -EINVAL;
 	}
 	if (cmd) {
 		c->cmd = WS_CMD_RUN;
 		sh_argv[2] = (char *)cmd;
 		c->argv = sh_argv;
-	} else if (pids || cgroup) {
+	} else if (pids || cgroup || comm) {
 		c->cmd = WS_CMD_ATTACH;
 		return pids ? ws_cli_add_pids(c, pids) : 0;
 	}
@@ -136,6 +139,7 @@ static int without_tracing(const struct ws_cli *c, int *rc)
 /* The ini file, with the command line's [core] keys over it. 0, or -errno (printed). */
 static int load_config(struct ws_cli *c, struct ws_config *cfg)
 {
+	bool named, by_comm;
 	char err[768];
 
 	if (c->config) {
@@ -162,18 +166,30 @@ static int load_config(struct ws_cli *c, struct ws_config *cfg)
 			return -ENOMEM;
 	if (c->format_set && ws_config_set(cfg, "core", "format", ws_format_name(c->format)))
 		return -ENOMEM;
-	/* after the command line's [core] keys: --cgroup names the processes too */
-	if ((c->cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH)) && !c->pids.n &&
-	    !ws_config_get(cfg, "core", "cgroup")) {
+	/* after the command line's [core] keys: --cgroup and --comm name the processes too */
+	named = c->pids.n || ws_config_get(cfg, "core", "cgroup");
+	by_comm = ws_config_get(cfg, "core", "comm") != NULL;
+	/* it takes processes out of tracing at exec: a command's own exec would be one */
+	if (by_comm && !(c->cmd & (WS_CMD_ATTACH | WS_CMD_WATCH))) {
 		ws_log(WS_LOG_ERROR,
-		       "attach needs at least one PID or --cgroup; see whyslow help attach");
+		       "--comm (or [core] comm) is for attach and watch only; remove it from %s",
+		       c->config ? c->config : "the command line");
 		return -EINVAL;
 	}
-	if (c->cmd == WS_CMD_WATCH &&
-	    c->all == (c->pids.n || ws_config_get(cfg, "core", "cgroup"))) {
+	if (by_comm && named) {
+		ws_log(WS_LOG_ERROR,
+		       "--comm names the processes by their name: give no PID nor --cgroup with it");
+		return -EINVAL;
+	}
+	if ((c->cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH)) && !named && !by_comm) {
+		ws_log(WS_LOG_ERROR,
+		       "attach needs at least one PID, --cgroup or --comm; see whyslow help attach");
+		return -EINVAL;
+	}
+	if (c->cmd == WS_CMD_WATCH && c->all == (named || by_comm)) {
 		ws_log(WS_LOG_ERROR, "%s",
-		       c->all ? "watch -a is every process: give no PID nor --cgroup with it"
-			      : "watch what? give -a, PIDs or --cgroup PATH; see whyslow help watch");
+		       c->all ? "watch -a is every process: give no PID, --cgroup nor --comm with it"
+			      : "watch what? give -a, PIDs, --cgroup PATH or --comm NAME; see whyslow help watch");
 		return -EINVAL;
 	}
 	return 0;
@@ -197,6 +213,49 @@ static bool binary_to_terminal(const struct ws_cli *c, struct ws_config *cfg, bo
 		output = WS_OUTFILE_STDERR;
 	return ws_format_binary(format) &&
 	       ws_outfile_binary_to_terminal(output, ws_format_name(format));
+}
+
+/*
+ * attach/watch --comm NAME[,NAME]: the processes that bear one of the names now (watch: none is
+ * no error, they may start later). 0 or -errno, said.
+ */
+static int add_comm_pids(struct ws_config *cfg, struct ws_ids *ids, bool watch)
+{
+	const char *list = ws_config_get(cfg, "core", "comm");
+	char names[WS_COMM_NAMES][WS_COMM_BYTES], why[200];
+	uint32_t *pids, *v;
+	size_t n;
+	int err;
+
+	if (!list)
+		return 0;
+	if ((err = ws_comm_parse(list, names, why, sizeof(why))) < 0) {
+		ws_log(WS_LOG_ERROR, "--comm: %s", why);
+		return err;
+	}
+	if ((err = ws_comm_pids(names, err, &pids, &n))) {
+		ws_log(WS_LOG_ERROR, "--comm: cannot list the processes in /proc: %s",
+		       strerror(-err));
+		return err;
+	}
+	if (!n && !watch) {
+		free(pids);
+		ws_log(WS_LOG_ERROR,
+		       "--comm %s: no process has that name now; attach follows processes from one that runs, start one first (or use watch)",
+		       list);
+		return -ENOENT;
+	}
+	v = realloc(ids->v, (ids->n + n + 1) * sizeof(*v));
+	if (!v) {
+		free(pids);
+		return -ENOMEM;
+	}
+	ids->v = v;
+	memcpy(ids->v + ids->n, pids, n * sizeof(*pids));
+	ids->n += n;
+	free(pids);
+	ws_log(WS_LOG_INFO, "--comm %s: %zu %s now", list, n, ws_plural(n, "process", "processes"));
+	return 0;
 }
 
 /* attach --cgroup PATH: its processes now, after those named with -p. 0 or -errno, said. */
@@ -347,6 +406,7 @@ int main(int argc, char **argv)
 		wo.metrics = metrics;
 		wo.what = c.all					  ? "-a"
 			  : ws_config_get(&cfg, "core", "cgroup") ? "--cgroup"
+			  : ws_config_get(&cfg, "core", "comm")	  ? "--comm"
 								  : "PIDs";
 		/* a spool that cannot be written, or a watch already running: said before tracing
 		 */
@@ -362,7 +422,7 @@ int main(int argc, char **argv)
 	ro.wait = c.wait;
 	ro.metrics = metrics;
 	if ((c.cmd & (WS_CMD_ATTACH | WS_CMD_REC_ATTACH | WS_CMD_WATCH)) &&
-	    add_cgroup_pids(&cfg, &c.pids))
+	    (add_cgroup_pids(&cfg, &c.pids) || add_comm_pids(&cfg, &c.pids, c.cmd == WS_CMD_WATCH)))
 		goto out;
 	if (c.cmd == WS_CMD_WATCH && c.all && ws_watch_all_pids(&c.pids.v, &c.pids.n)) {
 		ws_log(WS_LOG_ERROR, "watch -a: cannot list the processes in /proc");
@@ -398,7 +458,10 @@ int main(int argc, char **argv)
 	if (c.cmd == WS_CMD_WATCH) {
 		/* its report (of everything, at the end) is nobody's: what counts are the dumps */
 		ro.output = "/dev/null";
-		ro.all = c.all;
+		/* --comm: the processes come and go (one gone since /proc was read is no error),
+		 * and none may run yet */
+		ro.stay = ws_config_get(&cfg, "core", "comm") != NULL;
+		ro.all = c.all || ro.stay;
 		ro.on_start = ws_watch_start;
 		ro.on_tick = ws_watch_tick;
 		ro.on_finish = ws_watch_finish;

@@ -119,9 +119,15 @@ const struct ws_opt ws_opts[] = {
 	  "A process moved in later is traced from the move on, with the threads it makes from then; threads it had before the move are not. Attach ends when every traced process has exited.",
 	  false },
 
+	{ WS_CMD_ATTACH | WS_CMD_WATCH | WS_CMD_NONE, 0, "comm", WS_ARG_STRING, "NAME[,NAME]", "comm",
+	  0, 0,
+	  "trace every process whose command name is NAME (exact; a list: any of them), and each process that takes such a name later by exec (not with -p or --cgroup)",
+	  "The name is the kernel's (/proc/PID/comm: the program's file name, at most 15 characters). A process that execs into another name is no longer traced, nor are the processes it makes from then on; a fork keeps its parent's name and is traced with it. Decided at exec, never per event. Attach needs one such process running; watch runs until stopped, the processes coming and going.",
+	  false },
+
 	/* watch */
 	{ WS_CMD_WATCH, 'a', "all", WS_ARG_FLAG, NULL, NULL, F(all), 0,
-	  "watch every process of the system (not with -p or --cgroup)",
+	  "watch every process of the system (not with -p, --cgroup or --comm)",
 	  "The processes running when watch starts, but its own and kernel threads, and every process they start from then on (a kernel thread is followed where it works for one of them).",
 	  false },
 	{ WS_CMD_WATCH, 0, "keep", WS_ARG_DURATION, "DUR", "watch_keep", 0, 0,

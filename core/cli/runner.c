@@ -201,9 +201,9 @@ static int loop(struct ws_session *s, pid_t child, int *child_status, uint64_t d
 		if (deadline && ws_clock_mono_now() >= deadline)
 			break;
 		/* the command is gone: go on while processes it left behind are still traced */
-		if (child_done && (!ws_session_any_traced(s) || stop_requests))
+		if (child_done && ((!o->stay && !ws_session_any_traced(s)) || stop_requests))
 			break;
-		if (child <= 0 && !ws_session_any_traced(s))
+		if (child <= 0 && !o->stay && !ws_session_any_traced(s))
 			break;
 	}
 	metrics_tick(s, o, true);

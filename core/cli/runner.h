@@ -44,6 +44,8 @@ struct ws_run_opts {
 	void *hook_ctx;
 	/* watch -a: a process that exits before it is attached to is left out, not an error */
 	bool all;
+	/* runs until stopped, even while no process is traced (watch --comm: one may start) */
+	bool stay;
 	/* --metrics: fed every reported wait and, each second, the session's counts; NULL: off */
 	struct ws_metrics *metrics;
 };

@@ -118,7 +118,7 @@ static const struct usage usages[] = {
 	  "  whyslow stuck $(pidof my-hung-program)\n"
 	  "  whyslow stuck --format=json --min-block=1ms 1234\n" },
 	{ WS_CMD_WATCH,
-	  "Usage: whyslow watch [options] -a | PID... | --cgroup PATH\n"
+	  "Usage: whyslow watch [options] -a | PID... | --cgroup PATH | --comm NAME[,NAME]\n"
 	  "\n"
 	  "Traces until SIGINT or SIGTERM and keeps the last --keep seconds (at most --keep-mb)\n"
 	  "of what a recording holds in memory. On SIGUSR1, on `whyslow dump`, and a second after a\n"

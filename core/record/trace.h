@@ -22,7 +22,7 @@
 
 #define WS_TRACE_MAGIC "WHYSLOW" /* with its NUL: 8 bytes */
 #define WS_TRACE_MAJOR 1
-#define WS_TRACE_MINOR 13
+#define WS_TRACE_MINOR 14
 #define WS_TRACE_MAX_REC (1u << 20) /* no record is larger; bounds the reader's buffer */
 #define WS_TRACE_MAX_PIDS 4096	    /* traced pids kept from the metadata */
 #define WS_TRACE_STR 256

@@ -30,5 +30,10 @@ void ws_reasons_text(struct ws_reasons *rs, FILE *out, int top);
 int ws_reasons_shown(struct ws_reasons *rs, const char *text, int top);
 /* Every reason as a {"type":"reason",...} line, most costly first. */
 void ws_reasons_json(struct ws_reasons *rs, FILE *out);
+/*
+ * The bytes the reasons' wait lengths take (for the percentiles): bounded per reason whatever
+ * the run's length (32 KiB at most before its histogram, 16 KiB after).
+ */
+size_t ws_reasons_lengths_bytes(const struct ws_reasons *rs);
 
 #endif

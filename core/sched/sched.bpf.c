@@ -742,9 +742,24 @@ int BPF_PROG(ws_sched_cgroup_join, struct cgroup *dst, const char *path, struct 
  * A thread that execs takes its leader's pid, which may be lower than the one the walk had
  * reached: one with no event since attaching would be passed over. Exec is rare: make sure.
  */
+/*
+ * attach --comm (set by the loader): the core's exec program, attached before this one, took a
+ * process that execs into a name not followed out of the filter: its threads, and the children
+ * they make, are no longer traced here either.
+ */
+const volatile bool ws_exec_untraces = false;
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(ws_sched_exec, struct task_struct *p)
 {
+	struct task_state *s;
+
+	if (ws_exec_untraces && !ws_traced_tgid(BPF_CORE_READ(p, tgid))) {
+		s = bpf_task_storage_get(&task_state, p, 0, 0);
+		if (s)
+			s->traced = 0;
+		return 0;
+	}
 	if (traced_surely(p))
 		make_traced(p);
 	return 0;

@@ -43,6 +43,8 @@ const struct ws_config_key ws_core_keys[] = {
 	  "with no run/attach on the command line: attach to these PIDs (space-separated)" },
 	{ "cgroup", WS_CFG_STRING, NULL, 0, 0,
 	  "attach: trace every process of this cgroup (its directory under /sys/fs/cgroup, v1 or v2) and its sub-cgroups, and each process that joins one later" },
+	{ "comm", WS_CFG_STRING, NULL, 0, 0,
+	  "attach, watch: trace every process whose command name is one of these (comma-separated, at most 8, each at most 15 characters), and each process that takes one later by exec; one that execs into another name is no longer traced" },
 	{ "metrics", WS_CFG_STRING, NULL, 0, 0,
 	  "serve Prometheus metrics of the reported waits over HTTP at [ADDR:]PORT (a port alone: on 127.0.0.1), GET /metrics; unset: none" },
 	{ "watch_keep", WS_CFG_DURATION, "30s", 1000000000ULL, 3600000000000ULL,

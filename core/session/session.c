@@ -103,10 +103,22 @@ static void dispatch(void *ctx, const struct ws_rec_hdr *rec)
 	if (rec->kind == WS_KIND_LOST) {
 		/* its window was noted when it arrived: see session_note_loss() */
 	} else if (rec->kind == WS_KIND_PROC_EXIT) {
-		session_pid_gone(s, rec->pid, rec->ts);
+		/* --comm: one that execs into another name is not traced from its exec on: no
+		 * grace, its records go on, of a process no longer followed */
+		if (rec->flags & WS_PROC_EXIT_EXEC)
+			session_pid_left(s, rec->pid, rec->ts);
+		else
+			session_pid_gone(s, rec->pid, rec->ts);
 		/* a CPython process leaves ws_py_procs: its pid may come back as another program */
 		if (s->stackcap && ws_stackcap_forget(s->stackcap, rec->pid))
 			session_py_forget(s, rec->pid);
+	} else if (rec->kind == WS_KIND_PROC_NEW) {
+		/* only --comm's (recorded: 1.14): traced from its exec, no fork record says so;
+		 * live, it was as it arrived (session_ring.c) */
+		if ((rec->flags & WS_PROC_NEW_EXEC) && !session_pid_traced(s, rec->pid)) {
+			session_pid_reborn(s, rec->pid);
+			session_pid_add(s, rec->pid);
+		}
 	} else if (rec->kind == WS_KIND_OPEN_WAIT) {
 		open_wait(s, rec);
 	} else if (rec->kind == WS_KIND_STACK) {

@@ -176,6 +176,14 @@ int ws_session_set_cgroup(struct ws_session *s, uint64_t key, const char *path, 
 size_t ws_session_ncgroups(struct ws_session *s);
 /* Answers @from on, as names of source WS_CGROUP_NAMES (@out's strings live with @s). */
 size_t ws_session_cgroups(struct ws_session *s, size_t from, struct ws_name *out, size_t max);
+/*
+ * Forget the cgroups of the threads no record has named since @before (exited, or asleep that
+ * long: one named again is read again), and of those whose read failed, so that a session that
+ * runs for weeks (watch) keeps the threads of its window only. The answers are numbered anew:
+ * not while a recording writes them @from a count. How many threads were forgotten; -ENOMEM
+ * (nothing changed).
+ */
+long ws_session_cgroups_evict(struct ws_session *s, uint64_t before);
 
 /* The stacks resolved so far (links and timeline slices look theirs up); NULL before start. */
 struct ws_stacks;

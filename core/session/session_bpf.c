@@ -7,6 +7,7 @@
 #include "core_bpf.skel.h"
 #include "task_work_probe.skel.h"
 #include "cgroup.h"
+#include "comm.h"
 #include "stacks/capture.h"
 #include "session_impl.h"
 
@@ -442,8 +443,13 @@ static int prepare_plugin_object(struct ws_session *s, int i, const struct btf *
 	}
 	skip_missing_tracepoints(s, s->objs[i], vmlinux);
 	if (p == &ws_sched_source) {
+		const char *comm = ws_config_get(s->cfg, "core", "comm");
+		bool untraces = comm && *comm;
+
 		stack_rodata(s, s->objs[i]);
 		page_shift_rodata(s->objs[i]);
+		/* --comm: a process that execs into another name leaves the model too */
+		ws_bpf_set_rodata(s->objs[i], "ws_exec_untraces", &untraces, sizeof(untraces));
 	}
 	if (p->configure && (err = p->configure(&s->ctxs[i].pub, s->objs[i])))
 		return err; /* the plugin said why */
@@ -566,6 +572,29 @@ static int follow_cgroup(struct ws_session *s)
 	return 0;
 }
 
+/*
+ * attach/watch --comm: the kernel side follows the processes that take one of the names by exec,
+ * and drops those that take another (ctx.bpf.c ws_follow_exec; its program loaded only then).
+ */
+static int follow_comm(struct ws_session *s)
+{
+	const char *list = ws_config_get(s->cfg, "core", "comm");
+	char names[WS_COMM_NAMES][WS_COMM_BYTES], why[200];
+	int n;
+
+	if (!list || !*list) {
+		bpf_program__set_autoload(s->core_skel->progs.ws_follow_exec, false);
+		return 0;
+	}
+	if ((n = ws_comm_parse(list, names, why, sizeof(why))) < 0) {
+		ws_log(WS_LOG_ERROR, "--comm: %s", why);
+		return n;
+	}
+	memcpy((void *)s->core_skel->rodata->follow_comm, names, sizeof(names));
+	s->core_skel->rodata->follow_ncomm = n;
+	return 0;
+}
+
 static int session_attach(struct ws_session *s, struct task_work_probe *probe)
 {
 	/* both have their default in ws_core_keys, the only copy: the lookups always set them */
@@ -612,6 +641,8 @@ static int session_attach(struct ws_session *s, struct task_work_probe *probe)
 	else
 		skip_missing_tracepoints(s, s->core_skel->obj, vmlinux);
 	if (!err && (err = follow_cgroup(s)))
+		return err;
+	if (!err && (err = follow_comm(s)))
 		return err;
 	/* the scheduler model closes the brackets in its own switch program (ws_cpu_switch) */
 	if (!err && sched_closes_brackets(s))

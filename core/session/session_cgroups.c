@@ -60,8 +60,9 @@ static int note_add(struct ws_session *s, uint64_t key, const char *path, uint64
 		return 0; /* the same group again: nothing moved */
 	if (ws_grow((void **)&s->cg_log, &s->cg_log_cap, s->ncg_log + 1, sizeof(*s->cg_log)))
 		return -ENOMEM;
-	s->cg_log[s->ncg_log++] =
-		(struct cg_note){ .key = key, .ts = ts, .path = (uint32_t)idx, .prev = prev };
+	s->cg_log[s->ncg_log++] = (struct cg_note){
+		.key = key, .ts = ts, .path = (uint32_t)idx, .prev = prev, .seen = ts
+	};
 	*v = (uint32_t)s->ncg_log; /* the latest note, + 1 */
 	return 0;
 }
@@ -118,10 +119,19 @@ static int thread_read(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_
 
 void session_cgroup_seen(struct ws_session *s, uint32_t tid, uint32_t pid, uint64_t ts, bool again)
 {
+	const uint32_t *v;
+
 	/* a recording's answers come as its NAME records; the idle task has no cgroup */
-	if (s->replay || !tid || (!again && ws_table_get(&s->cg_threads, thread_key(tid, pid))))
+	if (s->replay || !tid)
 		return;
-	thread_read(s, tid, pid, ts);
+	v = again ? NULL : ws_table_get(&s->cg_threads, thread_key(tid, pid));
+	if (!v) {
+		thread_read(s, tid, pid, ts);
+		return;
+	}
+	/* named again: its note is needed as long as this record is (ws_session_cgroups_evict) */
+	if (*v && *v != NOT_READ && *v <= s->ncg_log && s->cg_log[*v - 1].seen < ts)
+		s->cg_log[*v - 1].seen = ts;
 }
 
 void session_cgroup_born(struct ws_session *s, const struct ws_thread_event *ev)
@@ -180,6 +190,74 @@ size_t ws_session_cgroups(struct ws_session *s, size_t from, struct ws_name *out
 		out[n].name = s->cg_paths[s->cg_log[i].path];
 	}
 	return n;
+}
+
+long ws_session_cgroups_evict(struct ws_session *s, uint64_t before)
+{
+	uint32_t *map = s->ncg_log ? calloc(s->ncg_log, sizeof(*map)) : NULL; /* old -> new + 1 */
+	struct ws_table kept;
+	long gone = 0;
+	size_t n = 0;
+
+	if (s->ncg_log && !map)
+		return -ENOMEM;
+	/* the notes of the threads kept: each one's history, from its latest note back */
+	for (size_t i = 0; i < s->cg_threads.cap; i++) {
+		const uint32_t *v = ws_table_at(&s->cg_threads, i);
+
+		if (!v)
+			continue;
+		if (!*v || *v == NOT_READ || *v > s->ncg_log || s->cg_log[*v - 1].seen < before) {
+			gone++;
+			continue;
+		}
+		for (uint32_t j = *v; j; j = s->cg_log[j - 1].prev)
+			map[j - 1] = 1;
+	}
+	if (!gone) {
+		free(map);
+		return 0;
+	}
+	/* numbered anew, in order; the table first: without memory for it, nothing changed */
+	for (size_t i = 0; i < s->ncg_log; i++)
+		if (map[i])
+			map[i] = (uint32_t)++n;
+	ws_table_init(&kept, sizeof(uint32_t));
+	for (size_t i = 0; i < s->cg_threads.cap; i++) {
+		const uint32_t *v = ws_table_at(&s->cg_threads, i);
+		uint32_t *nv;
+
+		if (!v || !*v || *v == NOT_READ || *v > s->ncg_log || !map[*v - 1])
+			continue;
+		if (!(nv = ws_table_put(&kept, ws_table_key_of(v), NULL))) {
+			ws_table_free(&kept);
+			free(map);
+			return -ENOMEM;
+		}
+		*nv = map[*v - 1];
+	}
+	/* a note moves only down (its new number is not above its old one) */
+	for (size_t i = 0; i < s->ncg_log; i++)
+		if (map[i])
+			s->cg_log[map[i] - 1] = s->cg_log[i];
+	for (size_t i = 0; i < n; i++)
+		if (s->cg_log[i].prev)
+			s->cg_log[i].prev = map[s->cg_log[i].prev - 1];
+	ws_table_free(&s->cg_threads);
+	s->cg_threads = kept;
+	s->ncg_log = n;
+	free(map);
+	/* the room of a busier past given back, half of it kept for what comes */
+	if (s->cg_log_cap > 2048 && n < s->cg_log_cap / 4) {
+		size_t cap = n > 1024 ? 2 * n : 2048;
+		struct cg_note *l = realloc(s->cg_log, cap * sizeof(*l));
+
+		if (l) {
+			s->cg_log = l;
+			s->cg_log_cap = cap;
+		}
+	}
+	return gone;
 }
 
 void session_cgroups_free(struct ws_session *s)

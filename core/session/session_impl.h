@@ -166,6 +166,7 @@ struct ws_session {
 	struct cg_note {
 		uint64_t key, ts;
 		uint32_t path, prev;
+		uint64_t seen; /* the latest note's: the last record that named the thread */
 	} * cg_log;
 	size_t ncg_log, cg_log_cap;
 	ws_tap_fn tap;
@@ -215,6 +216,9 @@ int session_read_losses(struct ws_session *s, struct ws_losses *out, uint64_t *t
 void session_note_loss(struct ws_session *s, const struct ws_rec_hdr *rec);
 int session_pid_add(struct ws_session *s, uint32_t pid);
 void session_pid_gone(struct ws_session *s, uint32_t pid, uint64_t ts);
+/* A traced thread group stops being traced at @ts while it lives (--comm: it exec'd into
+ * another name): at once, its threads' timelines closed there. */
+void session_pid_left(struct ws_session *s, uint32_t pid, uint64_t ts);
 void session_pid_reborn(struct ws_session *s, uint32_t pid);
 bool session_pid_traced(struct ws_session *s, uint32_t pid);
 void session_pids_expire(struct ws_session *s, uint64_t now);

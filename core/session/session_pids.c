@@ -34,6 +34,15 @@ void session_pid_gone(struct ws_session *s, uint32_t pid, uint64_t ts)
 	s->gone[s->ngone++] = (struct gone_pid){ pid, ts };
 }
 
+void session_pid_left(struct ws_session *s, uint32_t pid, uint64_t ts)
+{
+	if (!session_pid_traced(s, pid))
+		return;
+	ws_table_del_key(&s->pids, pid);
+	pids_changed(s);
+	ws_graph_retire_pid(s->g, pid, ts);
+}
+
 /* A new traced thread group took @pid: an earlier exit of that pid no longer applies. */
 void session_pid_reborn(struct ws_session *s, uint32_t pid)
 {

@@ -175,10 +175,21 @@ int session_ring_record(void *ctx, void *data, size_t size)
 	/* the memory cgroup a reclaim names, for the same reason */
 	session_memcg_arrived(s, h);
 	if (h->kind == WS_KIND_PROC_NEW) {
+		/*
+		 * --comm: traced from its exec, which no fork record says: from now on, before
+		 * its first records are dispatched (the reorder window holds them)
+		 */
+		if ((h->flags & WS_PROC_NEW_EXEC) && !session_pid_traced(s, h->pid)) {
+			session_pid_reborn(s, h->pid);
+			if (session_pid_add(s, h->pid))
+				return -ENOMEM;
+		}
 		/* a wakeup to read the new process's maps now, not an event */
 		if (s->stackcap)
 			ws_stackcap_snapshot(s->stackcap, h->pid, ws_clock_mono_now());
-		return 0;
+		/* but --comm's is one, for a recording too: the process traced from its exec */
+		if (!(h->flags & WS_PROC_NEW_EXEC))
+			return 0;
 	}
 	/*
 	 * The captures put off so far go before any other record: a push can release a chain

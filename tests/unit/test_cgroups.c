@@ -187,3 +187,68 @@ Test(cgroups, gone_thread_named_by_id, .init = open_session, .fini = close_sessi
 	session_cgroup_born(s, &ev);
 	cr_expect_null(ws_session_cgroup(s, ev.tid, ev.pid, 20));
 }
+
+/*
+ * watch runs for weeks: the notes of threads no record named since the window's start go
+ * (exited, or asleep that long), those named since stay with their whole history, and one whose
+ * read failed goes too; the answers are numbered anew, in their order.
+ */
+Test(cgroups, evicted_by_last_use, .init = open_session, .fini = close_session)
+{
+	uint64_t a = (uint64_t)40 << 32 | 41, b = (uint64_t)50 << 32 | 51;
+	struct ws_name names[8];
+	char mine[4096];
+	bool v1;
+
+	cr_assert_eq(ws_session_set_cgroup(s, a, "/a", 100), 0);
+	cr_assert_eq(ws_session_set_cgroup(s, b, "/c", 150), 0);
+	cr_assert_eq(ws_session_set_cgroup(s, a, "/b", 200), 0);
+	/* a record at 5000 names thread a again (and one of a thread gone before its read) */
+	session_cgroup_seen(s, 41, 40, 5000, false);
+	session_cgroup_seen(s, 0x7ffffff0, getpid(), 5000, false);
+	cr_expect_eq(s->cg_threads.live, 3);
+	/* nothing named before 100 only: nothing goes */
+	cr_expect_eq(ws_session_cgroups_evict(s, 100), 1); /* the thread never read */
+	cr_expect_eq(ws_session_ncgroups(s), 3);
+	cr_expect_eq(ws_session_cgroups_evict(s, 1000), 1); /* b, last named at 150 */
+	cr_expect_eq(s->cg_threads.live, 1);
+	cr_expect_null(ws_session_cgroup(s, 51, 50, 300));
+	cr_expect_eq(ws_session_ncgroups(s), 2);
+	/* a's history whole, renumbered */
+	cr_expect_str_eq(ws_session_cgroup(s, 41, 40, 150), "/a");
+	cr_expect_str_eq(ws_session_cgroup(s, 41, 40, 250), "/b");
+	cr_assert_eq(ws_session_cgroups(s, 0, names, 8), 2);
+	cr_expect_eq(names[0].key, a);
+	cr_expect_str_eq(names[0].name, "/a");
+	cr_expect_str_eq(names[1].name, "/b");
+	/* named later still: kept; then its window passes too */
+	cr_expect_eq(ws_session_cgroups_evict(s, 5000), 0);
+	cr_expect_eq(ws_session_cgroups_evict(s, 5001), 1);
+	cr_expect_eq(ws_session_ncgroups(s), 0);
+	cr_expect_null(ws_session_cgroup(s, 41, 40, 250));
+	/* a thread forgotten and named again is read again */
+	cr_assert_eq(ws_cgroup_of_thread(getpid(), gettid(), mine, sizeof(mine), &v1), 0);
+	session_cgroup_seen(s, gettid(), getpid(), 6000, false);
+	cr_expect_eq(ws_session_cgroups_evict(s, 7000), 1);
+	session_cgroup_seen(s, gettid(), getpid(), 8000, false);
+	cr_expect_str_eq(ws_session_cgroup(s, gettid(), getpid(), 8000), mine);
+}
+
+/* A million threads come and go, each named once: what is kept stays the window's. */
+Test(cgroups, bounded_over_time, .init = open_session, .fini = close_session)
+{
+	size_t most = 0;
+
+	for (uint64_t i = 1; i <= 1000000; i++) {
+		cr_assert_eq(
+			ws_session_set_cgroup(s, (uint64_t)7 << 32 | i, i & 1 ? "/x" : "/y", i), 0);
+		/* every 10000 records, forget what the last 20000 did not name */
+		if (!(i % 10000) && i > 20000)
+			cr_assert_geq(ws_session_cgroups_evict(s, i - 20000), 0);
+		if (ws_session_ncgroups(s) > most)
+			most = ws_session_ncgroups(s);
+	}
+	cr_expect_leq(most, 30000, "kept %zu answers", most);
+	cr_expect_leq(s->cg_log_cap, 65536, "the log's room grew to %zu", s->cg_log_cap);
+	cr_expect_leq(s->cg_threads.cap, 65536, "the table's room grew to %zu", s->cg_threads.cap);
+}

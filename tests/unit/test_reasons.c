@@ -137,3 +137,58 @@ Test(reasons, renders_only_a_new_worst)
 	cr_assert_eq(renders, 2, "rendered %d times", renders);
 	ws_reasons_free(rs);
 }
+
+/* The p50, p90 and max one reason's JSON line says, after @n waits of i * 1000 + 7 ns (i = 1..@n,
+ * in a scrambled order). */
+static size_t lengths_bytes;
+
+static void percentiles_of(unsigned long n, unsigned long long *p50, unsigned long long *p90,
+			   unsigned long long *max)
+{
+	struct ws_reasons *rs = ws_reasons_new(render, NULL);
+	struct ws_thread v;
+	struct ws_chain c;
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f;
+
+	for (unsigned long k = 0; k < n; k++) {
+		/* 7919 is prime to every n used here: a permutation of 1..n */
+		chain(&c, &v, "a", (k * 7919 % n + 1) * 1000 + 7, "futex", "r");
+		cr_assert_eq(ws_reasons_add(rs, &c), 0);
+	}
+	lengths_bytes = ws_reasons_lengths_bytes(rs);
+	f = open_memstream(&buf, &len);
+	ws_reasons_json(rs, f);
+	fclose(f);
+	p = strstr(buf, "\"p50_ns\":");
+	cr_assert_not_null(p, "%s", buf);
+	cr_assert_eq(sscanf(p, "\"p50_ns\":%llu,\"p90_ns\":%llu,\"max_ns\":%llu", p50, p90, max), 3,
+		     "%s", buf);
+	free(buf);
+	ws_reasons_free(rs);
+}
+
+/* A run of up to 4096 waits of a reason: its percentiles exact, nearest rank, as always. */
+Test(reasons, percentiles_exact_for_small_runs)
+{
+	unsigned long long p50, p90, max;
+
+	percentiles_of(4096, &p50, &p90, &max);
+	cr_expect_eq(p50, 2048 * 1000ULL + 7);
+	cr_expect_eq(p90, 3687 * 1000ULL + 7); /* rank ceil(4096 * 0.9) = 3687 */
+	cr_expect_eq(max, 4096 * 1000ULL + 7);
+}
+
+/* Past that the lengths are a histogram (bounded memory): within 1.6% (its stated error). */
+Test(reasons, percentiles_bounded_for_long_runs)
+{
+	unsigned long long p50, p90, max, t50 = 100000 * 1000ULL + 7, t90 = 180000 * 1000ULL + 7;
+
+	percentiles_of(200000, &p50, &p90, &max);
+	cr_expect_leq(p50 > t50 ? p50 - t50 : t50 - p50, t50 / 64, "p50 %llu, true %llu", p50, t50);
+	cr_expect_leq(p90 > t90 ? p90 - t90 : t90 - p90, t90 / 64, "p90 %llu, true %llu", p90, t90);
+	cr_expect_eq(max, 200000 * 1000ULL + 7);
+	/* not 8 bytes a wait (1.6 MB here): the histogram's 16 KiB */
+	cr_expect_leq(lengths_bytes, 16384, "%zu bytes of lengths", lengths_bytes);
+}

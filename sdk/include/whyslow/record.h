@@ -39,6 +39,11 @@
  */
 #define WS_KIND_PROC_EXIT (WS_KIND_CORE + 2)
 /*
+ * WS_KIND_PROC_EXIT's hdr.flags: not an exit, an exec into a name attach --comm does not follow:
+ * the process lives on, untraced from hdr.ts (no grace for records still coming from it).
+ */
+#define WS_PROC_EXIT_EXEC 0x1
+/*
  * Thread hdr.tid (of hdr.pid) was already off CPU when tracing began: /proc
  * showed it blocked at hdr.ts, off CPU since at least @since_ns. Written by
  * the core itself (struct ws_rec_open_wait), so the wait is reported when it
@@ -69,6 +74,12 @@
  * program that may be gone before the next poll. A wakeup only: never analysed or recorded.
  */
 #define WS_KIND_PROC_NEW (WS_KIND_CORE + 6)
+/*
+ * WS_KIND_PROC_NEW's hdr.flags: the process is traced from its exec (attach --comm: it took one
+ * of the names), not from a fork; no fork record will say so, this one does: an event, analysed
+ * and recorded (trace format 1.14), unlike the others.
+ */
+#define WS_PROC_NEW_EXEC 0x1
 
 /*
  * Execution context a record was written in (ws_rec_hdr.ctx), maintained by
