@@ -8,7 +8,7 @@
 _whyslow_commands="run attach record report stuck watch dump help"
 _whyslow_opts_none="--plugin-dir -v --verbose --config-help --version -h --help -c --config --sources -p --pid --cgroup --comm"
 _whyslow_opts_run="--plugin-dir -v --verbose --config-help --version -h --help -c --config --sources --format --duration --perfetto --metrics --min-block --top --stack-depth --include-idle --requests --no-requests --min-latency --port -o --output -u --user --as-root --wait"
-_whyslow_opts_attach="--plugin-dir -v --verbose --config-help --version -h --help -c --config --sources --format --duration --perfetto --metrics --min-block --top --stack-depth --include-idle --requests --no-requests --min-latency --port -o --output -p --pid --cgroup"
+_whyslow_opts_attach="--plugin-dir -v --verbose --config-help --version -h --help -c --config --sources --format --duration --perfetto --metrics --min-block --top --stack-depth --include-idle --requests --no-requests --min-latency --port -o --output -p --pid --cgroup --comm"
 _whyslow_opts_record="--plugin-dir -v --verbose --config-help --version -h --help -c --config --sources --format --duration --perfetto --metrics --min-block --top --stack-depth --include-idle --requests --no-requests --min-latency --port -u --user --as-root --wait -p --pid --cgroup -o --output --live --compress --host --clock-shift"
 _whyslow_opts_report="--plugin-dir -v --verbose --config-help --version -h --help --top --stack-depth --include-idle --requests --no-requests --min-latency --port --format -o --output --min-block --tid -p --pid --comm --cgroup-match --since --until"
 _whyslow_opts_stuck="--plugin-dir -v --verbose --config-help --version -h --help --min-block --format"
