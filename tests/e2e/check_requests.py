@@ -197,11 +197,11 @@ def main(argv=None):
     print("  largest |duration - latency| per type: %s" % ", ".join(
         "%s %s" % (k, ms(worst[k])) for k in "clb"))
     if EXCUSED:
-        nc = sum(1 for t in truth if t["kind"] == "c")
-        print("  %d 'c' request(s) not observed, the run having missed %d switch-in(s): %s" % (
-            len(EXCUSED), UNSEEN[0], "; ".join(EXCUSED[:3])))
+        nc = sum(1 for t in truth if t["kind"] in "cb")
+        print("  %d 'c'/'b' request(s) partly not observed, the run having missed %d switch-in(s): "
+              "%s" % (len(EXCUSED), UNSEEN[0], "; ".join(EXCUSED[:3])))
         if len(EXCUSED) > max(2, nc // 20):
-            fail("%d of %d 'c' requests not observed: more than a missed switch explains" % (
+            fail("%d of %d 'c'/'b' requests not observed: more than a missed switch explains" % (
                 len(EXCUSED), nc))
 
     # --- the summary ---------------------------------------------------------------------------
@@ -268,10 +268,16 @@ def check_one(a, t, o, calm, worst):
         # the request waited for the backend's designed CPU work however busy the machine was
         # (a busy one adds waits for a CPU around it): at least 80% of it is named the backend's
         backend = sum(p.get("ns", 0) for p in parts if "gt-req-backend" in str(p.get("what")))
-        if backend < 0.8 * backend_ns(t["seq"]):
+        # a switch the kernel never reported leaves part of the backend's work "unknown" (not
+        # observed): honest when the run says it missed one, counted with the 'c' ones
+        unseen = sum(p.get("ns", 0) for p in parts if p.get("what") in ("unknown", "not observed"))
+        if backend < 0.8 * backend_ns(t["seq"]) and UNSEEN[0] > 0 and \
+                backend + unseen >= 0.8 * backend_ns(t["seq"]):
+            EXCUSED.append(name)
+        elif backend < 0.8 * backend_ns(t["seq"]):
             fail("%s: the backend's parts come to %s, it worked %s for it (parts: %s)" % (
                 name, ms(backend), ms(backend_ns(t["seq"])), show_parts(o)))
-        if calm and "gt-req-backend" not in str(largest.get("what")) and \
+        if calm and name not in EXCUSED and "gt-req-backend" not in str(largest.get("what")) and \
                 backend < 0.5 * dur:
             fail("%s: the backend's parts (%s) are neither the largest nor half of it (parts:"
                  " %s)" % (name, ms(backend), show_parts(o)))
