@@ -128,6 +128,9 @@ stop_tool() {
 	local cfg=$1 tag=$2 cpu=- ev=- lost=-
 	if [ -n "$TOOL_PID" ]; then
 		cpu=$(cpu_secs "$TOOL_PID")
+		# its peak resident memory, said beside the round (the daemon's RSS under the load)
+		awk -v t="$tag" -v c="$cfg" '/VmHWM/{printf "# %s: %s peak RSS %d MB (VmHWM)\n", t, c, $2/1024}' \
+			"/proc/$TOOL_PID/status" 2>/dev/null
 		kill -INT "$TOOL_PID" 2>/dev/null
 		# re-send SIGINT every 5 s (bpftrace 0.17 sometimes misses the first one and
 		# `wait` would then block forever), SIGKILL after 60 s

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* --comm's names and the processes that bear them: see comm.h. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "comm.h"
+#include "base/proc_stat.h"
 
 int ws_comm_parse(const char *list, char names[WS_COMM_NAMES][WS_COMM_BYTES], char *why, size_t len)
 {
@@ -41,11 +40,10 @@ int ws_comm_parse(const char *list, char names[WS_COMM_NAMES][WS_COMM_BYTES], ch
 	}
 }
 
-/* /proc/@pid/comm, and whether the process is a kernel thread (its stat's PF_KTHREAD). */
-static bool read_comm(uint32_t pid, char comm[WS_COMM_BYTES], bool *kthread)
+/* /proc/@pid/comm, the first WS_COMM_BYTES - 1 bytes of it. */
+static bool read_comm(uint32_t pid, char comm[WS_COMM_BYTES])
 {
-	char path[64], buf[1024], *p;
-	unsigned long flags = 0;
+	char path[64], buf[64], *p;
 	size_t l;
 	FILE *f;
 
@@ -61,53 +59,33 @@ static bool read_comm(uint32_t pid, char comm[WS_COMM_BYTES], bool *kthread)
 	if (l >= WS_COMM_BYTES)
 		l = WS_COMM_BYTES - 1;
 	memcpy(comm, buf, l);
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	if (!(f = fopen(path, "re")))
-		return false;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	/* "pid (comm) state ppid pgrp session tty_nr tpgid flags": the comm may hold ") " */
-	if (!p || sscanf(p + 1, " %*c %*u %*d %*d %*d %*d %lu", &flags) != 1)
-		return false;
-	*kthread = flags & 0x00200000; /* PF_KTHREAD */
 	return true;
+}
+
+struct comm_names {
+	char (*names)[WS_COMM_BYTES];
+	int n;
+};
+
+/* A process (not a kernel thread) that bears one of the names. */
+static bool named(uint32_t pid, void *ctx)
+{
+	const struct comm_names *c = ctx;
+	char comm[WS_COMM_BYTES];
+	uint32_t ppid;
+	bool kthread;
+
+	if (!read_comm(pid, comm) || ws_proc_stat_of(pid, &ppid, &kthread) || kthread)
+		return false;
+	for (int i = 0; i < c->n; i++)
+		if (!memcmp(comm, c->names[i], WS_COMM_BYTES))
+			return true;
+	return false;
 }
 
 int ws_comm_pids(char names[WS_COMM_NAMES][WS_COMM_BYTES], int nnames, uint32_t **pids, size_t *n)
 {
-	uint32_t *v = NULL, me = getpid();
-	size_t cap = 0;
-	struct dirent *e;
-	DIR *d = opendir("/proc");
+	struct comm_names c = { names, nnames };
 
-	*pids = NULL;
-	*n = 0;
-	if (!d)
-		return -errno;
-	while ((e = readdir(d))) {
-		uint32_t pid = strtoul(e->d_name, NULL, 10);
-		char comm[WS_COMM_BYTES];
-		bool kthread = false, named = false;
-
-		if (!pid || pid == me || !read_comm(pid, comm, &kthread) || kthread)
-			continue;
-		for (int i = 0; i < nnames && !named; i++)
-			named = !memcmp(comm, names[i], WS_COMM_BYTES);
-		if (!named)
-			continue;
-		if (*n == cap) {
-			uint32_t *g = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
-
-			if (!g) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = g;
-		}
-		v[(*n)++] = pid;
-	}
-	closedir(d);
-	*pids = v;
-	return 0;
+	return ws_proc_pids(named, &c, pids, n);
 }
