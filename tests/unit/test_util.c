@@ -297,3 +297,35 @@ Test(util, proc_stat_fields_start_after_the_last_paren_of_the_comm)
 	cr_assert_eq(atoi(f + 2), getppid());
 	cr_assert_null(ws_proc_stat_read("/proc/nonexistent/stat", buf, sizeof(buf)));
 }
+
+static bool keep_all(uint32_t pid, void *ctx)
+{
+	(void)pid;
+	++*(int *)ctx;
+	return true;
+}
+
+Test(util, proc_scan_names_processes_not_itself)
+{
+	uint32_t ppid = 0, *pids = NULL;
+	bool kthread = true, parent = false, self = false;
+	size_t n = 0;
+	int asked = 0;
+
+	cr_assert_eq(ws_proc_stat_of((uint32_t)getpid(), &ppid, &kthread), 0);
+	cr_assert_eq(ppid, (uint32_t)getppid());
+	cr_assert(!kthread);
+	/* pid 2 is kthreadd, a kernel thread, wherever /proc is the machine's */
+	if (ws_proc_stat_of(2, &ppid, &kthread) == 0)
+		cr_assert(kthread);
+	cr_assert_eq(ws_proc_stat_of(0x7fffffff, &ppid, &kthread), -ESRCH);
+	cr_assert_eq(ws_proc_pids(keep_all, &asked, &pids, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		parent |= pids[i] == (uint32_t)getppid();
+		self |= pids[i] == (uint32_t)getpid();
+	}
+	cr_assert(parent, "its parent not among %zu processes", n);
+	cr_assert(!self, "whyslow's own process is left out");
+	cr_assert_eq((size_t)asked, n);
+	free(pids);
+}
