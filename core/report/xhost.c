@@ -367,10 +367,16 @@ static int index_sends(struct ws_xhost *h)
 	return 0;
 }
 
-static int64_t wall(const struct ws_xjoin *j, const struct ws_xio *x)
+static uint64_t wall(const struct ws_xjoin *j, const struct ws_xio *x)
 {
-	return (int64_t)ws_clock_wall(&j->hosts[x->host].clock, x->ts);
+	return ws_clock_wall(&j->hosts[x->host].clock, x->ts);
 }
+
+/*
+ * Clocks further apart than this are not two hosts' (a recording's anchor is its own word):
+ * its pairs bound nothing, and every sum of bounds below stays far from int64's end.
+ */
+#define XHOST_MAX_SKEW_NS (86400ULL * 1000000000ULL)
 
 /*
  * lo[a][b]: the greatest (b's send time - a's receive time) of bytes b sent and a received.
@@ -466,7 +472,9 @@ int ws_xjoin_match(struct ws_xjoin *j)
 			if (r->send || !(s = xjoin_sender(j, r)))
 				continue;
 			j->pairs++;
-			d = wall(j, s) - wall(j, r);
+			if (__builtin_sub_overflow(wall(j, s), wall(j, r), &d) ||
+			    (d < 0 ? -(uint64_t)d : (uint64_t)d) > XHOST_MAX_SKEW_NS)
+				continue;
 			if (!b->have[a][s->host] || d > b->lo[a][s->host])
 				b->lo[a][s->host] = d;
 			b->have[a][s->host] = true;

@@ -73,8 +73,8 @@ static __always_inline void reclaim_memcg(struct task_struct *t, struct ws_sched
  * Traced @prev blocks (@state not 0) in a memory stall outside any reclaim bracket: a memory
  * cgroup of its own or above past its memory.high makes it the kernel's memory.high throttle
  * (mem_cgroup_handle_over_high sleeps inside psi_memstall_enter on the return to user space;
- * the other stalls outside reclaim, a thrashing page's read and an I/O controller's delay, leave
- * no group past its high). One bitfield load per blocking switch-out; the walk only in a stall.
+ * a stall waiting for I/O, in_iowait set, is its read's). One bitfield load per blocking
+ * switch-out; the walk only in a stall.
  */
 static __always_inline void high_sleep(struct task_struct *prev, struct task_state *s, __u32 state)
 {
@@ -85,6 +85,13 @@ static __always_inline void high_sleep(struct task_struct *prev, struct task_sta
 	if (!state || s->in_reclaim || !bpf_core_field_exists(prev->in_memstall) ||
 	    !BPF_CORE_READ_BITFIELD(prev, in_memstall) ||
 	    !bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id))
+		return;
+	/*
+	 * The throttle sleeps in schedule_timeout_killable(); the stalls that wait for I/O (a
+	 * thrashing page's read, a swap-in, readahead of workingset pages) go through
+	 * io_schedule(), in_iowait set: those are their read's, even in a group past its high.
+	 */
+	if (bpf_core_field_exists(prev->in_iowait) && BPF_CORE_READ_BITFIELD(prev, in_iowait))
 		return;
 	id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
 	if (id < 0 || id >= RECLAIM_SUBSYS_MAX)

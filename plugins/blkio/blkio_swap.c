@@ -103,7 +103,7 @@ void blkio_swap_scan(struct ws_plugin_ctx *ctx)
 	char line[512];
 
 	while (f && idx < BLKIO_SWAP_MAX && fgets(line, sizeof(line), f)) {
-		char path[256], name[320];
+		char path[256], name[BLKIO_SWAP_NAME];
 		uint64_t start, nsect;
 		bool partition;
 		struct stat st;
@@ -133,7 +133,7 @@ bool blkio_swap_of(struct ws_plugin_ctx *ctx, uint32_t disk, uint64_t sector, ch
 {
 	/* the entries of one disk are numbered among all disks': look at every index */
 	for (unsigned int idx = 0; idx < BLKIO_SWAP_MAX; idx++) {
-		char name[64];
+		char name[BLKIO_SWAP_NAME]; /* as written: a long /dev/disk/by-id path is not cut */
 		uint64_t start, nsect;
 
 		if (ctx->host->name_get(ctx, blkio_swap_key(idx, disk), name, sizeof(name)))

@@ -15,6 +15,8 @@
  */
 #define BLKIO_KEY_SWAP (1ULL << 62)
 #define BLKIO_SWAP_MAX 32
+/* An entry's name, "START NSECTORS PATH": two numbers and a path of up to 255 bytes. */
+#define BLKIO_SWAP_NAME 320
 
 static inline uint64_t blkio_swap_key(unsigned int idx, uint32_t disk)
 {
