@@ -24,6 +24,9 @@ const struct ws_cmd_name ws_cmd_names[] = {
 	{ NULL, 0 },
 };
 
+/* A table laid out one option per entry: clang-format would re-indent all of it for one long help
+ * text. */
+/* clang-format off */
 const struct ws_opt ws_opts[] = {
 	/* every command */
 	{ WS_CMD_ALL, 0, "plugin-dir", WS_ARG_STRING, "DIR", NULL, F(plugin_dir), 0,
@@ -119,10 +122,10 @@ const struct ws_opt ws_opts[] = {
 	  "A process moved in later is traced from the move on, with the threads it makes from then; threads it had before the move are not. Attach ends when every traced process has exited.",
 	  false },
 
-	{ WS_CMD_ATTACH | WS_CMD_WATCH | WS_CMD_NONE, 0, "comm", WS_ARG_STRING, "NAME[,NAME]", "comm",
-	  0, 0,
+	{ WS_CMD_ATTACH | WS_CMD_WATCH | WS_CMD_NONE, 0, "comm", WS_ARG_STRING, "NAME[,NAME]",
+	  "comm", 0, 0,
 	  "trace every process whose command name is NAME (exact; a list: any of them), and each process that takes such a name later by exec (not with -p or --cgroup)",
-	  "The name is the kernel's (/proc/PID/comm: the program's file name, at most 15 characters). A process that execs into another name is no longer traced, nor are the processes it makes from then on; a fork keeps its parent's name and is traced with it. Decided at exec, never per event. Attach needs one such process running; watch runs until stopped, the processes coming and going.",
+	  "The kernel's name (/proc/PID/comm: the program's file name, at most 15 characters). A process that execs into another name stops being traced, and so do the processes it makes from then on; a fork keeps its parent's name. Decided at exec, never per event. attach needs one running; watch runs while they come and go.",
 	  false },
 
 	/* watch */
@@ -144,7 +147,9 @@ const struct ws_opt ws_opts[] = {
 	{ WS_CMD_WATCH, 0, "min-interval", WS_ARG_DURATION, "DUR", "watch_min_interval", 0, 0,
 	  "at most one triggered dump per DUR (default 60s): the triggers in between make one dump, which counts them",
 	  "SIGUSR1 and whyslow dump are not limited.", true },
-	{ WS_CMD_WATCH, 0, "spool", WS_ARG_STRING, "DIR", "watch_spool", 0, 0, "write dumps to DIR (default /var/lib/whyslow; made 0700, dumps 0600)", "Each dump is a recording, whyslow-TIME-PID-SEQ.data, read with whyslow report, beside a NAME.data.json that says why it was made, how many triggers it stands for and what the flight recorder dropped. A dump is written to a temporary file and renamed, never over an existing path; DIR must be the user's own and writable by nobody else.",
+	{ WS_CMD_WATCH, 0, "spool", WS_ARG_STRING, "DIR", "watch_spool", 0, 0,
+	  "write dumps to DIR (default /var/lib/whyslow; made 0700, dumps 0600)",
+	  "Each dump is a recording, whyslow-TIME-PID-SEQ.data, read with whyslow report, beside a NAME.data.json that says why it was made, how many triggers it stands for and what the flight recorder dropped. A dump is written to a temporary file and renamed, never over an existing path; DIR must be the user's own and writable by nobody else.",
 	  true },
 	{ WS_CMD_WATCH, 0, "spool-mb", WS_ARG_COUNT, "N", "watch_spool_mb", 0, 0,
 	  "keep at most N megabytes of dumps, the oldest removed first (default 512); no dump leaves its file system less than 5% free",
@@ -202,6 +207,7 @@ const struct ws_opt ws_opts[] = {
 	  "text (default) or json (JSON Lines: deadlock and open_wait objects)", NULL, true },
 	{ 0, 0, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, false },
 };
+/* clang-format on */
 
 const char *ws_cmd_name(unsigned int cmd)
 {
