@@ -495,7 +495,7 @@ static int proc_cgroups(struct ws_perfetto *p, char ***out, size_t *n)
 /* Process @pid's place and label by its cgroup @cg (NULL: not known, after every group). */
 static void proc_group(FILE *out, uint32_t pid, const char *cg, char *const *cgs, size_t ncgs)
 {
-	const char *const *at = cg ? bsearch(&cg, cgs, ncgs, sizeof(*cgs), cmp_str) : NULL;
+	const char *const *at = cg && ncgs ? bsearch(&cg, cgs, ncgs, sizeof(*cgs), cmp_str) : NULL;
 
 	fprintf(out,
 		",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%zu}}",

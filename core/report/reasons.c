@@ -211,7 +211,7 @@ static void rank(struct ws_reasons *rs)
 	rs->ranked = true;
 	qsort(rs->r, rs->n, sizeof(*rs->r), by_total);
 	for (size_t i = 0; i < rs->n; i++)
-		if (!rs->r[i].hist)
+		if (!rs->r[i].hist && rs->r[i].ndurs)
 			qsort(rs->r[i].durs, rs->r[i].ndurs, sizeof(uint64_t), by_u64);
 }
 

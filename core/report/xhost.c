@@ -454,9 +454,13 @@ int ws_xjoin_match(struct ws_xjoin *j)
 	for (int h = 0; h < j->nhosts; h++) {
 		struct ws_xhost *x = &j->hosts[h];
 
-		qsort(x->ios, x->nios, sizeof(*x->ios), by_tid_ts);
-		qsort(x->chains, x->nchains, sizeof(*x->chains), by_tid_end);
-		qsort(x->reqs, x->nreqs, sizeof(*x->reqs), by_req);
+		/* qsort's array may not be NULL, even of none: a recording may have no calls */
+		if (x->nios)
+			qsort(x->ios, x->nios, sizeof(*x->ios), by_tid_ts);
+		if (x->nchains)
+			qsort(x->chains, x->nchains, sizeof(*x->chains), by_tid_end);
+		if (x->nreqs)
+			qsort(x->reqs, x->nreqs, sizeof(*x->reqs), by_req);
 		if (index_sends(x)) {
 			free(b);
 			return -ENOMEM;

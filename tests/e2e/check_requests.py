@@ -197,11 +197,11 @@ def main(argv=None):
     print("  largest |duration - latency| per type: %s" % ", ".join(
         "%s %s" % (k, ms(worst[k])) for k in "clb"))
     if EXCUSED:
-        nc = sum(1 for t in truth if t["kind"] in "cb")
-        print("  %d 'c'/'b' request(s) partly not observed, the run having missed %d switch-in(s): "
-              "%s" % (len(EXCUSED), UNSEEN[0], "; ".join(EXCUSED[:3])))
+        nc = len(truth)
+        print("  %d request(s) partly not observed, the run having missed %d switch-in(s): %s" % (
+            len(EXCUSED), UNSEEN[0], "; ".join(EXCUSED[:3])))
         if len(EXCUSED) > max(2, nc // 20):
-            fail("%d of %d 'c'/'b' requests not observed: more than a missed switch explains" % (
+            fail("%d of %d requests not observed: more than a missed switch explains" % (
                 len(EXCUSED), nc))
 
     # --- the summary ---------------------------------------------------------------------------
@@ -258,10 +258,15 @@ def check_one(a, t, o, calm, worst):
             name, ms(total), ms(dur), show_parts(o)))
     largest = max(parts, key=lambda p: p.get("ns", 0))
     cause = o.get("cause", "missing")
+    unobserved = any(p.get("what") in ("unknown", "not observed") for p in parts)
     if t["kind"] == "l":
         waits = [p for p in parts if not is_cpu(p.get("what"))]
         big = max(waits, key=lambda p: p.get("ns", 0)) if waits else None
-        if not big or "block I/O" not in str(big.get("what")):
+        if (not big or "block I/O" not in str(big.get("what"))) and UNSEEN[0] > 0 and unobserved:
+            # its thread's timeline broken by a switch the kernel never reported: the wait it
+            # was in is not walked to the disk, and the request says part of it was not observed
+            EXCUSED.append(name)
+        elif not big or "block I/O" not in str(big.get("what")):
             fail("%s: the largest part not on a CPU should be block I/O, got %s (parts: %s)" % (
                 name, big and big.get("what"), show_parts(o)))
     elif t["kind"] == "b":
