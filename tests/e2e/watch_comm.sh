@@ -17,17 +17,8 @@ WHYSLOW=$1 VICTIM=$2
 watch_setup watch_comm
 echo "work directory $WORK"
 
-bad() { # bad WHAT ARGS...: refused in one line with exit status 1
-	local what=$1 out rc
-	shift
-	out=$("$WHYSLOW" watch "$@" 2>&1)
-	rc=$?
-	[ $rc -eq 1 ] || watch_fail "$what: exit status $rc, not 1"
-	[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || watch_fail "$what: not one line: $out"
-	echo "  $what: $out"
-}
-bad "--comm with a PID" --comm wsmatch -p $$ --spool "$WORK/s0"
-bad "a name of 16 characters" --comm abcdefghijklmnop --spool "$WORK/s0"
+watch_bad "--comm with a PID" --comm wsmatch -p $$ --spool "$WORK/s0"
+watch_bad "a name of 16 characters" --comm abcdefghijklmnop --spool "$WORK/s0"
 
 cp "$VICTIM" "$WORK/wsmatch" && cp "$VICTIM" "$WORK/wsother" && cp /bin/sh "$WORK/wsmatchsh" ||
 	watch_die "cannot copy the programs"

@@ -24,6 +24,16 @@ watch_die() {
 }
 
 # watch_setup NAME: root, bpftool, a work directory of our own (kept after a failure)
+watch_bad() { # watch_bad WHAT ARGS...: `whyslow watch ARGS` refused in one line, exit status 1
+	local what=$1 out rc
+	shift
+	out=$("$WHYSLOW" watch "$@" 2>&1)
+	rc=$?
+	[ $rc -eq 1 ] || watch_fail "$what: exit status $rc, not 1"
+	[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || watch_fail "$what: not one line: $out"
+	echo "  $what: $out"
+}
+
 watch_setup() {
 	[ "$(id -u)" = 0 ] || watch_skip "needs root (BPF)"
 	command -v bpftool >/dev/null || watch_skip "bpftool not installed"

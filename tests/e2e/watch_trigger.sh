@@ -74,21 +74,12 @@ PY
 # ---- bad input: one line, exit 1, nothing made
 mkdir "$WORK/elsewhere"
 ln -s "$WORK/elsewhere" "$WORK/link"
-bad() { # bad WHAT ARGS...: refused in one line with exit status 1
-	local what=$1 out rc
-	shift
-	out=$("$WHYSLOW" watch "$@" 2>&1)
-	rc=$?
-	[ $rc -eq 1 ] || watch_fail "$what: exit status $rc, not 1"
-	[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || watch_fail "$what: not one line: $out"
-	echo "  $what: $out"
-}
-bad "spool a symbolic link" -p $$ --spool "$WORK/link"
+watch_bad "spool a symbolic link" -p $$ --spool "$WORK/link"
 [ -z "$(ls -A "$WORK/elsewhere")" ] || watch_fail "a dump went through the spool's symbolic link"
 mkdir -m 0777 "$WORK/open"
-bad "spool others can write" -p $$ --spool "$WORK/open"
-bad "trigger without a unit" -p $$ --spool "$WORK/s0" --trigger 200
-bad "-a with a PID" -a -p $$ --spool "$WORK/s0"
+watch_bad "spool others can write" -p $$ --spool "$WORK/open"
+watch_bad "trigger without a unit" -p $$ --spool "$WORK/s0" --trigger 200
+watch_bad "-a with a PID" -a -p $$ --spool "$WORK/s0"
 [ ! -e "$WORK/s0" ] || watch_fail "a refused command line made the spool"
 
 # ---- the trigger
