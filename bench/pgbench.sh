@@ -29,10 +29,11 @@
 #             whyslow's own CPU seconds
 #   breakdown where a traced round's loss goes (issue 37): tps, context switches, idle CPU,
 #             whyslow's CPU and its BPF run time per round, configurations BREAKDOWN_CONFIGS
-#             (default "untraced traced"; also nostacks, norequests, nice19, before, and the
-#             floors empty_bpf and minimal_bpf) rotating each round; then the reader's profile
+#             (default "untraced traced"; also nostacks, norequests, nice19, schedidle, win2s,
+#             res1ms, discard, before, and the floors empty_bpf and minimal_bpf; see breakdown())
+#             rotating each round; then the reader's profile
 #             over one more traced round ($OUT/reader.perf, reader.perf.txt). KEEP_DATA=1 keeps
-#             attach's recording in $OUT.
+#             attach's recording in $OUT; ATTACH_ARGS="-c my.ini" gives mode attach options.
 # Needs: PostgreSQL 15 from Debian (apt-get install -y postgresql postgresql-contrib; the script
 # installs it when missing and says so). Output: $OUT (default a new /tmp/whyslow-pgbench-out.*),
 # one NAME.txt / NAME.json per mode, pgbench's own output in NAME.pgbench.
@@ -108,7 +109,8 @@ traced_run() { # NAME HOST
 # mode attach: record the running postmaster, pgbench outside, report afterwards
 attached_run() {
 	pg_start || exit 1
-	"$WHYSLOW" record -o "$DATA/attach.data" attach "$(postmaster_pid)" 2>"$OUT/attach.stderr" &
+	# shellcheck disable=SC2086 # ATTACH_ARGS: options for the recording, e.g. "-c my.ini"
+	"$WHYSLOW" record ${ATTACH_ARGS:-} -o "$DATA/attach.data" attach "$(postmaster_pid)" 2>"$OUT/attach.stderr" &
 	TRACER_PID=$!
 	sleep 3 # attach finishes loading before the load starts
 	pg_as pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$DURATION" postgres >"$OUT/attach.pgbench" 2>&1
@@ -145,7 +147,7 @@ pg_waits() {
 tracer() {
 	local bin=$1 plugins=$2
 	shift 2
-	WHYSLOW_PLUGIN_DIR=$plugins nice -n "${TRACER_NICE:-0}" "$bin" attach "$@" --format json \
+	WHYSLOW_PLUGIN_DIR=$plugins ${TRACER_PREFIX:-} nice -n "${TRACER_NICE:-0}" "$bin" attach "$@" --format json \
 		-o /dev/null "$(postmaster_pid)" 2>/dev/null &
 	TRACER_PID=$!
 	sleep 3
@@ -213,6 +215,8 @@ breakdown() {
 	old=$(sysctl -n kernel.bpf_stats_enabled)
 	n=${#order[@]}
 	printf '[core]\nstacks = false\n' >"$OUT/nostacks.ini"
+	printf '[core]\nresolution = 1ms\n' >"$OUT/res1ms.ini"
+	printf '[core]\nmax_window = 2s\n' >"$OUT/win2s.ini"
 	if [[ " ${order[*]} " == *_bpf* ]]; then
 		local o=$OUT
 		OUT=$WORK # bench_bpf_loader builds into $OUT
@@ -234,6 +238,15 @@ breakdown() {
 			nice19) TRACER_NICE=19 tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" ;;
 			nostacks) tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" -c "$OUT/nostacks.ini" ;;
 			norequests) tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" --no-requests ;;
+			# the reader runs only when a CPU has nothing else to run: is it its competing
+			# with the backends for the CPUs, or its work?
+			schedidle) TRACER_PREFIX="chrt --idle 0" tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" ;;
+			# a fifth of the kept history (max_window 2s): is it the reader's memory?
+			win2s) tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" -c "$OUT/win2s.ini" ;;
+			# every record read off the ring and dropped: the kernel side and the ring alone
+			discard) WHYSLOW_BENCH_DISCARD=1 tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" ;;
+			# fewer records: periods under 1 ms summarised in the kernel (the default: 156us)
+			res1ms) tracer "$WHYSLOW" "$WHYSLOW_PLUGIN_DIR" -c "$OUT/res1ms.ini" ;;
 			before) tracer "$WHYSLOW_BEFORE" "$(plugins_of "$WHYSLOW_BEFORE")" ;;
 			# what any tracer of this shape pays here (bench/overhead.sh's floors): programs
 			# that return at once, and the least per-thread design; no reader

@@ -215,7 +215,9 @@ void ws_json_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
-	fputc('"', f);
+	/* one lock for the string, not one per call (a report writes a string per request) */
+	flockfile(f);
+	putc_unlocked('"', f);
 	while (*p) {
 		const unsigned char *run = p;
 		int n;
@@ -225,20 +227,20 @@ void ws_json_str(FILE *f, const char *s)
 		while (*p && (n = utf8_seq(p)) > 0 && json_plain(p, n))
 			p += n;
 		if (p > run)
-			fwrite(run, 1, (size_t)(p - run), f);
+			fwrite_unlocked(run, 1, (size_t)(p - run), f);
 		if (!*p)
 			break;
 		n = utf8_seq(p);
 		if (n < 0) {
 			/* an escape, not the raw U+FFFD: says the input was not UTF-8 */
-			fputs("\\ufffd", f);
+			fputs_unlocked("\\ufffd", f);
 			p += -n;
 		} else if (n == 2) {
 			fprintf(f, "\\u%04x", p[1]); /* C1 */
 			p += 2;
 		} else if (*p == '"' || *p == '\\') {
-			fputc('\\', f);
-			fputc(*p++, f);
+			putc_unlocked('\\', f);
+			putc_unlocked(*p++, f);
 		} else {
 			/* \b \t \n \f \r have short forms; \v (the NUL here) has not */
 			static const char shortform[] = "btn\0fr";
@@ -250,7 +252,43 @@ void ws_json_str(FILE *f, const char *s)
 			p++;
 		}
 	}
-	fputc('"', f);
+	putc_unlocked('"', f);
+	funlockfile(f);
+}
+
+size_t ws_str_cat3(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+	const char *part[3] = { a, b, c };
+	size_t at = 0, total = 0;
+
+	for (int i = 0; i < 3; i++) {
+		size_t n = strlen(part[i]);
+
+		if (len && at < len - 1) {
+			size_t k = n < len - 1 - at ? n : len - 1 - at;
+
+			memcpy(buf + at, part[i], k);
+			at += k;
+		}
+		total += n;
+	}
+	if (len)
+		buf[at] = 0;
+	return total;
+}
+
+size_t ws_u64_dec(char *buf, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
 }
 
 const char *ws_text_esc(const char *s, char *buf, size_t len)
@@ -309,17 +347,23 @@ uint64_t ws_hash64(uint64_t x)
 uint64_t ws_hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ULL, w;
+	uint64_t h = 0xcbf29ce484222325ULL ^ n, w;
 	size_t i = 0;
 
-	/* a word at a time: claims are a few hundred bytes and hashed on every wakeup */
+	/*
+	 * A word at a time, one multiply and a rotation each (the rotation brings the high bits
+	 * the multiply made down to where the next one spreads them), the full mix once at the
+	 * end: claims are a few hundred bytes and hashed on every wakeup, and a full mix per word
+	 * was a twentieth of `report`.
+	 */
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&w, b + i, 8);
-		h = ws_hash64(h ^ w);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h = h << 31 | h >> 33;
 	}
 	for (; i < n; i++)
 		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
+	return ws_hash64(h);
 }
 
 void ws_zero(void *p, size_t n)

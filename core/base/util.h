@@ -46,6 +46,19 @@ const char *ws_dash(void);
 
 /* Write @s as a JSON string literal, quotes included, to @f. */
 void ws_json_str(FILE *f, const char *s);
+/*
+ * @a, @b and @c one after the other into @buf (@len bytes), cut to fit and NUL-terminated
+ * (when @len): what snprintf(buf, len, "%s%s%s", a, b, c) writes, without parsing a format
+ * (labels and claim fields are made per event). Returns the length of the whole, as
+ * snprintf does. ws_str_copy(): @a alone.
+ */
+size_t ws_str_cat3(char *buf, size_t len, const char *a, const char *b, const char *c);
+static inline size_t ws_str_copy(char *buf, size_t len, const char *a)
+{
+	return ws_str_cat3(buf, len, a, "", "");
+}
+/* @v in decimal at @buf (room for 20 bytes), no NUL; returns its length. */
+size_t ws_u64_dec(char *buf, uint64_t v);
 /* A claim's extra keys as JSON members, each after a comma (",\"addr\":\"0x7f..\""). */
 void ws_json_claim_fields(FILE *f, const struct ws_claim *c);
 

@@ -39,7 +39,7 @@ void chain_root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf, 
 		ws_short_cause_label(&l->shorts.c[0], what, sizeof(what));
 		snprintf(buf, len, "CPU work and short waits (mostly %s) in %s", what, l->comm);
 	} else if (strcmp(l->kind, WS_KIND_RUNNING) == 0) {
-		snprintf(buf, len, "%s in %s", ws_ival_work(l->flags), l->comm);
+		ws_str_cat3(buf, len, ws_ival_work(l->flags), " in ", l->comm);
 	} else if (cl && ws_graph_root_label(g, cl, l->comm, buf, len) > 0) {
 		return; /* its source names it: "timer sleep in app", "untraced thread cron" */
 	} else if (cl && strcmp(l->kind, "timeout") == 0 && ws_syscall_known(&cl->syscall) &&
@@ -48,7 +48,7 @@ void chain_root_of_link(struct ws_graph *g, const struct ws_link *l, char *buf, 
 		snprintf(buf, len, "%s timeout in %s",
 			 ws_syscall_name(cl->syscall.arch, cl->syscall.nr), l->comm);
 	} else {
-		snprintf(buf, len, "%s in %s", l->kind, l->comm);
+		ws_str_cat3(buf, len, l->kind, " in ", l->comm);
 	}
 }
 
@@ -138,21 +138,21 @@ bool ws_chain_root_kind_of(struct ws_graph *g, const struct ws_segment *s, char 
 	if (ws_chain_walk_segment(g, s, &tmp)) {
 		const struct ws_link *root = &tmp.links[tmp.nlinks - 1];
 
-		snprintf(kind, kind_len, "%s", root->kind);
+		ws_str_copy(kind, kind_len, root->kind);
 		chain_root_of_link(g, root, buf, len);
 		return strcmp(root->kind, WS_KIND_UNKNOWN) != 0;
 	}
-	snprintf(kind, kind_len, "%s", s->kind);
+	ws_str_copy(kind, kind_len, s->kind);
 	if (s->thread && strcmp(s->kind, WS_KIND_UNKNOWN) == 0 &&
 	    s->start + s->dur <= s->thread->evicted_to) {
 		/*
 		 * Not an unknown cause: whyslow dropped this stretch of the waker's timeline
 		 * (a wait longer than max_window); saying "unknown" would blame the program.
 		 */
-		snprintf(buf, len, "%s", BEFORE_KEPT);
+		ws_str_copy(buf, len, BEFORE_KEPT);
 		return false;
 	}
-	snprintf(buf, len, "%s", s->kind);
+	ws_str_copy(buf, len, s->kind);
 	return strcmp(s->kind, WS_KIND_UNKNOWN) != 0;
 }
 
@@ -239,7 +239,7 @@ void ws_chain_settle_root(struct ws_graph *g, struct ws_chain *c)
 		if (c->roots[best].named ||
 		    (c->nlinks && strcmp(c->links[c->nlinks - 1].kind, WS_KIND_UNKNOWN)))
 			memcpy(c->links_root, c->root, sizeof(c->links_root));
-		snprintf(c->root, sizeof(c->root), "%s", c->roots[best].key);
+		ws_str_copy(c->root, sizeof(c->root), c->roots[best].key);
 	}
 	c->root_ns = best_ns;
 	if (!c->incomplete && (!c->roots[best].named || unnamed * 2 > blocked)) {

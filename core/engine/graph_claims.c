@@ -20,7 +20,7 @@ struct ws_field *ws_claim_field_add(struct ws_claim *c, const char *key, enum ws
 		return NULL;
 	f = &c->fields[c->nfields++];
 	memset(f, 0, sizeof(*f));
-	snprintf(f->key, sizeof(f->key), "%s", key);
+	ws_str_copy(f->key, sizeof(f->key), key);
 	f->type = t;
 	return f;
 }
@@ -46,7 +46,7 @@ void ws_claim_put_str(struct ws_claim *c, const char *key, const char *v)
 	struct ws_field *f = ws_claim_field_add(c, key, WS_FIELD_STR);
 
 	if (f)
-		snprintf(f->s, sizeof(f->s), "%s", v ? v : "");
+		ws_str_copy(f->s, sizeof(f->s), v ? v : "");
 }
 
 /* The bytes of a claim that can differ: unused fields are zero (see infer in graph.c). */
@@ -67,8 +67,8 @@ static bool claim_equal(const struct ws_claim *a, const struct ws_claim *b)
 /* The table's key for @c: its hash, never 0 (the table's "free"). */
 static uint64_t claim_hash(const struct ws_claim *c)
 {
-	uint64_t h = ws_hash_bytes(c, claim_used(c)) ^ c->owner ^ ((uint64_t)c->ended_owner << 16) ^
-		     ws_hash_bytes(&c->syscall, sizeof(c->syscall));
+	/* (the syscall lies inside the used bytes) */
+	uint64_t h = ws_hash_bytes(c, claim_used(c)) ^ c->owner ^ ((uint64_t)c->ended_owner << 16);
 
 	return h ? h : 1;
 }
@@ -192,16 +192,31 @@ uint32_t graph_claim_intern_near(struct ws_graph *g, const struct ws_claim *c, u
 /* A claim made by the core itself when no source has one. */
 uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evidence)
 {
-	struct ws_claim c;
+	const size_t nmemo = sizeof(g->core_recent) / sizeof(g->core_recent[0]);
+	struct core_claim_memo *m;
 
-	memset(&c, 0, sizeof(c));
-	c.sz = sizeof(c);
-	c.strength = WS_CLAIM_FALLBACK;
-	c.root = true;
-	c.owner = UINT16_MAX;
-	strncpy(c.kind, kind, sizeof(c.kind) - 1);
-	strncpy(c.evidence, evidence, sizeof(c.evidence) - 1);
-	return graph_claim_intern(g, &c);
+	for (size_t i = 0; i < nmemo; i++) {
+		m = &g->core_recent[i];
+		/* a live id with the same bytes is the one interning would find */
+		if (m->kind == kind && m->evidence == evidence && m->id && m->id < g->nclaims &&
+		    g->claims[m->id].refs && claim_equal(&g->claims[m->id].c, &m->c)) {
+			g->claims[m->id].refs++;
+			return m->id;
+		}
+	}
+	m = &g->core_recent[g->core_recent_next];
+	g->core_recent_next = (g->core_recent_next + 1) % nmemo;
+	memset(&m->c, 0, sizeof(m->c));
+	m->c.sz = sizeof(m->c);
+	m->c.strength = WS_CLAIM_FALLBACK;
+	m->c.root = true;
+	m->c.owner = UINT16_MAX;
+	strncpy(m->c.kind, kind, sizeof(m->c.kind) - 1);
+	strncpy(m->c.evidence, evidence, sizeof(m->c.evidence) - 1);
+	m->kind = kind;
+	m->evidence = evidence;
+	m->id = graph_claim_intern(g, &m->c);
+	return m->id;
 }
 
 uint32_t graph_claim_ref(struct ws_graph *g, uint32_t id)

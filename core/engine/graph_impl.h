@@ -80,6 +80,17 @@ struct ws_graph {
 	struct ws_table claim_index; /* hash -> id of the first claim with that hash */
 	uint32_t *claim_free;
 	size_t nfree, free_cap;
+	/*
+	 * The core's own claims asked for lately, by the addresses of their texts (constants),
+	 * each with its bytes to check the id against: a late switch-out asks for the same one
+	 * at every period the kernel summarised, and hashing it each time was 1% of `report`.
+	 */
+	struct core_claim_memo {
+		const char *kind, *evidence;
+		uint32_t id;
+		struct ws_claim c;
+	} core_recent[4];
+	unsigned int core_recent_next;
 
 	struct cpu_hist *cpus;
 	size_t ncpus;
@@ -125,6 +136,7 @@ uint64_t graph_running_since(struct ws_thread *t);
 /* graph_claims.c */
 uint32_t graph_claim_intern(struct ws_graph *g, const struct ws_claim *c);
 uint32_t graph_claim_intern_near(struct ws_graph *g, const struct ws_claim *c, uint32_t *hint);
+/* The core's claim @kind, @evidence (string constants: they are remembered by address). */
 uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evidence);
 void graph_claim_put(struct ws_graph *g, uint32_t id);
 /* One more holder of claim @id (0: none): @id. */

@@ -66,7 +66,7 @@ static void add(struct ws_critpath *cp, const char *what, uint64_t ns, bool open
 		cp->err = -ENOMEM;
 		return;
 	}
-	snprintf(cp->p[cp->n].what, sizeof(cp->p[0].what), "%s", what);
+	ws_str_copy(cp->p[cp->n].what, sizeof(cp->p[0].what), what);
 	cp->p[cp->n].open = open;
 	cp->p[cp->n++].ns = ns;
 }
@@ -167,8 +167,7 @@ void ws_stretch_label(const struct ws_thread *t, const struct ws_ival *iv,
 	if (iv->state == WS_STATE_RUNNING && work_with_causes(t, iv, what, len))
 		return;
 	if (iv->state == WS_STATE_RUNNING)
-		snprintf(what, len, "%s in %s", ws_ival_work(iv->flags),
-			 t->comm[0] ? t->comm : "?");
+		ws_str_cat3(what, len, ws_ival_work(iv->flags), " in ", t->comm[0] ? t->comm : "?");
 	else if (iv->state == WS_STATE_RUNNABLE && (iv->flags & WS_IVAL_THROTTLED) && claim)
 		/* the root a chain gives such time: parts with the same name add up */
 		ws_quota_label(claim, what, len);

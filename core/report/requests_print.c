@@ -21,39 +21,114 @@ static const char *proto_name(uint32_t proto)
 	}
 }
 
+/*
+ * One request's JSON line, built in memory and written with one call: thousands a second on a
+ * busy service, where printf's format parsing and the stream's lock on every call were a fifth
+ * of `report --format json`. The line is byte for byte what printf would have written.
+ */
+struct line {
+	FILE *f;
+	size_t n;
+	char b[4096];
+};
+
+static void line_flush(struct line *l)
+{
+	fwrite_unlocked(l->b, 1, l->n, l->f);
+	l->n = 0;
+}
+
+static void line_put(struct line *l, const char *s, size_t n)
+{
+	if (l->n + n > sizeof(l->b)) {
+		line_flush(l);
+		if (n > sizeof(l->b)) {
+			fwrite_unlocked(s, 1, n, l->f);
+			return;
+		}
+	}
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
+}
+
+static void line_str(struct line *l, const char *s)
+{
+	line_put(l, s, strlen(s));
+}
+
+/* ",\"key\":N": @key as written here, with its comma, quotes and colon */
+static void line_num(struct line *l, const char *key, uint64_t v)
+{
+	char d[20];
+
+	line_str(l, key);
+	line_put(l, d, ws_u64_dec(d, v));
+}
+
+/* @s as a JSON string: printable ASCII as it is, anything else through ws_json_str */
+static void line_json(struct line *l, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+		p++;
+	if (*p) {
+		line_flush(l);
+		ws_json_str(l->f, s);
+		return;
+	}
+	line_put(l, "\"", 1);
+	line_put(l, s ? s : "", (size_t)(p - (const unsigned char *)(s ? s : "")));
+	line_put(l, "\"", 1);
+}
+
 void report_request_json(void *ctx, const struct ws_request *q)
 {
 	struct ws_report *r = ctx;
-	FILE *b = r->o.out;
+	struct line l = { .f = r->o.out };
 	char ts[40];
 
 	ws_clock_iso(ws_clock_wall(r->o.clock, q->start), ts, sizeof(ts));
-	fprintf(b, "{\"type\":\"request\",\"ts\":\"%s\",\"tid\":%u,\"pid\":%u,\"comm\":", ts,
-		q->tid, q->pid);
-	ws_json_str(b, q->comm);
-	fprintf(b, ",\"proto\":\"%s\",\"local\":", proto_name(q->proto));
-	ws_json_str(b, q->local);
-	fprintf(b, ",\"peer\":");
-	ws_json_str(b, q->peer);
-	fprintf(b,
-		",\"conn\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64
-		",\"recvs\":%u,\"sends\":%u,\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
-		",\"other_sender\":%s,\"incomplete\":%s,\"own_cpu_ns\":%" PRIu64
-		",\"other_calls\":%" PRIu64 ",\"queued_ns\":%" PRIu64 ",\"parts\":[",
-		q->conn, q->start, q->end - q->start, q->recvs, q->sends, q->bytes_in, q->bytes_out,
-		q->other_sender ? "true" : "false", q->incomplete ? "true" : "false", q->own_cpu_ns,
-		q->other_calls, q->queued_ns);
+	flockfile(l.f);
+	line_str(&l, "{\"type\":\"request\",\"ts\":\"");
+	line_str(&l, ts);
+	line_num(&l, "\",\"tid\":", q->tid);
+	line_num(&l, ",\"pid\":", q->pid);
+	line_str(&l, ",\"comm\":");
+	line_json(&l, q->comm);
+	line_str(&l, ",\"proto\":\"");
+	line_str(&l, proto_name(q->proto));
+	line_str(&l, "\",\"local\":");
+	line_json(&l, q->local);
+	line_str(&l, ",\"peer\":");
+	line_json(&l, q->peer);
+	line_num(&l, ",\"conn\":", q->conn);
+	line_num(&l, ",\"start_ns\":", q->start);
+	line_num(&l, ",\"duration_ns\":", q->end - q->start);
+	line_num(&l, ",\"recvs\":", q->recvs);
+	line_num(&l, ",\"sends\":", q->sends);
+	line_num(&l, ",\"bytes_in\":", q->bytes_in);
+	line_num(&l, ",\"bytes_out\":", q->bytes_out);
+	line_str(&l, q->other_sender ? ",\"other_sender\":true" : ",\"other_sender\":false");
+	line_str(&l, q->incomplete ? ",\"incomplete\":true" : ",\"incomplete\":false");
+	line_num(&l, ",\"own_cpu_ns\":", q->own_cpu_ns);
+	line_num(&l, ",\"other_calls\":", q->other_calls);
+	line_num(&l, ",\"queued_ns\":", q->queued_ns);
+	line_str(&l, ",\"parts\":[");
 	for (int i = 0; i < q->nparts; i++) {
-		fprintf(b, "%s{\"what\":", i ? "," : "");
-		ws_json_str(b, q->parts[i].what);
-		fprintf(b, ",\"ns\":%" PRIu64 "}", q->parts[i].ns);
+		line_str(&l, i ? ",{\"what\":" : "{\"what\":");
+		line_json(&l, q->parts[i].what);
+		line_num(&l, ",\"ns\":", q->parts[i].ns);
+		line_put(&l, "}", 1);
 	}
-	fprintf(b, "],\"cause\":");
+	line_str(&l, "],\"cause\":");
 	if (q->cause)
-		ws_json_str(b, q->cause);
+		line_json(&l, q->cause);
 	else
-		fputs("null", b);
-	fputs("}\n", b);
+		line_str(&l, "null");
+	line_str(&l, "}\n");
+	line_flush(&l);
+	funlockfile(l.f);
 }
 
 void report_requests_json(struct ws_report *r, const struct ws_requests_summary *s)

@@ -144,7 +144,7 @@ static int host_name_get(struct ws_plugin_ctx *ctx, uint64_t key, char *buf, siz
 
 	if (!n)
 		return -ENOENT;
-	snprintf(buf, len, "%s", n->name);
+	ws_str_copy(buf, len, n->name);
 	return 0;
 }
 

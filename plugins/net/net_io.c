@@ -88,7 +88,26 @@ static uint32_t io_role(const struct ws_net_io *r, const struct net_ports *eph)
 	return mine < peer ? WS_SOCK_SERVER : WS_SOCK_CLIENT;
 }
 
-/* A unix address: its path, or "@name" for an abstract one (it begins with a 0 byte). */
+/* @pre (0 or 1 byte), then @p up to its NUL or @n bytes, cut to @len: snprintf's "%s%.*s" */
+static void name_copy(char *buf, size_t len, const char *pre, const char *p, size_t n)
+{
+	size_t k = strnlen(p, n), at = 0;
+
+	if (!len)
+		return;
+	if (*pre && len > 1)
+		buf[at++] = *pre;
+	if (k > len - 1 - at)
+		k = len - 1 - at;
+	memcpy(buf + at, p, k);
+	buf[at + k] = 0;
+}
+
+/*
+ * A unix address: its path, or "@name" for an abstract one (it begins with a 0 byte). Made
+ * for every call on a unix socket: copied, not formatted (printf was 3% of `report` of a
+ * database's requests).
+ */
 static void unix_name(const struct ws_net_io *r, char *buf, size_t len)
 {
 	size_t n = r->path_len < sizeof(r->unix_path) ? r->path_len : sizeof(r->unix_path);
@@ -99,10 +118,10 @@ static void unix_name(const struct ws_net_io *r, char *buf, size_t len)
 		return;
 	}
 	if (!p[0]) {
-		snprintf(buf, len, "@%.*s", (int)(n - 1), p + 1);
+		name_copy(buf, len, "@", p + 1, n - 1);
 		return;
 	}
-	snprintf(buf, len, "%.*s", (int)strnlen(p, n), p);
+	name_copy(buf, len, "", p, n);
 }
 
 int net_io_decode(struct ws_plugin_ctx *ctx, const struct ws_rec_hdr *rec, struct net_ports *eph)

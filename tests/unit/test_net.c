@@ -383,3 +383,47 @@ Test(net, older_tcp_record_reads_without_sequence_numbers)
 	cr_assert_eq(fake.last_io.flags, 0);
 	cr_assert_eq(fake.last_io.seq_end, 0);
 }
+
+/* A unix socket's address as the request view names it: the path, "@name" for an abstract one
+ * (up to its first 0 byte, as printf's "%.*s" would stop), the whole field when it has no 0. */
+Test(net, unix_address_is_named_like_printf)
+{
+	static const struct {
+		const char *path;
+		uint8_t len;
+	} cases[] = {
+		{ "/run/s.sock", 12 },
+		{ "\0name\0x", 7 },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 48 },
+		{ "\0bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", 48 },
+		{ "\0", 1 },
+		{ "", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ws_net_io r;
+		char want[64] = "";
+		const char *p = cases[i].path;
+		size_t n = cases[i].len;
+
+		memset(&r, 0, sizeof(r));
+		r.hdr.size = sizeof(r);
+		r.hdr.kind = WS_NET_IO;
+		r.hdr.tid = r.hdr.pid = CLIENT;
+		r.hdr.ts = 1000;
+		r.sock = 0xffff888812345678ull;
+		r.ret = 10;
+		r.family = AF_UNIX;
+		r.sock_type = SOCK_STREAM;
+		r.unix_bound = WS_NET_IO_BOUND; /* the server's end: its address is local */
+		r.path_len = cases[i].len;
+		memcpy(r.unix_path, p, n);
+		if (n && !p[0])
+			snprintf(want, WS_NET_IO_PATH + 2, "@%.*s", (int)(n - 1), p + 1);
+		else if (n)
+			snprintf(want, WS_NET_IO_PATH + 2, "%.*s", (int)strnlen(p, n), p);
+		cr_assert_eq(pl->decode(&fake.ctx, &r.hdr), 0);
+		cr_assert_str_eq(fake.io_local, want, "case %zu", i);
+		cr_assert_eq(fake.last_io.proto, WS_SOCK_UNIX);
+	}
+}

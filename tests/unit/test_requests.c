@@ -5,9 +5,16 @@
  * after its last send (the server idle until the next request) never counted in it.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph_infer.h"
+#include "base/clock.h"
+#include "base/util.h"
+#include "report/report.h"
+#include "report/report_impl.h"
 #include "report/requests.h"
 
 #define MS GRAPH_TEST_MS
@@ -285,4 +292,90 @@ Test(requests, a_request_that_woke_its_thread_in_the_receive_begins_at_that_wake
 	cr_expect_eq(got[0].queued_ns, 2 * MS);
 	cr_expect_eq(parts_sum(&got[0]), 3 * MS);
 	cr_expect_eq(got[0].own_cpu_ns, 1 * MS);
+}
+
+/*
+ * A request's JSON line is built by hand (no printf): it must be the line printf and
+ * ws_json_str write, for plain names and hostile ones (quotes, controls, UTF-8, bad bytes), and
+ * for a line longer than the writer's buffer.
+ */
+Test(requests, json_line_is_the_formatted_one)
+{
+	static char long_what[6000];
+	struct ws_request_part parts[3] = {
+		{ .what = "block I/O on vda", .ns = 68000000 },
+		{ .what = "a \"quoted\"\tname \xc3\xa9 \x01 \xff end", .ns = 7 },
+		{ .what = long_what, .ns = UINT64_MAX },
+	};
+	struct ws_request q = { .start = 5000000123ULL,
+				.end = 5068000124ULL,
+				.queued_ns = 3,
+				.tid = 7,
+				.pid = 4294967295u,
+				.comm = "srv\"x",
+				.proto = WS_SOCK_UNIX,
+				.local = "/run/s.sock",
+				.peer = "",
+				.conn = 12,
+				.recvs = 1,
+				.sends = 2,
+				.bytes_in = 100,
+				.bytes_out = 0,
+				.other_sender = true,
+				.own_cpu_ns = 1,
+				.other_calls = 0,
+				.cause = NULL,
+				.parts = parts,
+				.nparts = 3 };
+	struct ws_clock clock = { .mono_ns = 0, .wall_ns = 1796049127000000000ULL };
+	char *got_text = NULL, *want_text = NULL, ts[40];
+	size_t got_len = 0, want_len = 0;
+	FILE *gf = open_memstream(&got_text, &got_len), *wf = open_memstream(&want_text, &want_len);
+	/* the writer reads only the report's options: no analysis behind it */
+	struct ws_report rep = { .o = { .format = WS_FORMAT_JSON, .out = gf, .clock = &clock } };
+	struct ws_report *r = &rep;
+
+	memset(long_what, 'w', sizeof(long_what) - 1);
+	for (int pass = 0; pass < 2; pass++) {
+		report_request_json(r, &q);
+		/* the same line the printf way */
+		ws_clock_iso(ws_clock_wall(&clock, q.start), ts, sizeof(ts));
+		fprintf(wf,
+			"{\"type\":\"request\",\"ts\":\"%s\",\"tid\":%u,\"pid\":%u,\"comm\":", ts,
+			q.tid, q.pid);
+		ws_json_str(wf, q.comm);
+		fprintf(wf, ",\"proto\":\"unix\",\"local\":");
+		ws_json_str(wf, q.local);
+		fprintf(wf, ",\"peer\":");
+		ws_json_str(wf, q.peer);
+		fprintf(wf,
+			",\"conn\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64
+			",\"recvs\":%u,\"sends\":%u,\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
+			",\"other_sender\":%s,\"incomplete\":%s,\"own_cpu_ns\":%" PRIu64
+			",\"other_calls\":%" PRIu64 ",\"queued_ns\":%" PRIu64 ",\"parts\":[",
+			q.conn, q.start, q.end - q.start, q.recvs, q.sends, q.bytes_in, q.bytes_out,
+			q.other_sender ? "true" : "false", q.incomplete ? "true" : "false",
+			q.own_cpu_ns, q.other_calls, q.queued_ns);
+		for (int i = 0; i < q.nparts; i++) {
+			fprintf(wf, "%s{\"what\":", i ? "," : "");
+			ws_json_str(wf, q.parts[i].what);
+			fprintf(wf, ",\"ns\":%" PRIu64 "}", q.parts[i].ns);
+		}
+		fprintf(wf, "],\"cause\":");
+		if (q.cause)
+			ws_json_str(wf, q.cause);
+		else
+			fputs("null", wf);
+		fputs("}\n", wf);
+		/* then with a cause, and the other flags */
+		q.cause = parts[1].what;
+		q.other_sender = false;
+		q.incomplete = true;
+	}
+	fclose(gf);
+	fclose(wf);
+	cr_assert_eq(got_len, want_len);
+	cr_assert_str_eq(got_text, want_text);
+	free(got_text);
+	free(want_text);
 }

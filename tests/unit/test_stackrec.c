@@ -171,6 +171,33 @@ Test(syscall_fmt, fd_named_by_its_path)
 	cr_assert_str_eq(b, "futex_wait(0x1000)", "a call without an fd takes no path");
 }
 
+/* Each call's shape is remembered by its name: more names than are remembered, in turns, must
+ * each still be formatted by its own shape. */
+Test(stackrec, syscall_shapes_in_turns)
+{
+	static const struct {
+		struct ws_syscall s;
+		const char *want;
+	} cases[] = {
+		{ { .nr = 75, .arch = WS_ARCH_X86_64, .args = { 7 } }, "fdatasync(fd 7)" },
+		{ { .nr = 202, .arch = WS_ARCH_X86_64, .args = { 0x1000, 128 } },
+		  "futex_wait(0x1000)" },
+		{ { .nr = 232, .arch = WS_ARCH_X86_64, .args = { 3, 0, 8, (uint64_t)-1 } },
+		  "epoll_wait(no timeout)" },
+		{ { .nr = 7, .arch = WS_ARCH_X86_64, .args = { 0, 1, 250 } },
+		  "poll(timeout 250ms)" },
+		{ { .nr = 61, .arch = WS_ARCH_X86_64, .args = { 42 } }, "wait4(pid 42)" },
+		{ { .nr = 0, .arch = WS_ARCH_X86_64, .args = { 5 } }, "read(fd 5)" },
+	};
+	char b[128];
+
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			ws_syscall_format(&cases[i].s, b, sizeof(b));
+			cr_expect_str_eq(b, cases[i].want, "round %d case %zu", round, i);
+		}
+}
+
 /* Two stacks are the same to the report: every field, and the strings by content. */
 static void assert_same(const struct ws_stack *a, const struct ws_stack *b)
 {

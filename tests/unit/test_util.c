@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -328,4 +330,60 @@ Test(util, proc_scan_names_processes_not_itself)
 	cr_assert(!self, "whyslow's own process is left out");
 	cr_assert_eq((size_t)asked, n);
 	free(pids);
+}
+
+Test(util, u64_dec_writes_every_width)
+{
+	static const uint64_t v[] = { 0, 7, 10, 99, 1000000007ULL, UINT64_MAX };
+	char got[24], want[24];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t n = ws_u64_dec(got, v[i]);
+
+		got[n] = 0;
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v[i]);
+		cr_expect_str_eq(got, want);
+	}
+}
+
+/* Claims are told apart by this hash: every byte and the length must count. */
+Test(util, hash_bytes_sees_every_byte)
+{
+	unsigned char a[40] = { 0 }, b[40] = { 0 };
+
+	cr_expect_neq(ws_hash_bytes(a, 16), ws_hash_bytes(a, 24), "length");
+	for (size_t i = 0; i < sizeof(a); i++) {
+		b[i] = 1;
+		cr_expect_neq(ws_hash_bytes(a, sizeof(a)), ws_hash_bytes(b, sizeof(b)), "byte %zu",
+			      i);
+		b[i] = 0;
+	}
+	cr_expect_eq(ws_hash_bytes(a, sizeof(a)), ws_hash_bytes(b, sizeof(b)));
+}
+
+/* ws_str_cat3 writes what snprintf("%s%s%s") writes, at every buffer size, and returns the same. */
+Test(util, str_cat3_is_snprintf_of_three)
+{
+	static const char *const a[] = { "", "kind", "block I/O on vda" };
+	static const char *const b[] = { "", " in " };
+	static const char *const c[] = { "", "postgres", "x" };
+	char got[32], want[32];
+
+	for (size_t i = 0; i < 3; i++)
+		for (size_t j = 0; j < 2; j++)
+			for (size_t k = 0; k < 3; k++)
+				for (size_t len = 0; len <= sizeof(got); len++) {
+					int n;
+					size_t m;
+
+					memset(got, '#', sizeof(got));
+					memset(want, '#', sizeof(want));
+					n = snprintf(want, len, "%s%s%s", a[i], b[j], c[k]);
+					m = ws_str_cat3(got, len, a[i], b[j], c[k]);
+					cr_assert_eq(m, (size_t)n);
+					cr_assert_eq(memcmp(got, want, sizeof(got)), 0,
+						     "%zu %zu %zu len %zu", i, j, k, len);
+				}
+	cr_expect_eq(ws_str_copy(got, 5, "postgres"), 8);
+	cr_expect_str_eq(got, "post");
 }
