@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "util.h"
 
 static uint64_t ns_of(const struct timespec *ts)
 {
@@ -46,41 +47,28 @@ void ws_clock_iso(uint64_t wall_ns, char *buf, size_t len)
 	/* the second's text is kept: a report stamps thousands of requests per second, and the
 	 * calendar and printf were a sixth of writing each one's line */
 	static __thread time_t last = -1;
-	static __thread char sec[32]; /* "2026-12-07T16:32:21." */
-	static __thread size_t sec_len;
+	static __thread char sec[32]; /* "2026-12-07T16:32:21.": room for any year an int holds */
+	static __thread int sec_len;
 	time_t s = wall_ns / 1000000000ULL;
 	unsigned us = (unsigned)(wall_ns % 1000000000ULL / 1000);
 	char out[40];
-	size_t n_out;
 
 	if (s != last) {
 		struct tm tm;
-		int n;
 
 		if (!gmtime_r(&s, &tm))
 			memset(&tm, 0, sizeof(tm));
-		n = snprintf(sec, sizeof(sec), "%04d-%02d-%02dT%02d:%02d:%02d.", tm.tm_year + 1900,
-			     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-		if (n < 0 || (size_t)n >= sizeof(sec)) { /* a year past 9999: no cache */
-			snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ", tm.tm_year + 1900,
-				 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
-			last = -1;
-			return;
-		}
-		sec_len = (size_t)n;
+		sec_len = snprintf(sec, sizeof(sec), "%04d-%02d-%02dT%02d:%02d:%02d.",
+				   tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+				   tm.tm_min, tm.tm_sec);
 		last = s;
 	}
 	memcpy(out, sec, sec_len);
 	for (int i = 5; i >= 0; i--, us /= 10)
 		out[sec_len + i] = (char)('0' + us % 10);
 	out[sec_len + 6] = 'Z';
-	n_out = sec_len + 7;
-	if (!len)
-		return;
-	if (n_out >= len)
-		n_out = len - 1;
-	memcpy(buf, out, n_out);
-	buf[n_out] = 0;
+	out[sec_len + 7] = 0;
+	ws_str_copy(buf, len, out);
 }
 
 void ws_clock_hms(uint64_t wall_ns, char *buf, size_t len)

@@ -57,11 +57,15 @@ static size_t claim_used(const struct ws_claim *c)
 	return offsetof(struct ws_claim, fields) + n * sizeof(c->fields[0]);
 }
 
+_Static_assert(offsetof(struct ws_claim, syscall) + sizeof(struct ws_syscall) <=
+		       offsetof(struct ws_claim, fields),
+	       "claim_used() must cover the syscall: claim_equal and claim_hash read it there");
+
 static bool claim_equal(const struct ws_claim *a, const struct ws_claim *b)
 {
+	/* (the syscall lies inside the used bytes) */
 	return a->owner == b->owner && a->ended_owner == b->ended_owner &&
-	       memcmp(a, b, claim_used(b)) == 0 &&
-	       memcmp(&a->syscall, &b->syscall, sizeof(a->syscall)) == 0;
+	       memcmp(a, b, claim_used(b)) == 0;
 }
 
 /* The table's key for @c: its hash, never 0 (the table's "free"). */
@@ -197,12 +201,8 @@ uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evid
 
 	for (size_t i = 0; i < nmemo; i++) {
 		m = &g->core_recent[i];
-		/* a live id with the same bytes is the one interning would find */
-		if (m->kind == kind && m->evidence == evidence && m->id && m->id < g->nclaims &&
-		    g->claims[m->id].refs && claim_equal(&g->claims[m->id].c, &m->c)) {
-			g->claims[m->id].refs++;
-			return m->id;
-		}
+		if (m->kind == kind && m->evidence == evidence)
+			return graph_claim_intern_near(g, &m->c, &m->id);
 	}
 	m = &g->core_recent[g->core_recent_next];
 	g->core_recent_next = (g->core_recent_next + 1) % nmemo;
@@ -215,8 +215,8 @@ uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evid
 	strncpy(m->c.evidence, evidence, sizeof(m->c.evidence) - 1);
 	m->kind = kind;
 	m->evidence = evidence;
-	m->id = graph_claim_intern(g, &m->c);
-	return m->id;
+	m->id = CLAIM_NONE;
+	return graph_claim_intern_near(g, &m->c, &m->id);
 }
 
 uint32_t graph_claim_ref(struct ws_graph *g, uint32_t id)
