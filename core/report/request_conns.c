@@ -218,7 +218,11 @@ static void request_end(struct ws_requests *rq, struct conn *c, uint64_t seen)
 		rq->ops.on_request(rq->ops.ctx, &req);
 }
 
-/* Connections quiet for ops.idle_after_ns: their requests end now, while the history is kept. */
+/*
+ * Connections quiet for ops.idle_after_ns: their answered requests end now, while the history
+ * is kept. A request still unanswered stays: a slow answer (a disk read of seconds) is the
+ * request a user most wants to see, and it ends at its send like any other.
+ */
 static void expire(struct ws_requests *rq, uint64_t now)
 {
 	if (now - rq->last_expiry < rq->ops.idle_after_ns / 4)
@@ -227,11 +231,11 @@ static void expire(struct ws_requests *rq, uint64_t now)
 	for (size_t i = 0; i < rq->conns.cap;) {
 		struct conn *c = ws_table_at(&rq->conns, i);
 
-		if (!c || now - c->last_io < rq->ops.idle_after_ns) {
+		if (!c || now - c->last_io < rq->ops.idle_after_ns || (c->open && !c->sent)) {
 			i++;
 			continue;
 		}
-		if (c->open && c->sent)
+		if (c->open)
 			request_end(rq, c, now);
 		ws_table_del(&rq->conns, c); /* the slot now holds the next entry: look again */
 	}

@@ -295,6 +295,36 @@ Test(requests, a_request_that_woke_its_thread_in_the_receive_begins_at_that_wake
 }
 
 /*
+ * A connection quiet past idle_after_ns: answered, its request ends then (before the history
+ * it needs is dropped); unanswered, it is a slow request still going, and it must stay (this
+ * one lost its 7.9 s disk-bound request on a loaded machine and the send that ended it read
+ * as a greeting).
+ */
+Test(requests, a_quiet_connection_ends_its_answered_request_and_keeps_a_slow_one)
+{
+	graph_test_switch_named(g, 1, 0, 0, 0, 7, "srv");
+	io_at(10, SOCK, WS_SOCK_RECV, 10, WS_SOCK_SERVER);	/* A: slow, answered at 5000 ms */
+	io_at(20, SOCK + 64, WS_SOCK_RECV, 10, WS_SOCK_SERVER); /* B: answered at once */
+	io_at(30, SOCK + 64, WS_SOCK_SEND, 5, WS_SOCK_SERVER);
+	/* another connection's call past the idle time: B ends now, A is still going */
+	io_at(3000, SOCK + 128, WS_SOCK_RECV, 10, WS_SOCK_SERVER);
+	cr_assert_eq(ngot, 1);
+	cr_expect_eq(got[0].start, 20 * MS);
+	cr_expect_eq(got[0].end, 30 * MS);
+	io_at(5000, SOCK, WS_SOCK_SEND, 5, WS_SOCK_SERVER);
+	ws_requests_end(rq);
+	cr_assert_eq(ngot, 2);
+	cr_expect_eq(got[1].start, 10 * MS, "the slow request from its receive");
+	cr_expect_eq(got[1].end, 5000 * MS, "to its answer");
+	cr_expect_eq(parts_sum(&got[1]), 4990 * MS);
+
+	struct ws_requests_summary s;
+
+	cr_assert_eq(ws_requests_summary(rq, &s), 0);
+	cr_expect_eq(s.unanswered, 1, "the third connection's receive only");
+}
+
+/*
  * A request's JSON line is built by hand (no printf): it must be the line printf and
  * ws_json_str write, for plain names and hostile ones (quotes, controls, UTF-8, bad bytes), and
  * for a line longer than the writer's buffer.
