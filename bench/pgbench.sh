@@ -31,8 +31,11 @@
 #             whyslow's CPU and its BPF run time per round, configurations BREAKDOWN_CONFIGS
 #             (default "untraced traced"; also nostacks, norequests, nice19, schedidle, win2s,
 #             res1ms, discard, before, and the floors empty_bpf and minimal_bpf; see breakdown())
-#             rotating each round; then the reader's profile
-#             over one more traced round ($OUT/reader.perf, reader.perf.txt). KEEP_DATA=1 keeps
+#             rotating each round (each BPF program's runs and time in $OUT/programs.tsv); then the reader's profile
+#             over one more traced round ($OUT/reader.perf, reader.perf.txt). LATE_S=S (< OVH_T)
+#             also measures the last S seconds of each round alone ($OUT/late.tsv): tps, the
+#             reader's CPU and BPF time once its history has filled ($OUT/reader_cpu.tsv: its CPU
+#             while pgbench ran, and its peak RSS). KEEP_DATA=1 keeps
 #             attach's recording in $OUT; ATTACH_ARGS="-c my.ini" gives mode attach options.
 # Needs: PostgreSQL 15 from Debian (apt-get install -y postgresql postgresql-contrib; the script
 # installs it when missing and says so). Output: $OUT (default a new /tmp/whyslow-pgbench-out.*),
@@ -44,7 +47,7 @@ need_root
 MODES=${MODES:-"run attach tcp waits overhead"}
 CLIENTS=${CLIENTS:-8} DURATION=${DURATION:-20} SCALE=${SCALE:-10}
 WRITE_IOPS=${WRITE_IOPS:-100} READ_IOPS=${READ_IOPS:-400}
-PORT=${PORT:-54331} ROUNDS=${ROUNDS:-3} OVH_T=${OVH_T:-10}
+PORT=${PORT:-54331} ROUNDS=${ROUNDS:-3} OVH_T=${OVH_T:-10} LATE_S=${LATE_S:-0}
 WORK= TRACER_PID= OUT=${OUT:-}
 
 die() { echo "pgbench.sh: $*" >&2; exit 1; }
@@ -210,7 +213,7 @@ overhead() {
 idle_secs() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / {printf "%.2f", ($5+$6)/hz}' /proc/stat; } # the machine's idle+iowait
 bpf_ns() { prog_stats | awk '{t+=$3} END {printf "%.3f", t/1e9}'; }
 breakdown() {
-	local r c i tps cpu pg0 pg1 b0 b1 st
+	local r c i tps cpu pg0 pg1 b0 b1 st c0 c1 mid_pid hwm
 	local order=(${BREAKDOWN_CONFIGS:-untraced traced}) old n
 	old=$(sysctl -n kernel.bpf_stats_enabled)
 	n=${#order[@]}
@@ -227,6 +230,9 @@ breakdown() {
 	fi
 	sysctl -qw kernel.bpf_stats_enabled=1
 	printf 'config\ttps\tload\twhyslow_cpu\tround\tidle_s\tbpf_s\tcs\tmigrations\n' >"$OUT/breakdown.tsv"
+	printf 'config\tround\tprogram\truns\tseconds\tns_per_run\n' >"$OUT/programs.tsv"
+	printf 'config\tround\tcpu_at_start\tcpu_at_end\tpeak_rss_kb\n' >"$OUT/reader_cpu.tsv"
+	[ "$LATE_S" -gt 0 ] && printf 'config\ttps_late\t-\twhyslow_cpu_late\tround\tbpf_s_late\tprogress_lines\n' >"$OUT/late.tsv"
 	pg_start || exit 1
 	for ((r = 0; r < ROUNDS; r++)); do
 		for ((i = 0; i < n; i++)); do
@@ -257,15 +263,29 @@ breakdown() {
 				TRACER_PID=$!
 				sleep 3 ;;
 			esac
-			[ -n "$TRACER_PID" ] && b0=$(bpf_ns)
+			[ -n "$TRACER_PID" ] && b0=$(bpf_ns) && prog_stats >"$WORK/progs0"
 			pg0=$(idle_secs)
+			c0=- c1=- hwm=-
+			[ -n "$TRACER_PID" ] && c0=$(cpu_secs "$TRACER_PID")
+			# the last $LATE_S seconds of the run alone: past the reader's first fill of its
+			# history, as an always-on tracer runs (pgbench -P prints each 5 s's tps)
+			if [ "$LATE_S" -gt 0 ]; then
+				( sleep $((OVH_T - LATE_S)); { date +%s.%N; [ -n "$TRACER_PID" ] && cpu_secs "$TRACER_PID" && echo && bpf_ns; } >"$WORK/mid" ) &
+				mid_pid=$!
+			fi
 			perf stat -a -x, -e context-switches,cpu-migrations -o "$WORK/stat.csv" -- \
-				runuser -u "$PGUSER_NAME" -- pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$OVH_T" postgres >"$WORK/pgb.out" 2>&1
+				runuser -u "$PGUSER_NAME" -- pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$OVH_T" $([ "$LATE_S" -gt 0 ] && echo -P 5) postgres >"$WORK/pgb.out" 2>&1
 			tps=$(awk '/^tps/ {print $3; exit}' "$WORK/pgb.out")
 			pg1=$(idle_secs)
 			if [ -n "$TRACER_PID" ]; then
 				b1=$(bpf_ns)
+				# each program's share: run count and ns per run over the round
+				prog_stats | awk -v c="$c" -v r="$r" 'NR == FNR {t[$1] = $3; n[$1] = $4; next}
+					{dn = $4 - n[$1]; if (dn > 0) printf "%s\t%s\t%s\t%d\t%.3f\t%.0f\n", c, r, $2, dn, ($3 - t[$1]) / 1e9, ($3 - t[$1]) / dn}' \
+					"$WORK/progs0" - >>"$OUT/programs.tsv"
 				cpu=$(cpu_secs "$TRACER_PID")
+				c1=$cpu
+				hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$TRACER_PID/status")
 				kill -INT "$TRACER_PID"; wait "$TRACER_PID"; TRACER_PID=
 			fi
 			[ -n "$tps" ] || die "breakdown: round $r ($c) gave no tps"
@@ -273,6 +293,19 @@ breakdown() {
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$tps" "$(cut -d' ' -f1 /proc/loadavg)" "$cpu" "$r" \
 				"$(awk -v a="$pg0" -v b="$pg1" 'BEGIN {printf "%.2f", b-a}')" \
 				"$(awk -v a="$b0" -v b="$b1" 'BEGIN {printf "%.3f", b-a}')" "$st" | tee -a "$OUT/breakdown.tsv"
+			# whyslow's CPU while pgbench ran: its start-up left out
+			printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$r" "$c0" "$c1" "$hwm" >>"$OUT/reader_cpu.tsv"
+			if [ "$LATE_S" -gt 0 ]; then
+				wait "$mid_pid"
+				# tps of the progress lines past OVH_T - LATE_S; the reader's CPU and BPF time then
+				awk -v c="$c" -v r="$r" -v from=$((OVH_T - LATE_S)) -v c1="$c1" -v b1="$b1" '
+					FILENAME ~ /mid$/ {m[FNR] = $1; next}
+					/^progress:/ && $2 + 0 > from {t += $4; n++}
+					END {printf "%s\t%.1f\t-\t%s\t%s\t%s\t%d\n", c, n ? t / n : 0,
+						(m[2] == "" ? "-" : sprintf("%.2f", c1 - m[2])), r,
+						(m[3] == "" ? "-" : sprintf("%.3f", b1 - m[3])), n}' \
+					"$WORK/mid" "$WORK/pgb.out" >>"$OUT/late.tsv"
+			fi
 		done
 	done
 	# the reader's profile over one more traced round

@@ -61,11 +61,18 @@ _Static_assert(offsetof(struct ws_claim, syscall) + sizeof(struct ws_syscall) <=
 		       offsetof(struct ws_claim, fields),
 	       "claim_used() must cover the syscall: claim_equal and claim_hash read it there");
 
+/* @a may be an interned copy, its used bytes only: the same nfields first, then the bytes */
 static bool claim_equal(const struct ws_claim *a, const struct ws_claim *b)
 {
 	/* (the syscall lies inside the used bytes) */
 	return a->owner == b->owner && a->ended_owner == b->ended_owner &&
-	       memcmp(a, b, claim_used(b)) == 0;
+	       a->nfields == b->nfields && memcmp(a, b, claim_used(b)) == 0;
+}
+
+void graph_claim_unpack(const struct ws_claim *in, struct ws_claim *out)
+{
+	ws_zero(out, sizeof(*out));
+	memcpy(out, in, claim_used(in));
 }
 
 /* The table's key for @c: its hash, never 0 (the table's "free"). */
@@ -133,7 +140,14 @@ uint64_t ws_graph_claim_group(struct ws_graph *g, uint32_t id)
 
 const struct ws_claim *ws_graph_claim(struct ws_graph *g, uint32_t id)
 {
-	return id && id < g->nclaims && g->claims[id].refs ? &g->claims[id].c : NULL;
+	return id && id < g->nclaims && g->claims[id].refs ? g->claims[id].c : NULL;
+}
+
+/* Slot @id is free again (a lost id is only a slot not reused). */
+static void claim_free_id(struct ws_graph *g, uint32_t id)
+{
+	if (!ws_grow((void **)&g->claim_free, &g->free_cap, g->nfree + 1, sizeof(uint32_t)))
+		g->claim_free[g->nfree++] = id;
 }
 
 static uint32_t claim_new_id(struct ws_graph *g)
@@ -152,23 +166,31 @@ uint32_t graph_claim_intern(struct ws_graph *g, const struct ws_claim *c)
 {
 	uint64_t h = claim_hash(c);
 	uint32_t *head = ws_table_get(&g->claim_index, h), id;
+	size_t used = claim_used(c);
+	struct ws_claim *copy;
 	bool added;
 
 	for (id = head ? *head : CLAIM_NONE; id; id = g->claims[id].next_same) {
-		if (claim_equal(&g->claims[id].c, c)) {
+		if (claim_equal(g->claims[id].c, c)) {
 			g->claims[id].refs++;
 			return id;
 		}
 	}
 	head = ws_table_put(&g->claim_index, h, &added);
 	id = head ? claim_new_id(g) : CLAIM_NONE;
-	if (!id) {
+	copy = id ? malloc(used) : NULL;
+	if (!copy) {
+		if (id) {
+			g->claims[id] = (struct claim_slot){ 0 };
+			claim_free_id(g, id);
+		}
 		if (head && added)
 			ws_table_del(&g->claim_index, head);
 		graph_oom(g, g->last_ts);
 		return CLAIM_NONE;
 	}
-	g->claims[id] = (struct claim_slot){ .c = *c, .hash = h, .refs = 1, .next_same = *head };
+	memcpy(copy, c, used);
+	g->claims[id] = (struct claim_slot){ .c = copy, .hash = h, .refs = 1, .next_same = *head };
 	g->claims[id].group = claim_group_of(g, c, id);
 	*head = id;
 	g->claims_live++;
@@ -186,7 +208,7 @@ uint32_t graph_claim_intern_near(struct ws_graph *g, const struct ws_claim *c, u
 {
 	uint32_t id = *hint;
 
-	if (id && id < g->nclaims && g->claims[id].refs && claim_equal(&g->claims[id].c, c)) {
+	if (id && id < g->nclaims && g->claims[id].refs && claim_equal(g->claims[id].c, c)) {
 		g->claims[id].refs++;
 		return id;
 	}
@@ -246,13 +268,15 @@ void graph_claim_put(struct ws_graph *g, uint32_t id)
 		if (link == ws_table_get(&g->claim_index, s->hash) && !*link)
 			ws_table_del(&g->claim_index, link);
 	}
-	/* a lost id is only a slot not reused */
-	if (!ws_grow((void **)&g->claim_free, &g->free_cap, g->nfree + 1, sizeof(uint32_t)))
-		g->claim_free[g->nfree++] = id;
+	free(s->c);
+	s->c = NULL;
+	claim_free_id(g, id);
 }
 
 void graph_claims_free(struct ws_graph *g)
 {
+	for (size_t i = 1; i < g->nclaims; i++)
+		free(g->claims[i].c); /* NULL when free */
 	free(g->claims);
 	free(g->claim_free);
 	ws_table_free(&g->claim_index);

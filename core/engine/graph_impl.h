@@ -14,8 +14,13 @@
 #define CLAIM_NONE 0
 #define RECENT_THREADS 64
 
+/*
+ * An interned claim. Its copy holds the claim's used bytes only (claim_used(): the head and
+ * its nfields fields), not the 12 fields a claim has room for: most use three to six, and a
+ * claim per packet or sector made the full 1.2 KB slots half of a busy report's memory.
+ */
 struct claim_slot {
-	struct ws_claim c;
+	struct ws_claim *c; /* NULL while the slot is free */
 	uint64_t hash;
 	uint64_t group;	    /* see ws_graph_claim_group */
 	uint32_t refs;	    /* 0: free */
@@ -136,6 +141,8 @@ uint64_t graph_running_since(struct ws_thread *t);
 /* graph_claims.c */
 uint32_t graph_claim_intern(struct ws_graph *g, const struct ws_claim *c);
 uint32_t graph_claim_intern_near(struct ws_graph *g, const struct ws_claim *c, uint32_t *hint);
+/* A whole claim, the rest zeroed, from an interned copy (its used bytes only): to add fields to */
+void graph_claim_unpack(const struct ws_claim *in, struct ws_claim *out);
 /* The core's claim @kind, @evidence (string constants: they are remembered by address). */
 uint32_t graph_core_claim(struct ws_graph *g, const char *kind, const char *evidence);
 void graph_claim_put(struct ws_graph *g, uint32_t id);

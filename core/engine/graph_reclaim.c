@@ -68,7 +68,7 @@ uint32_t graph_reclaim_wait(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
 
 	if (!r)
 		return wait;
-	c = *r;
+	graph_claim_unpack(r, &c);
 	snprintf(
 		c.evidence, sizeof(c.evidence), "%s",
 		strcmp(ws_claim_str(r, "reclaim", ""), "high_throttle") == 0
@@ -104,7 +104,7 @@ uint32_t graph_swapin_limit(struct ws_graph *g, uint32_t reclaim, uint32_t wait)
 	if (!r || !w || strncmp(w->kind, "block_io", sizeof(w->kind)) ||
 	    strcmp(ws_claim_str(w, "fault", ""), "swap_in") || !ws_claim_field(r, "limit_bytes"))
 		return wait;
-	c = *w;
+	graph_claim_unpack(w, &c);
 	path = ws_claim_str(r, "reclaim_cgroup", NULL);
 	if (path)
 		ws_claim_put_str(&c, "memory_cgroup", path);

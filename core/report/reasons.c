@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lenhist.h"
 #include "reasons.h"
 #include "base/util.h"
 
@@ -13,15 +14,10 @@
 /*
  * The percentiles: exact (every wait's length kept, nearest rank) for the first REASON_EXACT
  * waits of a reason, which every run of minutes stays within; past that the lengths go into a
- * log histogram of HIST_SUB linear buckets per power of two, so that a reason of an attach that
- * runs for days costs 16 KiB, not 8 bytes a wait. A percentile read from it is its bucket's
- * middle: within 1/(2 * HIST_SUB) = 1.6% of the true nearest-rank value (and never above the
- * max, kept exactly).
+ * log histogram (lenhist.h), so that a reason of an attach that runs for days costs 16 KiB, not
+ * 8 bytes a wait, within 1.6% of the exact value (and never above the max, kept exactly).
  */
 #define REASON_EXACT 4096
-#define HIST_SUB_BITS 5
-#define HIST_SUB (1u << HIST_SUB_BITS)
-#define HIST_BUCKETS (64 * HIST_SUB)
 
 struct reason {
 	char comm[WS_COMM];
@@ -31,7 +27,7 @@ struct reason {
 	uint64_t count, total, max;
 	uint64_t *durs; /* every wait's length, for the percentiles (until @hist) */
 	size_t ndurs, durs_cap;
-	uint64_t *hist; /* HIST_BUCKETS counts, past REASON_EXACT waits; NULL before */
+	uint64_t *hist; /* WS_LENHIST_BUCKETS counts, past REASON_EXACT waits; NULL before */
 	char *example;	/* the worst wait, rendered */
 };
 
@@ -99,32 +95,6 @@ static struct reason *find_or_add(struct ws_reasons *rs, const struct reason *k)
 	return &rs->r[rs->n++];
 }
 
-/* The bucket of @v: its power of two, then the HIST_SUB_BITS bits below its leading one. */
-static size_t bucket_of(uint64_t v)
-{
-	int e;
-
-	if (!v)
-		return 0;
-	e = 63 - __builtin_clzll(v);
-	return (size_t)e * HIST_SUB + ((v << (63 - e)) >> (63 - HIST_SUB_BITS) & (HIST_SUB - 1));
-}
-
-/* The middle of bucket @b. */
-static uint64_t bucket_mid(size_t b)
-{
-	unsigned int e = b / HIST_SUB;
-	uint64_t sub = b % HIST_SUB, lo, width;
-
-	if (!b)
-		return 0;
-	/* (1 + sub / HIST_SUB) * 2^e, without overflow at the top */
-	lo = e >= HIST_SUB_BITS ? (HIST_SUB + sub) << (e - HIST_SUB_BITS)
-				: ((HIST_SUB + sub) << e) >> HIST_SUB_BITS;
-	width = e >= HIST_SUB_BITS ? 1ull << (e - HIST_SUB_BITS) : 1;
-	return lo + width / 2;
-}
-
 /* Wait length @v into @r's lengths: kept while few, counted in the histogram past that. */
 static int note_length(struct reason *r, uint64_t v)
 {
@@ -135,15 +105,15 @@ static int note_length(struct reason *r, uint64_t v)
 		return 0;
 	}
 	if (!r->hist) {
-		if (!(r->hist = calloc(HIST_BUCKETS, sizeof(*r->hist))))
+		if (!(r->hist = calloc(WS_LENHIST_BUCKETS, sizeof(*r->hist))))
 			return -ENOMEM;
 		for (size_t i = 0; i < r->ndurs; i++)
-			r->hist[bucket_of(r->durs[i])]++;
+			r->hist[ws_lenhist_bucket(r->durs[i])]++;
 		free(r->durs);
 		r->durs = NULL;
 		r->ndurs = r->durs_cap = 0;
 	}
-	r->hist[bucket_of(v)]++;
+	r->hist[ws_lenhist_bucket(v)]++;
 	return 0;
 }
 
@@ -186,21 +156,16 @@ static int by_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The nearest-rank percentile @p (0..100) of @r's waits (from the histogram: see HIST_SUB). */
+/* The nearest-rank percentile @p (0..100) of @r's waits (past REASON_EXACT: lenhist.h). */
 static uint64_t percentile(struct reason *r, unsigned int p)
 {
-	uint64_t rank, seen = 0, v;
 	size_t i;
 
 	if (!r->hist) {
 		i = (r->ndurs * p + 99) / 100;
 		return r->durs[i ? i - 1 : 0];
 	}
-	rank = (r->count * p + 99) / 100;
-	for (i = 0; i < HIST_BUCKETS - 1 && (seen += r->hist[i]) < (rank ? rank : 1); i++)
-		;
-	v = bucket_mid(i);
-	return v > r->max ? r->max : v;
+	return ws_lenhist_percentile(r->hist, r->count, p, r->max);
 }
 
 static void rank(struct ws_reasons *rs)
@@ -308,7 +273,7 @@ size_t ws_reasons_lengths_bytes(const struct ws_reasons *rs)
 	size_t n = 0;
 
 	for (size_t i = 0; i < rs->n; i++)
-		n += rs->r[i].hist ? HIST_BUCKETS * sizeof(uint64_t)
+		n += rs->r[i].hist ? WS_LENHIST_BUCKETS * sizeof(uint64_t)
 				   : rs->r[i].durs_cap * sizeof(uint64_t);
 	return n;
 }

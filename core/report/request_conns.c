@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lenhist.h"
 #include "requests_impl.h"
 #include "base/util.h"
 
@@ -41,6 +42,7 @@ struct ws_requests *ws_requests_new(struct ws_graph *g, const struct ws_requests
 	ws_table_init(&rq->pids, sizeof(char));
 	ws_table_init(&rq->calls, sizeof(uint64_t));
 	ws_table_init(&rq->reasons, sizeof(struct reason_acc));
+	ws_table_init(&rq->by_bucket, sizeof(uint64_t));
 	return rq;
 }
 
@@ -60,6 +62,10 @@ void ws_requests_free(struct ws_requests *rq)
 	free(rq->cur);
 	free(rq->reqs);
 	free(rq->pool);
+	free(rq->hist);
+	free(rq->hist_ns);
+	free(rq->reason_names);
+	ws_table_free(&rq->by_bucket);
 	free(rq->sum_reasons);
 	free(rq->sorted);
 	ws_chain_release(&rq->chain);
@@ -107,29 +113,102 @@ static void keep_slow(struct ws_requests *rq, const struct ws_request *req)
 	rq->nslow++;
 }
 
-/* Its parts into the totals, where the summary finds them again. */
+/* Reason @r (named @what) gets its number, for the buckets' keys. */
+static int reason_number(struct ws_requests *rq, struct reason_acc *r, const char *what)
+{
+	if (ws_grow((void **)&rq->reason_names, &rq->reason_names_cap, rq->nreason_names + 1,
+		    sizeof(*rq->reason_names)))
+		return -ENOMEM;
+	rq->reason_names[rq->nreason_names++] = what;
+	r->idx = (uint32_t)rq->nreason_names;
+	return 0;
+}
+
+/* @ns of reason number @idx in a request of latency bucket @b (the histogram's regime). */
+static int bucket_add(struct ws_requests *rq, size_t b, uint32_t idx, uint64_t ns)
+{
+	uint64_t *sum = ws_table_put(&rq->by_bucket, (uint64_t)(b + 1) << 32 | idx, NULL);
+
+	if (!sum)
+		return -ENOMEM;
+	*sum += ns;
+	return 0;
+}
+
+/* REQUESTS_EXACT requests kept: from now on, the histogram, those first (see there). */
+static int to_histogram(struct ws_requests *rq)
+{
+	rq->hist = calloc(WS_LENHIST_BUCKETS, sizeof(*rq->hist));
+	rq->hist_ns = calloc(WS_LENHIST_BUCKETS, sizeof(*rq->hist_ns));
+	if (!rq->hist || !rq->hist_ns)
+		return -ENOMEM;
+	for (size_t i = 0; i < rq->nreqs; i++) {
+		const struct stored_request *q = &rq->reqs[i];
+		size_t b = ws_lenhist_bucket(q->dur);
+
+		rq->hist[b]++;
+		rq->hist_ns[b] += q->dur;
+		for (uint32_t k = 0; k < q->n; k++) {
+			const struct ws_request_part *p = &rq->pool[q->off + k];
+			struct reason_acc *r =
+				ws_table_get(&rq->reasons, (uint64_t)(uintptr_t)p->what);
+
+			/* (every stored part's reason has its number, but after ENOMEM) */
+			if (!r || !r->idx || bucket_add(rq, b, r->idx, p->ns))
+				return -ENOMEM;
+		}
+	}
+	free(rq->reqs);
+	free(rq->pool);
+	rq->reqs = NULL;
+	rq->pool = NULL;
+	rq->nreqs = rq->reqs_cap = rq->npool = rq->pool_cap = 0;
+	return 0;
+}
+
+/* Its latency and parts into the totals, where the summary finds them again. */
 static void store(struct ws_requests *rq, const struct ws_request *req)
 {
-	if (ws_grow((void **)&rq->reqs, &rq->reqs_cap, rq->nreqs + 1, sizeof(*rq->reqs)) ||
-	    ws_grow((void **)&rq->pool, &rq->pool_cap, rq->npool + req->nparts,
-		    sizeof(*rq->pool))) {
+	uint64_t dur = req->end - req->start;
+	size_t b = 0;
+
+	if (!rq->hist && rq->nreqs == REQUESTS_EXACT && to_histogram(rq)) {
 		rq->err = -ENOMEM;
 		return;
 	}
-	rq->reqs[rq->nreqs++] = (struct stored_request){ .dur = req->end - req->start,
-							 .off = rq->npool,
-							 .n = (uint32_t)req->nparts };
+	rq->count++;
+	rq->total += dur;
+	if (dur > rq->max)
+		rq->max = dur;
+	if (rq->hist) {
+		b = ws_lenhist_bucket(dur);
+		rq->hist[b]++;
+		rq->hist_ns[b] += dur;
+	} else if (ws_grow((void **)&rq->reqs, &rq->reqs_cap, rq->nreqs + 1, sizeof(*rq->reqs)) ||
+		   ws_grow((void **)&rq->pool, &rq->pool_cap, rq->npool + req->nparts,
+			   sizeof(*rq->pool))) {
+		rq->err = -ENOMEM;
+		return;
+	} else {
+		rq->reqs[rq->nreqs++] = (struct stored_request){ .dur = dur,
+								 .off = rq->npool,
+								 .n = (uint32_t)req->nparts };
+	}
 	for (int i = 0; i < req->nparts; i++) {
+		const struct ws_request_part *p = &req->parts[i];
 		struct reason_acc *r =
-			ws_table_put(&rq->reasons, (uint64_t)(uintptr_t)req->parts[i].what, NULL);
+			ws_table_put(&rq->reasons, (uint64_t)(uintptr_t)p->what, NULL);
 
-		rq->pool[rq->npool++] = req->parts[i];
-		if (!r) {
+		if (!rq->hist)
+			rq->pool[rq->npool++] = *p;
+		if (!r || (!r->idx && reason_number(rq, r, p->what))) {
 			rq->err = -ENOMEM;
 			continue;
 		}
-		r->ns += req->parts[i].ns;
+		r->ns += p->ns;
 		r->requests++;
+		if (rq->hist && bucket_add(rq, b, r->idx, p->ns))
+			rq->err = -ENOMEM;
 	}
 }
 

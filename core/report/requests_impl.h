@@ -16,11 +16,21 @@ struct stored_request {
 	uint32_t n;
 };
 
+/*
+ * The first REQUESTS_EXACT requests are kept (a latency and its parts' names each): exact
+ * percentiles and slowest tenth. Past that, an attach left on would grow by a megabyte a second
+ * on a busy database: the latencies go into a log histogram (lenhist.h: percentiles within
+ * 1.6%) and each reason's time into its latency's bucket (the slowest tenth then counted in
+ * whole buckets), and the memory stops growing.
+ */
+#define REQUESTS_EXACT 65536
+
 /* A reason's totals: the value of rq->reasons, keyed by its interned name. */
 struct reason_acc {
 	uint64_t ns, slowest_ns, requests;
 	uint64_t example_ns;
 	char *example;
+	uint32_t idx; /* its number in rq->reason_names, from 1; 0 before its first request */
 };
 
 struct ws_requests {
@@ -38,13 +48,20 @@ struct ws_requests {
 	uint64_t own_cpu;
 	struct ws_chain chain; /* a wait of it, walked */
 
-	/* every request's latency and parts */
+	/* every request's latency and parts, until REQUESTS_EXACT of them */
 	struct stored_request *reqs;
 	size_t nreqs, reqs_cap;
 	struct ws_request_part *pool;
 	size_t npool, pool_cap;
-	struct ws_table reasons; /* interned name -> struct reason_acc */
-	struct ws_request *slow; /* the slowest, longest first, parts their own */
+	/* past them: WS_LENHIST_BUCKETS counts and latency sums (NULL before), and each reason's
+	 * time per bucket: (bucket + 1) << 32 | its idx -> ns (uint64_t) */
+	uint64_t *hist, *hist_ns;
+	struct ws_table by_bucket;
+	const char **reason_names; /* by idx - 1 */
+	size_t nreason_names, reason_names_cap;
+	uint64_t count, total, max; /* every request */
+	struct ws_table reasons;    /* interned name -> struct reason_acc */
+	struct ws_request *slow;    /* the slowest, longest first, parts their own */
 	int nslow;
 	uint64_t incomplete, unanswered, client_calls, unknown_role, filtered;
 

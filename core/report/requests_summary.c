@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lenhist.h"
 #include "requests_impl.h"
 
 static int by_u64(const void *a, const void *b)
@@ -30,17 +31,59 @@ static uint64_t percentile(const uint64_t *v, size_t n, unsigned p)
 	return n ? v[rank ? rank - 1 : 0] : 0;
 }
 
-/* Each reason's time in the slowest tenth of the requests (ties at its edge included). */
-static uint64_t slowest_tenth(struct ws_requests *rq, uint64_t edge)
+static void slowest_clear(struct ws_requests *rq)
 {
-	uint64_t total = 0;
-
 	for (size_t i = 0; i < rq->reasons.cap; i++) {
 		struct reason_acc *r = ws_table_at(&rq->reasons, i);
 
 		if (r)
 			r->slowest_ns = 0;
 	}
+}
+
+/*
+ * Past REQUESTS_EXACT: each reason's time in the slowest tenth, from the buckets above the one
+ * holding the tenth's fastest request, and that bucket's share the tenth takes of its requests
+ * (they are within 3% of each other in length: its reasons are taken in that share).
+ */
+static uint64_t slowest_buckets(struct ws_requests *rq, uint64_t n)
+{
+	uint64_t want = (n + 9) / 10, above = 0;
+	size_t edge = ws_lenhist_bucket_of_rank(rq->hist, n - want + 1);
+	double total = 0, share;
+
+	slowest_clear(rq);
+	for (size_t b = edge + 1; b < WS_LENHIST_BUCKETS; b++) {
+		above += rq->hist[b];
+		total += (double)rq->hist_ns[b];
+	}
+	share = rq->hist[edge] && want > above ? (double)(want - above) / rq->hist[edge] : 0;
+	if (share > 1)
+		share = 1;
+	total += share * (double)rq->hist_ns[edge];
+	for (size_t i = 0; i < rq->by_bucket.cap; i++) {
+		uint64_t *ns = ws_table_at(&rq->by_bucket, i), key;
+		struct reason_acc *r;
+
+		if (!ns)
+			continue;
+		key = ws_table_key_of(ns);
+		if ((key >> 32) - 1 < edge || (uint32_t)key - 1 >= rq->nreason_names)
+			continue;
+		r = ws_table_get(&rq->reasons,
+				 (uint64_t)(uintptr_t)rq->reason_names[(uint32_t)key - 1]);
+		if (r)
+			r->slowest_ns += (key >> 32) - 1 == edge ? (uint64_t)(share * *ns) : *ns;
+	}
+	return (uint64_t)total;
+}
+
+/* Each reason's time in the slowest tenth of the requests (ties at its edge included). */
+static uint64_t slowest_tenth(struct ws_requests *rq, uint64_t edge)
+{
+	uint64_t total = 0;
+
+	slowest_clear(rq);
 	for (size_t i = 0; i < rq->nreqs; i++) {
 		const struct stored_request *s = &rq->reqs[i];
 
@@ -61,10 +104,11 @@ static uint64_t slowest_tenth(struct ws_requests *rq, uint64_t edge)
 
 int ws_requests_summary(struct ws_requests *rq, struct ws_requests_summary *s)
 {
-	size_t n = rq->nreqs, k = 0;
+	size_t n = rq->hist ? 0 : rq->nreqs, k = 0;
 
 	memset(s, 0, sizeof(*s));
-	s->count = n;
+	s->count = rq->count;
+	s->total_ns = rq->total;
 	s->connections = rq->conns_seen;
 	s->processes = rq->pids.live;
 	s->incomplete = rq->incomplete;
@@ -81,18 +125,25 @@ int ws_requests_summary(struct ws_requests *rq, struct ws_requests_summary *s)
 		malloc(sizeof(*rq->sum_reasons) * (rq->reasons.live ? rq->reasons.live : 1));
 	if (!rq->sorted || !rq->sum_reasons)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		rq->sorted[i] = rq->reqs[i].dur;
-		s->total_ns += rq->reqs[i].dur;
+	if (rq->hist) {
+		s->p50 = ws_lenhist_percentile(rq->hist, rq->count, 50, rq->max);
+		s->p90 = ws_lenhist_percentile(rq->hist, rq->count, 90, rq->max);
+		s->p99 = ws_lenhist_percentile(rq->hist, rq->count, 99, rq->max);
+		s->max = rq->max;
+		s->slowest_total_ns = slowest_buckets(rq, rq->count);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			rq->sorted[i] = rq->reqs[i].dur;
+		if (n)
+			qsort(rq->sorted, n, sizeof(*rq->sorted), by_u64);
+		s->p50 = percentile(rq->sorted, n, 50);
+		s->p90 = percentile(rq->sorted, n, 90);
+		s->p99 = percentile(rq->sorted, n, 99);
+		s->max = n ? rq->sorted[n - 1] : 0;
+		/* the slowest tenth: at least one request */
+		s->slowest_total_ns =
+			slowest_tenth(rq, n ? rq->sorted[n - (n + 9) / 10] : UINT64_MAX);
 	}
-	if (n)
-		qsort(rq->sorted, n, sizeof(*rq->sorted), by_u64);
-	s->p50 = percentile(rq->sorted, n, 50);
-	s->p90 = percentile(rq->sorted, n, 90);
-	s->p99 = percentile(rq->sorted, n, 99);
-	s->max = n ? rq->sorted[n - 1] : 0;
-	/* the slowest tenth: at least one request */
-	s->slowest_total_ns = slowest_tenth(rq, n ? rq->sorted[n - (n + 9) / 10] : UINT64_MAX);
 	for (size_t i = 0; i < rq->reasons.cap; i++) {
 		struct reason_acc *r = ws_table_at(&rq->reasons, i);
 

@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "report/report_impl.h"
 #include "report/requests.h"
+#include "report/requests_impl.h"
 
 #define MS GRAPH_TEST_MS
 #define PID GRAPH_TEST_PID
@@ -26,10 +27,13 @@ static struct ws_requests *rq;
 static struct ws_request got[8];
 static struct ws_request_part got_parts[8][16];
 static int ngot;
+static bool totals_only; /* many requests: only the totals are looked at */
 
 static void on_request(void *ctx, const struct ws_request *q)
 {
 	(void)ctx;
+	if (totals_only)
+		return;
 	cr_assert_lt(ngot, 8);
 	cr_assert_leq(q->nparts, 16);
 	got[ngot] = *q;
@@ -48,6 +52,7 @@ static void begin(void)
 				       .top = 3 };
 
 	ngot = 0;
+	totals_only = false;
 	g = ws_graph_new(&gops, 1 * MS, 10000 * MS, 0);
 	cr_assert_not_null(g);
 	rq = ws_requests_new(g, &ops);
@@ -408,4 +413,68 @@ Test(requests, json_line_is_the_formatted_one)
 	cr_assert_str_eq(got_text, want_text);
 	free(got_text);
 	free(want_text);
+}
+
+/*
+ * Past REQUESTS_EXACT requests the totals stop growing (a histogram): the count, total and max
+ * stay exact, the percentiles within 1/64 of the exact nearest rank, the slowest tenth within
+ * its edge bucket. 100,000 requests of i * 1000 + 7 ns (i = 1..100,000), one connection.
+ */
+Test(requests, past_the_exact_ones_the_totals_are_a_histogram)
+{
+	const uint64_t n = 100000;
+	uint64_t t = 1000 * MS, total = 0, top = 0, t50 = 50000 * 1000ULL + 7,
+		 t90 = 90000 * 1000ULL + 7, t99 = 99000 * 1000ULL + 7;
+	struct ws_requests_summary s;
+	struct ws_sock_io io = { .sz = sizeof(io),
+				 .sock = SOCK,
+				 .tid = 7,
+				 .pid = PID,
+				 .bytes = 10,
+				 .proto = WS_SOCK_TCP,
+				 .role = WS_SOCK_SERVER,
+				 .local = "127.0.0.1:5432",
+				 .peer = "127.0.0.1:40000" };
+
+	totals_only = true;
+	for (uint64_t i = 1; i <= n; i++) {
+		uint64_t dur = i * 1000 + 7;
+
+		io.ts = t;
+		io.dir = WS_SOCK_RECV;
+		ws_requests_io(rq, &io);
+		io.ts = t + dur;
+		io.dir = WS_SOCK_SEND;
+		ws_requests_io(rq, &io);
+		t += dur + 1000;
+		total += dur;
+		if (i > n - n / 10)
+			top += dur;
+	}
+	ws_requests_end(rq);
+	cr_expect(rq->hist && rq->nreqs == 0 && !rq->reqs,
+		  "the requests are no longer kept one by one");
+	cr_assert_eq(ws_requests_summary(rq, &s), 0);
+	cr_expect_eq(s.count, n);
+	cr_expect_eq(s.total_ns, total);
+	cr_expect_eq(s.max, n * 1000 + 7);
+	cr_expect_leq(s.p50 > t50 ? s.p50 - t50 : t50 - s.p50, t50 / 64, "p50 %lu",
+		      (unsigned long)s.p50);
+	cr_expect_leq(s.p90 > t90 ? s.p90 - t90 : t90 - s.p90, t90 / 64, "p90 %lu",
+		      (unsigned long)s.p90);
+	cr_expect_leq(s.p99 > t99 ? s.p99 - t99 : t99 - s.p99, t99 / 64, "p99 %lu",
+		      (unsigned long)s.p99);
+	/* the edge bucket's share of its requests: within its width */
+	cr_expect_leq(s.slowest_total_ns > top ? s.slowest_total_ns - top
+					       : top - s.slowest_total_ns,
+		      top / 64, "slowest %lu, true %lu", (unsigned long)s.slowest_total_ns,
+		      (unsigned long)top);
+	/* no timeline: each request one part, its whole latency, so the shares are whole */
+	cr_assert_eq(s.nreasons, 1);
+	cr_expect_eq(s.reasons[0].ns, total);
+	cr_expect_leq(s.reasons[0].slowest_ns > s.slowest_total_ns
+			      ? s.reasons[0].slowest_ns - s.slowest_total_ns
+			      : s.slowest_total_ns - s.reasons[0].slowest_ns,
+		      1, "the reason's slowest %lu", (unsigned long)s.reasons[0].slowest_ns);
+	cr_expect_eq(s.reasons[0].requests, n);
 }

@@ -186,6 +186,10 @@ enum ws_claim_strength {
  * @root:      the chain ends here even if @woken_by is set (e.g. "untraced").
  * @evidence:  why the claim holds, in a few words a person can check.
  * @fields:    extra keys for JSON, in order ("addr", "dev", "sector", ...).
+ *
+ * A claim the core hands back (describe, resource, root_label) is its stored copy: the
+ * fields past @nfields and the reserved words are not there. Read fields with
+ * ws_claim_field() and its kin, and never copy the struct whole.
  */
 struct ws_claim {
 	size_t sz;
