@@ -65,11 +65,11 @@ static void end(void)
 	ws_graph_free(g);
 }
 
-/* Thread 7 (srv) on @sock: a receive of @bytes (0: the peer's end) or a send, at @ms. */
-static void io_at(uint64_t ms, uint64_t sock, uint32_t dir, uint64_t bytes, uint32_t role)
+/* Thread 7 (srv) on @sock: a receive of @bytes (0: the peer's end) or a send, at @ns. */
+static void io_ns(uint64_t ns, uint64_t sock, uint32_t dir, uint64_t bytes, uint32_t role)
 {
 	struct ws_sock_io io = { .sz = sizeof(io),
-				 .ts = ms * MS,
+				 .ts = ns,
 				 .sock = sock,
 				 .tid = 7,
 				 .pid = PID,
@@ -81,6 +81,11 @@ static void io_at(uint64_t ms, uint64_t sock, uint32_t dir, uint64_t bytes, uint
 				 .peer = "127.0.0.1:40000" };
 
 	ws_requests_io(rq, &io);
+}
+
+static void io_at(uint64_t ms, uint64_t sock, uint32_t dir, uint64_t bytes, uint32_t role)
+{
+	io_ns(ms * MS, sock, dir, bytes, role);
 }
 
 static void io(uint64_t ms, uint32_t dir, uint64_t bytes)
@@ -426,26 +431,13 @@ Test(requests, past_the_exact_ones_the_totals_are_a_histogram)
 	uint64_t t = 1000 * MS, total = 0, top = 0, t50 = 50000 * 1000ULL + 7,
 		 t90 = 90000 * 1000ULL + 7, t99 = 99000 * 1000ULL + 7;
 	struct ws_requests_summary s;
-	struct ws_sock_io io = { .sz = sizeof(io),
-				 .sock = SOCK,
-				 .tid = 7,
-				 .pid = PID,
-				 .bytes = 10,
-				 .proto = WS_SOCK_TCP,
-				 .role = WS_SOCK_SERVER,
-				 .local = "127.0.0.1:5432",
-				 .peer = "127.0.0.1:40000" };
 
 	totals_only = true;
 	for (uint64_t i = 1; i <= n; i++) {
 		uint64_t dur = i * 1000 + 7;
 
-		io.ts = t;
-		io.dir = WS_SOCK_RECV;
-		ws_requests_io(rq, &io);
-		io.ts = t + dur;
-		io.dir = WS_SOCK_SEND;
-		ws_requests_io(rq, &io);
+		io_ns(t, SOCK, WS_SOCK_RECV, 10, WS_SOCK_SERVER);
+		io_ns(t + dur, SOCK, WS_SOCK_SEND, 10, WS_SOCK_SERVER);
 		t += dur + 1000;
 		total += dur;
 		if (i > n - n / 10)
