@@ -138,10 +138,16 @@ static int bucket_add(struct ws_requests *rq, size_t b, uint32_t idx, uint64_t n
 /* REQUESTS_EXACT requests kept: from now on, the histogram, those first (see there). */
 static int to_histogram(struct ws_requests *rq)
 {
-	rq->hist = calloc(WS_LENHIST_BUCKETS, sizeof(*rq->hist));
-	rq->hist_ns = calloc(WS_LENHIST_BUCKETS, sizeof(*rq->hist_ns));
-	if (!rq->hist || !rq->hist_ns)
+	uint64_t *hist = calloc(WS_LENHIST_BUCKETS, sizeof(*hist)),
+		 *hist_ns = calloc(WS_LENHIST_BUCKETS, sizeof(*hist_ns));
+
+	if (!hist || !hist_ns) {
+		free(hist);
+		free(hist_ns);
 		return -ENOMEM;
+	}
+	rq->hist = hist;
+	rq->hist_ns = hist_ns;
 	for (size_t i = 0; i < rq->nreqs; i++) {
 		const struct stored_request *q = &rq->reqs[i];
 		size_t b = ws_lenhist_bucket(q->dur);

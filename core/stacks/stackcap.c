@@ -33,6 +33,7 @@ struct unwinder_slot {
 	uint64_t used;
 	struct ws_unwinder *u;
 	uint64_t exe_dev, exe_ino; /* the program it was made for (an exec changes it) */
+	bool from_snapshot;	   /* made from the maps last read, its process gone */
 };
 
 struct ws_stackcap {
@@ -189,12 +190,43 @@ static struct ws_unwinder *unwinder_of(struct ws_stackcap *sc, uint32_t pid)
 		if (!ws_symbols_set_maps(sc->syms, pid, sn.text))
 			ws_mapsnap_syms_have(sc->maps, pid);
 		free(sn.text);
+		victim->from_snapshot = true;
 	}
 	victim->pid = pid;
 	victim->used = ++sc->clock;
 	victim->exe_dev = dev;
 	victim->exe_ino = ino;
 	return victim->u;
+}
+
+/*
+ * @pid's unwinder made again from its last maps snapshot, when the one made while it lived
+ * could not unwind a stack and it has exited since; NULL when there is nothing better to try.
+ * Under load every stack of a short program came out "could not be unwound" this way: its
+ * unwinder was made while it ran, asked only after it exited, and failed to find a single
+ * module's file then (libdwfl); one made from the snapshot, as for a process found gone
+ * (unwinder_of), unwinds them.
+ */
+static struct ws_unwinder *unwinder_again(struct ws_stackcap *sc, uint32_t pid)
+{
+	struct unwinder_slot *s = NULL;
+	struct ws_mapsnap_copy sn;
+	struct ws_unwinder *u = NULL;
+
+	for (int i = 0; i < UNWINDERS && !s; i++)
+		if (sc->slots[i].u && sc->slots[i].pid == pid)
+			s = &sc->slots[i];
+	if (!s || s->from_snapshot || live_maps(pid))
+		return NULL;
+	if (ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text || ws_unwinder_new(pid, sn.text, &u)) {
+		free(sn.text);
+		return NULL;
+	}
+	free(sn.text);
+	ws_unwinder_free(s->u);
+	s->u = u;
+	s->from_snapshot = true;
+	return u;
 }
 
 static void regs_of(const struct ws_rec_stack_raw *r, struct ws_uregs *u)
@@ -403,8 +435,15 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 		struct ws_ustack us = { .addr = r->uregs.sp, .data = r->ustack, .len = r->ulen };
 		struct ws_uregs regs;
 
+		bool unwound;
+
 		regs_of(r, &regs);
-		if (u && !ws_unwind(u, r->tid, &regs, &us, &o, &res)) {
+		unwound = u && !ws_unwind(u, r->tid, &regs, &us, &o, &res);
+		if (!unwound && u && (u = unwinder_again(sc, r->pid)) != NULL) {
+			res = (struct ws_unwind_result){ .frames = uf };
+			unwound = !ws_unwind(u, r->tid, &regs, &us, &o, &res);
+		}
+		if (unwound) {
 			st.ustop = res.stop + 1;
 			err = user_frames(sc, r->pid, uf, res.n, fr, &n);
 		} else {

@@ -11,7 +11,8 @@ if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: needs root"; exit 77
 fi
 work=$(mktemp -d /tmp/whyslow-cxx.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
+ok=0
+trap '[ $ok = 1 ] && rm -rf "$work" || echo "work directory kept: $work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$WHYSLOW" run --format json -o "$work/out.jsonl" --perfetto "$work/trace.json" -- "$PROG" ||
@@ -28,19 +29,24 @@ import json, sys
 work = sys.argv[1]
 NAME, MANGLED = "ns::Worker<int>::wait_for_lock()", "_ZN2ns6WorkerIiE13wait_for_lockEv"
 
-def worker_stack(path):
+def worker_link(path):
     objs = [json.loads(l) for l in open(path) if l.strip()]
     links = [l for o in objs if o["type"] == "chain" for l in o["links"]
              if l["comm"] == "cxx-worker" and l["kind"] == "futex" and "stack" in l]
     assert links, "%s: no futex link of cxx-worker with a stack" % path
-    return links[0]["stack"]
+    summary = [o for o in objs if o["type"] == "summary"]
+    return links[0], summary[0] if summary else {}
 
 for path in (work + "/out.jsonl", work + "/rec.jsonl"):
-    stack = worker_stack(path)
+    link, summary = worker_link(path)
+    stack = link["stack"]
     user = [f for f in stack if not f["kernel"]]
     print("  %s: %s" % (path.rsplit("/", 1)[1], " <- ".join(str(f["sym"]) for f in user[:5])))
     mine = [f for f in user if f["sym"] == NAME]
-    assert mine, "%s: %s is not in the worker's stack" % (path, NAME)
+    # what the run said of the missing frames, to tell a loss it reported from a bug
+    assert mine, "%s: %s is not in the worker's stack (stack_missing %r; summary %s)" % (
+        path, NAME, link.get("stack_missing"),
+        {k: v for k, v in summary.items() if "stack" in k or "lost" in k or "unseen" in k})
     assert all(f.get("mangled") == MANGLED for f in mine), "%s: %s" % (path, mine)
     raw = [f["sym"] for f in user if (f["sym"] or "").startswith("_Z")]
     assert not raw, "%s: frames left mangled: %s" % (path, raw)
@@ -55,3 +61,4 @@ trace = open(work + "/trace.json").read()
 assert NAME.replace('"', '\\"') in trace, "the Perfetto export does not name %s" % NAME
 print("PASS: %s demangled in JSON (live and recorded), text, folded and Perfetto" % NAME)
 PY
+ok=1
