@@ -20,8 +20,9 @@ struct stored_request {
  * The first REQUESTS_EXACT requests are kept (a latency and its parts' names each): exact
  * percentiles and slowest tenth. Past that, an attach left on would grow by a megabyte a second
  * on a busy database: the latencies go into a log histogram (lenhist.h: percentiles within
- * 1.6%) and each reason's time into its latency's bucket (the slowest tenth then counted in
- * whole buckets), and the memory stops growing.
+ * 1.6%) and each reason's time into its latency's bucket (the slowest tenth then read from
+ * the buckets above its edge, and the edge bucket in the share it takes), and the memory stops
+ * growing.
  */
 #define REQUESTS_EXACT 65536
 

@@ -150,6 +150,22 @@ static bool live_maps(uint32_t pid)
 	return some;
 }
 
+/* An unwinder for @pid from its last maps snapshot (its symbols given them too), or NULL. */
+static struct ws_unwinder *snapshot_unwinder(struct ws_stackcap *sc, uint32_t pid)
+{
+	struct ws_unwinder *u = NULL;
+	struct ws_mapsnap_copy sn;
+
+	if (ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text || ws_unwinder_new(pid, sn.text, &u)) {
+		free(sn.text);
+		return NULL;
+	}
+	if (!ws_symbols_set_maps(sc->syms, pid, sn.text))
+		ws_mapsnap_syms_have(sc->maps, pid);
+	free(sn.text);
+	return u;
+}
+
 static struct ws_unwinder *unwinder_of(struct ws_stackcap *sc, uint32_t pid)
 {
 	struct unwinder_slot *victim = &sc->slots[0];
@@ -180,16 +196,8 @@ static struct ws_unwinder *unwinder_of(struct ws_stackcap *sc, uint32_t pid)
 	/* a process that has exited (a zombie too: its maps read empty) unwinds with its last
 	 * snapshot, for the unwinder and for the names */
 	if (!live_maps(pid) || ws_unwinder_new(pid, NULL, &victim->u)) {
-		struct ws_mapsnap_copy sn;
-
-		if (ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text ||
-		    ws_unwinder_new(pid, sn.text, &victim->u)) {
-			free(sn.text);
+		if (!(victim->u = snapshot_unwinder(sc, pid)))
 			return NULL;
-		}
-		if (!ws_symbols_set_maps(sc->syms, pid, sn.text))
-			ws_mapsnap_syms_have(sc->maps, pid);
-		free(sn.text);
 		victim->from_snapshot = true;
 	}
 	victim->pid = pid;
@@ -210,19 +218,13 @@ static struct ws_unwinder *unwinder_of(struct ws_stackcap *sc, uint32_t pid)
 static struct ws_unwinder *unwinder_again(struct ws_stackcap *sc, uint32_t pid)
 {
 	struct unwinder_slot *s = NULL;
-	struct ws_mapsnap_copy sn;
-	struct ws_unwinder *u = NULL;
+	struct ws_unwinder *u;
 
 	for (int i = 0; i < UNWINDERS && !s; i++)
 		if (sc->slots[i].u && sc->slots[i].pid == pid)
 			s = &sc->slots[i];
-	if (!s || s->from_snapshot || live_maps(pid))
+	if (!s || s->from_snapshot || live_maps(pid) || !(u = snapshot_unwinder(sc, pid)))
 		return NULL;
-	if (ws_mapsnap_get(sc->maps, pid, &sn) || !sn.text || ws_unwinder_new(pid, sn.text, &u)) {
-		free(sn.text);
-		return NULL;
-	}
-	free(sn.text);
 	ws_unwinder_free(s->u);
 	s->u = u;
 	s->from_snapshot = true;
@@ -434,7 +436,6 @@ static int resolve(struct ws_stackcap *sc, const struct ws_rec_hdr *rec, struct 
 		struct ws_unwind_result res = { .frames = uf };
 		struct ws_ustack us = { .addr = r->uregs.sp, .data = r->ustack, .len = r->ulen };
 		struct ws_uregs regs;
-
 		bool unwound;
 
 		regs_of(r, &regs);
