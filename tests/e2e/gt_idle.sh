@@ -11,7 +11,9 @@ if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: needs root"; exit 77
 fi
 work=$(mktemp -d /tmp/whyslow-idle.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
+ok=0
+# a failure keeps its recordings: the flakes this test has had were read from them
+trap '[ $ok = 1 ] && rm -rf "$work" || echo "work directory kept: $work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # A run where the kernel did not report some thread's return to the CPU (the summary's
@@ -43,15 +45,22 @@ def first_call(c):
 def show(rs):
     return "; ".join("%s %s %dms" % (r["comm"], "<".join(r["kinds"]), r["total_ns"] // 10**6) for r in rs[:5])
 
+# A parked wait: the server's wait for a request in epoll_wait, the worker's for a job on its
+# condvar. Their other waits are not parked: on a busy machine a read of a request whose client
+# waited for a CPU, or a wait for a CPU itself, can pass the resolution and is rightly ranked.
+PARKED_IN = {"gt-srv": "epoll_wait", "gt-worker": "futex"}
+def parked(c):
+    return PARKED_IN.get(c["comm"], "-") == first_call(c)
+
 # --- idle: the server's and the worker's waits are idle, not ranked -------------------------------
 chains, reasons, summ, cp = load("idle.jsonl")
 assert not any(c["idle"] for c in chains), "an idle chain was ranked without --include-idle"
-parked = [c for c in chains if c["comm"] in ("gt-srv", "gt-worker")]
-assert not parked, "idle server waits ranked: %s" % json.dumps(parked[0])[:300]
+ranked = [c for c in chains if parked(c)]
+assert not ranked, "idle server waits ranked: %s" % json.dumps(ranked[0])[:300]
 assert summ["idle_included"] is False
 assert summ["idle_waits"] >= 12 and summ["idle_ns"] >= 1.2e9, \
     "idle waits not counted: %d waits, %d ns" % (summ["idle_waits"], summ["idle_ns"])
-assert reasons and reasons[0]["comm"] not in ("gt-srv", "gt-worker"), \
+assert reasons and reasons[0]["comm"] not in PARKED_IN, \
     "an idle wait tops the report: %s" % show(reasons)
 assert cp, "the critical path is gone from the report of a run"
 
@@ -82,7 +91,12 @@ PY
 # the text report says what it left out, and ranks no idle wait
 grep -q "^  Idle: [0-9]* waits, .* that nobody was working to end (not ranked; --include-idle shows them)" \
 	"$work/idle.txt" || { cat "$work/idle.txt"; fail "text: no Idle line in the summary"; }
-sed -n '/^Reasons/,/^$/p' "$work/idle.txt" | grep -q "gt-srv\|gt-worker" &&
-	{ cat "$work/idle.txt"; fail "text: an idle wait among the reasons"; }
+# a reason shows its longest wait first: "22:47:50.709 — tid N (gt-srv) blocked 155ms on ..., in
+# epoll_wait(...)"; the threads named further on (its chain's links, a CPU's holders) are not
+# what it ranks
+ranked=$(sed -n '/^Reasons/,/^$/p' "$work/idle.txt" |
+	grep -E '^ +[0-9:.]+ — tid [0-9]+ (\(gt-srv\) blocked .*, in epoll_wait\(|\(gt-worker\) blocked .*, in futex)')
+[ -z "$ranked" ] || { cat "$work/idle.txt"; fail "text: an idle wait among the reasons: $ranked"; }
 echo "PASS: text report: idle waits counted, not ranked"
+ok=1
 exit 0
