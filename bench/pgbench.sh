@@ -35,7 +35,7 @@
 #             over one more traced round ($OUT/reader.perf, reader.perf.txt). LATE_S=S (< OVH_T)
 #             also measures the last S seconds of each round alone ($OUT/late.tsv): tps, the
 #             reader's CPU and BPF time once its history has filled ($OUT/reader_cpu.tsv: its CPU
-#             while pgbench ran, and its peak RSS). KEEP_DATA=1 keeps
+#             while pgbench ran, its peak RSS and its minor page faults). KEEP_DATA=1 keeps
 #             attach's recording in $OUT; ATTACH_ARGS="-c my.ini" gives mode attach options.
 # Needs: PostgreSQL 15 from Debian (apt-get install -y postgresql postgresql-contrib; the script
 # installs it when missing and says so). Output: $OUT (default a new /tmp/whyslow-pgbench-out.*),
@@ -212,8 +212,11 @@ overhead() {
 # traced round under `perf record -g` of whyslow alone leaves $OUT/reader.perf.txt.
 idle_secs() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / {printf "%.2f", ($5+$6)/hz}' /proc/stat; } # the machine's idle+iowait
 bpf_ns() { prog_stats | awk '{t+=$3} END {printf "%.3f", t/1e9}'; }
+# a process's minor page faults so far, all its threads' (each one a trap into the kernel, zeroing
+# a page, 4 KiB or 2 MiB)
+minor_faults() { awk '{print $10}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 breakdown() {
-	local r c i tps cpu pg0 pg1 b0 b1 st c0 c1 mid_pid hwm
+	local r c i tps cpu pg0 pg1 b0 b1 st c0 c1 mid_pid hwm f0 f1
 	local order=(${BREAKDOWN_CONFIGS:-untraced traced}) old n
 	old=$(sysctl -n kernel.bpf_stats_enabled)
 	n=${#order[@]}
@@ -231,8 +234,8 @@ breakdown() {
 	sysctl -qw kernel.bpf_stats_enabled=1
 	printf 'config\ttps\tload\twhyslow_cpu\tround\tidle_s\tbpf_s\tcs\tmigrations\n' >"$OUT/breakdown.tsv"
 	printf 'config\tround\tprogram\truns\tseconds\tns_per_run\n' >"$OUT/programs.tsv"
-	printf 'config\tround\tcpu_at_start\tcpu_at_end\tpeak_rss_kb\n' >"$OUT/reader_cpu.tsv"
-	[ "$LATE_S" -gt 0 ] && printf 'config\ttps_late\t-\twhyslow_cpu_late\tround\tbpf_s_late\tprogress_lines\n' >"$OUT/late.tsv"
+	printf 'config\tround\tcpu_at_start\tcpu_at_end\tpeak_rss_kb\tminor_faults\n' >"$OUT/reader_cpu.tsv"
+	[ "$LATE_S" -gt 0 ] && printf 'config\ttps_late\t-\twhyslow_cpu_late\tround\tbpf_s_late\tprogress_lines\tminor_faults_late\n' >"$OUT/late.tsv"
 	pg_start || exit 1
 	for ((r = 0; r < ROUNDS; r++)); do
 		for ((i = 0; i < n; i++)); do
@@ -265,12 +268,12 @@ breakdown() {
 			esac
 			[ -n "$TRACER_PID" ] && b0=$(bpf_ns) && prog_stats >"$WORK/progs0"
 			pg0=$(idle_secs)
-			c0=- c1=- hwm=-
-			[ -n "$TRACER_PID" ] && c0=$(cpu_secs "$TRACER_PID")
+			c0=- c1=- hwm=- f0=0 f1=0
+			[ -n "$TRACER_PID" ] && c0=$(cpu_secs "$TRACER_PID") && f0=$(minor_faults "$TRACER_PID")
 			# the last $LATE_S seconds of the run alone: past the reader's first fill of its
 			# history, as an always-on tracer runs (pgbench -P prints each 5 s's tps)
 			if [ "$LATE_S" -gt 0 ]; then
-				( sleep $((OVH_T - LATE_S)); { date +%s.%N; [ -n "$TRACER_PID" ] && cpu_secs "$TRACER_PID" && echo && bpf_ns; } >"$WORK/mid" ) &
+				( sleep $((OVH_T - LATE_S)); { date +%s.%N; [ -n "$TRACER_PID" ] && cpu_secs "$TRACER_PID" && echo && bpf_ns && echo && minor_faults "$TRACER_PID"; } >"$WORK/mid" ) &
 				mid_pid=$!
 			fi
 			perf stat -a -x, -e context-switches,cpu-migrations -o "$WORK/stat.csv" -- \
@@ -286,6 +289,7 @@ breakdown() {
 				cpu=$(cpu_secs "$TRACER_PID")
 				c1=$cpu
 				hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$TRACER_PID/status")
+				f1=$(minor_faults "$TRACER_PID")
 				kill -INT "$TRACER_PID"; wait "$TRACER_PID"; TRACER_PID=
 			fi
 			[ -n "$tps" ] || die "breakdown: round $r ($c) gave no tps"
@@ -294,16 +298,17 @@ breakdown() {
 				"$(awk -v a="$pg0" -v b="$pg1" 'BEGIN {printf "%.2f", b-a}')" \
 				"$(awk -v a="$b0" -v b="$b1" 'BEGIN {printf "%.3f", b-a}')" "$st" | tee -a "$OUT/breakdown.tsv"
 			# whyslow's CPU while pgbench ran: its start-up left out
-			printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$r" "$c0" "$c1" "$hwm" >>"$OUT/reader_cpu.tsv"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$r" "$c0" "$c1" "$hwm" $((f1 - f0)) >>"$OUT/reader_cpu.tsv"
 			if [ "$LATE_S" -gt 0 ]; then
 				wait "$mid_pid"
 				# tps of the progress lines past OVH_T - LATE_S; the reader's CPU and BPF time then
-				awk -v c="$c" -v r="$r" -v from=$((OVH_T - LATE_S)) -v c1="$c1" -v b1="$b1" '
+				awk -v c="$c" -v r="$r" -v from=$((OVH_T - LATE_S)) -v c1="$c1" -v b1="$b1" -v f1="$f1" '
 					FILENAME ~ /mid$/ {m[FNR] = $1; next}
 					/^progress:/ && $2 + 0 > from {t += $4; n++}
-					END {printf "%s\t%.1f\t-\t%s\t%s\t%s\t%d\n", c, n ? t / n : 0,
+					END {printf "%s\t%.1f\t-\t%s\t%s\t%s\t%d\t%s\n", c, n ? t / n : 0,
 						(m[2] == "" ? "-" : sprintf("%.2f", c1 - m[2])), r,
-						(m[3] == "" ? "-" : sprintf("%.3f", b1 - m[3])), n}' \
+						(m[3] == "" ? "-" : sprintf("%.3f", b1 - m[3])), n,
+						(m[4] == "" ? "-" : f1 - m[4])}' \
 					"$WORK/mid" "$WORK/pgb.out" >>"$OUT/late.tsv"
 			fi
 		done

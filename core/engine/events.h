@@ -61,6 +61,12 @@ struct ws_switch {
 	struct ws_short_waits next_short; /* next's periods not reported one by one */
 	bool prev_out_later; /* prev's switch-out is reported later (late switch-out), not here */
 	/*
+	 * prev's last off-CPU period ended unreported: what it did since is not known; it began
+	 * @prev_unseen_ns before this switch (0 or UINT32_MAX: not known, or 4.29 s or more)
+	 */
+	bool prev_unseen;
+	uint32_t prev_unseen_ns;
+	/*
 	 * prev / next is a helper, a kernel thread working for the traced processes
 	 * (not traced itself): its timeline is kept so chains go on through it, never reported
 	 * as a victim. WS_SWITCH_*_HELPER.

@@ -389,6 +389,32 @@ static void switch_in_unseen(struct ws_graph *g, struct ws_thread *t, const stru
 	wait_over(g, t, in.ts, in.cpu);
 }
 
+/*
+ * @t leaves its CPU at @sw->ts, and the source says the off-CPU period it began last ended
+ * unreported (ws_switch.prev_unseen): neither its wakeup nor its switch-in arrived. Blocked or
+ * runnable here, switch_out() tells that return it did not see. Still running here, that
+ * period's switch-out was left for later and lost with them, or never written: from when that
+ * period began (sw->prev_unseen_ns before), or else from its last switch-in, what it did is not
+ * observed (not one run on CPU, which a chain through it would call its CPU work).
+ */
+static void prev_period_unseen(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
+{
+	struct ws_span *c = cur(t);
+	uint32_t ago = sw->prev_unseen_ns;
+	uint64_t from = ago && ago != UINT32_MAX && ago < sw->ts ? sw->ts - ago : 0;
+
+	if (cur_state(t) != WS_STATE_RUNNING)
+		return;
+	g->st.switch_ins_unseen++;
+	release_pending(g, t);
+	t->off_start = 0;
+	t->wake_ts = 0;
+	if (from > c->start && from < sw->ts)
+		transition(g, t, from, WS_STATE_UNKNOWN, sw->cpu);
+	else
+		c->state = WS_STATE_UNKNOWN;
+}
+
 static void switch_out(struct ws_graph *g, struct ws_thread *t, const struct ws_switch *sw)
 {
 	struct ws_span *c;
@@ -596,6 +622,8 @@ void ws_graph_switch(struct ws_graph *g, const struct ws_switch *sw)
 	if (sw->prev_tid && !sw->prev_out_later) {
 		t = followed_thread(g, sw->prev_tid, prev_pid, helpers & WS_SWITCH_PREV_HELPER,
 				    sw->ts);
+		if (t && sw->prev_unseen)
+			prev_period_unseen(g, t, sw);
 		if (t)
 			switch_out(g, t, sw);
 	}

@@ -173,17 +173,27 @@ static __always_inline struct prev_seen prev_seen_here(const struct cpu_current 
 	return seen;
 }
 
+/* How long before @now @then was, in ns, in 32 bits: ~0 for 4.29 s or more. */
+static __always_inline __u32 ns_before(__u64 then, __u64 now)
+{
+	if (then > now)
+		return 0;
+	return now - then >= 0xffffffffULL ? 0xffffffff : (__u32)(now - then);
+}
+
 /*
  * Still off CPU by its state: traced prev got this CPU from a task whose switch-out was not
  * traced (some VM agents' threads leave their CPU without a sched_switch). That period is over
  * (what it holds is stale), it waits for a CPU no more, and this switch-out is written now, so
  * the analysis knows it ran (the core puts its switch-in where the CPU's last run seen began).
- * A period of it that was never written is lost. True if so, the period ended.
+ * A period of it that was never written is lost: the record says so (WS_SCHED_PREV_UNSEEN) and
+ * when it began (*@off_ts). True if so, the period ended.
  */
-static __always_inline bool prev_ran_unseen(struct task_state *ps, bool prev_traced)
+static __always_inline bool prev_ran_unseen(struct task_state *ps, bool prev_traced, __u64 *off_ts)
 {
 	if (!prev_traced || !ps || !ps->off_ts)
 		return false;
+	*off_ts = ps->off_ts;
 	/* period_end() but maybe_woken: a wakeup that came during this run counts */
 	rq_wait_end(ps);
 	ps->off_ts = 0;
@@ -289,7 +299,7 @@ static __always_inline void switch_record_fill(struct ws_sched_switch *r, struct
 	r->prev_state = state;
 	r->next_tid = next->pid;
 	r->next_pid = next->tgid;
-	r->reserved = 0;
+	r->prev_unseen_ns = 0;
 	__builtin_memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
 	if (prev_traced)
 		__builtin_memset(r->prev_comm, 0, sizeof(r->prev_comm));
@@ -363,7 +373,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	bool prev_traced = false, next_traced, look_up, write, rq_long, dying, prev_later,
 	     in_unseen;
 	struct ws_sched_switch *r;
-	__u64 now;
+	__u64 now, unseen_off = 0;
 
 	/* the idle task (pid 0) is neither traced nor a helper: never looked up */
 	if (!seen.untraced && prev->pid) {
@@ -381,7 +391,7 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		cpu_current_set(cc, next, look_up, 0, since);
 		return 0;
 	}
-	in_unseen = prev_ran_unseen(ps, prev_traced);
+	in_unseen = prev_ran_unseen(ps, prev_traced, &unseen_off);
 	state = prev_state_seen(prev, ps, state, prev_traced);
 	/* runqueue waits that make every switch written: the traced threads' only */
 	now = now_after_wait_begin(ps, state == 0 && prev->pid && prev_traced &&
@@ -429,6 +439,10 @@ int BPF_PROG(ws_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		return 0;
 	}
 	switch_record_fill(r, prev, next, ps, ns, state, run_start, prev_traced, prev_later);
+	if (in_unseen) {
+		r->hdr.flags |= WS_SCHED_PREV_UNSEEN;
+		r->prev_unseen_ns = ns_before(unseen_off, r->hdr.ts);
+	}
 	if (next_traced && ns)
 		switch_record_next(r, next, ns, now);
 	ws_submit(r);

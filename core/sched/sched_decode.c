@@ -71,6 +71,8 @@ static int decode_switch(const struct ws_rec_hdr *rec, const struct ws_sched_fee
 		sw.next_off_cpu = r->next_off_cpu;
 		short_copy(&sw.next_short, &r->next_short);
 		sw.prev_out_later = rec->flags & WS_SCHED_PREV_LATER;
+		sw.prev_unseen = rec->flags & WS_SCHED_PREV_UNSEEN;
+		sw.prev_unseen_ns = sw.prev_unseen ? r->prev_unseen_ns : 0;
 	}
 	if (rec->size >= sizeof(*r)) {
 		sw.next_throttle_cg = r->next_throttle_cg;

@@ -96,6 +96,15 @@ struct ws_sched_short_causes {
  */
 #define WS_SCHED_PREV_HELPER 0x2
 #define WS_SCHED_NEXT_HELPER 0x4
+/*
+ * ws_sched_switch.hdr.flags (sched 1.7, no size change; older readers ignore it): prev was off
+ * its CPU by what the programs saw, and this switch-out finds it running: the wakeup and the
+ * switch-in that ended its last off-CPU period were never reported (6.18 sometimes does not:
+ * a thread it hands the CPU to leaves it with no sched_switch). That period's switch-out may
+ * itself have been left for later (WS_SCHED_PREV_LATER) and is lost with them: since it
+ * (prev_unseen_ns before this switch), prev's timeline is not known.
+ */
+#define WS_SCHED_PREV_UNSEEN 0x8
 #define WS_SCHED_WAKEE_HELPER 0x2
 
 struct ws_sched_switch {
@@ -103,7 +112,11 @@ struct ws_sched_switch {
 	__u32 prev_state; /* 0: preempted; else the task state it blocked in */
 	__u32 next_tid;
 	__u32 next_pid;
-	__u32 reserved;
+	/*
+	 * sched 1.7, with WS_SCHED_PREV_UNSEEN: how long before this switch prev left its CPU for
+	 * the period that ended unseen, in ns (~0: 4.29 s or more); 0 otherwise
+	 */
+	__u32 prev_unseen_ns;
 	char next_comm[WS_COMM_LEN];
 	__u64 prev_run_start;
 	__u64 next_off_ts;

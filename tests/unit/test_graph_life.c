@@ -203,6 +203,132 @@ Test(graph_life, a_switch_in_after_a_preemption_that_never_arrived_is_not_observ
 	ws_graph_free(g);
 }
 
+/*
+ * Thread 7 leaves CPU 0 at @ms (prev), as a source that summarises writes it: its switch-out
+ * @later (left for the record that ends its period) or not, and @unseen_ms > 0 (the source
+ * found its last period, begun that long before, ended unreported).
+ */
+static void sw_flags(uint64_t ms, uint32_t state, uint32_t next, bool later, uint32_t unseen_ms)
+{
+	struct ws_switch s = { .sz = sizeof(s),
+			       .ts = ms * MS,
+			       .cpu = 0,
+			       .prev_tid = 7,
+			       .prev_pid = PID,
+			       .prev_state = state,
+			       .next_tid = next,
+			       .next_pid = next ? PID : 0,
+			       .next_comm = "t",
+			       .prev_out_later = later,
+			       .prev_unseen = unseen_ms > 0,
+			       .prev_unseen_ns = unseen_ms == UINT32_MAX
+							 ? UINT32_MAX
+							 : unseen_ms * (uint32_t)MS };
+
+	ws_graph_switch(g, &s);
+}
+
+/* Thread 7's stretches in @state over exactly [@from, @to] ms. */
+static int stretches(int state, uint64_t from, uint64_t to)
+{
+	int n = 0;
+
+	for (int i = 0; i < nivs; i++)
+		n += ivs[i].state == state && ivs[i].start == from * MS && ivs[i].end == to * MS;
+	return n;
+}
+
+/* The graph counted @unseen returns it did not see; thread 7's timeline, [1, @end_ms], is whole. */
+static void counted_and_whole(uint64_t unseen, uint64_t end_ms)
+{
+	struct ws_graph_stats st;
+
+	ws_graph_stats(g, &st);
+	cr_expect_eq(st.switch_ins_unseen, unseen);
+	ws_graph_flush(g);
+	check_unbroken(1, end_ms);
+}
+
+/* Thread 7 runs from 1 ms and sleeps at 5, its switch-out left for later; 8 runs 5 to 6. */
+static void runs_then_sleeps_unwritten(void)
+{
+	begin();
+	sw(1, 0, 0, 0, 7);
+	sw_flags(5, 1, 8, true, 0);
+	sw(6, 0, 8, 1, 0);
+}
+
+/*
+ * Thread 7 runs from 1 ms and sleeps at 5: the switch record says so for thread 8's sake, its
+ * switch-out left for the record that ends its sleep. Neither that wakeup nor the switch-in
+ * after it ever arrives (6.18 sometimes does not report them): at 170 ms the source finds it
+ * running, its period ended unseen, and says so. [5, 170] is not observed: not a 165 ms run on
+ * CPU, which a chain through 7 (a thread it woke meanwhile) would call its CPU work.
+ */
+Test(graph_life, a_period_whose_end_the_kernel_did_not_report_is_not_observed)
+{
+	runs_then_sleeps_unwritten();
+	sw_flags(170, 0, 0, false, 165);
+	sw(171, 0, 0, 0, 7);
+	sw(172, 0, 7, 1, 0);
+	counted_and_whole(1, 172);
+	cr_expect_eq(stretches(WS_STATE_RUNNING, 1, 5), 1, "its run before it left");
+	cr_expect_eq(stretches(WS_STATE_UNKNOWN, 5, 170), 1, "[5, 170] not observed");
+	cr_expect_eq(stretches(WS_STATE_RUNNABLE, 170, 171), 1, "preempted at 170");
+	ws_graph_free(g);
+}
+
+/*
+ * Thread 7 runs from 1 ms, unseen leaving the CPU (no switch record needed writing); at 170 ms
+ * the source says its period ended unreported, begun @unseen_ms before; back at 171.
+ */
+static void runs_then_unseen(uint32_t unseen_ms)
+{
+	begin();
+	sw(1, 0, 0, 0, 7);
+	sw_flags(170, 0, 0, false, unseen_ms);
+	sw(171, 0, 0, 0, 7);
+	sw(172, 0, 7, 1, 0);
+	counted_and_whole(1, 172);
+}
+
+/*
+ * At 150 it is preempted, a switch nobody needed written (its next untraced, no traced thread
+ * waiting); the thread it handed the CPU to left it with no sched_switch, so its return went
+ * unreported too. It ran until 150, and [150, 170] is not observed.
+ */
+Test(graph_life, a_period_never_written_that_ended_unreported_is_not_observed_from_its_start)
+{
+	runs_then_unseen(20);
+	cr_expect_eq(stretches(WS_STATE_RUNNING, 1, 150), 1, "it ran until 150");
+	cr_expect_eq(stretches(WS_STATE_UNKNOWN, 150, 170), 1, "[150, 170] not observed");
+	ws_graph_free(g);
+}
+
+/*
+ * The same when the source could not say when its period began (4.29 s or more before): from
+ * its last switch-in, what it did is not known.
+ */
+Test(graph_life, a_period_never_written_that_ended_unreported_is_not_observed)
+{
+	runs_then_unseen(UINT32_MAX);
+	cr_expect_eq(stretches(WS_STATE_UNKNOWN, 1, 170), 1, "[1, 170] not observed");
+	ws_graph_free(g);
+}
+
+/* A switch-out left for later whose record came (its wakeup) is no such thing. */
+Test(graph_life, a_switch_out_carried_by_its_wakeup_leaves_the_timeline_whole)
+{
+	runs_then_sleeps_unwritten();
+	graph_test_wake_off(g, 150, 1, 8, 7, 5, 0);
+	sw(151, 0, 0, 0, 7);
+	sw(170, 0, 7, 1, 0);
+	counted_and_whole(0, 170);
+	cr_expect_eq(stretches(WS_STATE_BLOCKED, 5, 150), 1, "its sleep");
+	cr_expect_eq(stretches(WS_STATE_RUNNING, 151, 170), 1, "its run after it");
+	ws_graph_free(g);
+}
+
 /* A switch on @cpu to a thread of another process (one whose own switch-outs go untraced). */
 static void sw_to_other(uint64_t ms, uint16_t cpu, uint32_t prev, uint32_t state, uint32_t next)
 {
