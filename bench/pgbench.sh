@@ -35,7 +35,8 @@
 #             over one more traced round ($OUT/reader.perf, reader.perf.txt). LATE_S=S (< OVH_T)
 #             also measures the last S seconds of each round alone ($OUT/late.tsv): tps, the
 #             reader's CPU and BPF time once its history has filled ($OUT/reader_cpu.tsv: its CPU
-#             while pgbench ran, its peak RSS and its minor page faults). KEEP_DATA=1 keeps
+#             while pgbench ran, its peak RSS and its minor page faults). RSS_EVERY=S samples the
+#             reader's RSS every S seconds of each round ($OUT/rss.tsv). KEEP_DATA=1 keeps
 #             attach's recording in $OUT; ATTACH_ARGS="-c my.ini" gives mode attach options.
 # Needs: PostgreSQL 15 from Debian (apt-get install -y postgresql postgresql-contrib; the script
 # installs it when missing and says so). Output: $OUT (default a new /tmp/whyslow-pgbench-out.*),
@@ -47,7 +48,7 @@ need_root
 MODES=${MODES:-"run attach tcp waits overhead"}
 CLIENTS=${CLIENTS:-8} DURATION=${DURATION:-20} SCALE=${SCALE:-10}
 WRITE_IOPS=${WRITE_IOPS:-100} READ_IOPS=${READ_IOPS:-400}
-PORT=${PORT:-54331} ROUNDS=${ROUNDS:-3} OVH_T=${OVH_T:-10} LATE_S=${LATE_S:-0}
+PORT=${PORT:-54331} ROUNDS=${ROUNDS:-3} OVH_T=${OVH_T:-10} LATE_S=${LATE_S:-0} RSS_EVERY=${RSS_EVERY:-0}
 WORK= TRACER_PID= OUT=${OUT:-}
 
 die() { echo "pgbench.sh: $*" >&2; exit 1; }
@@ -235,6 +236,7 @@ breakdown() {
 	printf 'config\ttps\tload\twhyslow_cpu\tround\tidle_s\tbpf_s\tcs\tmigrations\n' >"$OUT/breakdown.tsv"
 	printf 'config\tround\tprogram\truns\tseconds\tns_per_run\n' >"$OUT/programs.tsv"
 	printf 'config\tround\tcpu_at_start\tcpu_at_end\tpeak_rss_kb\tminor_faults\n' >"$OUT/reader_cpu.tsv"
+	[ "$RSS_EVERY" -gt 0 ] && printf 'config\tround\tsecond\trss_kb\n' >"$OUT/rss.tsv"
 	[ "$LATE_S" -gt 0 ] && printf 'config\ttps_late\t-\twhyslow_cpu_late\tround\tbpf_s_late\tprogress_lines\tminor_faults_late\n' >"$OUT/late.tsv"
 	pg_start || exit 1
 	for ((r = 0; r < ROUNDS; r++)); do
@@ -275,6 +277,13 @@ breakdown() {
 			if [ "$LATE_S" -gt 0 ]; then
 				( sleep $((OVH_T - LATE_S)); { date +%s.%N; [ -n "$TRACER_PID" ] && cpu_secs "$TRACER_PID" && echo && bpf_ns && echo && minor_faults "$TRACER_PID"; } >"$WORK/mid" ) &
 				mid_pid=$!
+			fi
+			# the reader's RSS every $RSS_EVERY seconds of the round: does it level off?
+			if [ "$RSS_EVERY" -gt 0 ] && [ -n "$TRACER_PID" ]; then
+				( t0=$(date +%s); while kill -0 "$TRACER_PID" 2>/dev/null; do
+					printf '%s\t%s\t%s\t%s\n' "$c" "$r" $(($(date +%s) - t0)) \
+						"$(awk '/^VmRSS/ {print $2}' "/proc/$TRACER_PID/status" 2>/dev/null)"
+					sleep "$RSS_EVERY"; done >>"$OUT/rss.tsv" ) &
 			fi
 			perf stat -a -x, -e context-switches,cpu-migrations -o "$WORK/stat.csv" -- \
 				runuser -u "$PGUSER_NAME" -- pgbench -h "$SOCK" "${PGARGS[@]}" -c "$CLIENTS" -T "$OVH_T" $([ "$LATE_S" -gt 0 ] && echo -P 5) postgres >"$WORK/pgb.out" 2>&1
