@@ -343,6 +343,9 @@ def compare_links(exp, links, rep, role_of):
             lines.append("    %s %-9s truth [%d, %d] (%s), link [%d, +%s] overlap %s"
                          % ("  " if good else "!!", "time", w0, w1, ms(w1 - w0), s, ms(d),
                             ms(ov)))
+        # not compared: what the run said of it, for whoever reads a failure (a flake is
+        # often diagnosed from this alone: the run's files may be on another machine)
+        lines.append("       %-9s %s" % ("evidence", fmt(g.get("evidence"))))
     if not ok:
         rep.err("the victim's chain does not match the truth:\n" + "\n".join(lines))
     return "\n".join(lines)
@@ -416,7 +419,8 @@ def check_victim(case, truth, records, chains, rep, role_of, args):
         if c.get("comm") != victim["comm"]:
             rep.err("chain comm %r, want %r" % (c.get("comm"), victim["comm"]))
         if c.get("incomplete") is not False:
-            rep.err("chain is marked incomplete=%r (events were lost?)" % c.get("incomplete"))
+            rep.err("chain is marked incomplete=%r (events were lost?): %s"
+                    % (c.get("incomplete"), fmt(c.get("why_incomplete"))))
         slack = args.tolerance_ms * MS + 0.1 * (w1 - w0)
         if abs(c["blocked_ns"] - (w1 - w0)) > slack:
             rep.err("chain blocked_ns %s, but the victim really waited %s (allowed slack %s)"
