@@ -39,6 +39,10 @@ cpu_secs() {
 	awk -v t="$t" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", t/hz}'
 }
 
+# minor page faults a live process has taken so far, all its threads' (each one a trap into the
+# kernel, zeroing a page, 4 KiB or 2 MiB)
+minor_faults() { awk '{print $10}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
 # value of "key": in a one-line JSON object on stdin
 json_num() { grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2; }
 

@@ -213,9 +213,6 @@ overhead() {
 # traced round under `perf record -g` of whyslow alone leaves $OUT/reader.perf.txt.
 idle_secs() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / {printf "%.2f", ($5+$6)/hz}' /proc/stat; } # the machine's idle+iowait
 bpf_ns() { prog_stats | awk '{t+=$3} END {printf "%.3f", t/1e9}'; }
-# a process's minor page faults so far, all its threads' (each one a trap into the kernel, zeroing
-# a page, 4 KiB or 2 MiB)
-minor_faults() { awk '{print $10}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 breakdown() {
 	local r c i tps cpu pg0 pg1 b0 b1 st c0 c1 mid_pid hwm f0 f1
 	local order=(${BREAKDOWN_CONFIGS:-untraced traced}) old n
